@@ -1,0 +1,113 @@
+package dev.leapgate;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+
+/**
+ * An admitted request. Close it when the work is done, ideally with try-with-resources: closing
+ * records the response time and the outcome, and releases any concurrency permits.
+ *
+ * <p>Closing is idempotent and thread-safe: the first {@link #close()} on any thread does the
+ * work, later ones do nothing, so a slot is released exactly once even when several paths (a
+ * filter's {@code finally}, an async listener, a response filter) all close the same entry. Mark
+ * the request as failed with {@link #fail} before closing to count it as an exception.
+ *
+ * <p>Concurrency: {@code closed} flips once by CAS; {@code failed} is volatile and read by the
+ * thread that wins the close.
+ */
+public final class Entry implements Decision, AutoCloseable {
+
+    /** What closing an entry hands back to the limiter that admitted it. */
+    interface Exit {
+        /** Called exactly once per entry, by the thread that closed it. */
+        void exit(Entry entry, long nowNanos, boolean failed);
+    }
+
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(Entry.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Exit exit;
+    private final Clock clock;
+    private final long startNanos;
+    private final int permits;
+    private final long limit;
+    private final long remaining;
+
+    @SuppressWarnings("unused") // written through CLOSED
+    private volatile boolean closed;
+
+    private volatile boolean failed;
+
+    Entry(Exit exit, Clock clock, long startNanos, int permits, long limit, long remaining) {
+        this.exit = Objects.requireNonNull(exit, "exit");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.startNanos = startNanos;
+        this.permits = permits;
+        this.limit = limit;
+        this.remaining = remaining;
+    }
+
+    @Override
+    public boolean admitted() {
+        return true;
+    }
+
+    @Override
+    public long limit() {
+        return limit;
+    }
+
+    @Override
+    public long remaining() {
+        return remaining;
+    }
+
+    /** The permits this entry holds. */
+    public int permits() {
+        return permits;
+    }
+
+    /** The clock reading at admission. */
+    public long startNanos() {
+        return startNanos;
+    }
+
+    /**
+     * Marks the request as failed, so that closing counts an exception instead of a success. The
+     * error itself is not kept; the caller rethrows it. Has no effect after {@link #close()}.
+     */
+    public void fail(Throwable error) {
+        Objects.requireNonNull(error, "error");
+        failed = true;
+    }
+
+    /** Whether {@link #close()} has been called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Records the response time and outcome and releases the entry's permits; only the first call
+     * does anything.
+     */
+    @Override
+    public void close() {
+        if (CLOSED.compareAndSet(this, false, true)) {
+            exit.exit(this, clock.nanoTime(), failed);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Entry[permits=" + permits + ", limit=" + limit + ", remaining=" + remaining + (closed ? ", closed" : "")
+                + "]";
+    }
+}

@@ -1,0 +1,97 @@
+package dev.leapgate.window;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The in-process {@link RateCounter}: an exact, lock-free leap-array window of {@code n + 2}
+ * longs (strict) or {@code n + 1} longs (sliding). The algorithm is explained in {@link
+ * PackedWindow}.
+ *
+ * <p>Concurrency: all state is one {@link AtomicLongArray}; the newest bucket is one word changed
+ * only by compare-and-swap, older buckets are frozen once published. A thread whose CAS fails
+ * re-reads and decides again. No locks, no background thread; any number of threads may call any
+ * method.
+ */
+public final class LeapCounter implements RateCounter {
+
+    private final PackedWindow layout;
+    private final AtomicLongArray cells;
+
+    /**
+     * Creates an empty counter whose buckets are aligned on {@code originNanos} (usually the
+     * current clock reading).
+     *
+     * @throws IllegalArgumentException if {@code limit} is below 1 or too large for the window's
+     *     bucket length (see {@link #maxLimit})
+     */
+    public LeapCounter(WindowSpec window, long limit, long originNanos) {
+        Objects.requireNonNull(window, "window");
+        this.layout = new PackedWindow(window, limit, originNanos);
+        this.cells = new AtomicLongArray(layout.cellsPerCounter());
+    }
+
+    /**
+     * The largest limit a window of this shape can count: {@link Integer#MAX_VALUE} from
+     * buckets of about 1 s on, {@code 2^20 - 1} with 1 ms buckets.
+     */
+    public static long maxLimit(WindowSpec window) {
+        return PackedWindow.maxLimit(Objects.requireNonNull(window, "window"));
+    }
+
+    @Override
+    public WindowSpec window() {
+        return layout.spec;
+    }
+
+    @Override
+    public long limit() {
+        return layout.limit;
+    }
+
+    @Override
+    public long tryAcquire(long nowNanos, int permits) {
+        checkPermits(permits);
+        return layout.tryAcquire(cells, 0, nowNanos, permits);
+    }
+
+    @Override
+    public long remainingAfter(long ticket) {
+        return layout.ticketRemaining(ticket);
+    }
+
+    @Override
+    public void refund(long ticket, int permits) {
+        checkPermits(permits);
+        if (ticket >= 0) {
+            layout.refund(cells, 0, ticket, permits);
+        }
+    }
+
+    @Override
+    public long used(long nowNanos) {
+        return layout.used(cells, 0, nowNanos);
+    }
+
+    @Override
+    public long nanosUntilAvailable(long nowNanos, long permits) {
+        return layout.nanosUntilAvailable(cells, 0, nowNanos, permits);
+    }
+
+    /** Start of the bucket an admission's permits were counted in; for tests and diagnostics. */
+    long ticketBucketStartNanos(long ticket) {
+        return layout.startNanos(layout.ticketEpoch(ticket));
+    }
+
+    private void checkPermits(int permits) {
+        if (permits < 1 || permits > layout.limit) {
+            throw new IllegalArgumentException(
+                    "permits must be between 1 and the limit " + layout.limit + ", was " + permits);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LeapCounter[" + layout.limit + " per " + layout.spec + "]";
+    }
+}

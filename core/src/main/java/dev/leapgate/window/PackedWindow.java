@@ -1,0 +1,311 @@
+package dev.leapgate.window;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The algorithm and memory layout of an exact leap-array rate counter, kept apart from its
+ * storage so that one counter ({@link LeapCounter}) and a table of per-origin counters can share
+ * it. Instances are immutable and hold no counts: every method takes the cells to work on.
+ *
+ * <h2>From the naive leap array to this one</h2>
+ *
+ * A leap array keeps a ring of buckets, each holding a bucket start and a count. The reference
+ * implementation admits a request when "sum of the window + permits &lt;= limit" and adds the
+ * permits afterwards, in a separate step, to the current bucket; a stale bucket is reset under a
+ * lock. Both steps race: many threads pass the check together and overshoot the limit, and two
+ * threads can reset the same stale bucket one after the other, the second wiping the counts of
+ * the first.
+ *
+ * <p>Here the check and the count are one compare-and-swap on one word. The observation that
+ * makes it possible: only the newest bucket ever changes. Every older bucket of the window is
+ * frozen, so the window is "the frozen past" plus "the head":
+ *
+ * <pre>
+ *   cells[base]            head: the newest bucket, packed as  epoch | count
+ *   cells[base + 1 + i]    ring: frozen past buckets; bucket e lives in slot e % ringSize
+ *
+ *        ring (frozen)                         head (the only contended word)
+ *   [e-3: 4] [e-2: 0] [e-1: 7]        [e: 2]  &lt;-- CAS (e, 2) -&gt; (e, 3) iff past + 2 + 1 &lt;= limit
+ * </pre>
+ *
+ * An admission reads the head {@code (e, c)}, sums the frozen past buckets of the window at
+ * {@code e}, and moves the head to {@code (e, c + permits)} with one CAS if the total fits. A
+ * successful CAS proves that the head was still {@code (e, c)} (counts only grow within an epoch
+ * and epochs only grow), and the past it summed cannot have changed, so no admission ever
+ * overshoots. When time has moved on to a later epoch {@code t}, the thread first
+ * <em>publishes</em> the head bucket {@code (e, c)} into its ring slot, then sums the past of
+ * {@code t} and moves the head to {@code (t, permits)} with one CAS. Publishing before the CAS
+ * means that any thread that sees the head at {@code t} also sees bucket {@code e} in the ring.
+ * Several threads may publish the same bucket; a slot only ever takes a newer epoch or a larger
+ * count of the same epoch, so the winner's final count stays. Nothing is ever reset in place: a
+ * new bucket is a new head value, installed once by one CAS, so a stale bucket cannot be reset
+ * twice and no count is ever wiped.
+ *
+ * <p>A thread whose clock reading is older than the head (it read the clock, then lost the CPU
+ * while another thread rolled the window on) counts into the head: never into a bucket that is
+ * already frozen, never into an orphan. A rejection writes nothing but possibly an idempotent
+ * publish.
+ *
+ * <h2>Sizes</h2>
+ *
+ * The window at epoch {@code e} counts the head and the {@code span} epochs before it: {@code span
+ * = n} for {@link WindowMode#STRICT} (the straddling bucket included), {@code n - 1} for {@link
+ * WindowMode#SLIDING}. The ring has {@code ringSize = span + 1} slots, so that publishing bucket
+ * {@code e} into slot {@code e % ringSize} overwrites epoch {@code e - ringSize}, which no window
+ * at {@code e} or later still counts. A counter is {@code ringSize + 1} longs: 8 bytes a bucket.
+ *
+ * <p>Epochs count buckets since {@code originNanos} (readings before it count as epoch 0). A word
+ * packs {@code epochBits} of epoch above {@code countBits} of count, with {@code epochBits +
+ * countBits = 63}, and the split is chosen from the bucket length so that epochs cannot overflow
+ * in 2<sup>62</sup> ns (146 years) of uptime: {@code countBits = min(31, 1 + floor(log2(b)))}.
+ * That bounds the limit: up to 2<sup>20</sup> - 1 with 1 ms buckets, 2<sup>27</sup> - 1 with
+ * 100 ms buckets, {@link Integer#MAX_VALUE} from about 1 s buckets on.
+ *
+ * <h2>Tickets</h2>
+ *
+ * An admission returns a <em>ticket</em>: a non-negative long packing the epoch the permits were
+ * counted in and the permits remaining after them, so that a {@link #refund} can find the bucket
+ * again and the caller learns what remains without a second read. A rejection returns {@link
+ * #REJECTED}.
+ */
+final class PackedWindow {
+
+    /** Returned by {@link #tryAcquire} when the permits do not fit. */
+    static final long REJECTED = -1L;
+
+    private static final long LIFETIME_NANOS = 1L << 62;
+
+    final WindowSpec spec;
+    final long limit;
+    final long originNanos;
+    /** Bucket length {@code b} in ns; {@code >= 1 ms}. */
+    final long bucketNanos;
+    /** Past epochs the window counts besides the head: {@code n} or {@code n - 1}. */
+    final int span;
+    /** Ring slots: {@code span + 1}. */
+    final int ringSize;
+
+    private final int countBits;
+    private final long countMask;
+
+    PackedWindow(WindowSpec spec, long limit, long originNanos) {
+        this.spec = spec;
+        this.bucketNanos = spec.bucketNanos();
+        this.countBits = countBits(bucketNanos);
+        this.countMask = (1L << countBits) - 1;
+        long maxLimit = countMask;
+        if (limit < 1 || limit > maxLimit) {
+            throw new IllegalArgumentException("limit must be between 1 and " + maxLimit + " for buckets of "
+                    + DurationText.format(Duration.ofNanos(bucketNanos)) + ", was " + limit
+                    + (limit > maxLimit ? "; use longer buckets (fewer buckets or a longer window)" : ""));
+        }
+        this.limit = limit;
+        this.originNanos = originNanos;
+        this.span = spec.mode() == WindowMode.STRICT ? spec.buckets() : spec.buckets() - 1;
+        this.ringSize = span + 1;
+    }
+
+    /** {@code min(31, 1 + floor(log2(bucketNanos)))}: see the class comment. */
+    static int countBits(long bucketNanos) {
+        int log2 = 63 - Long.numberOfLeadingZeros(bucketNanos);
+        return Math.min(31, 1 + log2);
+    }
+
+    /** The largest limit a window with this bucket length can hold. */
+    static long maxLimit(WindowSpec spec) {
+        return (1L << countBits(spec.bucketNanos())) - 1;
+    }
+
+    /** Longs of storage one counter takes: the head and the ring. */
+    int cellsPerCounter() {
+        return 1 + ringSize;
+    }
+
+    /** Bucket number of a clock reading: whole buckets since the origin, 0 before it. */
+    long epochAt(long nowNanos) {
+        long sinceOrigin = nowNanos - originNanos;
+        return sinceOrigin <= 0 ? 0 : Math.min(sinceOrigin, LIFETIME_NANOS - 1) / bucketNanos;
+    }
+
+    /** Clock reading at which bucket {@code epoch} starts. */
+    long startNanos(long epoch) {
+        return originNanos + epoch * bucketNanos;
+    }
+
+    long epoch(long word) {
+        return word >>> countBits;
+    }
+
+    long count(long word) {
+        return word & countMask;
+    }
+
+    long pack(long epoch, long count) {
+        return (epoch << countBits) | count;
+    }
+
+    /** The epoch a ticket's permits were counted in. */
+    long ticketEpoch(long ticket) {
+        return ticket >>> countBits;
+    }
+
+    /** The permits that remained in the window right after the ticket's admission. */
+    long ticketRemaining(long ticket) {
+        return ticket & countMask;
+    }
+
+    /**
+     * Checks that {@code permits} fit in the window at {@code nowNanos} and counts them, as one
+     * atomic step.
+     *
+     * @return a ticket ({@code >= 0}) when admitted, {@link #REJECTED} otherwise
+     */
+    long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits) {
+        long now = epochAt(nowNanos);
+        for (; ; ) {
+            long head = cells.get(base);
+            long headEpoch = epoch(head);
+            long used = used(cells, base, head, now);
+            if (used + permits > limit) {
+                return REJECTED;
+            }
+            long remaining = limit - used - permits;
+            if (now <= headEpoch) {
+                // The head is current (or newer than this thread's reading): count into it.
+                if (cells.compareAndSet(base, head, head + permits)) {
+                    return pack(headEpoch, remaining);
+                }
+            } else {
+                // Time has moved on: freeze the head into the ring, then install a new head.
+                publish(cells, base, headEpoch, count(head));
+                if (cells.compareAndSet(base, head, pack(now, permits))) {
+                    return pack(now, remaining);
+                }
+            }
+            // Lost a race with another admission or roll: re-read; the window may have changed.
+        }
+    }
+
+    /**
+     * Permits counted in the window at epoch {@code max(now, head epoch)}: the frozen ring buckets
+     * of that window plus the head (whether or not it has been published yet).
+     */
+    private long used(AtomicLongArray cells, int base, long head, long now) {
+        long headEpoch = epoch(head);
+        long at = Math.max(now, headEpoch);
+        long oldest = at - span;
+        long sum = headEpoch >= oldest ? count(head) : 0;
+        for (int i = 1; i <= ringSize; i++) {
+            long slot = cells.get(base + i);
+            long e = epoch(slot);
+            // The head's own epoch is excluded: it may sit in the ring already, published by a
+            // roll whose CAS has not happened (or failed); the head's value is the current one.
+            if (e >= oldest && e < at && e != headEpoch) {
+                sum += count(slot);
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Writes bucket {@code (epoch, count)} into its ring slot unless the slot already holds a newer
+     * epoch, or the same epoch with at least this count. Idempotent, and safe to call with a stale
+     * head: the final count of a bucket is the largest one any thread saw.
+     */
+    private void publish(AtomicLongArray cells, int base, long epoch, long count) {
+        int index = base + 1 + (int) (epoch % ringSize);
+        for (; ; ) {
+            long slot = cells.get(index);
+            long slotEpoch = epoch(slot);
+            if (slotEpoch > epoch || (slotEpoch == epoch && count(slot) >= count)) {
+                return;
+            }
+            if (cells.compareAndSet(index, slot, pack(epoch, count))) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Returns the permits of an admission to the bucket they were counted in, if that bucket still
+     * counts. Never makes the window count less than what was admitted and not refunded; in a rare
+     * race with a thread that stalled across a bucket roll the refund may be ignored, which only
+     * errs on the conservative side.
+     */
+    void refund(AtomicLongArray cells, int base, long ticket, int permits) {
+        long epoch = ticketEpoch(ticket);
+        for (; ; ) {
+            long head = cells.get(base);
+            if (epoch(head) == epoch) {
+                if (count(head) < permits) {
+                    return; // not ours to take (cannot happen for a genuine ticket)
+                }
+                if (cells.compareAndSet(base, head, head - permits)) {
+                    return;
+                }
+                continue;
+            }
+            if (epoch(head) < epoch) {
+                return; // not a ticket of this counter
+            }
+            // The head has moved on, so bucket `epoch` was published before it did.
+            int index = base + 1 + (int) (epoch % ringSize);
+            long slot = cells.get(index);
+            if (epoch(slot) != epoch || count(slot) < permits) {
+                return; // the bucket has left the window: nothing counts it any more
+            }
+            if (cells.compareAndSet(index, slot, slot - permits)) {
+                return;
+            }
+        }
+    }
+
+    /** Permits counted in the window at {@code nowNanos}. */
+    long used(AtomicLongArray cells, int base, long nowNanos) {
+        return used(cells, base, cells.get(base), epochAt(nowNanos));
+    }
+
+    /**
+     * Nanoseconds from {@code nowNanos} until {@code permits} would fit, assuming nothing else is
+     * admitted meanwhile: 0 if they fit now, {@link Long#MAX_VALUE} if they never can.
+     */
+    long nanosUntilAvailable(AtomicLongArray cells, int base, long nowNanos, long permits) {
+        if (permits > limit) {
+            return Long.MAX_VALUE;
+        }
+        long head = cells.get(base);
+        long headEpoch = epoch(head);
+        long at = Math.max(epochAt(nowNanos), headEpoch);
+        long excess = used(cells, base, head, at) + permits - limit;
+        if (excess <= 0) {
+            return 0;
+        }
+        // Buckets leave the window oldest first: bucket k stops counting at epoch k + span + 1.
+        for (long k = Math.max(0, at - span); k <= at; k++) {
+            excess -= countOf(cells, base, head, k);
+            if (excess <= 0) {
+                return Math.max(1, startNanos(k + span + 1) - nowNanos);
+            }
+        }
+        throw new AssertionError("window held more than its own buckets");
+    }
+
+    /** The count of bucket {@code k} as the head or the ring holds it, 0 if neither does. */
+    private long countOf(AtomicLongArray cells, int base, long head, long k) {
+        if (epoch(head) == k) {
+            return count(head);
+        }
+        long slot = cells.get(base + 1 + (int) (k % ringSize));
+        return epoch(slot) == k ? count(slot) : 0;
+    }
+
+    /**
+     * Whether the counter holds nothing that counts at {@code nowNanos} or later: its state can be
+     * dropped and recreated empty without changing any decision.
+     */
+    boolean isIdle(AtomicLongArray cells, int base, long nowNanos) {
+        // Windows only lose buckets as time goes on, so empty now means empty from now on.
+        return used(cells, base, nowNanos) == 0;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.leapgate.window;
+
+/**
+ * The admission state of one rate limit: "do these permits fit in the window, and if so count
+ * them", as one atomic step. This is the narrow interface a shared store (Redis) implements to
+ * share a limit between instances; {@link LeapCounter} is the in-process implementation.
+ *
+ * <p>Methods take the clock reading as a parameter so that implementations stay pure functions of
+ * their state and time, and tests need no clock at all. The hot path ({@link #tryAcquire})
+ * allocates nothing: its result is a primitive ticket.
+ */
+public interface RateCounter {
+
+    /** Returned by {@link #tryAcquire} when the permits do not fit. */
+    long REJECTED = -1L;
+
+    /** The window this counter counts over. */
+    WindowSpec window();
+
+    /** The most permits the window admits. */
+    long limit();
+
+    /**
+     * Checks that {@code permits} fit in the window at {@code nowNanos} and counts them, as one
+     * atomic step: under any concurrency, the permits admitted within the window never exceed
+     * {@link #limit()}.
+     *
+     * @param permits at least 1 and at most {@link #limit()}
+     * @return an opaque ticket {@code >= 0} when admitted, {@link #REJECTED} otherwise
+     * @throws IllegalArgumentException if {@code permits} is out of range
+     */
+    long tryAcquire(long nowNanos, int permits);
+
+    /** The permits that remained in the window right after the admission of {@code ticket}. */
+    long remainingAfter(long ticket);
+
+    /**
+     * Returns the permits of an admission, for example because another limit on the same request
+     * rejected it. After a refund the window counts the permits no more (or, in a rare race, still
+     * counts them: a refund never makes the window count less than what was admitted).
+     */
+    void refund(long ticket, int permits);
+
+    /** Permits counted in the window at {@code nowNanos}. */
+    long used(long nowNanos);
+
+    /**
+     * Nanoseconds from {@code nowNanos} until {@code permits} would fit if nothing else were
+     * admitted meanwhile: 0 if they fit now, {@link Long#MAX_VALUE} if they never can (more than
+     * the limit).
+     */
+    long nanosUntilAvailable(long nowNanos, long permits);
+}
