@@ -1,0 +1,104 @@
+package dev.leapgate.window;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Many threads hammer one limit while the clock moves across thousands of bucket rollovers. Every
+ * admission is tallied by the bucket its ticket names; afterwards no window may hold more than
+ * the limit, the counter's own count of the last window must equal the tallies (nothing lost,
+ * nothing counted twice), and admitted + rejected must equal the attempts.
+ */
+class LeapCounterConcurrencyTest {
+
+    private static final int THREADS = 8;
+    private static final int ATTEMPTS_PER_THREAD = 500_000;
+    private static final int LIMIT = 100;
+    private static final int ADVANCE_EVERY = 64;
+
+    @ParameterizedTest
+    @EnumSource(WindowMode.class)
+    void rolloverUnderContention_neverOvershoots_andLosesNothing(WindowMode mode) throws Exception {
+        WindowSpec spec = new WindowSpec(Duration.ofMillis(100), 10, mode);
+        long b = spec.bucketNanos();
+        LeapCounter counter = new LeapCounter(spec, LIMIT, 0);
+        AtomicLong clock = new AtomicLong();
+        int maxEpochs = ATTEMPTS_PER_THREAD / ADVANCE_EVERY / 2 + 16;
+        long[][] admittedPerEpoch = new long[THREADS][maxEpochs];
+        long[] admittedRequests = new long[THREADS];
+        long[] rejectedRequests = new long[THREADS];
+        CountDownLatch start = new CountDownLatch(1);
+
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            int id = i;
+            threads.add(new Thread(() -> {
+                LeapArrayTest.await(start);
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int j = 0; j < ATTEMPTS_PER_THREAD; j++) {
+                    if (id == 0 && j % ADVANCE_EVERY == 0) {
+                        clock.addAndGet(random.nextLong(b / 2)); // thread 0 also drives the clock
+                    }
+                    int permits = 1 + random.nextInt(3);
+                    long ticket = counter.tryAcquire(clock.get(), permits);
+                    if (ticket >= 0) {
+                        admittedRequests[id]++;
+                        admittedPerEpoch[id][(int) (counter.ticketBucketStartNanos(ticket) / b)] += permits;
+                    } else {
+                        rejectedRequests[id]++;
+                    }
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        start.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+
+        long[] perEpoch = new long[maxEpochs];
+        for (long[] row : admittedPerEpoch) {
+            for (int e = 0; e < maxEpochs; e++) {
+                perEpoch[e] += row[e];
+            }
+        }
+        int span = mode == WindowMode.STRICT ? spec.buckets() : spec.buckets() - 1;
+        long worst = 0;
+        for (int e = 0; e < maxEpochs; e++) {
+            long window = 0;
+            for (int k = Math.max(0, e - span); k <= e; k++) {
+                window += perEpoch[k];
+            }
+            worst = Math.max(worst, window);
+        }
+        long admitted = 0;
+        long rejected = 0;
+        for (int i = 0; i < THREADS; i++) {
+            admitted += admittedRequests[i];
+            rejected += rejectedRequests[i];
+        }
+        long now = clock.get();
+        int lastEpoch = (int) (now / b);
+        long lastWindow = 0;
+        for (int k = Math.max(0, lastEpoch - span); k <= lastEpoch; k++) {
+            lastWindow += perEpoch[k];
+        }
+
+        assertThat(lastEpoch).as("the clock crossed many windows").isGreaterThan(50 * spec.buckets());
+        assertThat(admitted + rejected).isEqualTo((long) THREADS * ATTEMPTS_PER_THREAD);
+        assertThat(rejected).as("the limit was contended").isGreaterThan(admitted);
+        assertThat(worst).as("no window holds more than the limit").isLessThanOrEqualTo(LIMIT);
+        assertThat(worst).as("and the limit is reached").isGreaterThanOrEqualTo(LIMIT - 2);
+        assertThat(counter.used(now))
+                .as("the counter's last window equals the tallies")
+                .isEqualTo(lastWindow);
+    }
+}
