@@ -1,0 +1,202 @@
+package dev.leapgate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.window.WindowSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class LimiterTest {
+
+    private final ManualClock clock = new ManualClock();
+
+    private Limiter rate(int limit) {
+        return Limiter.builder("GET /orders")
+                .rate(limit, WindowSpec.of(Duration.ofSeconds(10), 10))
+                .clock(clock)
+                .build();
+    }
+
+    @Test
+    void admittedDecision_isAnEntryWithTheLimitAndWhatRemains() {
+        Limiter limiter = rate(3);
+
+        Decision first = limiter.tryEnter();
+
+        assertThat(first).isInstanceOf(Entry.class);
+        assertThat(first.admitted()).isTrue();
+        assertThat(first.limit()).isEqualTo(3);
+        assertThat(first.remaining()).isEqualTo(2);
+    }
+
+    @Test
+    void rejection_namesTheLimit_andSaysWhenARetryCanSucceed() {
+        Limiter limiter = rate(2);
+        limiter.tryEnter();
+        clock.advance(Duration.ofMillis(2500));
+        limiter.tryEnter();
+
+        Decision d = limiter.tryEnter();
+
+        assertThat(d).isInstanceOf(Rejection.class);
+        Rejection r = (Rejection) d;
+        assertThat(r.admitted()).isFalse();
+        assertThat(r.rule()).isEqualTo("GET /orders rate");
+        assertThat(r.limit()).isEqualTo(2);
+        assertThat(r.remaining()).isZero();
+        // The first admission's bucket [0, 1s) leaves the strict 10 s window at 11 s.
+        assertThat(r.retryAfter()).isEqualTo(Duration.ofMillis(8500));
+        clock.advance(r.retryAfter());
+        assertThat(limiter.tryEnter().admitted()).isTrue();
+    }
+
+    @Test
+    void entry_closesExactlyOnce_evenWhenClosedTwiceAndFromAnotherThread() throws Exception {
+        Limiter limiter = Limiter.builder("export").concurrency(1).clock(clock).build();
+        Entry entry = (Entry) limiter.tryEnter();
+        assertThat(limiter.tryEnter().admitted()).isFalse();
+
+        Thread other = new Thread(entry::close);
+        other.start();
+        other.join();
+        entry.close();
+
+        assertThat(entry.isClosed()).isTrue();
+        assertThat(limiter.inFlight()).isZero();
+        Entry next = (Entry) limiter.tryEnter();
+        entry.close(); // a late third close must not free the slot the next entry holds
+        assertThat(limiter.inFlight()).isEqualTo(1);
+        assertThat(limiter.tryEnter().admitted()).isFalse();
+        next.close();
+    }
+
+    @Test
+    void entry_recordsResponseTimeAndOutcome() {
+        Limiter limiter = rate(10);
+        try (Entry ok = (Entry) limiter.tryEnter()) {
+            clock.advance(Duration.ofMillis(30));
+        }
+        Entry failing = (Entry) limiter.tryEnter();
+        clock.advance(Duration.ofMillis(10));
+        failing.fail(new IllegalStateException("boom"));
+        failing.close();
+        limiter.tryEnter().admitted();
+
+        MetricsSnapshot s = limiter.metrics().lastMinute(clock.nanoTime());
+        assertThat(s.pass()).isEqualTo(3);
+        assertThat(s.success()).isEqualTo(1);
+        assertThat(s.exception()).isEqualTo(1);
+        assertThat(s.averageRtMillis()).isEqualTo(20.0);
+        assertThat(s.minRtMillis()).isEqualTo(10.0);
+        assertThat(s.concurrency()).isEqualTo(1);
+    }
+
+    @Test
+    void rateRejection_givesBackTheConcurrencySlot() {
+        Limiter limiter = Limiter.builder("both")
+                .rate(1, WindowSpec.of(Duration.ofSeconds(1)))
+                .concurrency(5)
+                .clock(clock)
+                .build();
+        limiter.tryEnter();
+
+        assertThat(limiter.tryEnter().admitted()).isFalse();
+        assertThat(limiter.inFlight()).isEqualTo(1);
+        assertThat(limiter.metrics().lastSecond(clock.nanoTime()).block()).isEqualTo(1);
+    }
+
+    @Test
+    void concurrencyRejection_hasNoRetryEstimate() {
+        Limiter limiter = Limiter.builder("export").concurrency(1).clock(clock).build();
+        limiter.tryEnter();
+
+        Rejection r = (Rejection) limiter.tryEnter();
+
+        assertThat(r.rule()).isEqualTo("export concurrency");
+        assertThat(r.limit()).isEqualTo(1);
+        assertThat(r.remaining()).isZero();
+        assertThat(r.retryAfter()).isZero();
+    }
+
+    @Test
+    void badConfiguration_isRejectedWithClearMessages() {
+        assertThatThrownBy(() -> Limiter.builder(" ")).hasMessage("resource must not be blank");
+        assertThatThrownBy(() -> Limiter.builder("r").build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("limiter 'r' needs a rate or a concurrency limit");
+        assertThatThrownBy(() -> Limiter.builder("r").concurrency(0))
+                .hasMessage("concurrency limit must be at least 1, was 0");
+        assertThatThrownBy(() -> Limiter.builder("r").concurrency(2).concurrency(3))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("concurrency limit was already set to 2");
+        WindowSpec second = WindowSpec.of(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> Limiter.builder("r").rate(0, second))
+                .hasMessage("rate limit must be between 1 and 134217727 for window 1s in 10 buckets, strict, was 0");
+        assertThatThrownBy(() -> Limiter.builder("r").rate(1, second).rate(2, second))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("rate limit was already set to 1 per 1s in 10 buckets, strict");
+        Limiter limiter = rate(3);
+        assertThatThrownBy(() -> limiter.tryEnter(0)).hasMessage("permits must be at least 1, was 0");
+        assertThatThrownBy(() -> limiter.tryEnter(4))
+                .hasMessage("permits must not exceed the rate limit 3 of 'GET /orders', was 4");
+    }
+
+    @Test
+    void concurrencyLimit_underManyThreads_neverExceeded_andAllSlotsReturn() throws Exception {
+        Limiter limiter = Limiter.builder("slow").concurrency(4).build();
+        AtomicLong holding = new AtomicLong();
+        AtomicLong maxHolding = new AtomicLong();
+        AtomicLong admitted = new AtomicLong();
+        AtomicLong rejected = new AtomicLong();
+        int threads = 8;
+        int attempts = 50_000;
+        ExecutorService closers = Executors.newFixedThreadPool(2);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            int id = i;
+            workers.add(new Thread(() -> {
+                InFlightCounterTest.awaitQuietly(start);
+                for (int j = 0; j < attempts; j++) {
+                    if (limiter.tryEnter() instanceof Entry entry) {
+                        admitted.incrementAndGet();
+                        maxHolding.accumulateAndGet(holding.incrementAndGet(), Math::max);
+                        holding.decrementAndGet();
+                        if ((id + j) % 5 == 0) {
+                            closers.execute(
+                                    () -> { // closed on another thread, sometimes twice
+                                        entry.close();
+                                        entry.close();
+                                    });
+                        } else {
+                            entry.close();
+                        }
+                    } else {
+                        rejected.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        workers.forEach(Thread::start);
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        closers.shutdown();
+        assertThat(closers.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
+
+        assertThat(admitted.get() + rejected.get()).isEqualTo((long) threads * attempts);
+        assertThat(maxHolding.get()).isLessThanOrEqualTo(4);
+        assertThat(limiter.inFlight()).isZero();
+        assertThat(limiter.metrics().concurrency()).isZero();
+    }
+}
