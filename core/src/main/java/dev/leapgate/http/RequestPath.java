@@ -1,0 +1,134 @@
+package dev.leapgate.http;
+
+/**
+ * Canonical form of a request path for rate-limit matching.
+ *
+ * <p>A limit on {@code /admin/**} is worthless if {@code //admin}, {@code /x/../admin}, {@code
+ * /%61dmin} or {@code /admin;foo} reach the same handler under a different key. {@link #normalize}
+ * maps every spelling a servlet container or JAX-RS runtime would route to the same resource onto one
+ * string, which {@link PathPattern#matches} then compares segment by segment.
+ *
+ * <h2>Input</h2>
+ *
+ * The <em>raw</em> path, still percent-encoded, without the context path: for a servlet, {@code
+ * getRequestURI()} minus {@code getContextPath()}; for JAX-RS, {@code UriInfo.getPath(false)}. Do not
+ * pass an already decoded path ({@code getServletPath() + getPathInfo()}): decoding it here a second
+ * time would turn {@code %252e} into a dot, which is exactly the double-decoding attack this class
+ * refuses.
+ *
+ * <h2>Steps, in this order (the order Tomcat uses, so the key agrees with what the app routes)</h2>
+ *
+ * <ol>
+ *   <li>Everything from the first {@code ?} or {@code #} is dropped.
+ *   <li>The path is split on raw {@code /}; a segment loses everything from its first raw {@code ;}
+ *       (matrix parameters such as {@code ;jsessionid=1}).
+ *   <li>Each segment is percent-decoded once into its canonical spelling (see below).
+ *   <li>Dot-segments are resolved as in RFC 3986 §5.2.4, after decoding, so {@code %2e%2e} is {@code
+ *       ..}: {@code .} is removed, {@code ..} removes the segment before it and never climbs above the
+ *       root ({@code /../../etc} is {@code /etc}).
+ *   <li>Empty segments are dropped: repeated slashes collapse and a trailing slash is removed ({@code
+ *       /login/} is {@code /login}), because frameworks commonly route both to one handler and a rule
+ *       must not be dodged by appending a slash. The root is {@code /}.
+ * </ol>
+ *
+ * <h2>Canonical spelling of a segment</h2>
+ *
+ * <ul>
+ *   <li>Unreserved characters ({@code A-Z a-z 0-9 - . _ ~}) and the characters with no meaning inside
+ *       a segment ({@code ! $ & ' ( ) + , = : @}) are decoded: {@code %7E} is {@code ~}, {@code %2e}
+ *       is {@code .}.
+ *   <li>Everything else stays, or becomes, an upper-case escape. In particular an encoded slash {@code
+ *       %2F} or backslash {@code %5C} is <em>not</em> a separator: {@code /a%2Fb} is the single segment
+ *       {@code a%2Fb}. A raw backslash becomes {@code %5C} as well. (Tomcat and Jetty reject {@code
+ *       %2F} and {@code \} by default, so such requests do not reach the application; if a container
+ *       is configured to decode them into separators, rules will not see those requests as the paths
+ *       the application routes to, so keep the container's rejecting default.)
+ *   <li>Decoding happens once: {@code %25} stays {@code %25}, so {@code %252e} stays {@code %252e}:
+ *       the literal text "%2e", never a dot. (Keeping {@code %25} encoded is what keeps the key
+ *       unambiguous: decoded, "%2e" in a key could not be told apart from an escaped dot.)
+ *   <li>A {@code %} that does not start a valid escape ({@code %zz}, a trailing {@code %}) is a literal
+ *       percent sign and becomes {@code %25}; nothing is thrown.
+ *   <li>Non-ASCII characters are written as their UTF-8 bytes in upper-case escapes, whether they
+ *       arrived raw or encoded ({@code /café} and {@code /caf%c3%a9} are both {@code /caf%C3%A9}).
+ *   <li>Case is preserved: {@code /ADMIN} and {@code /admin} are different paths.
+ * </ul>
+ *
+ * <p>Guarantees: the result starts with {@code /}, ends with {@code /} only when it is the root, has
+ * no empty, {@code .} or {@code ..} segment and no {@code ;} {@code ?} {@code #}; {@code
+ * normalize(normalize(p)).equals(normalize(p))}. The method never throws for any input, and its work
+ * is linear in the input length.
+ */
+public final class RequestPath {
+
+    private static final String ROOT = "/";
+
+    private RequestPath() {}
+
+    /**
+     * Returns the canonical form of {@code rawPath} as described in the class comment; {@code null} or
+     * empty input gives {@code "/"}.
+     */
+    public static String normalize(String rawPath) {
+        if (rawPath == null) {
+            return ROOT;
+        }
+        int end = rawPath.length();
+        for (int i = 0; i < end; i++) {
+            char c = rawPath.charAt(i);
+            if (c == '?' || c == '#') {
+                end = i;
+                break;
+            }
+        }
+        // Invariant: out is empty (the root) or a sequence of "/segment", each segment canonical,
+        // non-empty and not a dot-segment.
+        StringBuilder out = new StringBuilder(end + 1);
+        int i = 0;
+        while (i < end) {
+            if (rawPath.charAt(i) == '/') {
+                i++;
+                continue;
+            }
+            int segmentEnd = i;
+            int parametersAt = -1;
+            while (segmentEnd < end) {
+                char c = rawPath.charAt(segmentEnd);
+                if (c == '/') {
+                    break;
+                }
+                if (c == ';' && parametersAt < 0) {
+                    parametersAt = segmentEnd;
+                }
+                segmentEnd++;
+            }
+            int mark = out.length();
+            out.append('/');
+            PathEncoding.appendCanonical(rawPath, i, parametersAt < 0 ? segmentEnd : parametersAt, out);
+            int length = out.length() - mark - 1;
+            if (length == 0 || (length == 1 && out.charAt(mark + 1) == '.')) {
+                out.setLength(mark);
+            } else if (length == 2 && out.charAt(mark + 1) == '.' && out.charAt(mark + 2) == '.') {
+                out.setLength(mark);
+                removeLastSegment(out);
+            }
+            i = segmentEnd;
+        }
+        return out.length() == 0 ? ROOT : out.toString();
+    }
+
+    /**
+     * Removes the last "/segment" of {@code out}, or nothing at the root. The backward scan only
+     * passes over characters it then removes, so all scans of one call to normalize together stay
+     * linear in the output length.
+     */
+    private static void removeLastSegment(StringBuilder out) {
+        int k = out.length() - 1;
+        if (k < 0) {
+            return;
+        }
+        while (k > 0 && out.charAt(k) != '/') {
+            k--;
+        }
+        out.setLength(k);
+    }
+}
