@@ -1,0 +1,132 @@
+package dev.leapgate.rule;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What a request-rate rule does with a request that exceeds it.
+ *
+ * <ul>
+ *   <li>{@link Kind#REJECT} (the default): reject at once.
+ *   <li>{@link Kind#PACE}: space admissions evenly, one every {@code W / N}, and let a request wait
+ *       on its own thread up to {@code maxQueue} for its turn (a leaky bucket); reject it if its turn
+ *       is further away.
+ *   <li>{@link Kind#WARM_UP}: after an idle period start at {@code limit / coldFactor} and climb to
+ *       the full limit over {@code warmUp}, as Guava's {@code SmoothWarmingUp} does; reject what
+ *       exceeds the current rate.
+ *   <li>{@link Kind#WARM_UP_PACE}: warm up, and pace within the current rate with {@code maxQueue}.
+ *   <li>{@link Kind#BORROW}: a request the window would reject may borrow from the next bucket
+ *       and wait until it starts, if that is at most {@code maxWait} away (counted as an occupied
+ *       pass).
+ * </ul>
+ *
+ * Settings a kind does not use are {@code null} / 0; the factories fill in the defaults.
+ *
+ * @param kind the behaviour
+ * @param maxQueue longest a request may wait for its turn ({@link Kind#PACE}, {@link
+ *     Kind#WARM_UP_PACE})
+ * @param coldFactor how much slower than the limit a cold rule starts; greater than 1 ({@link
+ *     Kind#WARM_UP}, {@link Kind#WARM_UP_PACE})
+ * @param warmUp how long a cold rule takes to reach the full limit under load
+ * @param maxWait longest a borrowing request may wait for the next bucket ({@link Kind#BORROW})
+ */
+public record Control(Kind kind, Duration maxQueue, double coldFactor, Duration warmUp, Duration maxWait) {
+
+    /** The behaviours. */
+    public enum Kind {
+        REJECT,
+        PACE,
+        WARM_UP,
+        WARM_UP_PACE,
+        BORROW
+    }
+
+    public static final Duration DEFAULT_MAX_QUEUE = Duration.ofMillis(500);
+    public static final double DEFAULT_COLD_FACTOR = 3.0;
+    public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_MAX_WAIT = Duration.ofMillis(500);
+    /** The longest any request may be made to wait. */
+    public static final Duration MAX_WAIT_ALLOWED = Duration.ofMinutes(1);
+
+    private static final Control REJECT = new Control(Kind.REJECT, null, 0, null, null);
+
+    public Control {
+        Objects.requireNonNull(kind, "kind");
+        boolean queues = kind == Kind.PACE || kind == Kind.WARM_UP_PACE;
+        boolean warms = kind == Kind.WARM_UP || kind == Kind.WARM_UP_PACE;
+        boolean borrows = kind == Kind.BORROW;
+        maxQueue = check("max-queue", maxQueue, queues, kind);
+        maxWait = check("max-wait", maxWait, borrows, kind);
+        warmUp = check("warm-up", warmUp, warms, kind);
+        if (warms) {
+            if (warmUp.isZero()) {
+                throw new IllegalArgumentException("warm-up must be longer than 0s, was 0s");
+            }
+            if (!(coldFactor > 1.0) || coldFactor > 100.0 || Double.isNaN(coldFactor)) {
+                throw new IllegalArgumentException(
+                        "cold-factor must be greater than 1 and at most 100, was " + coldFactor);
+            }
+        } else if (coldFactor != 0) {
+            throw new IllegalArgumentException("cold-factor applies only to warm-up, not to " + name(kind));
+        }
+    }
+
+    private static Duration check(String setting, Duration value, boolean used, Kind kind) {
+        if (!used) {
+            if (value != null) {
+                throw new IllegalArgumentException(setting + " does not apply to on-excess " + name(kind));
+            }
+            return null;
+        }
+        Objects.requireNonNull(value, setting);
+        if (value.isNegative() || value.compareTo(MAX_WAIT_ALLOWED) > 0) {
+            throw new IllegalArgumentException(setting + " must be between 0s and 1m, was " + value);
+        }
+        return value;
+    }
+
+    /** Reject at once. */
+    public static Control reject() {
+        return REJECT;
+    }
+
+    /** Even spacing with a maximum queueing time. */
+    public static Control pace(Duration maxQueue) {
+        return new Control(Kind.PACE, maxQueue, 0, null, null);
+    }
+
+    /** Warm-up from {@code limit / coldFactor} over {@code warmUp}, rejecting the excess. */
+    public static Control warmUp(double coldFactor, Duration warmUp) {
+        return new Control(Kind.WARM_UP, null, coldFactor, warmUp, null);
+    }
+
+    /** Warm-up, pacing the excess with a maximum queueing time. */
+    public static Control warmUpPace(double coldFactor, Duration warmUp, Duration maxQueue) {
+        return new Control(Kind.WARM_UP_PACE, maxQueue, coldFactor, warmUp, null);
+    }
+
+    /** Borrow from the next bucket, waiting at most {@code maxWait}. */
+    public static Control borrow(Duration maxWait) {
+        return new Control(Kind.BORROW, null, 0, null, maxWait);
+    }
+
+    /** The configuration spelling of a kind: {@code reject}, {@code warm-up-pace}, ... */
+    public static String name(Kind kind) {
+        return kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder s = new StringBuilder(name(kind));
+        if (warmUp != null) {
+            s.append(" cold-factor=").append(coldFactor).append(" warm-up=").append(warmUp);
+        }
+        if (maxQueue != null) {
+            s.append(" max-queue=").append(maxQueue);
+        }
+        if (maxWait != null) {
+            s.append(" max-wait=").append(maxWait);
+        }
+        return s.toString();
+    }
+}

@@ -1,0 +1,180 @@
+package dev.leapgate.rule;
+
+import dev.leapgate.http.PathPattern;
+import dev.leapgate.window.LeapCounter;
+import dev.leapgate.window.WindowSpec;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * One limit: which requests it applies to, what it counts, how much, over which window, for whom,
+ * and what happens to the excess. Immutable; validated on construction, with messages that name
+ * the rule.
+ *
+ * <pre>{@code
+ * FlowRule login = FlowRule.builder("login")
+ *         .match("POST /login")
+ *         .limit(5, WindowSpec.of(Duration.ofMinutes(1)))
+ *         .scope(Scope.perOrigin())
+ *         .build();
+ * FlowRule exports = FlowRule.builder("exports").match("POST /reports/*").inFlight(20).build();
+ * }</pre>
+ *
+ * @param name identifies the rule in configuration, logs, decisions and the {@code RateLimit}
+ *     headers: letters, digits, {@code -} and {@code _}, at most 64 characters
+ * @param match the requests the rule applies to; its text is the resource name
+ * @param limit requests per window, or requests in flight when {@code window} is {@code null}
+ * @param window the window counted over; {@code null} for a concurrency (in-flight) limit
+ * @param scope everyone together, each origin separately, or one origin
+ * @param control what happens to the excess; only {@link Control.Kind#REJECT} for in-flight
+ *     limits
+ * @param maxOrigins the most origins tracked at once for {@link Scope.Kind#PER_ORIGIN}
+ */
+public record FlowRule(
+        String name, PathPattern match, long limit, WindowSpec window, Scope scope, Control control, int maxOrigins) {
+
+    /** Origins tracked per rule unless configured otherwise. */
+    public static final int DEFAULT_MAX_ORIGINS = 100_000;
+    /** The largest {@code maxOrigins}. */
+    public static final int MAX_ORIGINS_ALLOWED = 100_000_000;
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    public FlowRule {
+        Objects.requireNonNull(name, "name");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    "rule name must be 1 to 64 letters, digits, '-' or '_', was '" + name + "'");
+        }
+        Objects.requireNonNull(match, "match");
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(control, "control");
+        String rule = " (rule '" + name + "')";
+        if (window == null) {
+            if (limit < 1 || limit > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(
+                        "in-flight limit must be between 1 and " + Integer.MAX_VALUE + ", was " + limit + rule);
+            }
+            if (control.kind() != Control.Kind.REJECT) {
+                throw new IllegalArgumentException("on-excess " + Control.name(control.kind())
+                        + " needs a request rate; an in-flight limit can only reject" + rule);
+            }
+        } else {
+            long max = LeapCounter.maxLimit(window);
+            if (limit < 1 || limit > max) {
+                throw new IllegalArgumentException(
+                        "limit must be between 1 and " + max + " for window " + window + ", was " + limit + rule);
+            }
+            boolean smooth = control.kind() != Control.Kind.REJECT && control.kind() != Control.Kind.BORROW;
+            if (smooth && scope.kind() == Scope.Kind.PER_ORIGIN) {
+                throw new IllegalArgumentException("on-excess " + Control.name(control.kind())
+                        + " is not supported with scope per-origin; use reject or borrow" + rule);
+            }
+        }
+        if (maxOrigins < 1 || maxOrigins > MAX_ORIGINS_ALLOWED) {
+            throw new IllegalArgumentException(
+                    "max-origins must be between 1 and " + MAX_ORIGINS_ALLOWED + ", was " + maxOrigins + rule);
+        }
+    }
+
+    /** Starts a rule; see {@link Builder} for the defaults. */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** Whether this rule limits requests in flight rather than requests per window. */
+    public boolean isInFlight() {
+        return window == null;
+    }
+
+    /** The resource this rule protects: its pattern's canonical text. */
+    public String resource() {
+        return match.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "rule '" + name + "': " + match + ", "
+                + (window == null ? limit + " in flight" : limit + " per " + window) + ", " + scope + ", " + control
+                + (scope.kind() == Scope.Kind.PER_ORIGIN ? ", max-origins " + maxOrigins : "");
+    }
+
+    /**
+     * Builds a {@link FlowRule}. Required: a match and either a limit per window or an in-flight
+     * limit. Defaults: scope {@link Scope#all()}, control {@link Control#reject()}, max-origins
+     * {@link #DEFAULT_MAX_ORIGINS}.
+     */
+    public static final class Builder {
+        private final String name;
+        private PathPattern match;
+        private long limit;
+        private WindowSpec window;
+        private boolean inFlight;
+        private Scope scope = Scope.all();
+        private Control control = Control.reject();
+        private int maxOrigins = DEFAULT_MAX_ORIGINS;
+
+        private Builder(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+        }
+
+        /** The requests the rule applies to, e.g. {@code "GET /users/{id}"} or {@code "/api/**"}. */
+        public Builder match(String pattern) {
+            return match(PathPattern.parse(pattern));
+        }
+
+        public Builder match(PathPattern pattern) {
+            this.match = Objects.requireNonNull(pattern, "pattern");
+            return this;
+        }
+
+        /** At most {@code limit} requests per {@code window}. */
+        public Builder limit(long limit, WindowSpec window) {
+            requireNoLimitYet();
+            this.limit = limit;
+            this.window = Objects.requireNonNull(window, "window");
+            return this;
+        }
+
+        /** At most {@code limit} requests in flight at once. */
+        public Builder inFlight(long limit) {
+            requireNoLimitYet();
+            this.limit = limit;
+            this.inFlight = true;
+            return this;
+        }
+
+        public Builder scope(Scope scope) {
+            this.scope = Objects.requireNonNull(scope, "scope");
+            return this;
+        }
+
+        public Builder control(Control control) {
+            this.control = Objects.requireNonNull(control, "control");
+            return this;
+        }
+
+        public Builder maxOrigins(int maxOrigins) {
+            this.maxOrigins = maxOrigins;
+            return this;
+        }
+
+        private void requireNoLimitYet() {
+            if (window != null || inFlight) {
+                throw new IllegalStateException("rule '" + name + "' already has a limit: "
+                        + (inFlight ? limit + " in flight" : limit + " per " + window));
+            }
+        }
+
+        /** @throws IllegalStateException if the match or the limit is missing */
+        public FlowRule build() {
+            if (match == null) {
+                throw new IllegalStateException("rule '" + name + "' needs a match");
+            }
+            if (window == null && !inFlight) {
+                throw new IllegalStateException("rule '" + name + "' needs a limit per window or an in-flight limit");
+            }
+            return new FlowRule(name, match, limit, window, scope, control, maxOrigins);
+        }
+    }
+}
