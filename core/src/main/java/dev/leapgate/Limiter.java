@@ -1,9 +1,10 @@
 package dev.leapgate;
 
+import dev.leapgate.counter.InFlightCounter;
+import dev.leapgate.counter.LeapCounter;
+import dev.leapgate.counter.RateCounter;
+import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.metrics.ResourceMetrics;
-import dev.leapgate.window.LeapCounter;
-import dev.leapgate.window.RateCounter;
-import dev.leapgate.window.WindowSpec;
 import java.time.Duration;
 import java.util.Objects;
 

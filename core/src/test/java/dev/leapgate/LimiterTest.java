@@ -3,8 +3,8 @@ package dev.leapgate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.metrics.MetricsSnapshot;
-import dev.leapgate.window.WindowSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -165,7 +165,7 @@ class LimiterTest {
         for (int i = 0; i < threads; i++) {
             int id = i;
             workers.add(new Thread(() -> {
-                InFlightCounterTest.awaitQuietly(start);
+                dev.leapgate.counter.InFlightCounterTest.awaitQuietly(start);
                 for (int j = 0; j < attempts; j++) {
                     if (limiter.tryEnter() instanceof Entry entry) {
                         admitted.incrementAndGet();

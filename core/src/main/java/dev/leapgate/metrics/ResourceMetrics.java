@@ -1,8 +1,8 @@
 package dev.leapgate.metrics;
 
-import dev.leapgate.window.LeapArray;
-import dev.leapgate.window.WindowMode;
-import dev.leapgate.window.WindowSpec;
+import dev.leapgate.counter.LeapArray;
+import dev.leapgate.counter.WindowMode;
+import dev.leapgate.counter.WindowSpec;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;

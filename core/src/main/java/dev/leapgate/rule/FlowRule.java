@@ -1,8 +1,8 @@
 package dev.leapgate.rule;
 
+import dev.leapgate.counter.LeapCounter;
+import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.http.PathPattern;
-import dev.leapgate.window.LeapCounter;
-import dev.leapgate.window.WindowSpec;
 import java.util.Objects;
 import java.util.regex.Pattern;
 

@@ -1,4 +1,4 @@
-package dev.leapgate;
+package dev.leapgate.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-class InFlightCounterTest {
+public class InFlightCounterTest {
 
     @Test
     void tryAcquire_admitsUpToTheLimit_andReleaseFreesASlot() {
@@ -86,7 +86,7 @@ class InFlightCounterTest {
         assertThat(c.inFlight()).isZero();
     }
 
-    static void awaitQuietly(CountDownLatch latch) {
+    public static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await();
         } catch (InterruptedException e) {

@@ -1,4 +1,4 @@
-package dev.leapgate.window;
+package dev.leapgate.counter;
 
 /**
  * The admission state of one rate limit: "do these permits fit in the window, and if so count

@@ -1,4 +1,4 @@
-package dev.leapgate.window;
+package dev.leapgate.counter;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;

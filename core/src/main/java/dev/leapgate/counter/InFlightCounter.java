@@ -1,4 +1,4 @@
-package dev.leapgate;
+package dev.leapgate.counter;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -41,7 +41,7 @@ public final class InFlightCounter {
 
     /**
      * Gives back permits taken by {@link #tryAcquire}. Callers release each acquisition exactly
-     * once; {@link Entry} guarantees it.
+     * once; {@code dev.leapgate.Entry} guarantees it.
      *
      * @throws IllegalStateException if more permits are released than are held
      */

@@ -1,4 +1,4 @@
-package dev.leapgate.window;
+package dev.leapgate.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
