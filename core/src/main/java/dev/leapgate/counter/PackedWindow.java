@@ -69,7 +69,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * again and the caller learns what remains without a second read. A rejection returns {@link
  * #REJECTED}.
  */
-final class PackedWindow {
+final class PackedWindow implements OriginTable.State {
 
     /** Returned by {@link #tryAcquire} when the permits do not fit. */
     static final long REJECTED = -1L;
@@ -120,6 +120,23 @@ final class PackedWindow {
     /** Longs of storage one counter takes: the head and the ring. */
     int cellsPerCounter() {
         return 1 + ringSize;
+    }
+
+    @Override
+    public int stride() {
+        return cellsPerCounter();
+    }
+
+    /** Permits counted now: 0 means the counter can be dropped and recreated empty. */
+    @Override
+    public long pressure(AtomicLongArray cells, int base, long nowNanos) {
+        return used(cells, base, nowNanos);
+    }
+
+    /** A counter whose window is full is limiting its origin right now. */
+    @Override
+    public long saturation() {
+        return limit;
     }
 
     /** Bucket number of a clock reading: whole buckets since the origin, 0 before it. */
@@ -298,14 +315,5 @@ final class PackedWindow {
         }
         long slot = cells.get(base + 1 + (int) (k % ringSize));
         return epoch(slot) == k ? count(slot) : 0;
-    }
-
-    /**
-     * Whether the counter holds nothing that counts at {@code nowNanos} or later: its state can be
-     * dropped and recreated empty without changing any decision.
-     */
-    boolean isIdle(AtomicLongArray cells, int base, long nowNanos) {
-        // Windows only lose buckets as time goes on, so empty now means empty from now on.
-        return used(cells, base, nowNanos) == 0;
     }
 }

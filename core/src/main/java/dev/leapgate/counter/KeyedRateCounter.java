@@ -1,0 +1,124 @@
+package dev.leapgate.counter;
+
+import java.util.Objects;
+
+/**
+ * One exact rate window per origin ("at most N per W for each client IP"), in a bounded table: see
+ * {@link OriginTable} for the memory layout, the bound and what a flood of one-off origins does,
+ * and {@link PackedWindow} for the admission algorithm, which is the same as {@link
+ * LeapCounter}'s.
+ *
+ * <p>A strict window of {@code n} buckets takes {@code 8·(n + 2)} bytes of state per origin
+ * plus 9 bytes of key, with the table's arrays kept between half and three quarters full: about 55
+ * to 82 bytes an origin for a 2-bucket window.
+ *
+ * <p>Concurrency: as {@link OriginTable}; the admission itself is one CAS, exact under any
+ * concurrency.
+ */
+public final class KeyedRateCounter {
+
+    /** Returned by {@link #tryAcquire} when the origin could not be tracked: the table is full of origins being limited. */
+    public static final long UNTRACKED = OriginTable.FULL;
+
+    private final PackedWindow layout;
+    private final OriginTable table;
+    private final OriginTable.Op acquire;
+    private final OriginTable.Op refund;
+    private final OriginTable.Op used;
+    private final OriginTable.Op untilAvailable;
+
+    /**
+     * @param maxOrigins the most origins tracked at once
+     * @throws IllegalArgumentException for a limit out of range (see {@link LeapCounter#maxLimit})
+     *     or {@code maxOrigins} below 1
+     */
+    public KeyedRateCounter(WindowSpec window, long limit, long originNanos, int maxOrigins) {
+        Objects.requireNonNull(window, "window");
+        this.layout = new PackedWindow(window, limit, originNanos);
+        this.table = new OriginTable(layout, maxOrigins);
+        PackedWindow w = layout;
+        this.acquire = (cells, base, now, permits, unused) -> w.tryAcquire(cells, base, now, (int) permits);
+        this.refund = (cells, base, now, ticket, permits) -> {
+            w.refund(cells, base, ticket, (int) permits);
+            return 0;
+        };
+        this.used = (cells, base, now, unused1, unused2) -> w.used(cells, base, now);
+        this.untilAvailable = (cells, base, now, permits, unused) -> w.nanosUntilAvailable(cells, base, now, permits);
+    }
+
+    public WindowSpec window() {
+        return layout.spec;
+    }
+
+    public long limit() {
+        return layout.limit;
+    }
+
+    /**
+     * Checks that {@code permits} fit in the window of {@code origin} and counts them, as one atomic
+     * step.
+     *
+     * @return a ticket ({@code >= 0}) when admitted, {@link RateCounter#REJECTED}, or {@link
+     *     #UNTRACKED} when the origin is new and no room could be made for it
+     */
+    public long tryAcquire(long origin, long nowNanos, int permits) {
+        checkPermits(permits);
+        return table.apply(origin, nowNanos, permits, 0, acquire, true);
+    }
+
+    /** The permits that remained in the origin's window right after the admission of {@code ticket}. */
+    public long remainingAfter(long ticket) {
+        return layout.ticketRemaining(ticket);
+    }
+
+    /** Returns an admission's permits; see {@link RateCounter#refund}. */
+    public void refund(long origin, long ticket, int permits) {
+        checkPermits(permits);
+        if (ticket >= 0) {
+            table.apply(origin, 0, ticket, permits, refund, false);
+        }
+    }
+
+    /** Permits counted in the origin's window at {@code nowNanos}; 0 for an origin not tracked. */
+    public long used(long origin, long nowNanos) {
+        long result = table.apply(origin, nowNanos, 0, 0, used, false);
+        return result == OriginTable.ABSENT ? 0 : result;
+    }
+
+    /** As {@link RateCounter#nanosUntilAvailable}, for one origin. */
+    public long nanosUntilAvailable(long origin, long nowNanos, int permits) {
+        if (permits > layout.limit) {
+            return Long.MAX_VALUE;
+        }
+        long result = table.apply(origin, nowNanos, permits, 0, untilAvailable, false);
+        return result == OriginTable.ABSENT ? 0 : result;
+    }
+
+    /** Origins tracked now. */
+    public int trackedOrigins() {
+        return table.size();
+    }
+
+    /** The most origins tracked at once. */
+    public int maxOrigins() {
+        return table.maxOrigins();
+    }
+
+    /** Bytes held by the table's arrays now. */
+    public long footprintBytes() {
+        return table.footprintBytes();
+    }
+
+    private void checkPermits(int permits) {
+        if (permits < 1 || permits > layout.limit) {
+            throw new IllegalArgumentException(
+                    "permits must be between 1 and the limit " + layout.limit + ", was " + permits);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KeyedRateCounter[" + layout.limit + " per " + layout.spec + " per origin, " + table.size()
+                + " tracked]";
+    }
+}

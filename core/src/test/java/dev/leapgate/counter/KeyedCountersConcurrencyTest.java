@@ -1,0 +1,120 @@
+package dev.leapgate.counter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Eight threads over a few dozen origins while the clock moves: origins go idle, are swept and
+ * reinserted, segments grow and shrink. No origin's window may ever hold more than the limit, and
+ * no origin may ever hold more than its in-flight limit; all slots come back.
+ */
+class KeyedCountersConcurrencyTest {
+
+    private static final int THREADS = 8;
+    private static final int KEYS = 32;
+
+    @Test
+    void perOriginWindows_neverOvershoot_whileEntriesComeAndGo() throws Exception {
+        WindowSpec spec = new WindowSpec(Duration.ofMillis(100), 4, WindowMode.STRICT);
+        long b = spec.bucketNanos();
+        int limit = 20;
+        KeyedRateCounter counter = new KeyedRateCounter(spec, limit, 0, 10_000);
+        AtomicLong clock = new AtomicLong();
+        int attempts = 200_000;
+        int maxEpochs = attempts / 128 + 64;
+        long[][][] tallies = new long[THREADS][KEYS][maxEpochs];
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            int id = i;
+            threads.add(new Thread(() -> {
+                InFlightCounterTest.awaitQuietly(start);
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int j = 0; j < attempts; j++) {
+                    if (id == 0 && j % 64 == 0) {
+                        // Mostly small steps, sometimes a jump past every window so entries go idle.
+                        clock.addAndGet(random.nextInt(50) == 0 ? 20 * b : random.nextLong(b / 2));
+                    }
+                    int key = random.nextInt(KEYS);
+                    long ticket = counter.tryAcquire(key, clock.get(), 1);
+                    if (ticket >= 0) {
+                        int epoch = (int) (ticketEpoch(counter, ticket));
+                        tallies[id][key][epoch]++;
+                    }
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        start.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+
+        long worst = 0;
+        for (int key = 0; key < KEYS; key++) {
+            long[] perEpoch = new long[maxEpochs];
+            for (int t = 0; t < THREADS; t++) {
+                for (int e = 0; e < maxEpochs; e++) {
+                    perEpoch[e] += tallies[t][key][e];
+                }
+            }
+            for (int e = 0; e < maxEpochs; e++) {
+                long window = 0;
+                for (int k = Math.max(0, e - spec.buckets()); k <= e; k++) {
+                    window += perEpoch[k];
+                }
+                worst = Math.max(worst, window);
+            }
+        }
+        assertThat(worst).isLessThanOrEqualTo(limit);
+        assertThat(worst).as("the limit was reached").isEqualTo(limit);
+    }
+
+    private static long ticketEpoch(KeyedRateCounter counter, long ticket) {
+        // The ticket packs the epoch above the count bits; a 25 ms bucket has 25 count bits.
+        return ticket >>> PackedWindow.countBits(counter.window().bucketNanos());
+    }
+
+    @Test
+    void perOriginInFlight_neverExceeded_andAllSlotsReturn() throws Exception {
+        int limit = 2;
+        KeyedInFlightCounter counter = new KeyedInFlightCounter(limit, 1_000);
+        AtomicIntegerArray holding = new AtomicIntegerArray(KEYS);
+        AtomicIntegerArray maxHolding = new AtomicIntegerArray(KEYS);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < THREADS; i++) {
+            threads.add(new Thread(() -> {
+                InFlightCounterTest.awaitQuietly(start);
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int j = 0; j < 100_000; j++) {
+                    int key = random.nextInt(KEYS);
+                    if (counter.tryAcquire(key, 1) == 1) {
+                        int now = holding.incrementAndGet(key);
+                        maxHolding.accumulateAndGet(key, now, Math::max);
+                        holding.decrementAndGet(key);
+                        counter.release(key, 1);
+                    }
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        start.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+
+        for (int key = 0; key < KEYS; key++) {
+            assertThat(maxHolding.get(key)).isLessThanOrEqualTo(limit);
+            assertThat(counter.inFlight(key)).isZero();
+        }
+    }
+}

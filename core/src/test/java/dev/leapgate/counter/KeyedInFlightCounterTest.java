@@ -1,0 +1,58 @@
+package dev.leapgate.counter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class KeyedInFlightCounterTest {
+
+    @Test
+    void eachOrigin_hasItsOwnLimit() {
+        KeyedInFlightCounter c = new KeyedInFlightCounter(1, 100);
+
+        assertThat(c.tryAcquire(1, 1)).isEqualTo(1);
+        assertThat(c.tryAcquire(1, 1)).isZero();
+        assertThat(c.tryAcquire(2, 1)).isEqualTo(1);
+        c.release(1, 1);
+        assertThat(c.tryAcquire(1, 1)).isEqualTo(1);
+        assertThat(c.inFlight(1)).isEqualTo(1);
+    }
+
+    @Test
+    void doubleRelease_isAnError() {
+        KeyedInFlightCounter c = new KeyedInFlightCounter(2, 100);
+        c.tryAcquire(5, 1);
+        c.release(5, 1);
+
+        assertThatThrownBy(() -> c.release(5, 1))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("released 1 permits for an origin that holds fewer: an acquisition was released twice");
+    }
+
+    @Test
+    void originsWithRequestsInFlight_areNeverEvicted() {
+        KeyedInFlightCounter c = new KeyedInFlightCounter(1, 64);
+        for (int key = 0; key < 64; key++) {
+            c.tryAcquire(key, 1);
+        }
+
+        assertThat(c.tryAcquire(1000, 1)).isEqualTo(KeyedRateCounter.UNTRACKED);
+        c.release(3, 1);
+        assertThat(c.tryAcquire(1000, 1))
+                .as("an origin with none in flight makes room")
+                .isEqualTo(1);
+        for (int key = 0; key < 64; key++) {
+            if (key != 3) {
+                assertThat(c.inFlight(key)).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void limitBelowOne_isRejected() {
+        assertThatThrownBy(() -> new KeyedInFlightCounter(0, 10))
+                .hasMessage("concurrency limit must be at least 1, was 0");
+        assertThatThrownBy(() -> new KeyedInFlightCounter(1, 0)).hasMessage("max-origins must be at least 1, was 0");
+    }
+}

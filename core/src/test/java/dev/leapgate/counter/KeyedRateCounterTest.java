@@ -1,0 +1,174 @@
+package dev.leapgate.counter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class KeyedRateCounterTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long S = 1000 * MS;
+    private static final WindowSpec TEN_SECONDS = WindowSpec.of(Duration.ofSeconds(10), 2);
+
+    @Test
+    void eachOrigin_hasItsOwnWindow() {
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 2, 0, 100);
+
+        assertThat(c.tryAcquire(1, 0, 1)).isNotNegative();
+        assertThat(c.tryAcquire(1, 0, 1)).isNotNegative();
+        assertThat(c.tryAcquire(1, 0, 1)).isEqualTo(RateCounter.REJECTED);
+        long other = c.tryAcquire(2, 0, 1);
+
+        assertThat(other).isNotNegative();
+        assertThat(c.remainingAfter(other)).isEqualTo(1);
+        assertThat(c.used(1, 0)).isEqualTo(2);
+        assertThat(c.used(2, 0)).isEqualTo(1);
+        assertThat(c.used(3, 0)).as("an origin never seen").isZero();
+        assertThat(c.trackedOrigins()).isEqualTo(2);
+    }
+
+    @Test
+    void refund_returnsPermitsToTheirOrigin() {
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 2, 0, 100);
+        long ticket = c.tryAcquire(7, 0, 2);
+
+        c.refund(7, ticket, 2);
+
+        assertThat(c.used(7, 0)).isZero();
+        assertThat(c.tryAcquire(7, 0, 2)).isNotNegative();
+    }
+
+    @Test
+    void nanosUntilAvailable_isPerOrigin() {
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 1, 0, 100);
+        c.tryAcquire(1, 0, 1);
+
+        assertThat(c.nanosUntilAvailable(1, 1 * S, 1)).isEqualTo(14 * S); // bucket [0,5s) leaves strict window at 15 s
+        assertThat(c.nanosUntilAvailable(2, 1 * S, 1)).isZero();
+        assertThat(c.nanosUntilAvailable(2, 1 * S, 2)).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void floodOfOneOffOrigins_neitherGrowsTheTablePastItsBound_norFreesALimitedClient() {
+        int maxOrigins = 10_000;
+        KeyedRateCounter c = new KeyedRateCounter(WindowSpec.of(Duration.ofMinutes(1), 2), 5, 0, maxOrigins);
+        long limited = -42;
+        long now = 0;
+        for (int i = 0; i < 5; i++) {
+            c.tryAcquire(limited, now, 1);
+        }
+        long maxFootprint = 0;
+
+        for (int i = 0; i < 1_000_000; i++) {
+            now += 50_000; // 1M requests over 50 s: every one-off is still inside its window
+            assertThat(c.tryAcquire(i, now, 1)).isNotEqualTo(RateCounter.REJECTED);
+            if (i % 1000 == 0) {
+                assertThat(c.tryAcquire(limited, now, 1))
+                        .as("the limited client stays limited at request %d", i)
+                        .isEqualTo(RateCounter.REJECTED);
+                maxFootprint = Math.max(maxFootprint, c.footprintBytes());
+            }
+        }
+
+        assertThat(c.trackedOrigins()).isLessThanOrEqualTo(maxOrigins);
+        assertThat(c.used(limited, now)).isEqualTo(5);
+        assertThat(maxFootprint).as("bytes for 10,000 origins").isLessThan(100L * maxOrigins);
+    }
+
+    @Test
+    void tableFullOfLimitedClients_doesNotTrackNewOnes() {
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 1, 0, 64);
+        for (int key = 0; key < 64; key++) {
+            assertThat(c.tryAcquire(key, 0, 1)).isNotNegative();
+        }
+
+        assertThat(c.tryAcquire(1000, 0, 1)).isEqualTo(KeyedRateCounter.UNTRACKED);
+        for (int key = 0; key < 64; key++) {
+            assertThat(c.tryAcquire(key, 0, 1))
+                    .as("origin %d still limited", key)
+                    .isEqualTo(RateCounter.REJECTED);
+        }
+    }
+
+    @Test
+    void idleOrigins_expireAsNewOnesArrive_withoutABackgroundThread() {
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 5, 0, 100_000);
+        for (int key = 0; key < 50_000; key++) {
+            c.tryAcquire(key, 0, 1);
+        }
+        assertThat(c.trackedOrigins()).isEqualTo(50_000);
+        long peak = c.footprintBytes();
+
+        long later = 20 * S; // every window above has passed
+        for (int key = 1_000_000; key < 1_060_000; key++) {
+            c.tryAcquire(key, later, 1);
+        }
+
+        // Each insertion sweeps two slots, so the idle origins are gone and their memory reused.
+        assertThat(c.trackedOrigins()).isLessThan(70_000);
+        assertThat(c.footprintBytes()).isLessThan(peak * 3 / 2);
+        for (int key = 1_000_000; key < 1_060_000; key += 997) {
+            assertThat(c.used(key, later)).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void memoryPerOrigin_forATwoBucketWindow_isUnder100Bytes_at1MillionOrigins() {
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 100, 0, 1_000_000);
+        double worst = 0;
+        for (int key = 1; key <= 1_000_000; key++) {
+            c.tryAcquire(key * 2654435761L, 0, 1);
+            if (key % 50_000 == 0) {
+                worst = Math.max(worst, (double) c.footprintBytes() / key);
+            }
+        }
+
+        assertThat(c.trackedOrigins()).isEqualTo(1_000_000);
+        assertThat(worst)
+                .as("bytes per tracked origin at any fill from 50k to 1M")
+                .isLessThan(100.0);
+    }
+
+    /**
+     * Random acquisitions and refunds over a small key space and a moving clock, checked against a
+     * plain model: every key's count must match after thousands of insertions, sweeps, shifts on
+     * deletion, growths and shrinks.
+     */
+    @Test
+    void randomOperations_matchASimpleModel() {
+        SplittableRandom random = new SplittableRandom(7);
+        WindowSpec spec = new WindowSpec(Duration.ofSeconds(1), 1, WindowMode.SLIDING); // fixed 1 s windows
+        KeyedRateCounter c = new KeyedRateCounter(spec, 3, 0, 5_000);
+        Map<Long, long[]> model = new HashMap<>(); // key -> {epoch, used}
+        long now = 0;
+        for (int step = 0; step < 200_000; step++) {
+            if (random.nextInt(500) == 0) {
+                now += random.nextLong(2 * S);
+            }
+            long key = random.nextLong(3_000) * 0x9E3779B97F4A7C15L;
+            long epoch = now / S;
+            long[] m = model.computeIfAbsent(key, k -> new long[] {epoch, 0});
+            if (m[0] != epoch) {
+                m[0] = epoch;
+                m[1] = 0;
+            }
+            long ticket = c.tryAcquire(key, now, 1);
+            if (m[1] < 3) {
+                assertThat(ticket).as("step %d", step).isNotNegative();
+                m[1]++;
+                if (random.nextInt(4) == 0) {
+                    c.refund(key, ticket, 1);
+                    m[1]--;
+                }
+            } else {
+                assertThat(ticket).as("step %d", step).isEqualTo(RateCounter.REJECTED);
+            }
+        }
+        long end = now;
+        model.forEach((key, m) -> assertThat(c.used(key, end)).isEqualTo(m[0] == end / S ? m[1] : 0));
+    }
+}
