@@ -1,8 +1,10 @@
 package dev.leapgate;
 
+import java.util.List;
+
 /**
  * The answer to a request to enter: either an {@link Entry} (admitted; close it when the work is
- * done) or a {@link Rejection} (with the limit, what remains and when to retry). Limiters return
+ * done) or a {@link Rejection} (with the rule that rejected it and when to retry). Limiters return
  * a decision rather than throw, so that rejecting is as cheap as admitting.
  *
  * <pre>{@code
@@ -24,9 +26,10 @@ public sealed interface Decision permits Entry, Rejection {
     /** Whether the request was admitted; if so this decision is an {@link Entry}. */
     boolean admitted();
 
-    /** The limit that governs this request: the one that rejected it, or the tightest one. */
-    long limit();
-
-    /** Permits left under {@link #limit()} at the time of the decision. */
-    long remaining();
+    /**
+     * Where the request stands against the rules that applied to it, tightest first (fewest
+     * permits remaining); for a rejection, the rejecting rule's. Empty when no rule applied, or
+     * when the limiter was asked not to compute them.
+     */
+    List<Quota> quotas();
 }

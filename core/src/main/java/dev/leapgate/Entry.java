@@ -2,6 +2,7 @@ package dev.leapgate;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -38,21 +39,22 @@ public final class Entry implements Decision, AutoCloseable {
     private final Clock clock;
     private final long startNanos;
     private final int permits;
-    private final long limit;
-    private final long remaining;
+    private final List<Quota> quotas;
+    /** The limiter's own record of what this entry holds, handed back to {@link Exit#exit}. */
+    private final Object held;
 
     @SuppressWarnings("unused") // written through CLOSED
     private volatile boolean closed;
 
     private volatile boolean failed;
 
-    Entry(Exit exit, Clock clock, long startNanos, int permits, long limit, long remaining) {
+    Entry(Exit exit, Clock clock, long startNanos, int permits, List<Quota> quotas, Object held) {
         this.exit = Objects.requireNonNull(exit, "exit");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.startNanos = startNanos;
         this.permits = permits;
-        this.limit = limit;
-        this.remaining = remaining;
+        this.quotas = Objects.requireNonNull(quotas, "quotas");
+        this.held = held;
     }
 
     @Override
@@ -61,13 +63,12 @@ public final class Entry implements Decision, AutoCloseable {
     }
 
     @Override
-    public long limit() {
-        return limit;
+    public List<Quota> quotas() {
+        return quotas;
     }
 
-    @Override
-    public long remaining() {
-        return remaining;
+    Object held() {
+        return held;
     }
 
     /** The permits this entry holds. */
