@@ -1,0 +1,112 @@
+package dev.leapgate.net;
+
+import java.util.Objects;
+
+/**
+ * The compact identity of a client: one {@code long} per client, for per-client limiter state
+ * (a primitive map key, no string per request, 8 bytes in memory).
+ *
+ * <h2>Why IPv6 is grouped</h2>
+ *
+ * An IPv6 subscriber is normally given at least a whole /64 and can pick any of its 2^64
+ * addresses, per connection if it likes; limiting per address would be no limit at all. So an
+ * IPv6 client is its prefix, /64 by default. The prefix length is configurable from 32 to 64: a
+ * {@code long} holds at most the first 64 bits, and a prefix shorter than /32 (a typical provider
+ * allocation) would put unrelated networks behind one limit. IPv4 clients are single addresses.
+ *
+ * <h2>Encoding</h2>
+ *
+ * An IPv6 key is the first 64 bits of the address with every bit after the prefix cleared: the
+ * prefix itself, so {@code 2001:db8:1:2::/64} is {@code 0x2001_0db8_0001_0002}. Since that can use
+ * every value of a {@code long}, IPv4 needs values that no IPv6 client can produce. The multicast
+ * block ff00::/8 is such a range: a multicast address can never be the source of a connection
+ * (RFC 4291 section 2.7), so no client prefix starts with byte 0xff, whatever the prefix length.
+ * Keys whose top byte is 0xff are therefore reserved for everything else:
+ *
+ * <pre>
+ *   0xff00_0000_aabb_ccdd   the IPv4 address aa.bb.cc.dd (hex bytes)
+ *   0xffff_ffff_ffff_ffff   UNKNOWN: no usable address (-1L)
+ *   other 0xff.. values     not produced
+ *   anything else           an IPv6 prefix
+ * </pre>
+ *
+ * Two clients have the same key exactly when they are the same IPv4 address, or IPv6 addresses
+ * in the same prefix. Keys are only comparable for one prefix length, and rendering an IPv6 key
+ * needs it back: it is configuration, not part of the key.
+ */
+public final class ClientKey {
+
+    /** The key of a client whose address could not be determined; formats as {@code unknown}. */
+    public static final long UNKNOWN = -1L;
+
+    /** The IPv6 grouping used unless configured otherwise: the usual subscriber allocation. */
+    public static final int DEFAULT_IPV6_PREFIX_LENGTH = 64;
+
+    static final int MIN_IPV6_PREFIX_LENGTH = 32;
+    static final int MAX_IPV6_PREFIX_LENGTH = 64;
+
+    private static final long IPV4_TAG = 0xFF00_0000_0000_0000L;
+
+    private ClientKey() {}
+
+    /**
+     * The key of a client address.
+     *
+     * @throws IllegalArgumentException if {@code ipv6PrefixLength} is not between 32 and 64, or
+     *     the address is multicast (never a client, and its key would fall in the reserved range)
+     */
+    public static long of(IpAddress address, int ipv6PrefixLength) {
+        Objects.requireNonNull(address, "address");
+        checkIpv6PrefixLength(ipv6PrefixLength);
+        if (address.isMulticast()) {
+            throw new IllegalArgumentException(
+                    "multicast address " + address + " cannot be a client: it is never the source of a connection");
+        }
+        return ofUnchecked(address, ipv6Mask(ipv6PrefixLength));
+    }
+
+    /** Unchecked: the caller has validated the mask and excluded multicast addresses. */
+    static long ofUnchecked(IpAddress address, long ipv6Mask) {
+        if (address.isIpv4()) {
+            return IPV4_TAG | (address.low() & 0xFFFF_FFFFL);
+        }
+        return address.high() & ipv6Mask;
+    }
+
+    /**
+     * The text of a key for logs and headers: {@code 203.0.113.7}, {@code 2001:db8:1:2::/64},
+     * {@code unknown}.
+     *
+     * @param ipv6PrefixLength the prefix length the key was made with
+     * @throws IllegalArgumentException if the value is not a key made with that prefix length
+     */
+    public static String format(long key, int ipv6PrefixLength) {
+        checkIpv6PrefixLength(ipv6PrefixLength);
+        if (key == UNKNOWN) {
+            return "unknown";
+        }
+        if ((key >>> 56) == 0xFF) {
+            if ((key >>> 32) != (IPV4_TAG >>> 32)) {
+                throw new IllegalArgumentException("not a client key: 0x" + Long.toHexString(key));
+            }
+            return new IpAddress(0L, IpLiteralParser.IPV4_MAPPED_LOW | (key & 0xFFFF_FFFFL)).toString();
+        }
+        if ((key & ~ipv6Mask(ipv6PrefixLength)) != 0) {
+            throw new IllegalArgumentException("not a client key for ipv6PrefixLength " + ipv6PrefixLength + ": 0x"
+                    + Long.toHexString(key) + " has bits set after the prefix");
+        }
+        return IpAddress.formatIpv6(key, 0L) + "/" + ipv6PrefixLength;
+    }
+
+    static void checkIpv6PrefixLength(int ipv6PrefixLength) {
+        if (ipv6PrefixLength < MIN_IPV6_PREFIX_LENGTH || ipv6PrefixLength > MAX_IPV6_PREFIX_LENGTH) {
+            throw new IllegalArgumentException("ipv6PrefixLength must be between " + MIN_IPV6_PREFIX_LENGTH + " and "
+                    + MAX_IPV6_PREFIX_LENGTH + " (a client key holds at most the first 64 bits of an IPv6 address),"
+                    + " was " + ipv6PrefixLength);
+        }
+    }
+
+    static long ipv6Mask(int ipv6PrefixLength) {
+        return Cidr.highMask(ipv6PrefixLength);
+    }
+}
