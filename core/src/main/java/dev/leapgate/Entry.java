@@ -108,7 +108,7 @@ public final class Entry implements Decision, AutoCloseable {
 
     @Override
     public String toString() {
-        return "Entry[permits=" + permits + ", limit=" + limit + ", remaining=" + remaining + (closed ? ", closed" : "")
+        return "Entry[permits=" + permits + ", " + quotas + (closed ? ", closed" : "")
                 + "]";
     }
 }

@@ -1,58 +1,51 @@
 package dev.leapgate;
 
-import dev.leapgate.counter.InFlightCounter;
 import dev.leapgate.counter.LeapCounter;
-import dev.leapgate.counter.RateCounter;
 import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.metrics.ResourceMetrics;
-import java.time.Duration;
+import dev.leapgate.rule.FlowRule;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * Limits one resource: a rate limit (permits per window), a concurrency limit (requests in
- * flight), or both, with the resource's statistics. Both limits are exact under any concurrency.
+ * Limits one thing in code, outside HTTP: a rate limit (permits per window), a concurrency limit
+ * (permits held at once), or both, exact under any concurrency. A convenience over {@link
+ * Leapgate} with rules named {@code rate} and {@code concurrency} that apply to every call.
  *
  * <pre>{@code
- * Limiter exports = Limiter.builder("POST /reports/export")
+ * Limiter exports = Limiter.builder("report-export")
  *         .rate(100, WindowSpec.of(Duration.ofMinutes(1)))
  *         .concurrency(20)
  *         .build();
  * }</pre>
  *
- * <p>Concurrency: immutable configuration over thread-safe counters; see {@link LeapCounter} and
- * {@link InFlightCounter}. A rejected request holds nothing: a concurrency slot taken before the
- * rate limit rejects is given back at once.
+ * <p>Concurrency: as {@link Leapgate}.
  */
 public final class Limiter {
 
-    private final String resource;
-    private final Clock clock;
-    private final RateCounter rate; // null when there is no rate limit
-    private final InFlightCounter concurrency; // null when there is no concurrency limit
-    private final ResourceMetrics metrics;
-    private final Entry.Exit exit = this::exit;
+    private static final String PATH = "/";
 
-    private Limiter(Builder builder) {
-        this.resource = builder.resource;
-        this.clock = builder.clock;
-        this.rate =
-                builder.window == null ? null : new LeapCounter(builder.window, builder.rateLimit, clock.nanoTime());
-        this.concurrency = builder.concurrencyLimit == 0 ? null : new InFlightCounter(builder.concurrencyLimit);
-        this.metrics = new ResourceMetrics(resource);
+    private final String name;
+    private final Leapgate gate;
+
+    private Limiter(String name, Leapgate gate) {
+        this.name = name;
+        this.gate = gate;
     }
 
-    /** Starts a limiter for the named resource. */
-    public static Builder builder(String resource) {
-        return new Builder(resource);
+    /** Starts a limiter; {@code name} names its statistics. */
+    public static Builder builder(String name) {
+        return new Builder(name);
     }
 
-    public String resource() {
-        return resource;
+    public String name() {
+        return name;
     }
 
-    /** This resource's statistics. */
+    /** The statistics of the limited thing. */
     public ResourceMetrics metrics() {
-        return metrics;
+        return gate.metrics().iterator().next();
     }
 
     /** Asks to enter with one permit. */
@@ -61,118 +54,59 @@ public final class Limiter {
     }
 
     /**
-     * Asks to enter with {@code permits} permits.
+     * Asks to enter with {@code permits} permits; a request for more permits than a limit is
+     * rejected by it.
      *
-     * @throws IllegalArgumentException if {@code permits} is below 1 or above a limit (it could
-     *     never be admitted)
+     * @throws IllegalArgumentException if {@code permits} is below 1
      */
     public Decision tryEnter(int permits) {
-        checkPermits(permits);
-        long now = clock.nanoTime();
-        if (concurrency != null && !concurrency.tryAcquire(permits)) {
-            metrics.onBlock(now);
-            long free = Math.max(0, concurrency.limit() - concurrency.inFlight());
-            return new Rejection(resource + " concurrency", concurrency.limit(), free, Duration.ZERO);
-        }
-        long limit;
-        long remaining;
-        if (rate != null) {
-            long ticket = rate.tryAcquire(now, permits);
-            if (ticket == RateCounter.REJECTED) {
-                if (concurrency != null) {
-                    concurrency.release(permits);
-                }
-                metrics.onBlock(now);
-                long left = Math.max(0, rate.limit() - rate.used(now));
-                return new Rejection(
-                        resource + " rate",
-                        rate.limit(),
-                        left,
-                        Duration.ofNanos(rate.nanosUntilAvailable(now, permits)));
-            }
-            limit = rate.limit();
-            remaining = rate.remainingAfter(ticket);
-        } else {
-            limit = concurrency.limit();
-            remaining = concurrency.limit() - concurrency.inFlight();
-        }
-        metrics.onPass(now, false);
-        return new Entry(exit, clock, now, permits, limit, Math.max(0, remaining));
-    }
-
-    private void exit(Entry entry, long nowNanos, boolean failed) {
-        if (concurrency != null) {
-            concurrency.release(entry.permits());
-        }
-        metrics.onComplete(nowNanos, nowNanos - entry.startNanos(), failed);
-    }
-
-    /** Requests in flight under the concurrency limit (0 without one). */
-    public long inFlight() {
-        return concurrency == null ? 0 : concurrency.inFlight();
-    }
-
-    private void checkPermits(int permits) {
-        if (permits < 1) {
-            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
-        }
-        if (rate != null && permits > rate.limit()) {
-            throw new IllegalArgumentException("permits must not exceed the rate limit " + rate.limit() + " of '"
-                    + resource + "', was " + permits);
-        }
-        if (concurrency != null && permits > concurrency.limit()) {
-            throw new IllegalArgumentException("permits must not exceed the concurrency limit " + concurrency.limit()
-                    + " of '" + resource + "', was " + permits);
-        }
+        return gate.enter("CALL", PATH, Origin.unknown(), permits);
     }
 
     @Override
     public String toString() {
-        return "Limiter[" + resource + (rate == null ? "" : ", " + rate)
-                + (concurrency == null ? "" : ", " + concurrency) + "]";
+        return "Limiter[" + name + ", " + gate.rules().rules() + "]";
     }
 
     /** Builds a {@link Limiter}; at least one limit is required. */
     public static final class Builder {
-        private final String resource;
+        private final String name;
         private Clock clock = Clock.system();
-        private WindowSpec window;
-        private long rateLimit;
-        private long concurrencyLimit;
+        private FlowRule rate;
+        private FlowRule concurrency;
 
-        private Builder(String resource) {
-            Objects.requireNonNull(resource, "resource");
-            if (resource.isBlank()) {
-                throw new IllegalArgumentException("resource must not be blank");
+        private Builder(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("limiter name must not be blank");
             }
-            this.resource = resource;
+            this.name = name;
         }
 
         /** At most {@code limit} permits per {@code window}. */
         public Builder rate(long limit, WindowSpec window) {
             Objects.requireNonNull(window, "window");
-            if (this.window != null) {
-                throw new IllegalStateException("rate limit was already set to " + rateLimit + " per " + this.window);
+            if (rate != null) {
+                throw new IllegalStateException("rate limit was already set to " + rate.limit() + " per " + rate.window());
             }
             long max = LeapCounter.maxLimit(window);
             if (limit < 1 || limit > max) {
                 throw new IllegalArgumentException(
                         "rate limit must be between 1 and " + max + " for window " + window + ", was " + limit);
             }
-            this.rateLimit = limit;
-            this.window = window;
+            this.rate = FlowRule.builder("rate").match(PATH).limit(limit, window).build();
             return this;
         }
 
         /** At most {@code limit} permits held at once. */
         public Builder concurrency(long limit) {
-            if (concurrencyLimit != 0) {
-                throw new IllegalStateException("concurrency limit was already set to " + concurrencyLimit);
+            if (concurrency != null) {
+                throw new IllegalStateException("concurrency limit was already set to " + concurrency.limit());
             }
             if (limit < 1) {
                 throw new IllegalArgumentException("concurrency limit must be at least 1, was " + limit);
             }
-            this.concurrencyLimit = limit;
+            this.concurrency = FlowRule.builder("concurrency").match(PATH).inFlight(limit).build();
             return this;
         }
 
@@ -184,10 +118,22 @@ public final class Limiter {
 
         /** @throws IllegalStateException if no limit was set */
         public Limiter build() {
-            if (window == null && concurrencyLimit == 0) {
-                throw new IllegalStateException("limiter '" + resource + "' needs a rate or a concurrency limit");
+            List<FlowRule> rules = new ArrayList<>();
+            // The concurrency limit first: a slot is cheaper to give back than a window count.
+            if (concurrency != null) {
+                rules.add(concurrency);
             }
-            return new Limiter(this);
+            if (rate != null) {
+                rules.add(rate);
+            }
+            if (rules.isEmpty()) {
+                throw new IllegalStateException("limiter '" + name + "' needs a rate or a concurrency limit");
+            }
+            Leapgate gate = Leapgate.builder()
+                    .rules(new RuleSet(rules, OriginList.empty(), OriginList.empty()))
+                    .clock(clock)
+                    .build();
+            return new Limiter(name, gate);
         }
     }
 }

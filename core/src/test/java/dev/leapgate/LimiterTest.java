@@ -34,8 +34,14 @@ class LimiterTest {
 
         assertThat(first).isInstanceOf(Entry.class);
         assertThat(first.admitted()).isTrue();
-        assertThat(first.limit()).isEqualTo(3);
-        assertThat(first.remaining()).isEqualTo(2);
+        assertThat(first.quotas()).hasSize(1);
+        Quota quota = first.quotas().get(0);
+        assertThat(quota.rule()).isEqualTo("rate");
+        assertThat(quota.limit()).isEqualTo(3);
+        assertThat(quota.window()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(quota.remaining()).isEqualTo(2);
+        // The admission's bucket [0, 1s) leaves the strict 10 s window at 11 s.
+        assertThat(quota.reset()).isEqualTo(Duration.ofSeconds(11));
     }
 
     @Test
@@ -50,9 +56,10 @@ class LimiterTest {
         assertThat(d).isInstanceOf(Rejection.class);
         Rejection r = (Rejection) d;
         assertThat(r.admitted()).isFalse();
-        assertThat(r.rule()).isEqualTo("GET /orders rate");
-        assertThat(r.limit()).isEqualTo(2);
-        assertThat(r.remaining()).isZero();
+        assertThat(r.rule()).isEqualTo("rate");
+        assertThat(r.reason()).isEqualTo("limit exceeded");
+        assertThat(r.quota().limit()).isEqualTo(2);
+        assertThat(r.quota().remaining()).isZero();
         // The first admission's bucket [0, 1s) leaves the strict 10 s window at 11 s.
         assertThat(r.retryAfter()).isEqualTo(Duration.ofMillis(8500));
         clock.advance(r.retryAfter());
@@ -71,10 +78,10 @@ class LimiterTest {
         entry.close();
 
         assertThat(entry.isClosed()).isTrue();
-        assertThat(limiter.inFlight()).isZero();
+        assertThat(limiter.metrics().concurrency()).isZero();
         Entry next = (Entry) limiter.tryEnter();
         entry.close(); // a late third close must not free the slot the next entry holds
-        assertThat(limiter.inFlight()).isEqualTo(1);
+        assertThat(limiter.metrics().concurrency()).isEqualTo(1);
         assertThat(limiter.tryEnter().admitted()).isFalse();
         next.close();
     }
@@ -110,8 +117,12 @@ class LimiterTest {
         limiter.tryEnter();
 
         assertThat(limiter.tryEnter().admitted()).isFalse();
-        assertThat(limiter.inFlight()).isEqualTo(1);
+        assertThat(limiter.metrics().concurrency()).isEqualTo(1);
         assertThat(limiter.metrics().lastSecond(clock.nanoTime()).block()).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(2));
+        try (Entry admitted = (Entry) limiter.tryEnter()) {
+            assertThat(limiter.metrics().concurrency()).as("the rejected request holds no slot").isEqualTo(2);
+        }
     }
 
     @Test
@@ -121,15 +132,16 @@ class LimiterTest {
 
         Rejection r = (Rejection) limiter.tryEnter();
 
-        assertThat(r.rule()).isEqualTo("export concurrency");
-        assertThat(r.limit()).isEqualTo(1);
-        assertThat(r.remaining()).isZero();
+        assertThat(r.rule()).isEqualTo("concurrency");
+        assertThat(r.quota().limit()).isEqualTo(1);
+        assertThat(r.quota().isInFlight()).isTrue();
+        assertThat(r.quota().remaining()).isZero();
         assertThat(r.retryAfter()).isZero();
     }
 
     @Test
     void badConfiguration_isRejectedWithClearMessages() {
-        assertThatThrownBy(() -> Limiter.builder(" ")).hasMessage("resource must not be blank");
+        assertThatThrownBy(() -> Limiter.builder(" ")).hasMessage("limiter name must not be blank");
         assertThatThrownBy(() -> Limiter.builder("r").build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("limiter 'r' needs a rate or a concurrency limit");
@@ -146,8 +158,8 @@ class LimiterTest {
                 .hasMessage("rate limit was already set to 1 per 1s in 10 buckets, strict");
         Limiter limiter = rate(3);
         assertThatThrownBy(() -> limiter.tryEnter(0)).hasMessage("permits must be at least 1, was 0");
-        assertThatThrownBy(() -> limiter.tryEnter(4))
-                .hasMessage("permits must not exceed the rate limit 3 of 'GET /orders', was 4");
+        Rejection tooMany = (Rejection) limiter.tryEnter(4);
+        assertThat(tooMany.reason()).isEqualTo("request needs more permits than the limit");
     }
 
     @Test
@@ -196,7 +208,7 @@ class LimiterTest {
 
         assertThat(admitted.get() + rejected.get()).isEqualTo((long) threads * attempts);
         assertThat(maxHolding.get()).isLessThanOrEqualTo(4);
-        assertThat(limiter.inFlight()).isZero();
+        assertThat(limiter.metrics().concurrency()).isZero();
         assertThat(limiter.metrics().concurrency()).isZero();
     }
 }

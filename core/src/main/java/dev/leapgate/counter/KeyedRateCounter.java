@@ -33,11 +33,16 @@ public final class KeyedRateCounter {
      *     or {@code maxOrigins} below 1
      */
     public KeyedRateCounter(WindowSpec window, long limit, long originNanos, int maxOrigins) {
+        this(window, limit, originNanos, maxOrigins, false);
+    }
+
+    /** As the four-argument constructor; with {@code borrowing}, origins may borrow from the next bucket. */
+    public KeyedRateCounter(WindowSpec window, long limit, long originNanos, int maxOrigins, boolean borrowing) {
         Objects.requireNonNull(window, "window");
-        this.layout = new PackedWindow(window, limit, originNanos);
+        this.layout = new PackedWindow(window, limit, originNanos, borrowing);
         this.table = new OriginTable(layout, maxOrigins);
         PackedWindow w = layout;
-        this.acquire = (cells, base, now, permits, unused) -> w.tryAcquire(cells, base, now, (int) permits);
+        this.acquire = (cells, base, now, permits, maxWait) -> w.tryAcquire(cells, base, now, (int) permits, maxWait);
         this.refund = (cells, base, now, ticket, permits) -> {
             w.refund(cells, base, ticket, (int) permits);
             return 0;
@@ -62,8 +67,18 @@ public final class KeyedRateCounter {
      *     #UNTRACKED} when the origin is new and no room could be made for it
      */
     public long tryAcquire(long origin, long nowNanos, int permits) {
+        return tryAcquire(origin, nowNanos, permits, -1);
+    }
+
+    /** As {@link RateCounter#tryAcquire(long, int, long)}, for one origin. */
+    public long tryAcquire(long origin, long nowNanos, int permits, long maxWaitNanos) {
         checkPermits(permits);
-        return table.apply(origin, nowNanos, permits, 0, acquire, true);
+        return table.apply(origin, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1, acquire, true);
+    }
+
+    /** As {@link RateCounter#ticketStartNanos}. */
+    public long ticketStartNanos(long ticket) {
+        return layout.startNanos(layout.ticketEpoch(ticket));
     }
 
     /** The permits that remained in the origin's window right after the admission of {@code ticket}. */

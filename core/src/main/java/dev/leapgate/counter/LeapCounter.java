@@ -26,8 +26,19 @@ public final class LeapCounter implements RateCounter {
      *     bucket length (see {@link #maxLimit})
      */
     public LeapCounter(WindowSpec window, long limit, long originNanos) {
+        this(window, limit, originNanos, false);
+    }
+
+    /**
+     * Creates an empty counter; with {@code borrowing}, {@link #tryAcquire(long, int, long)} may
+     * lend permits from the next bucket.
+     *
+     * @throws IllegalArgumentException if {@code limit} is below 1 or too large for the window's
+     *     bucket length (see {@link #maxLimit(WindowSpec, boolean)})
+     */
+    public LeapCounter(WindowSpec window, long limit, long originNanos, boolean borrowing) {
         Objects.requireNonNull(window, "window");
-        this.layout = new PackedWindow(window, limit, originNanos);
+        this.layout = new PackedWindow(window, limit, originNanos, borrowing);
         this.cells = new AtomicLongArray(layout.cellsPerCounter());
     }
 
@@ -36,7 +47,15 @@ public final class LeapCounter implements RateCounter {
      * buckets of about 1 s on, {@code 2^20 - 1} with 1 ms buckets.
      */
     public static long maxLimit(WindowSpec window) {
-        return PackedWindow.maxLimit(Objects.requireNonNull(window, "window"));
+        return maxLimit(window, false);
+    }
+
+    /**
+     * The largest limit a window of this shape can count, with or without borrowing (which halves
+     * the bits of a count: 16383 with 100 ms buckets, 32767 with 1 s buckets).
+     */
+    public static long maxLimit(WindowSpec window, boolean borrowing) {
+        return PackedWindow.maxLimit(Objects.requireNonNull(window, "window"), borrowing);
     }
 
     @Override
@@ -53,6 +72,17 @@ public final class LeapCounter implements RateCounter {
     public long tryAcquire(long nowNanos, int permits) {
         checkPermits(permits);
         return layout.tryAcquire(cells, 0, nowNanos, permits);
+    }
+
+    @Override
+    public long tryAcquire(long nowNanos, int permits, long maxWaitNanos) {
+        checkPermits(permits);
+        return layout.tryAcquire(cells, 0, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1);
+    }
+
+    @Override
+    public long ticketStartNanos(long ticket) {
+        return layout.startNanos(layout.ticketEpoch(ticket));
     }
 
     @Override
@@ -76,11 +106,6 @@ public final class LeapCounter implements RateCounter {
     @Override
     public long nanosUntilAvailable(long nowNanos, long permits) {
         return layout.nanosUntilAvailable(cells, 0, nowNanos, permits);
-    }
-
-    /** Start of the bucket an admission's permits were counted in; for tests and diagnostics. */
-    long ticketBucketStartNanos(long ticket) {
-        return layout.startNanos(layout.ticketEpoch(ticket));
     }
 
     private void checkPermits(int permits) {

@@ -62,6 +62,20 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * That bounds the limit: up to 2<sup>20</sup> - 1 with 1 ms buckets, 2<sup>27</sup> - 1 with
  * 100 ms buckets, {@link Integer#MAX_VALUE} from about 1 s buckets on.
  *
+ * <h2>Borrowing from the next bucket</h2>
+ *
+ * A window built for borrowing keeps a third field in the head: the permits already lent from the
+ * <em>next</em> bucket, {@code head = epoch | borrowed | count}. A request the window at {@code e}
+ * rejects may take permits from bucket {@code e + 1} if they fit in the window at {@code e + 1};
+ * it then waits until that bucket starts, and its permits count there. Borrowed permits also count
+ * against the window at {@code e} (a conservative choice), which is what keeps every window
+ * exact: every admission and every loan checks the same invariant on the same word, "frozen past
+ * of {@code e + 1} + count + borrowed &lt;= limit". When the head rolls to {@code e + 1}, the loan
+ * becomes that bucket's starting count; when it rolls further, the loan is published into the ring
+ * like any bucket (so the ring has {@code span + 2} slots). Three fields share the word, so the
+ * count gets at most {@code 1 + floor(log2(b)) / 2} bits: a limit of up to 16383 with 100 ms
+ * buckets, 32767 with 1 s buckets.
+ *
  * <h2>Tickets</h2>
  *
  * An admission returns a <em>ticket</em>: a non-negative long packing the epoch the permits were
@@ -83,38 +97,53 @@ final class PackedWindow implements OriginTable.State {
     final long bucketNanos;
     /** Past epochs the window counts besides the head: {@code n} or {@code n - 1}. */
     final int span;
-    /** Ring slots: {@code span + 1}. */
+    /** Ring slots: {@code span + 1}, or {@code span + 2} when borrowing. */
     final int ringSize;
+    /** Whether the head holds permits lent from the next bucket. */
+    final boolean borrowing;
 
+    /** Bits of a count, in every word; the ring's and tickets' epoch sits right above them. */
     private final int countBits;
     private final long countMask;
+    /** Shift of the head's epoch: above the count, and above the borrowed count when borrowing. */
+    private final int headEpochShift;
 
     PackedWindow(WindowSpec spec, long limit, long originNanos) {
+        this(spec, limit, originNanos, false);
+    }
+
+    PackedWindow(WindowSpec spec, long limit, long originNanos, boolean borrowing) {
         this.spec = spec;
         this.bucketNanos = spec.bucketNanos();
-        this.countBits = countBits(bucketNanos);
+        this.borrowing = borrowing;
+        this.countBits = countBits(bucketNanos, borrowing);
         this.countMask = (1L << countBits) - 1;
+        this.headEpochShift = borrowing ? 2 * countBits : countBits;
         long maxLimit = countMask;
         if (limit < 1 || limit > maxLimit) {
             throw new IllegalArgumentException("limit must be between 1 and " + maxLimit + " for buckets of "
-                    + DurationText.format(Duration.ofNanos(bucketNanos)) + ", was " + limit
+                    + DurationText.format(Duration.ofNanos(bucketNanos)) + (borrowing ? " with borrowing" : "")
+                    + ", was " + limit
                     + (limit > maxLimit ? "; use longer buckets (fewer buckets or a longer window)" : ""));
         }
         this.limit = limit;
         this.originNanos = originNanos;
         this.span = spec.mode() == WindowMode.STRICT ? spec.buckets() : spec.buckets() - 1;
-        this.ringSize = span + 1;
+        this.ringSize = span + (borrowing ? 2 : 1);
     }
 
-    /** {@code min(31, 1 + floor(log2(bucketNanos)))}: see the class comment. */
-    static int countBits(long bucketNanos) {
+    /**
+     * Bits of a count: {@code min(31, 1 + floor(log2(bucketNanos)))}, halved when the head also
+     * holds a borrowed count, so that epochs never overflow (see the class comment).
+     */
+    static int countBits(long bucketNanos, boolean borrowing) {
         int log2 = 63 - Long.numberOfLeadingZeros(bucketNanos);
-        return Math.min(31, 1 + log2);
+        return Math.min(31, borrowing ? 1 + log2 / 2 : 1 + log2);
     }
 
     /** The largest limit a window with this bucket length can hold. */
-    static long maxLimit(WindowSpec spec) {
-        return (1L << countBits(spec.bucketNanos())) - 1;
+    static long maxLimit(WindowSpec spec, boolean borrowing) {
+        return (1L << countBits(spec.bucketNanos(), borrowing)) - 1;
     }
 
     /** Longs of storage one counter takes: the head and the ring. */
@@ -150,6 +179,8 @@ final class PackedWindow implements OriginTable.State {
         return originNanos + epoch * bucketNanos;
     }
 
+    // Ring words and tickets: epoch | count.
+
     long epoch(long word) {
         return word >>> countBits;
     }
@@ -162,7 +193,25 @@ final class PackedWindow implements OriginTable.State {
         return (epoch << countBits) | count;
     }
 
-    /** The epoch a ticket's permits were counted in. */
+    // Head words: epoch | borrowed | count (borrowed only when borrowing).
+
+    private long headEpoch(long head) {
+        return head >>> headEpochShift;
+    }
+
+    private long headCount(long head) {
+        return head & countMask;
+    }
+
+    private long headBorrowed(long head) {
+        return borrowing ? (head >>> countBits) & countMask : 0;
+    }
+
+    private long packHead(long epoch, long borrowed, long count) {
+        return (epoch << headEpochShift) | (borrowed << countBits) | count;
+    }
+
+    /** The epoch a ticket's permits were counted in (the next bucket's, for a loan). */
     long ticketEpoch(long ticket) {
         return ticket >>> countBits;
     }
@@ -179,26 +228,56 @@ final class PackedWindow implements OriginTable.State {
      * @return a ticket ({@code >= 0}) when admitted, {@link #REJECTED} otherwise
      */
     long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits) {
+        return tryAcquire(cells, base, nowNanos, permits, -1);
+    }
+
+    /**
+     * As {@link #tryAcquire(AtomicLongArray, int, long, int)}, but a request the window rejects
+     * may borrow from the next bucket if that bucket starts at most {@code maxWaitNanos} after
+     * {@code nowNanos} (a negative value never borrows). A loan's ticket names the next bucket;
+     * the caller waits until {@link #startNanos} of its epoch.
+     */
+    long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
         long now = epochAt(nowNanos);
         for (; ; ) {
             long head = cells.get(base);
-            long headEpoch = epoch(head);
+            long headEpoch = headEpoch(head);
             long used = used(cells, base, head, now);
-            if (used + permits > limit) {
-                return REJECTED;
-            }
-            long remaining = limit - used - permits;
-            if (now <= headEpoch) {
-                // The head is current (or newer than this thread's reading): count into it.
-                if (cells.compareAndSet(base, head, head + permits)) {
-                    return pack(headEpoch, remaining);
+            boolean current = now <= headEpoch;
+            if (used + permits <= limit) {
+                long remaining = limit - used - permits;
+                if (current) {
+                    // The head is current (or newer than this thread's reading): count into it.
+                    if (cells.compareAndSet(base, head, head + permits)) {
+                        return pack(headEpoch, remaining);
+                    }
+                } else {
+                    // Time has moved on: freeze the head into the ring, then install a new head,
+                    // which starts with what was lent to it if it is the very next bucket.
+                    publishHead(cells, base, head, now);
+                    long lent = now == headEpoch + 1 ? headBorrowed(head) : 0;
+                    if (cells.compareAndSet(base, head, packHead(now, 0, lent + permits))) {
+                        return pack(now, remaining);
+                    }
                 }
+            } else if (borrowing && maxWaitNanos >= 0 && current) {
+                // Lend from bucket headEpoch + 1: it must fit the window there, which no longer
+                // counts bucket headEpoch - span.
+                long next = headEpoch + 1;
+                long nextUsed = used - countOf(cells, base, head, headEpoch - span);
+                if (nextUsed + permits > limit || startNanos(next) - nowNanos > maxWaitNanos) {
+                    return REJECTED;
+                }
+                if (cells.compareAndSet(base, head, head + ((long) permits << countBits))) {
+                    return pack(next, limit - nextUsed - permits);
+                }
+            } else if (borrowing && maxWaitNanos >= 0) {
+                // Roll the head on without taking anything, then try to borrow from the new head.
+                publishHead(cells, base, head, now);
+                long lent = now == headEpoch + 1 ? headBorrowed(head) : 0;
+                cells.compareAndSet(base, head, packHead(now, 0, lent));
             } else {
-                // Time has moved on: freeze the head into the ring, then install a new head.
-                publish(cells, base, headEpoch, count(head));
-                if (cells.compareAndSet(base, head, pack(now, permits))) {
-                    return pack(now, remaining);
-                }
+                return REJECTED;
             }
             // Lost a race with another admission or roll: re-read; the window may have changed.
         }
@@ -206,23 +285,36 @@ final class PackedWindow implements OriginTable.State {
 
     /**
      * Permits counted in the window at epoch {@code max(now, head epoch)}: the frozen ring buckets
-     * of that window plus the head (whether or not it has been published yet).
+     * of that window plus the head and its loan (whether or not they have been published yet).
      */
     private long used(AtomicLongArray cells, int base, long head, long now) {
-        long headEpoch = epoch(head);
+        long headEpoch = headEpoch(head);
         long at = Math.max(now, headEpoch);
         long oldest = at - span;
-        long sum = headEpoch >= oldest ? count(head) : 0;
+        long sum = headEpoch >= oldest ? headCount(head) : 0;
+        // A loan counts from the moment it is made: in the head's window (conservatively) and in
+        // the next bucket's.
+        sum += headEpoch + 1 >= oldest ? headBorrowed(head) : 0;
         for (int i = 1; i <= ringSize; i++) {
             long slot = cells.get(base + i);
             long e = epoch(slot);
-            // The head's own epoch is excluded: it may sit in the ring already, published by a
-            // roll whose CAS has not happened (or failed); the head's value is the current one.
-            if (e >= oldest && e < at && e != headEpoch) {
+            // The head's own buckets are excluded: they may sit in the ring already, published by
+            // a roll whose CAS has not happened (or failed); the head's values are the current ones.
+            if (e >= oldest && e < at && e != headEpoch && e != headEpoch + 1) {
                 sum += count(slot);
             }
         }
         return sum;
+    }
+
+    /** Publishes the head's bucket, and its loan if the next bucket is being skipped, into the ring. */
+    private void publishHead(AtomicLongArray cells, int base, long head, long now) {
+        long headEpoch = headEpoch(head);
+        publish(cells, base, headEpoch, headCount(head));
+        long lent = headBorrowed(head);
+        if (lent > 0 && now > headEpoch + 1) {
+            publish(cells, base, headEpoch + 1, lent);
+        }
     }
 
     /**
@@ -254,8 +346,9 @@ final class PackedWindow implements OriginTable.State {
         long epoch = ticketEpoch(ticket);
         for (; ; ) {
             long head = cells.get(base);
-            if (epoch(head) == epoch) {
-                if (count(head) < permits) {
+            long headEpoch = headEpoch(head);
+            if (headEpoch == epoch) {
+                if (headCount(head) < permits) {
                     return; // not ours to take (cannot happen for a genuine ticket)
                 }
                 if (cells.compareAndSet(base, head, head - permits)) {
@@ -263,7 +356,16 @@ final class PackedWindow implements OriginTable.State {
                 }
                 continue;
             }
-            if (epoch(head) < epoch) {
+            if (headEpoch + 1 == epoch) {
+                if (headBorrowed(head) < permits) {
+                    return; // not a loan of this counter
+                }
+                if (cells.compareAndSet(base, head, head - ((long) permits << countBits))) {
+                    return;
+                }
+                continue;
+            }
+            if (headEpoch < epoch) {
                 return; // not a ticket of this counter
             }
             // The head has moved on, so bucket `epoch` was published before it did.
@@ -292,14 +394,15 @@ final class PackedWindow implements OriginTable.State {
             return Long.MAX_VALUE;
         }
         long head = cells.get(base);
-        long headEpoch = epoch(head);
+        long headEpoch = headEpoch(head);
         long at = Math.max(epochAt(nowNanos), headEpoch);
         long excess = used(cells, base, head, at) + permits - limit;
         if (excess <= 0) {
             return 0;
         }
         // Buckets leave the window oldest first: bucket k stops counting at epoch k + span + 1.
-        for (long k = Math.max(0, at - span); k <= at; k++) {
+        long newest = Math.max(at, headEpoch + 1);
+        for (long k = Math.max(0, at - span); k <= newest; k++) {
             excess -= countOf(cells, base, head, k);
             if (excess <= 0) {
                 return Math.max(1, startNanos(k + span + 1) - nowNanos);
@@ -308,10 +411,17 @@ final class PackedWindow implements OriginTable.State {
         throw new AssertionError("window held more than its own buckets");
     }
 
-    /** The count of bucket {@code k} as the head or the ring holds it, 0 if neither does. */
+    /** The count of bucket {@code k} as the head, its loan or the ring holds it; 0 if none does. */
     private long countOf(AtomicLongArray cells, int base, long head, long k) {
-        if (epoch(head) == k) {
-            return count(head);
+        long headEpoch = headEpoch(head);
+        if (headEpoch == k) {
+            return headCount(head);
+        }
+        if (headEpoch + 1 == k) {
+            return headBorrowed(head);
+        }
+        if (k < 0) {
+            return 0;
         }
         long slot = cells.get(base + 1 + (int) (k % ringSize));
         return epoch(slot) == k ? count(slot) : 0;

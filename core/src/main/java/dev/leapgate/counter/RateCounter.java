@@ -31,6 +31,20 @@ public interface RateCounter {
      */
     long tryAcquire(long nowNanos, int permits);
 
+    /**
+     * As {@link #tryAcquire(long, int)}, but for a counter built for borrowing, permits the window
+     * rejects may be lent from the next bucket if it starts within {@code maxWaitNanos}: the
+     * ticket then names that bucket, and the caller must wait until {@link #ticketStartNanos}
+     * before proceeding. Counters without borrowing ignore {@code maxWaitNanos}.
+     */
+    long tryAcquire(long nowNanos, int permits, long maxWaitNanos);
+
+    /**
+     * The start of the bucket a ticket's permits count in: at or before the admission, or after it
+     * for a loan from the next bucket.
+     */
+    long ticketStartNanos(long ticket);
+
     /** The permits that remained in the window right after the admission of {@code ticket}. */
     long remainingAfter(long ticket);
 

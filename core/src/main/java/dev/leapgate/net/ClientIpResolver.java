@@ -66,7 +66,7 @@ public final class ClientIpResolver {
 
     /**
      * A builder with no trusted proxies (the peer is always the client), IPv6 clients grouped by
-     * /64, and {@link ForwardingHeader#PREFER_FORWARDED}.
+     * /64, and {@link ForwardingHeader#X_FORWARDED_FOR}, the header nearly every proxy writes.
      */
     public static Builder builder() {
         return new Builder();
@@ -185,7 +185,7 @@ public final class ClientIpResolver {
 
         private CidrList trustedProxies = CidrList.empty();
         private int ipv6PrefixLength = ClientKey.DEFAULT_IPV6_PREFIX_LENGTH;
-        private ForwardingHeader forwardingHeader = ForwardingHeader.PREFER_FORWARDED;
+        private ForwardingHeader forwardingHeader = ForwardingHeader.X_FORWARDED_FOR;
 
         private Builder() {}
 
@@ -211,9 +211,9 @@ public final class ClientIpResolver {
 
         /**
          * Which header to read behind a trusted proxy; default {@link
-         * ForwardingHeader#PREFER_FORWARDED}. Set it to the header your proxies write: see {@link
-         * ForwardingHeader} for why the default is unsafe behind a proxy that only writes {@code
-         * X-Forwarded-For}.
+         * ForwardingHeader#X_FORWARDED_FOR}. Set it to the header your proxies write: see {@link
+         * ForwardingHeader} for why reading a header the proxies do not manage lets clients choose
+         * their own address.
          */
         public Builder forwardingHeader(ForwardingHeader forwardingHeader) {
             this.forwardingHeader = Objects.requireNonNull(forwardingHeader, "forwardingHeader");

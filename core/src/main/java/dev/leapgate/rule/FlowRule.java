@@ -60,10 +60,11 @@ public record FlowRule(
                         + " needs a request rate; an in-flight limit can only reject" + rule);
             }
         } else {
-            long max = LeapCounter.maxLimit(window);
+            boolean borrows = control.kind() == Control.Kind.BORROW;
+            long max = LeapCounter.maxLimit(window, borrows);
             if (limit < 1 || limit > max) {
-                throw new IllegalArgumentException(
-                        "limit must be between 1 and " + max + " for window " + window + ", was " + limit + rule);
+                throw new IllegalArgumentException("limit must be between 1 and " + max + " for window " + window
+                        + (borrows ? " with on-excess borrow" : "") + ", was " + limit + rule);
             }
             boolean smooth = control.kind() != Control.Kind.REJECT && control.kind() != Control.Kind.BORROW;
             if (smooth && scope.kind() == Scope.Kind.PER_ORIGIN) {

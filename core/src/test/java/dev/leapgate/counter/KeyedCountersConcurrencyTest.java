@@ -46,7 +46,7 @@ class KeyedCountersConcurrencyTest {
                     int key = random.nextInt(KEYS);
                     long ticket = counter.tryAcquire(key, clock.get(), 1);
                     if (ticket >= 0) {
-                        int epoch = (int) (ticketEpoch(counter, ticket));
+                        int epoch = (int) ticketEpoch(counter, ticket);
                         tallies[id][key][epoch]++;
                     }
                 }
@@ -79,8 +79,7 @@ class KeyedCountersConcurrencyTest {
     }
 
     private static long ticketEpoch(KeyedRateCounter counter, long ticket) {
-        // The ticket packs the epoch above the count bits; a 25 ms bucket has 25 count bits.
-        return ticket >>> PackedWindow.countBits(counter.window().bucketNanos());
+        return counter.ticketStartNanos(ticket) / counter.window().bucketNanos();
     }
 
     @Test

@@ -51,7 +51,7 @@ class LeapCounterConcurrencyTest {
                     long ticket = counter.tryAcquire(clock.get(), permits);
                     if (ticket >= 0) {
                         admittedRequests[id]++;
-                        admittedPerEpoch[id][(int) (counter.ticketBucketStartNanos(ticket) / b)] += permits;
+                        admittedPerEpoch[id][(int) (counter.ticketStartNanos(ticket) / b)] += permits;
                     } else {
                         rejectedRequests[id]++;
                     }

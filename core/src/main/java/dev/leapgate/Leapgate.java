@@ -1,0 +1,354 @@
+package dev.leapgate;
+
+import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.rule.FlowRule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rule engine: decides whether a request (method, normalized path, origin) may enter, under
+ * every rule of a {@link RuleSet} that matches it. Framework-neutral; the servlet filter and the
+ * JAX-RS provider are thin adapters around {@link #enter}.
+ *
+ * <h2>Several rules per request</h2>
+ *
+ * Every rule whose pattern matches the request and whose scope includes its origin applies, and
+ * the request is admitted only if all of them admit it. Rules are tried in two passes: first the
+ * rules that decide at once (windows and in-flight limits), in their order in the rule set, then
+ * the rules that may make a request wait (pace, warm-up). When a rule rejects, the permits already
+ * taken from the rules before it are given back: window counts are refunded and in-flight slots
+ * released, so a rejected request leaves nothing consumed in them. The one exception is a
+ * pace or warm-up reservation made before a <em>later</em> pace or warm-up rule rejected: a
+ * reservation moves the schedule of every request after it and is not taken back. The rejection
+ * names the rule that rejected.
+ *
+ * <p>A request that must wait (paced, or borrowing from the next bucket) waits on the caller's
+ * thread through the {@link Sleeper}, for the longest wait any rule asked. If the thread is
+ * interrupted meanwhile, its permits are given back as for a rejection, the interrupt status is
+ * restored, and the request is rejected with reason {@code "interrupted"}.
+ *
+ * <h2>Reload</h2>
+ *
+ * {@link #update} replaces the rule set atomically: a request sees either the old rules or the new
+ * ones, never a mix. A rule whose definition is unchanged keeps its counters (a reload does not
+ * hand out a fresh allowance); the statistics of a resource carry over while any rule protects it.
+ * An entry admitted under the old rules is released into the counters it was admitted by.
+ *
+ * <p>Concurrency: the compiled rules are one immutable snapshot behind a volatile reference; the
+ * counters inside are thread-safe and exact. No locks on the decision path, no background thread.
+ */
+public final class Leapgate {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Leapgate.class);
+    private static final Entry.Exit NOTHING_HELD = (entry, nowNanos, failed) -> {};
+    private static final Comparator<Quota> TIGHTEST_FIRST = Comparator.comparingLong(Quota::remaining);
+
+    private final Clock clock;
+    private final Sleeper sleeper;
+    private final boolean reportQuotas;
+    private final AtomicReference<Snapshot> snapshot;
+
+    private Leapgate(Builder builder) {
+        this.clock = builder.clock;
+        this.sleeper = builder.sleeper;
+        this.reportQuotas = builder.reportQuotas;
+        this.snapshot = new AtomicReference<>(compile(builder.rules, null, clock.nanoTime()));
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The rules in force. */
+    public RuleSet rules() {
+        return snapshot.get().rules;
+    }
+
+    /**
+     * Replaces the rules atomically. Unchanged rules keep their counters; see the class comment.
+     */
+    public void update(RuleSet rules) {
+        Objects.requireNonNull(rules, "rules");
+        Snapshot previous = snapshot.get();
+        Snapshot next = compile(rules, previous, clock.nanoTime());
+        snapshot.set(next);
+        LOG.info("Leapgate rules updated: {} rules ({} kept with their counters), exempt [{}], deny [{}]",
+                rules.rules().size(), next.kept, rules.exempt(), rules.deny());
+    }
+
+    /** The statistics of every resource a rule protects. */
+    public Collection<ResourceMetrics> metrics() {
+        return snapshot.get().metrics.values();
+    }
+
+    /** The statistics of one resource (a rule pattern's text, e.g. {@code "GET /users/{id}"}). */
+    public Optional<ResourceMetrics> metrics(String resource) {
+        return Optional.ofNullable(snapshot.get().metrics.get(resource));
+    }
+
+    /** Whether any rule could apply to this method and path (for any origin). */
+    public boolean matches(String method, String normalizedPath) {
+        for (RuleState state : snapshot.get().states) {
+            if (state.rule.match().matches(method, normalizedPath)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Asks to enter with one permit and no priority. */
+    public Decision enter(String method, String normalizedPath, Origin origin) {
+        return enter(method, normalizedPath, origin, 1);
+    }
+
+    /**
+     * Asks to enter.
+     *
+     * @param method the HTTP method
+     * @param normalizedPath the path as {@link dev.leapgate.http.RequestPath#normalize} gives it
+     * @param origin who is calling
+     * @param permits how much of each limit the request takes, at least 1
+     * @return an {@link Entry} to close when the request completes, or a {@link Rejection}
+     */
+    public Decision enter(String method, String normalizedPath, Origin origin, int permits) {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(normalizedPath, "normalizedPath");
+        Objects.requireNonNull(origin, "origin");
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        Snapshot s = snapshot.get();
+        if (s.denies(origin)) {
+            return new Rejection("deny", "origin " + origin + " is denied", null, Duration.ZERO);
+        }
+        RuleState[] matched = s.match(method, normalizedPath, origin);
+        if (matched == null) {
+            return unlimited(permits);
+        }
+        long now = clock.nanoTime();
+        long[] tokens = new long[matched.length];
+        // Pass 1: rules that decide at once; pass 2: rules that may make the request wait.
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < matched.length; i++) {
+                RuleState state = matched[i];
+                if (state.schedules() != (pass == 1)) {
+                    continue;
+                }
+                if (permits > state.rule.limit()) {
+                    giveBack(matched, tokens, i, pass, origin, permits);
+                    return reject(matched, state, now, origin, permits, "request needs more permits than the limit");
+                }
+                long token = state.tryAcquire(now, origin, permits);
+                if (token < 0) {
+                    giveBack(matched, tokens, i, pass, origin, permits);
+                    String reason = token == RuleState.UNTRACKED ? "too many origins tracked" : "limit exceeded";
+                    return reject(matched, state, now, origin, permits, reason);
+                }
+                tokens[i] = token;
+            }
+        }
+        long wait = 0;
+        boolean borrowed = false;
+        for (int i = 0; i < matched.length; i++) {
+            long w = matched[i].waitNanos(now, tokens[i]);
+            wait = Math.max(wait, w);
+            borrowed |= w > 0 && !matched[i].schedules();
+        }
+        if (wait > 0) {
+            try {
+                sleeper.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                giveBack(matched, tokens, matched.length, 1, origin, permits);
+                return reject(matched, matched[0], now, origin, permits, "interrupted");
+            }
+        }
+        long admittedAt = wait > 0 ? clock.nanoTime() : now;
+        List<Quota> quotas = reportQuotas ? quotas(matched, tokens, now, origin) : List.of();
+        for (ResourceMetrics metrics : distinctMetrics(matched)) {
+            metrics.onPass(admittedAt, borrowed);
+        }
+        return new Entry(s, clock, admittedAt, permits, quotas, new Held(matched, origin));
+    }
+
+    private Entry unlimited(int permits) {
+        return new Entry(NOTHING_HELD, clock, 0, permits, List.of(), null);
+    }
+
+    /**
+     * Gives back what the rules before {@code upTo} in pass {@code pass} (and all of pass 0, when in
+     * pass 1) took.
+     */
+    private static void giveBack(RuleState[] matched, long[] tokens, int upTo, int pass, Origin origin, int permits) {
+        for (int p = 0; p <= pass; p++) {
+            for (int i = 0; i < matched.length; i++) {
+                if (matched[i].schedules() != (p == 1) || (p == pass && i >= upTo)) {
+                    continue;
+                }
+                matched[i].release(origin, tokens[i], permits);
+            }
+        }
+    }
+
+    private Rejection reject(RuleState[] matched, RuleState by, long now, Origin origin, int permits, String reason) {
+        for (ResourceMetrics metrics : distinctMetrics(matched)) {
+            metrics.onBlock(now);
+        }
+        Duration retryAfter = permits > by.rule.limit() ? Duration.ZERO : by.retryAfter(now, origin, permits);
+        return new Rejection(by.rule.name(), reason, by.rejectedQuota(now, origin, permits), retryAfter);
+    }
+
+    private static List<Quota> quotas(RuleState[] matched, long[] tokens, long now, Origin origin) {
+        Quota[] quotas = new Quota[matched.length];
+        for (int i = 0; i < matched.length; i++) {
+            quotas[i] = matched[i].quota(now, origin, tokens[i]);
+        }
+        if (quotas.length > 1) {
+            Arrays.sort(quotas, TIGHTEST_FIRST);
+        }
+        return List.of(quotas);
+    }
+
+    /** The statistics objects of the matched rules, each once (rules may share a resource). */
+    private static List<ResourceMetrics> distinctMetrics(RuleState[] matched) {
+        if (matched.length == 1) {
+            return List.of(matched[0].metrics);
+        }
+        List<ResourceMetrics> distinct = new ArrayList<>(matched.length);
+        for (RuleState state : matched) {
+            if (!distinct.contains(state.metrics)) {
+                distinct.add(state.metrics);
+            }
+        }
+        return distinct;
+    }
+
+    private static Snapshot compile(RuleSet rules, Snapshot previous, long nowNanos) {
+        Map<FlowRule, RuleState> reusable = new HashMap<>();
+        Map<String, ResourceMetrics> oldMetrics = new HashMap<>();
+        if (previous != null) {
+            for (RuleState state : previous.states) {
+                reusable.put(state.rule, state);
+            }
+            oldMetrics.putAll(previous.metrics);
+        }
+        Map<String, ResourceMetrics> metrics = new HashMap<>();
+        List<RuleState> states = new ArrayList<>();
+        int kept = 0;
+        for (FlowRule rule : rules.rules()) {
+            ResourceMetrics m = metrics.computeIfAbsent(
+                    rule.resource(), r -> oldMetrics.getOrDefault(r, new ResourceMetrics(r)));
+            RuleState old = reusable.get(rule);
+            if (old != null && old.metrics == m) {
+                states.add(old);
+                kept++;
+            } else {
+                states.add(RuleState.create(rule, m, nowNanos));
+            }
+        }
+        return new Snapshot(rules, states.toArray(new RuleState[0]), Map.copyOf(metrics), kept);
+    }
+
+    /** What an entry holds: the rules that admitted it (from the snapshot of its time) and its origin. */
+    private record Held(RuleState[] matched, Origin origin) {}
+
+    /** One compiled rule set. Immutable; also the exit of every entry it admitted. */
+    private static final class Snapshot implements Entry.Exit {
+        final RuleSet rules;
+        final RuleState[] states;
+        final Map<String, ResourceMetrics> metrics;
+        final int kept;
+
+        Snapshot(RuleSet rules, RuleState[] states, Map<String, ResourceMetrics> metrics, int kept) {
+            this.rules = rules;
+            this.states = states;
+            this.metrics = metrics;
+            this.kept = kept;
+        }
+
+        boolean denies(Origin origin) {
+            return !rules.deny().isEmpty() && rules.deny().contains(origin);
+        }
+
+        /** The rules that apply, or null if none does or the origin is exempt. */
+        RuleState[] match(String method, String path, Origin origin) {
+            RuleState[] matched = null;
+            int count = 0;
+            for (RuleState state : states) {
+                if (state.applies(method, path, origin)) {
+                    if (matched == null) {
+                        if (!rules.exempt().isEmpty() && rules.exempt().contains(origin)) {
+                            return null;
+                        }
+                        matched = new RuleState[states.length];
+                    }
+                    matched[count++] = state;
+                }
+            }
+            return matched == null || count == matched.length ? matched : Arrays.copyOf(matched, count);
+        }
+
+        @Override
+        public void exit(Entry entry, long nowNanos, boolean failed) {
+            Held held = (Held) entry.held();
+            for (RuleState state : held.matched()) {
+                if (state instanceof RuleState.InFlight) {
+                    state.release(held.origin(), 1, entry.permits());
+                }
+            }
+            for (ResourceMetrics metrics : distinctMetrics(held.matched())) {
+                metrics.onComplete(nowNanos, nowNanos - entry.startNanos(), failed);
+            }
+        }
+    }
+
+    /** Builds a {@link Leapgate}. */
+    public static final class Builder {
+        private RuleSet rules = RuleSet.empty();
+        private Clock clock = Clock.system();
+        private Sleeper sleeper = Sleeper.system();
+        private boolean reportQuotas = true;
+
+        private Builder() {}
+
+        public Builder rules(RuleSet rules) {
+            this.rules = Objects.requireNonNull(rules, "rules");
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** How paced and borrowing requests wait; {@link Sleeper#system()} by default. */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /**
+         * Whether decisions carry {@link Decision#quotas()} (default true). Computing them costs a
+         * window read per matched rule; turn it off when no {@code RateLimit} headers are sent.
+         */
+        public Builder reportQuotas(boolean reportQuotas) {
+            this.reportQuotas = reportQuotas;
+            return this;
+        }
+
+        public Leapgate build() {
+            return new Leapgate(this);
+        }
+    }
+}

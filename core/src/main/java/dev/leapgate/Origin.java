@@ -1,0 +1,95 @@
+package dev.leapgate;
+
+import dev.leapgate.net.ClientKey;
+import dev.leapgate.net.IpAddress;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Who is calling: a client IP address (the usual case), or an identifier such as an API key or a
+ * user name. Per-origin rules count each origin separately, under its {@link #key()}.
+ *
+ * <ul>
+ *   <li>An IP origin's key is its {@link ClientKey}: an IPv4 address, or the IPv6 prefix (default
+ *       /64) that groups the addresses one client can pick from.
+ *   <li>An identifier's key is a 64-bit hash of it, seeded at random when the class loads, so that a
+ *       client cannot craft identifiers that share another's key.
+ * </ul>
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Origin {
+
+    private static final long SEED = ThreadLocalRandom.current().nextLong();
+    private static final Origin UNKNOWN = new Origin(ClientKey.UNKNOWN, null, "unknown");
+
+    private final long key;
+    private final IpAddress ip;
+    private final String id;
+
+    private Origin(long key, IpAddress ip, String id) {
+        this.key = key;
+        this.ip = ip;
+        this.id = id;
+    }
+
+    /** The client at {@code ip}; IPv6 clients are grouped by their first {@code ipv6PrefixLength} bits. */
+    public static Origin ip(IpAddress ip, int ipv6PrefixLength) {
+        Objects.requireNonNull(ip, "ip");
+        return new Origin(ClientKey.of(ip, ipv6PrefixLength), ip, null);
+    }
+
+    /** The client identified by {@code id} (an API key, a user name). */
+    public static Origin id(String id) {
+        Objects.requireNonNull(id, "id");
+        return new Origin(hash(id), null, id);
+    }
+
+    /** A client whose address could not be determined; all such clients share one key. */
+    public static Origin unknown() {
+        return UNKNOWN;
+    }
+
+    /** The key per-origin state is kept under. */
+    public long key() {
+        return key;
+    }
+
+    /** The client's IP address, or {@code null} for an identifier or an unknown client. */
+    public IpAddress ip() {
+        return ip;
+    }
+
+    /** The text rules name this origin by: the IP address in canonical form, or the identifier. */
+    public String id() {
+        return ip != null ? ip.toString() : id;
+    }
+
+    /** Seeded FNV-1a over the UTF-16 units, finished with Murmur3's mixer. */
+    private static long hash(String id) {
+        long h = SEED ^ 0xcbf29ce484222325L;
+        for (int i = 0; i < id.length(); i++) {
+            h = (h ^ id.charAt(i)) * 0x100000001b3L;
+        }
+        h ^= h >>> 33;
+        h *= 0xff51afd7ed558ccdL;
+        h ^= h >>> 33;
+        h *= 0xc4ceb9fe1a85ec53L;
+        return h ^ (h >>> 33);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Origin other && key == other.key && Objects.equals(id(), other.id());
+    }
+
+    @Override
+    public int hashCode() {
+        return Long.hashCode(key);
+    }
+
+    @Override
+    public String toString() {
+        return id();
+    }
+}

@@ -1,0 +1,95 @@
+package dev.leapgate;
+
+import dev.leapgate.net.Cidr;
+import dev.leapgate.net.CidrList;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A set of origins: IP ranges (CIDR blocks or single addresses, IPv4 and IPv6) and identifiers
+ * (API keys, user names). Used for origins exempt from every limit and for origins always rejected.
+ *
+ * <p>Written as a comma- or space-separated list: {@code 10.0.0.0/8, 127.0.0.1, ::1, batch-job}.
+ * An entry that parses as an IP address or CIDR block is a range; anything else is an identifier.
+ * Immutable.
+ */
+public final class OriginList {
+
+    private static final OriginList EMPTY = new OriginList(CidrList.empty(), Set.of());
+
+    private final CidrList ranges;
+    private final Set<String> ids;
+
+    private OriginList(CidrList ranges, Set<String> ids) {
+        this.ranges = ranges;
+        this.ids = ids;
+    }
+
+    public static OriginList empty() {
+        return EMPTY;
+    }
+
+    /**
+     * Parses a list.
+     *
+     * @throws IllegalArgumentException for an entry that looks like an IP range (it has a {@code /})
+     *     but is not a valid one, naming the entry
+     */
+    public static OriginList parse(String text) {
+        Objects.requireNonNull(text, "text");
+        List<Cidr> ranges = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        for (String entry : text.split("[,\\s]+")) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            try {
+                ranges.add(Cidr.parse(entry));
+            } catch (IllegalArgumentException notARange) {
+                if (entry.indexOf('/') >= 0 || looksLikeAddress(entry)) {
+                    throw notARange;
+                }
+                ids.add(entry);
+            }
+        }
+        return new OriginList(CidrList.of(ranges), Set.copyOf(ids));
+    }
+
+    /** Digits, dots and colons only: meant as an address, so a typo must not become an identifier. */
+    private static boolean looksLikeAddress(String entry) {
+        return entry.chars().allMatch(c -> Character.isDigit(c) || c == '.' || c == ':')
+                && entry.chars().anyMatch(c -> c == '.' || c == ':');
+    }
+
+    public boolean isEmpty() {
+        return ranges.isEmpty() && ids.isEmpty();
+    }
+
+    /** Whether the origin is in the list: its IP in a range, or its identifier listed. */
+    public boolean contains(Origin origin) {
+        if (origin.ip() != null) {
+            return !ranges.isEmpty() && ranges.contains(origin.ip());
+        }
+        return !ids.isEmpty() && ids.contains(origin.id());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof OriginList other && ranges.cidrs().equals(other.ranges.cidrs()) && ids.equals(other.ids);
+    }
+
+    @Override
+    public int hashCode() {
+        return ranges.cidrs().hashCode() * 31 + ids.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        List<String> all = new ArrayList<>();
+        ranges.cidrs().forEach(c -> all.add(c.toString()));
+        all.addAll(ids.stream().sorted().toList());
+        return String.join(", ", all);
+    }
+}

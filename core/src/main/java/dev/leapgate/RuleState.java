@@ -1,0 +1,271 @@
+package dev.leapgate;
+
+import dev.leapgate.counter.InFlightCounter;
+import dev.leapgate.counter.KeyedInFlightCounter;
+import dev.leapgate.counter.KeyedRateCounter;
+import dev.leapgate.counter.LeapCounter;
+import dev.leapgate.counter.RateCounter;
+import dev.leapgate.counter.SmoothRate;
+import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.rule.Control;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
+import java.time.Duration;
+
+/**
+ * A rule with its live state: the counter that enforces it (one shared counter, or a table of
+ * per-origin counters) and the statistics of its resource. Kept across reloads while the rule is
+ * unchanged.
+ *
+ * <p>Every kind answers the same three questions: try to take permits (a primitive result, so the
+ * admitted path allocates nothing here), give them back, and describe the quota. Results: a
+ * non-negative token when admitted, {@link #REJECTED}, or {@link #UNTRACKED}.
+ *
+ * <p>Concurrency: immutable; the counters are thread-safe.
+ */
+abstract sealed class RuleState {
+
+    static final long REJECTED = RateCounter.REJECTED;
+    static final long UNTRACKED = KeyedRateCounter.UNTRACKED;
+
+    final FlowRule rule;
+    final ResourceMetrics metrics;
+    final boolean perOrigin;
+    private final String namedOrigin;
+
+    RuleState(FlowRule rule, ResourceMetrics metrics) {
+        this.rule = rule;
+        this.metrics = metrics;
+        this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
+        this.namedOrigin = rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
+    }
+
+    static RuleState create(FlowRule rule, ResourceMetrics metrics, long nowNanos) {
+        if (rule.isInFlight()) {
+            return new InFlight(rule, metrics);
+        }
+        return switch (rule.control().kind()) {
+            case REJECT, BORROW -> new Window(rule, metrics, nowNanos);
+            case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, metrics, nowNanos);
+        };
+    }
+
+    /** Whether the rule applies to a request: its pattern matches, and its scope includes the origin. */
+    final boolean applies(String method, String path, Origin origin) {
+        return rule.match().matches(method, path) && (namedOrigin == null || namedOrigin.equals(origin.id()));
+    }
+
+    /** Whether the rule schedules requests (pace, warm-up): such rules are tried after the others. */
+    boolean schedules() {
+        return false;
+    }
+
+    abstract long tryAcquire(long nowNanos, Origin origin, int permits);
+
+    /** Gives back what {@link #tryAcquire} took: its result is {@code token}. */
+    abstract void release(Origin origin, long token, int permits);
+
+    /** Nanoseconds to wait before proceeding for an admission at {@code nowNanos} that returned {@code token}. */
+    long waitNanos(long nowNanos, long token) {
+        return 0;
+    }
+
+    /** Where the origin stands after an admission that returned {@code token}. */
+    abstract Quota quota(long nowNanos, Origin origin, long token);
+
+    /** Where the origin stands after a rejection of {@code permits}, and when to retry. */
+    abstract Quota rejectedQuota(long nowNanos, Origin origin, int permits);
+
+    abstract Duration retryAfter(long nowNanos, Origin origin, int permits);
+
+    /**
+     * A limit on requests per window, exact, shared or per origin; with {@link Control.Kind#BORROW}
+     * a request the window rejects may borrow from the next bucket. Tokens: tickets.
+     */
+    static final class Window extends RuleState {
+        private final RateCounter shared;
+        private final KeyedRateCounter keyed;
+        /** Longest wait for a loan from the next bucket; -1 never borrows. */
+        private final long maxWaitNanos;
+
+        Window(FlowRule rule, ResourceMetrics metrics, long nowNanos) {
+            super(rule, metrics);
+            boolean borrowing = rule.control().kind() == Control.Kind.BORROW;
+            this.maxWaitNanos = borrowing ? rule.control().maxWait().toNanos() : -1;
+            if (perOrigin) {
+                this.keyed = new KeyedRateCounter(rule.window(), rule.limit(), nowNanos, rule.maxOrigins(), borrowing);
+                this.shared = null;
+            } else {
+                this.shared = new LeapCounter(rule.window(), rule.limit(), nowNanos, borrowing);
+                this.keyed = null;
+            }
+        }
+
+        @Override
+        long tryAcquire(long nowNanos, Origin origin, int permits) {
+            return perOrigin
+                    ? keyed.tryAcquire(origin.key(), nowNanos, permits, maxWaitNanos)
+                    : shared.tryAcquire(nowNanos, permits, maxWaitNanos);
+        }
+
+        @Override
+        long waitNanos(long nowNanos, long token) {
+            if (maxWaitNanos < 0) {
+                return 0;
+            }
+            long start = perOrigin ? keyed.ticketStartNanos(token) : shared.ticketStartNanos(token);
+            return Math.max(0, start - nowNanos);
+        }
+
+        @Override
+        void release(Origin origin, long token, int permits) {
+            if (perOrigin) {
+                keyed.refund(origin.key(), token, permits);
+            } else {
+                shared.refund(token, permits);
+            }
+        }
+
+        private long remainingAfter(long token) {
+            return perOrigin ? keyed.remainingAfter(token) : shared.remainingAfter(token);
+        }
+
+        private long used(long nowNanos, Origin origin) {
+            return perOrigin ? keyed.used(origin.key(), nowNanos) : shared.used(nowNanos);
+        }
+
+        private long untilAvailable(long nowNanos, Origin origin, long permits) {
+            return perOrigin
+                    ? keyed.nanosUntilAvailable(origin.key(), nowNanos, (int) permits)
+                    : shared.nanosUntilAvailable(nowNanos, permits);
+        }
+
+        @Override
+        Quota quota(long nowNanos, Origin origin, long token) {
+            long remaining = remainingAfter(token);
+            // The quota next grows when the oldest counted bucket leaves the window.
+            long reset = untilAvailable(nowNanos, origin, Math.min(rule.limit(), remaining + 1));
+            return new Quota(rule.name(), rule.limit(), rule.window().length(), remaining, Duration.ofNanos(reset));
+        }
+
+        @Override
+        Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
+            long remaining = Math.max(0, rule.limit() - used(nowNanos, origin));
+            long reset = untilAvailable(nowNanos, origin, Math.min(rule.limit(), remaining + 1));
+            return new Quota(rule.name(), rule.limit(), rule.window().length(), remaining, Duration.ofNanos(reset));
+        }
+
+        @Override
+        Duration retryAfter(long nowNanos, Origin origin, int permits) {
+            return Duration.ofNanos(untilAvailable(nowNanos, origin, permits));
+        }
+    }
+
+    /** A limit on requests in flight, shared or per origin. Tokens: 1 when taken. */
+    static final class InFlight extends RuleState {
+        private final InFlightCounter shared;
+        private final KeyedInFlightCounter keyed;
+
+        InFlight(FlowRule rule, ResourceMetrics metrics) {
+            super(rule, metrics);
+            if (perOrigin) {
+                this.keyed = new KeyedInFlightCounter(rule.limit(), rule.maxOrigins());
+                this.shared = null;
+            } else {
+                this.shared = new InFlightCounter(rule.limit());
+                this.keyed = null;
+            }
+        }
+
+        @Override
+        long tryAcquire(long nowNanos, Origin origin, int permits) {
+            if (perOrigin) {
+                long taken = keyed.tryAcquire(origin.key(), permits);
+                return taken == 1 ? 1 : taken == 0 ? REJECTED : UNTRACKED;
+            }
+            return shared.tryAcquire(permits) ? 1 : REJECTED;
+        }
+
+        @Override
+        void release(Origin origin, long token, int permits) {
+            if (perOrigin) {
+                keyed.release(origin.key(), permits);
+            } else {
+                shared.release(permits);
+            }
+        }
+
+        private long inFlight(Origin origin) {
+            return perOrigin ? keyed.inFlight(origin.key()) : shared.inFlight();
+        }
+
+        @Override
+        Quota quota(long nowNanos, Origin origin, long token) {
+            return new Quota(rule.name(), rule.limit(), null, Math.max(0, rule.limit() - inFlight(origin)), Duration.ZERO);
+        }
+
+        @Override
+        Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
+            return quota(nowNanos, origin, 0);
+        }
+
+        @Override
+        Duration retryAfter(long nowNanos, Origin origin, int permits) {
+            return Duration.ZERO; // a slot frees whenever a request completes
+        }
+    }
+
+    /** Pacing and warm-up, shared by everyone or for one named origin. Tokens: the wait in ns. */
+    static final class Smooth extends RuleState {
+        private final SmoothRate rate;
+
+        Smooth(FlowRule rule, ResourceMetrics metrics, long nowNanos) {
+            super(rule, metrics);
+            Control c = rule.control();
+            Duration w = rule.window().length();
+            this.rate = switch (c.kind()) {
+                case PACE -> SmoothRate.pace(rule.limit(), w, c.maxQueue(), nowNanos);
+                case WARM_UP -> SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), Duration.ZERO, nowNanos);
+                case WARM_UP_PACE -> SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), c.maxQueue(), nowNanos);
+                default -> throw new IllegalArgumentException("not a smooth control: " + c);
+            };
+        }
+
+        @Override
+        boolean schedules() {
+            return true;
+        }
+
+        @Override
+        long tryAcquire(long nowNanos, Origin origin, int permits) {
+            long wait = rate.tryReserve(nowNanos, permits);
+            return wait == SmoothRate.REJECTED ? REJECTED : wait;
+        }
+
+        @Override
+        void release(Origin origin, long token, int permits) {
+            // A reservation moves the schedule for everyone after it and cannot be taken back.
+        }
+
+        @Override
+        long waitNanos(long nowNanos, long token) {
+            return token;
+        }
+
+        @Override
+        Quota quota(long nowNanos, Origin origin, long token) {
+            // Paced: a request that did not wait found the schedule free.
+            return new Quota(rule.name(), rule.limit(), rule.window().length(), token == 0 ? 1 : 0, Duration.ofNanos(token));
+        }
+
+        @Override
+        Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
+            return new Quota(rule.name(), rule.limit(), rule.window().length(), 0, retryAfter(nowNanos, origin, permits));
+        }
+
+        @Override
+        Duration retryAfter(long nowNanos, Origin origin, int permits) {
+            return Duration.ofNanos(rate.nanosUntilAvailable(nowNanos, permits));
+        }
+    }
+}
