@@ -1,0 +1,426 @@
+package dev.leapgate.counter;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A smooth rate: at most {@code N} permits per window {@code W}, handed out evenly rather than
+ * counted per window. It implements the <em>pace</em>, <em>warm-up</em> and <em>warm-up + pace</em>
+ * controllers of a request-rate rule ({@code dev.leapgate.rule.Control}).
+ *
+ * <h2>From "one every W / N" to a schedule</h2>
+ *
+ * The rate is one permit every {@code stableInterval = W / N}. The naive way to enforce it is to
+ * remember the last admission and reject whatever comes sooner than one interval after it. That
+ * turns a burst of ten requests into one admission and nine rejections, although all ten could be
+ * served a little later. So instead of the last admission we keep a <em>schedule</em>: {@code
+ * nextFree}, the moment from which the next request may proceed. A request arriving at {@code now}
+ * waits {@code max(0, nextFree - now)} on its own thread and moves {@code nextFree} on by what its
+ * permits cost:
+ *
+ * <pre>
+ *   N = 10 per W = 1 s, stableInterval = 100 ms, maxQueue = 500 ms; seven requests arrive at t = 0
+ *
+ *   request       1     2     3     4     5     6     7
+ *   waits         0   100   200   300   400   500   (600 &gt; maxQueue: rejected)
+ *   proceeds at   |-----|-----|-----|-----|-----|
+ *                 0    100   200   300   400   500 ms
+ * </pre>
+ *
+ * A request whose wait would exceed {@code maxQueue} is rejected and reserves nothing. When time
+ * has passed {@code nextFree} (the rate was idle), the schedule restarts at {@code now}: the first
+ * request after an idle period proceeds at once, the second waits a full interval. Idle time is
+ * not banked as credit for a later burst (as a token bucket would): that is the leaky bucket of
+ * Sentinel's pacing controller, and with {@code maxQueue = 0} it admits exactly one request per
+ * interval and rejects the rest.
+ *
+ * <p><b>Pay later.</b> A request waits for what the <em>earlier</em> reservations pushed {@code
+ * nextFree} to; its own cost pushes {@code nextFree} further, for the request after it to wait on.
+ * So a request of 3 permits after an idle period proceeds at once, and the next one waits 3
+ * intervals. This is Guava's model: it never makes a request wait for its own size, and whether a
+ * request is admitted ({@code wait <= maxQueue}) does not depend on how many permits it asks for.
+ *
+ * <h2>Warm-up: stored permits that cost more the more there are</h2>
+ *
+ * A service that has been idle is cold: caches are empty, connection pools closed, code not yet
+ * compiled. Letting the full rate in at once can overwhelm it. Warm-up (Guava's {@code
+ * SmoothWarmingUp}, re-created here) starts at {@code N / W / coldFactor} after an idle period and
+ * climbs to {@code N / W} over {@code warmUpPeriod}.
+ *
+ * <p>Idleness is measured in <em>stored permits</em>: while the rate is idle ({@code now >
+ * nextFree}) one permit is stored every {@code coolDownInterval}, up to {@code maxPermits}. A
+ * request spends stored permits first and fresh ones for the rest; a fresh permit costs {@code
+ * stableInterval}, and a stored permit costs the height of this line at the point it is taken
+ * from:
+ *
+ * <pre>
+ *   ns per permit
+ *        ^
+ *   cold +                                  _.-+
+ *        |                              _.-'   |
+ *        |                          _.-'       |
+ *        |                      _.-'  area:    |
+ * stable +---------------------+  warmUpPeriod |
+ *        |  area:              |               |
+ *        |  warmUpPeriod / 2   |               |
+ *        +---------------------+---------------+---&gt; stored permits
+ *        0                 threshold          max
+ * </pre>
+ *
+ * Spending {@code k} stored permits out of {@code s} costs the area under the line between {@code
+ * s - k} and {@code s}: a trapezoid for the part above the threshold, {@code stableInterval} a
+ * permit below it. Guava's constants follow from the two areas:
+ *
+ * <pre>
+ *   coldInterval     = stableInterval * coldFactor
+ *   thresholdPermits = 0.5 * warmUpPeriod / stableInterval              (rectangle = warmUpPeriod / 2)
+ *   maxPermits       = thresholdPermits
+ *                      + 2 * warmUpPeriod / (stableInterval + coldInterval)   (trapezoid = warmUpPeriod)
+ *   slope            = (coldInterval - stableInterval) / (maxPermits - thresholdPermits)
+ *   coolDownInterval = warmUpPeriod / maxPermits                         (idle warmUpPeriod: empty -&gt; full)
+ * </pre>
+ *
+ * Under saturating demand no time is idle, so nothing is stored and every request spends one
+ * stored permit after the other. Starting cold ({@code maxPermits} stored) the interval between
+ * admissions starts at {@code coldInterval} and falls linearly in permits spent; spending the
+ * permits above the threshold takes exactly the trapezoid, {@code warmUpPeriod}, after which every
+ * permit costs {@code stableInterval}. A short pause stores permits below the threshold, which
+ * cost {@code stableInterval} each: the rate stays warm and gets no burst. An idle {@code
+ * warmUpPeriod} fills the store from empty to full: the rate is cold again.
+ *
+ * <p>Pace is the degenerate curve: {@code coldFactor = 1}, no stored permits, every permit costs
+ * {@code stableInterval}. The warm-up rule that rejects (rather than paces) is {@code maxQueue =
+ * 0}: a request is admitted only if it need not wait at all.
+ *
+ * <h2>Units and precision</h2>
+ *
+ * Time is in nanoseconds since {@code originNanos}. {@code nextFree} is held as whole nanoseconds
+ * plus a fraction in {@code [0, 1)}, so that an interval that is not a whole number of nanoseconds
+ * ({@code 1 s / 3}) does not drift by a rounding per admission; waits are rounded up to whole
+ * nanoseconds, so a caller never proceeds early. Stored permits are a {@code double}, as in Guava.
+ * Bounds keep every sum inside a {@code long}: the window, {@code maxQueue} and {@code
+ * warmUpPeriod} are at most 24 h, one reservation costs at most {@code W + 1.5 warmUpPeriod}
+ * (60 h), and clock readings are clamped to {@code ±2^62} ns (146 years) around the origin, so
+ * {@code nextFree <= 2^62 + 84 h < 2^63}. A reading before the origin waits until the origin.
+ * {@code maxPermits} is kept below {@code 2^48}, so that spending one permit still changes the
+ * stored count.
+ *
+ * <h2>Differences from Guava</h2>
+ *
+ * <ul>
+ *   <li>Pace stores no permits at all (Guava's {@code SmoothBursty} stores up to one second's
+ *       worth, a burst after idling); it follows Sentinel's pacing controller.
+ *   <li>Nanoseconds with a carried fraction instead of whole microseconds: Guava truncates each
+ *       wait to whole microseconds and so runs slightly fast for intervals that are not a whole
+ *       number of them.
+ *   <li>The rate is fixed at creation: there is no {@code setRate}. A new rule is a new instance.
+ *   <li>Time is a parameter and nothing sleeps here: the caller sleeps for the returned wait.
+ * </ul>
+ *
+ * <p>Concurrency: all mutable state (stored permits and {@code nextFree}) is one immutable {@link
+ * State} behind one {@link AtomicReference}. A reservation reads the state, decides from it alone,
+ * computes the next state with the pure function {@link #reserve} and installs it with one
+ * compare-and-swap; a thread whose CAS fails lost to another reservation, which moved {@code
+ * nextFree}, so it re-reads and decides again. Each admission is therefore scheduled against
+ * exactly the reservations before it, under any interleaving. A rejection writes nothing. No
+ * locks, no background thread, no sleeping; any number of threads may call any method.
+ */
+public final class SmoothRate {
+
+    /** Returned by {@link #tryReserve} when the wait would exceed {@code maxQueue}. */
+    public static final long REJECTED = -1L;
+
+    /** The longest window, {@code maxQueue} and {@code warmUpPeriod} accepted: 24 h. */
+    private static final Duration MAX_DURATION = Duration.ofHours(24);
+    /** Clock readings are clamped to this distance from the origin, in ns: 2^62 (146 years). */
+    private static final long HORIZON_NANOS = 1L << 62;
+    /** Upper bound for {@code maxPermits}: a double still resolves 1/16 permit there. */
+    private static final double MAX_STORED_PERMITS = 0x1p48;
+
+    /** {@code N}: at least 1, at most {@link Integer#MAX_VALUE}. */
+    private final long limit;
+    /** {@code W}: longer than 0, at most 24 h. */
+    private final Duration window;
+    /** Clock reading that is time 0 of {@link State}. */
+    private final long originNanos;
+    /** Longest a request may be told to wait, in ns: {@code 0 <= maxQueueNanos <= 24 h}. */
+    private final long maxQueueNanos;
+    /** What permits cost; immutable. */
+    private final Curve curve;
+    /** The only mutable state; replaced as a whole by compare-and-swap. */
+    private final AtomicReference<State> state;
+
+    private SmoothRate(long limit, Duration window, Duration maxQueue, Curve curve, long originNanos) {
+        this.limit = limit;
+        this.window = window;
+        this.maxQueueNanos = maxQueue.toNanos();
+        this.curve = curve;
+        this.originNanos = originNanos;
+        // A warm-up rate starts cold: the store is full, as after a long idle period.
+        this.state = new AtomicReference<>(new State(curve.maxPermits, 0, 0));
+    }
+
+    /**
+     * Pace: admissions spaced evenly at {@code window / limit}, a request waiting up to {@code
+     * maxQueue} for its slot (coldFactor 1, no warm-up, no stored permits).
+     *
+     * @param originNanos a clock reading, usually the current one; the schedule starts there
+     * @throws IllegalArgumentException if {@code limit} is not between 1 and {@link
+     *     Integer#MAX_VALUE}, {@code window} not longer than 0 and at most 24 h, or {@code maxQueue}
+     *     not between 0 and 24 h
+     */
+    public static SmoothRate pace(long limit, Duration window, Duration maxQueue, long originNanos) {
+        double stableIntervalNanos = checkRate(limit, window, maxQueue);
+        return new SmoothRate(limit, window, maxQueue, Curve.flat(stableIntervalNanos), originNanos);
+    }
+
+    /**
+     * Warm-up: starting cold at {@code limit / coldFactor} per window and climbing to {@code
+     * limit} per window over {@code warmUpPeriod} of saturating demand; a request waits up to
+     * {@code maxQueue} for its slot ({@code Duration.ZERO}: reject whatever would have to wait).
+     *
+     * @param originNanos a clock reading, usually the current one; the schedule starts there
+     * @throws IllegalArgumentException as {@link #pace}, or if {@code coldFactor} is not a finite
+     *     number greater than 1, {@code warmUpPeriod} not longer than 0 and at most 24 h, or the
+     *     warm-up would store {@code 2^48} permits or more (an absurdly high limit per window with
+     *     a long warm-up)
+     */
+    public static SmoothRate warmUp(
+            long limit,
+            Duration window,
+            double coldFactor,
+            Duration warmUpPeriod,
+            Duration maxQueue,
+            long originNanos) {
+        double stableIntervalNanos = checkRate(limit, window, maxQueue);
+        if (!(coldFactor > 1.0) || Double.isInfinite(coldFactor)) {
+            throw new IllegalArgumentException("cold-factor must be a finite number greater than 1, was " + coldFactor);
+        }
+        checkDuration("warm-up", warmUpPeriod, false);
+        Curve curve = Curve.warmingUp(stableIntervalNanos, coldFactor, warmUpPeriod.toNanos());
+        if (!(curve.maxPermits < MAX_STORED_PERMITS)) {
+            throw new IllegalArgumentException("warm-up " + DurationText.format(warmUpPeriod)
+                    + " is too long for a limit of " + limit + " per " + DurationText.format(window)
+                    + ": it would store " + (long) curve.maxPermits + " permits, more than 2^48;"
+                    + " use a shorter warm-up or a lower limit");
+        }
+        return new SmoothRate(limit, window, maxQueue, curve, originNanos);
+    }
+
+    /** Validates the settings both kinds share; returns {@code stableInterval} in ns. */
+    private static double checkRate(long limit, Duration window, Duration maxQueue) {
+        if (limit < 1 || limit > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("limit must be between 1 and " + Integer.MAX_VALUE + ", was " + limit);
+        }
+        checkDuration("window", window, false);
+        checkDuration("max-queue", maxQueue, true);
+        return (double) window.toNanos() / limit;
+    }
+
+    private static void checkDuration(String setting, Duration value, boolean zeroAllowed) {
+        Objects.requireNonNull(value, setting);
+        boolean tooShort = zeroAllowed ? value.isNegative() : value.isNegative() || value.isZero();
+        if (tooShort || value.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(setting
+                    + (zeroAllowed ? " must be between 0s and 24h" : " must be longer than 0s and at most 24h")
+                    + ", was " + DurationText.format(value));
+        }
+    }
+
+    /**
+     * Reserves {@code permits} at {@code nowNanos}, as one atomic step.
+     *
+     * @param permits at least 1 and at most {@link #limit()}
+     * @return the nanoseconds the caller must wait before proceeding (0: go now), or {@link
+     *     #REJECTED} if that wait would exceed {@code maxQueue}; nothing is reserved then
+     * @throws IllegalArgumentException if {@code permits} is out of range
+     */
+    public long tryReserve(long nowNanos, int permits) {
+        checkPermits(permits);
+        long now = sinceOrigin(nowNanos);
+        for (; ; ) {
+            State current = state.get();
+            long waitNanos = current.waitNanos(now);
+            if (waitNanos > maxQueueNanos) {
+                return REJECTED;
+            }
+            if (state.compareAndSet(current, reserve(curve, current, now, permits))) {
+                return waitNanos;
+            }
+            // Another reservation got in first and moved nextFree: decide again against it.
+        }
+    }
+
+    /**
+     * Nanoseconds from {@code nowNanos} until a request of {@code permits} would be admitted
+     * (its wait at most {@code maxQueue}), assuming no other reservations meanwhile: 0 if it would
+     * be admitted now. For a {@code Retry-After} on rejection. Under pay-later the answer does not
+     * depend on {@code permits}, which are validated all the same.
+     *
+     * @throws IllegalArgumentException if {@code permits} is out of range
+     */
+    public long nanosUntilAvailable(long nowNanos, int permits) {
+        checkPermits(permits);
+        return Math.max(0, state.get().waitNanos(sinceOrigin(nowNanos)) - maxQueueNanos);
+    }
+
+    /** The most permits per {@link #window()} in the steady state. */
+    public long limit() {
+        return limit;
+    }
+
+    /** The window {@code W} the limit applies to. */
+    public Duration window() {
+        return window;
+    }
+
+    /**
+     * The pure function behind {@link #tryReserve}: the state after reserving {@code permits} at
+     * {@code nowNanos} (ns since the origin, clamped) from {@code state}. It reads nothing else and
+     * changes nothing, so a thread whose CAS fails simply calls it again on the newer state. The
+     * caller has checked that the wait, {@code state.waitNanos(nowNanos)}, is acceptable.
+     *
+     * <ol>
+     *   <li>If the rate was idle ({@code now} past {@code nextFree}), the idle time stores permits
+     *       (none for pace) and the schedule restarts at {@code now}.
+     *   <li>Stored permits are spent first, at the curve's price; the rest are fresh, at {@code
+     *       stableInterval} each.
+     *   <li>{@code nextFree} moves on by that cost, carrying the fraction of a nanosecond.
+     * </ol>
+     */
+    private static State reserve(Curve curve, State state, long nowNanos, int permits) {
+        double stored = state.storedPermits();
+        long nextFreeNanos = state.nextFreeNanos();
+        double fractionNanos = state.nextFreeFractionNanos();
+        if (nowNanos > nextFreeNanos) {
+            // now - nextFreeNanos >= 1 > fraction, so the idle time is positive.
+            double idleNanos = (double) (nowNanos - nextFreeNanos) - fractionNanos;
+            stored = Math.min(curve.maxPermits, stored + idleNanos / curve.coolDownIntervalNanos);
+            nextFreeNanos = nowNanos;
+            fractionNanos = 0;
+        }
+        double fromStored = Math.min(permits, stored);
+        double costNanos = curve.nanosToSpend(stored, fromStored) + (permits - fromStored) * curve.stableIntervalNanos;
+        double carried = fractionNanos + costNanos; // < 2^48: exact enough, and floor is exact
+        long wholeNanos = (long) carried;
+        return new State(stored - fromStored, nextFreeNanos + wholeNanos, carried - wholeNanos);
+    }
+
+    /** Clock reading as ns since the origin, clamped to {@code ±2^62}. */
+    private long sinceOrigin(long nowNanos) {
+        // Subtraction wraps like System.nanoTime differences do; readings are clamped after it.
+        long since = nowNanos - originNanos;
+        return Math.max(-HORIZON_NANOS, Math.min(HORIZON_NANOS, since));
+    }
+
+    private void checkPermits(int permits) {
+        if (permits < 1 || permits > limit) {
+            throw new IllegalArgumentException("permits must be between 1 and the limit " + limit + ", was " + permits);
+        }
+    }
+
+    @Override
+    public String toString() {
+        String kind = curve.warmUpNanos == 0
+                ? "pace"
+                : "warm-up cold-factor=" + curve.coldFactor + " warm-up="
+                        + DurationText.format(Duration.ofNanos(curve.warmUpNanos));
+        return "SmoothRate[" + limit + " per " + DurationText.format(window) + ", " + kind + " max-queue="
+                + DurationText.format(Duration.ofNanos(maxQueueNanos)) + "]";
+    }
+
+    /**
+     * The mutable state, as one immutable value.
+     *
+     * @param storedPermits permits banked by idle time; always {@code 0 <= storedPermits <=
+     *     maxPermits} (so always 0 for pace)
+     * @param nextFreeNanos whole ns since the origin of {@code nextFree}, the moment from which the
+     *     next request may proceed; only grows, and {@code nextFreeNanos <= 2^62 + 84 h}
+     * @param nextFreeFractionNanos the fraction of a ns beyond {@code nextFreeNanos}; always {@code
+     *     0 <= nextFreeFractionNanos < 1}
+     */
+    private record State(double storedPermits, long nextFreeNanos, double nextFreeFractionNanos) {
+
+        /** {@code nextFree - now} rounded up to whole ns, or 0 if {@code nextFree} has passed. */
+        long waitNanos(long nowNanos) {
+            long nextFreeCeilNanos = nextFreeNanos + (nextFreeFractionNanos > 0 ? 1 : 0);
+            return Math.max(0, nextFreeCeilNanos - nowNanos);
+        }
+    }
+
+    /** The price of permits: the chart of the class comment, fixed at creation. */
+    private static final class Curve {
+
+        /** The setting: {@code > 1} for warm-up, 1 for pace. */
+        final double coldFactor;
+        /** The setting, in ns: {@code 0 < warmUpNanos <= 24 h} for warm-up, 0 for pace. */
+        final long warmUpNanos;
+
+        /** {@code W / N} in ns: what a fresh permit costs; {@code > 0}. */
+        final double stableIntervalNanos;
+        /** {@code stableInterval * coldFactor} in ns: the price of the last stored permit; {@code >= stable}. */
+        final double coldIntervalNanos;
+        /** Stored permits below which a permit costs {@code stableInterval}; {@code >= 0} (0 for pace). */
+        final double thresholdPermits;
+        /** The most permits idle time stores; {@code >= thresholdPermits} (0 for pace), {@code < 2^48}. */
+        final double maxPermits;
+        /** ns per permit per stored permit above the threshold; {@code >= 0} (0 for pace). */
+        final double slopeNanosPerPermit;
+        /** Idle ns that store one permit: {@code warmUpPeriod / maxPermits}; infinite for pace. */
+        final double coolDownIntervalNanos;
+
+        private Curve(
+                double coldFactor,
+                long warmUpNanos,
+                double stableIntervalNanos,
+                double coldIntervalNanos,
+                double thresholdPermits,
+                double maxPermits,
+                double coolDownIntervalNanos) {
+            this.coldFactor = coldFactor;
+            this.warmUpNanos = warmUpNanos;
+            this.stableIntervalNanos = stableIntervalNanos;
+            this.coldIntervalNanos = coldIntervalNanos;
+            this.thresholdPermits = thresholdPermits;
+            this.maxPermits = maxPermits;
+            this.slopeNanosPerPermit = maxPermits > thresholdPermits
+                    ? (coldIntervalNanos - stableIntervalNanos) / (maxPermits - thresholdPermits)
+                    : 0;
+            this.coolDownIntervalNanos = coolDownIntervalNanos;
+        }
+
+        static Curve flat(double stableIntervalNanos) {
+            return new Curve(1, 0, stableIntervalNanos, stableIntervalNanos, 0, 0, Double.POSITIVE_INFINITY);
+        }
+
+        static Curve warmingUp(double stableIntervalNanos, double coldFactor, long warmUpNanos) {
+            double coldIntervalNanos = stableIntervalNanos * coldFactor;
+            double thresholdPermits = 0.5 * warmUpNanos / stableIntervalNanos;
+            double maxPermits = thresholdPermits + 2.0 * warmUpNanos / (stableIntervalNanos + coldIntervalNanos);
+            return new Curve(
+                    coldFactor,
+                    warmUpNanos,
+                    stableIntervalNanos,
+                    coldIntervalNanos,
+                    thresholdPermits,
+                    maxPermits,
+                    warmUpNanos / maxPermits);
+        }
+
+        /** Height of the chart's line: ns per permit taken while {@code storedPermits} are stored. */
+        double intervalAt(double storedPermits) {
+            return stableIntervalNanos + slopeNanosPerPermit * Math.max(0, storedPermits - thresholdPermits);
+        }
+
+        /**
+         * ns it costs to spend {@code take} of {@code stored} permits: the area under the line from
+         * {@code stored - take} to {@code stored}, with {@code 0 <= take <= stored}.
+         */
+        double nanosToSpend(double stored, double take) {
+            double above = Math.min(take, Math.max(0, stored - thresholdPermits));
+            double trapezoidNanos = above * (intervalAt(stored) + intervalAt(stored - above)) / 2;
+            return trapezoidNanos + (take - above) * stableIntervalNanos;
+        }
+    }
+}
