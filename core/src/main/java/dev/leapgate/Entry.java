@@ -108,7 +108,6 @@ public final class Entry implements Decision, AutoCloseable {
 
     @Override
     public String toString() {
-        return "Entry[permits=" + permits + ", " + quotas + (closed ? ", closed" : "")
-                + "]";
+        return "Entry[permits=" + permits + ", " + quotas + (closed ? ", closed" : "") + "]";
     }
 }

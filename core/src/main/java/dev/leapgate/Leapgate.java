@@ -83,8 +83,12 @@ public final class Leapgate {
         Snapshot previous = snapshot.get();
         Snapshot next = compile(rules, previous, clock.nanoTime());
         snapshot.set(next);
-        LOG.info("Leapgate rules updated: {} rules ({} kept with their counters), exempt [{}], deny [{}]",
-                rules.rules().size(), next.kept, rules.exempt(), rules.deny());
+        LOG.info(
+                "Leapgate rules updated: {} rules ({} kept with their counters), exempt [{}], deny [{}]",
+                rules.rules().size(),
+                next.kept,
+                rules.exempt(),
+                rules.deny());
     }
 
     /** The statistics of every resource a rule protects. */
@@ -247,8 +251,8 @@ public final class Leapgate {
         List<RuleState> states = new ArrayList<>();
         int kept = 0;
         for (FlowRule rule : rules.rules()) {
-            ResourceMetrics m = metrics.computeIfAbsent(
-                    rule.resource(), r -> oldMetrics.getOrDefault(r, new ResourceMetrics(r)));
+            ResourceMetrics m =
+                    metrics.computeIfAbsent(rule.resource(), r -> oldMetrics.getOrDefault(r, new ResourceMetrics(r)));
             RuleState old = reusable.get(rule);
             if (old != null && old.metrics == m) {
                 states.add(old);

@@ -87,14 +87,16 @@ public final class Limiter {
         public Builder rate(long limit, WindowSpec window) {
             Objects.requireNonNull(window, "window");
             if (rate != null) {
-                throw new IllegalStateException("rate limit was already set to " + rate.limit() + " per " + rate.window());
+                throw new IllegalStateException(
+                        "rate limit was already set to " + rate.limit() + " per " + rate.window());
             }
             long max = LeapCounter.maxLimit(window);
             if (limit < 1 || limit > max) {
                 throw new IllegalArgumentException(
                         "rate limit must be between 1 and " + max + " for window " + window + ", was " + limit);
             }
-            this.rate = FlowRule.builder("rate").match(PATH).limit(limit, window).build();
+            this.rate =
+                    FlowRule.builder("rate").match(PATH).limit(limit, window).build();
             return this;
         }
 
@@ -106,7 +108,8 @@ public final class Limiter {
             if (limit < 1) {
                 throw new IllegalArgumentException("concurrency limit must be at least 1, was " + limit);
             }
-            this.concurrency = FlowRule.builder("concurrency").match(PATH).inFlight(limit).build();
+            this.concurrency =
+                    FlowRule.builder("concurrency").match(PATH).inFlight(limit).build();
             return this;
         }
 

@@ -37,7 +37,8 @@ abstract sealed class RuleState {
         this.rule = rule;
         this.metrics = metrics;
         this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
-        this.namedOrigin = rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
+        this.namedOrigin =
+                rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
     }
 
     static RuleState create(FlowRule rule, ResourceMetrics metrics, long nowNanos) {
@@ -201,7 +202,8 @@ abstract sealed class RuleState {
 
         @Override
         Quota quota(long nowNanos, Origin origin, long token) {
-            return new Quota(rule.name(), rule.limit(), null, Math.max(0, rule.limit() - inFlight(origin)), Duration.ZERO);
+            return new Quota(
+                    rule.name(), rule.limit(), null, Math.max(0, rule.limit() - inFlight(origin)), Duration.ZERO);
         }
 
         @Override
@@ -226,7 +228,8 @@ abstract sealed class RuleState {
             this.rate = switch (c.kind()) {
                 case PACE -> SmoothRate.pace(rule.limit(), w, c.maxQueue(), nowNanos);
                 case WARM_UP -> SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), Duration.ZERO, nowNanos);
-                case WARM_UP_PACE -> SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), c.maxQueue(), nowNanos);
+                case WARM_UP_PACE ->
+                    SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), c.maxQueue(), nowNanos);
                 default -> throw new IllegalArgumentException("not a smooth control: " + c);
             };
         }
@@ -255,12 +258,14 @@ abstract sealed class RuleState {
         @Override
         Quota quota(long nowNanos, Origin origin, long token) {
             // Paced: a request that did not wait found the schedule free.
-            return new Quota(rule.name(), rule.limit(), rule.window().length(), token == 0 ? 1 : 0, Duration.ofNanos(token));
+            return new Quota(
+                    rule.name(), rule.limit(), rule.window().length(), token == 0 ? 1 : 0, Duration.ofNanos(token));
         }
 
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
-            return new Quota(rule.name(), rule.limit(), rule.window().length(), 0, retryAfter(nowNanos, origin, permits));
+            return new Quota(
+                    rule.name(), rule.limit(), rule.window().length(), 0, retryAfter(nowNanos, origin, permits));
         }
 
         @Override

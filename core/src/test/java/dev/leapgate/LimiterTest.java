@@ -121,7 +121,9 @@ class LimiterTest {
         assertThat(limiter.metrics().lastSecond(clock.nanoTime()).block()).isEqualTo(1);
         clock.advance(Duration.ofSeconds(2));
         try (Entry admitted = (Entry) limiter.tryEnter()) {
-            assertThat(limiter.metrics().concurrency()).as("the rejected request holds no slot").isEqualTo(2);
+            assertThat(limiter.metrics().concurrency())
+                    .as("the rejected request holds no slot")
+                    .isEqualTo(2);
         }
     }
 

@@ -104,6 +104,7 @@ final class PackedWindow implements OriginTable.State {
 
     /** Bits of a count, in every word; the ring's and tickets' epoch sits right above them. */
     private final int countBits;
+
     private final long countMask;
     /** Shift of the head's epoch: above the count, and above the borrowed count when borrowing. */
     private final int headEpochShift;

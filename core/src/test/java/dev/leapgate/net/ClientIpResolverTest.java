@@ -550,7 +550,7 @@ class ClientIpResolverTest {
 
         assertThat(resolver.trustedProxies()).isEqualTo(CidrList.empty());
         assertThat(resolver.ipv6PrefixLength()).isEqualTo(64);
-        assertThat(resolver.forwardingHeader()).isEqualTo(PREFER_FORWARDED);
+        assertThat(resolver.forwardingHeader()).isEqualTo(X_FORWARDED_FOR);
     }
 
     @ParameterizedTest
