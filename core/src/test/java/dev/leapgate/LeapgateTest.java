@@ -1,0 +1,431 @@
+package dev.leapgate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.counter.InFlightCounterTest;
+import dev.leapgate.counter.WindowSpec;
+import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.Control;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class LeapgateTest {
+
+    private static final Duration MS = Duration.ofMillis(1);
+
+    private final ManualClock clock = new ManualClock();
+    /** Sleeps by advancing the fake clock, as if the thread had waited. */
+    private final Sleeper sleeper = nanos -> clock.advanceNanos(nanos);
+
+    private Leapgate gate(FlowRule... rules) {
+        return Leapgate.builder()
+                .rules(RuleSet.of(rules))
+                .clock(clock)
+                .sleeper(sleeper)
+                .build();
+    }
+
+    private static Origin ip(String address) {
+        return Origin.ip(IpAddress.parse(address), 64);
+    }
+
+    private static FlowRule.Builder rule(String name, String match) {
+        return FlowRule.builder(name).match(match);
+    }
+
+    private static WindowSpec seconds(int seconds) {
+        return WindowSpec.of(Duration.ofSeconds(seconds), 10);
+    }
+
+    @Test
+    void requestMatchingNoRule_isAdmittedWithoutQuotas_andRecordsNothing() {
+        Leapgate gate = gate(rule("api", "/api/**").limit(1, seconds(1)).build());
+
+        Decision d = gate.enter("GET", "/health", ip("203.0.113.1"));
+
+        assertThat(d).isInstanceOf(Entry.class);
+        assertThat(d.quotas()).isEmpty();
+        ((Entry) d).close();
+        assertThat(gate.metrics("/api/**")
+                        .orElseThrow()
+                        .lastMinute(clock.nanoTime())
+                        .pass())
+                .isZero();
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted()).isTrue();
+    }
+
+    @Test
+    void perOriginRule_limitsEachClientSeparately() {
+        Leapgate gate = gate(rule("per-ip", "/api/**")
+                .limit(2, seconds(10))
+                .scope(Scope.perOrigin())
+                .build());
+        Origin a = ip("203.0.113.1");
+        Origin b = ip("203.0.113.2");
+
+        gate.enter("GET", "/api/x", a);
+        gate.enter("GET", "/api/x", a);
+
+        assertThat(gate.enter("GET", "/api/x", a).admitted()).isFalse();
+        assertThat(gate.enter("GET", "/api/x", b).admitted()).isTrue();
+    }
+
+    @Test
+    void requestIsAdmittedOnlyIfEveryMatchingRuleAdmits_andTheRejectionNamesTheRule() {
+        Leapgate gate = gate(
+                rule("per-ip", "/api/**")
+                        .limit(2, seconds(10))
+                        .scope(Scope.perOrigin())
+                        .build(),
+                rule("global", "/api/**").limit(3, seconds(10)).build());
+
+        gate.enter("GET", "/api/x", ip("203.0.113.1"));
+        gate.enter("GET", "/api/x", ip("203.0.113.1"));
+        Rejection byIp = (Rejection) gate.enter("GET", "/api/x", ip("203.0.113.1"));
+        gate.enter("GET", "/api/x", ip("203.0.113.2"));
+        Rejection byGlobal = (Rejection) gate.enter("GET", "/api/x", ip("203.0.113.3"));
+
+        assertThat(byIp.rule()).isEqualTo("per-ip");
+        assertThat(byIp.reason()).isEqualTo("limit exceeded");
+        assertThat(byIp.quota().limit()).isEqualTo(2);
+        assertThat(byGlobal.rule()).isEqualTo("global");
+        assertThat(byGlobal.quota().remaining()).isZero();
+    }
+
+    @Test
+    void rejectionByALaterRule_givesBackThePermitsOfEarlierOnes() {
+        Leapgate gate = gate(
+                rule("global", "/api/**").limit(3, seconds(10)).build(),
+                rule("per-ip", "/api/**")
+                        .limit(1, seconds(10))
+                        .scope(Scope.perOrigin())
+                        .build());
+        Origin greedy = ip("203.0.113.1");
+        gate.enter("GET", "/api/x", greedy);
+
+        for (int i = 0; i < 10; i++) {
+            assertThat(gate.enter("GET", "/api/x", greedy).admitted()).isFalse();
+        }
+
+        // The ten rejections took nothing from the global limit: two more clients fit.
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.2")).admitted()).isTrue();
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.3")).admitted()).isTrue();
+        assertThat(((Rejection) gate.enter("GET", "/api/x", ip("203.0.113.4"))).rule())
+                .isEqualTo("global");
+    }
+
+    @Test
+    void rejectionByARateRule_releasesAnEarlierInFlightSlot() {
+        Leapgate gate = gate(
+                rule("slots", "/export").inFlight(1).build(),
+                rule("rate", "/export").limit(1, seconds(10)).build());
+        Entry first = (Entry) gate.enter("POST", "/export", ip("203.0.113.1"));
+        first.close();
+
+        assertThat(gate.enter("POST", "/export", ip("203.0.113.1")).admitted()).isFalse();
+
+        // Had the rejected request kept its slot, the in-flight rule would reject here.
+        clock.advance(Duration.ofSeconds(12));
+        assertThat(gate.enter("POST", "/export", ip("203.0.113.1")).admitted()).isTrue();
+    }
+
+    @Test
+    void inFlightRule_releasesItsSlotWhenTheEntryCloses_onlyOnce() {
+        Leapgate gate = gate(rule("slots", "/export").inFlight(1).build());
+        Entry entry = (Entry) gate.enter("POST", "/export", ip("203.0.113.1"));
+        Rejection full = (Rejection) gate.enter("POST", "/export", ip("203.0.113.2"));
+
+        entry.close();
+        Entry next = (Entry) gate.enter("POST", "/export", ip("203.0.113.2"));
+        entry.close();
+
+        assertThat(full.quota().isInFlight()).isTrue();
+        assertThat(full.retryAfter()).isZero();
+        assertThat(gate.enter("POST", "/export", ip("203.0.113.3")).admitted()).isFalse();
+        next.close();
+    }
+
+    @Test
+    void pacedRule_spacesAdmissionsExactlyWOverNApart() {
+        Leapgate gate = gate(rule("paced", "/submit")
+                .limit(10, seconds(1))
+                .control(Control.pace(Duration.ofMillis(250)))
+                .build());
+        List<Long> starts = new ArrayList<>();
+
+        for (int i = 0; i < 4; i++) {
+            starts.add(((Entry) gate.enter("POST", "/submit", ip("203.0.113.1"))).startNanos());
+        }
+
+        assertThat(starts).containsExactly(0L, 100_000_000L, 200_000_000L, 300_000_000L);
+    }
+
+    @Test
+    void pacedRule_rejectsWhatWouldWaitLongerThanMaxQueue() {
+        AtomicLong slept = new AtomicLong();
+        Leapgate gate = Leapgate.builder()
+                .rules(RuleSet.of(rule("paced", "/submit")
+                        .limit(10, seconds(1))
+                        .control(Control.pace(Duration.ofMillis(250)))
+                        .build()))
+                .clock(clock)
+                .sleeper(slept::addAndGet) // time does not move: requests pile up
+                .build();
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted())
+                    .isTrue();
+        }
+        Rejection r = (Rejection) gate.enter("POST", "/submit", ip("203.0.113.1"));
+
+        assertThat(slept.get()).isEqualTo(300_000_000L); // waits of 0, 100 and 200 ms
+        assertThat(r.rule()).isEqualTo("paced");
+        assertThat(r.retryAfter()).isEqualTo(Duration.ofMillis(50)); // the 300 ms slot, 250 ms max queue
+    }
+
+    @Test
+    void borrowingRule_lendsFromTheNextBucket_andTheRequestWaitsForIt() {
+        Leapgate gate = gate(rule("bursty", "/api/**")
+                .limit(2, seconds(1))
+                .control(Control.borrow(Duration.ofMillis(100)))
+                .build());
+        gate.enter("GET", "/api/x", ip("203.0.113.1"));
+        gate.enter("GET", "/api/x", ip("203.0.113.1"));
+        clock.advance(Duration.ofMillis(1050)); // the strict window still counts bucket [0, 100ms)
+
+        Entry borrowed = (Entry) gate.enter("GET", "/api/x", ip("203.0.113.1"));
+
+        // It borrowed from bucket [1100, 1200ms), where [0, 100ms) has left the window.
+        assertThat(borrowed.startNanos()).isEqualTo(Duration.ofMillis(1100).toNanos());
+        assertThat(clock.nanoTime()).isEqualTo(Duration.ofMillis(1100).toNanos());
+        MetricsSnapshot m = gate.metrics("/api/**").orElseThrow().lastMinute(clock.nanoTime());
+        assertThat(m.occupiedPass()).isEqualTo(1);
+        assertThat(m.pass()).isEqualTo(3);
+        // The loan counts in the next bucket: one more fits there, not two.
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted()).isFalse();
+    }
+
+    @Test
+    void borrowingRule_rejectsWhenTheNextBucketIsTooFarAway() {
+        Leapgate gate = gate(rule("bursty", "/api/**")
+                .limit(1, seconds(1))
+                .control(Control.borrow(Duration.ofMillis(10)))
+                .build());
+        gate.enter("GET", "/api/x", ip("203.0.113.1"));
+        clock.advance(Duration.ofMillis(1050)); // next bucket 50 ms away, more than 10 ms
+
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted()).isFalse();
+    }
+
+    @Test
+    void interruptedWhileWaiting_givesBackPermits_keepsTheInterrupt_andRejects() {
+        Leapgate gate = Leapgate.builder()
+                .rules(RuleSet.of(
+                        rule("slots", "/submit").inFlight(1).build(),
+                        rule("paced", "/submit")
+                                .limit(10, seconds(1))
+                                .control(Control.pace(Duration.ofSeconds(1)))
+                                .build()))
+                .clock(clock)
+                .sleeper(nanos -> {
+                    throw new InterruptedException("test");
+                })
+                .build();
+        ((Entry) gate.enter("POST", "/submit", ip("203.0.113.1"))).close(); // no wait: no sleep
+
+        Decision d = gate.enter("POST", "/submit", ip("203.0.113.1")); // must wait 100 ms
+
+        assertThat(Thread.interrupted())
+                .as("interrupt status restored (and cleared here)")
+                .isTrue();
+        assertThat(d).isInstanceOf(Rejection.class);
+        assertThat(((Rejection) d).reason()).isEqualTo("interrupted");
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted())
+                .as("the in-flight slot was given back")
+                .isTrue();
+    }
+
+    @Test
+    void exemptOrigins_bypassEveryRule_deniedOnesAreAlwaysRejected() {
+        Leapgate gate = Leapgate.builder()
+                .rules(new RuleSet(
+                        List.of(rule("tight", "/**").limit(1, seconds(10)).build()),
+                        OriginList.parse("10.0.0.0/8, health-checker"),
+                        OriginList.parse("198.51.100.0/24")))
+                .clock(clock)
+                .build();
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(gate.enter("GET", "/x", ip("10.1.2.3")).admitted()).isTrue();
+            assertThat(gate.enter("GET", "/x", Origin.id("health-checker")).admitted())
+                    .isTrue();
+        }
+        Rejection denied = (Rejection) gate.enter("GET", "/not-limited-anyway", ip("198.51.100.7"));
+
+        assertThat(denied.rule()).isEqualTo("deny");
+        assertThat(denied.reason()).isEqualTo("origin 198.51.100.7 is denied");
+        assertThat(gate.enter("GET", "/x", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(gate.enter("GET", "/x", ip("203.0.113.1")).admitted()).isFalse();
+    }
+
+    @Test
+    void namedOriginRule_appliesToThatOriginOnly() {
+        Leapgate gate = gate(rule("partner", "/api/**")
+                .limit(1, seconds(10))
+                .scope(Scope.origin("203.0.113.9"))
+                .build());
+
+        gate.enter("GET", "/api/x", ip("203.0.113.9"));
+
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.9")).admitted()).isFalse();
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.8")).admitted()).isTrue();
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.8")).admitted()).isTrue();
+    }
+
+    @Test
+    void quotas_listEveryMatchedRule_tightestFirst_orNoneWhenTurnedOff() {
+        FlowRule loose = rule("loose", "/api/**").limit(100, seconds(10)).build();
+        FlowRule tight = rule("tight", "/api/**").limit(3, seconds(1)).build();
+        Leapgate gate = gate(loose, tight);
+
+        Decision d = gate.enter("GET", "/api/x", ip("203.0.113.1"));
+
+        assertThat(d.quotas()).extracting(Quota::rule).containsExactly("tight", "loose");
+        assertThat(d.quotas()).extracting(Quota::remaining).containsExactly(2L, 99L);
+        Leapgate quiet = Leapgate.builder()
+                .rules(RuleSet.of(loose))
+                .clock(clock)
+                .reportQuotas(false)
+                .build();
+        assertThat(quiet.enter("GET", "/api/x", ip("203.0.113.1")).quotas()).isEmpty();
+    }
+
+    @Test
+    void reload_keepsTheCountersOfUnchangedRules_andStartsChangedOnesAfresh() {
+        FlowRule kept = rule("kept", "/a").limit(1, seconds(10)).build();
+        FlowRule changed = rule("changed", "/b").limit(1, seconds(10)).build();
+        Leapgate gate = gate(kept, changed);
+        gate.enter("GET", "/a", ip("203.0.113.1"));
+        gate.enter("GET", "/b", ip("203.0.113.1"));
+
+        gate.update(RuleSet.of(kept, rule("changed", "/b").limit(2, seconds(10)).build()));
+
+        assertThat(gate.enter("GET", "/a", ip("203.0.113.1")).admitted())
+                .as("no fresh allowance")
+                .isFalse();
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(gate.metrics("/a").orElseThrow().lastMinute(clock.nanoTime()).pass())
+                .as("statistics carried over")
+                .isEqualTo(1);
+        assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("kept", "changed");
+    }
+
+    @Test
+    void entryAdmittedBeforeAReload_releasesIntoTheCounterThatAdmittedIt() {
+        FlowRule slots = rule("slots", "/export").inFlight(1).build();
+        Leapgate gate = gate(slots);
+        Entry old = (Entry) gate.enter("POST", "/export", ip("203.0.113.1"));
+
+        gate.update(RuleSet.of(slots)); // unchanged: same counter
+        assertThat(gate.enter("POST", "/export", ip("203.0.113.1")).admitted()).isFalse();
+        old.close();
+
+        assertThat(gate.enter("POST", "/export", ip("203.0.113.1")).admitted()).isTrue();
+    }
+
+    @Test
+    void permitsAboveALimit_areRejectedWithoutTouchingOtherRules() {
+        Leapgate gate = gate(
+                rule("big", "/x").limit(100, seconds(1)).build(),
+                rule("small", "/x").limit(2, seconds(1)).build());
+
+        Rejection r = (Rejection) gate.enter("GET", "/x", ip("203.0.113.1"), 3);
+
+        assertThat(r.rule()).isEqualTo("small");
+        assertThat(r.reason()).isEqualTo("request needs more permits than the limit");
+        assertThat(gate.enter("GET", "/x", ip("203.0.113.1"), 2).quotas())
+                .extracting(Quota::remaining)
+                .containsExactly(0L, 98L);
+        assertThatThrownBy(() -> gate.enter("GET", "/x", ip("203.0.113.1"), 0))
+                .hasMessage("permits must be at least 1, was 0");
+    }
+
+    @Test
+    void fullOriginTable_rejectsNewOriginsWithAReason() {
+        Leapgate gate = gate(rule("per-ip", "/**")
+                .limit(1, seconds(10))
+                .scope(Scope.perOrigin())
+                .maxOrigins(20)
+                .build());
+        for (int i = 0; i < 20; i++) {
+            gate.enter("GET", "/", ip("203.0.113." + i));
+        }
+
+        Rejection r = (Rejection) gate.enter("GET", "/", ip("198.51.100.1"));
+
+        assertThat(r.reason()).isEqualTo("too many origins tracked");
+    }
+
+    /**
+     * Threads mix clients against a per-origin window, a global window and a global in-flight
+     * limit. No window is ever exceeded despite give-backs, and every slot comes back.
+     */
+    @Test
+    void manyThreads_multipleRules_exactTotals_andNoLeakedSlot() throws Exception {
+        int threads = 8;
+        int attempts = 20_000;
+        Leapgate gate = gate(
+                rule("slots", "/api/**").inFlight(3).build(),
+                rule("per-ip", "/api/**")
+                        .limit(50, seconds(10))
+                        .scope(Scope.perOrigin())
+                        .build(),
+                rule("global", "/api/**").limit(200, seconds(10)).build());
+        AtomicLong admitted = new AtomicLong();
+        AtomicLong rejected = new AtomicLong();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            workers.add(new Thread(() -> {
+                InFlightCounterTest.awaitQuietly(start);
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                for (int i = 0; i < attempts; i++) {
+                    Origin origin = ip("203.0.113." + random.nextInt(8));
+                    if (gate.enter("GET", "/api/x", origin) instanceof Entry entry) {
+                        admitted.incrementAndGet();
+                        entry.close();
+                    } else {
+                        rejected.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        workers.forEach(Thread::start);
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+
+        assertThat(admitted.get() + rejected.get()).isEqualTo((long) threads * attempts);
+        assertThat(admitted.get())
+                .as("the global window, never exceeded, reached")
+                .isEqualTo(200);
+        MetricsSnapshot m = gate.metrics("/api/**").orElseThrow().lastMinute(clock.nanoTime());
+        assertThat(m.concurrency()).isZero();
+        assertThat(m.pass()).isEqualTo(200);
+        assertThat(gate.enter("GET", "/api/x", ip("198.51.100.1")).admitted())
+                .as("all in-flight slots came back, the global window is full")
+                .isFalse();
+    }
+}
