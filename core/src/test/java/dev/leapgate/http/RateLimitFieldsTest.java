@@ -1,0 +1,57 @@
+package dev.leapgate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Quota;
+import dev.leapgate.Rejection;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RateLimitFieldsTest {
+
+    @ParameterizedTest
+    @CsvSource({"0, 1", "1, 1", "999, 1", "1000, 1", "1001, 2", "6500, 7", "7000, 7"})
+    void retryAfter_isWholeSecondsRoundedUp_atLeastOne(long millis, long seconds) {
+        assertThat(RateLimitFields.retryAfterSeconds(Duration.ofMillis(millis))).isEqualTo(seconds);
+    }
+
+    @Test
+    void policyAndRateLimit_followTheDraftSyntax_oneItemPerRule() {
+        List<Quota> quotas = List.of(
+                new Quota("per-ip", 100, Duration.ofSeconds(10), 0, Duration.ofMillis(6200)),
+                new Quota("fast", 5, Duration.ofMillis(100), 4, Duration.ZERO),
+                new Quota("slots", 20, null, 19, Duration.ZERO));
+
+        assertThat(RateLimitFields.policy(quotas))
+                .isEqualTo("\"per-ip\";q=100;w=10, \"fast\";q=5;w=1, \"slots\";q=20;qu=\"concurrent-requests\"");
+        assertThat(RateLimitFields.rateLimit(quotas)).isEqualTo("\"per-ip\";r=0;t=7, \"fast\";r=4;t=0, \"slots\";r=19");
+    }
+
+    @Test
+    void noQuotas_giveEmptyValues() {
+        assertThat(RateLimitFields.policy(List.of())).isEmpty();
+        assertThat(RateLimitFields.rateLimit(List.of())).isEmpty();
+    }
+
+    @Test
+    void problemBody_isRfc9457Json_withTheRuleAndRetryAfter() {
+        Rejection r = new Rejection("per-ip", "limit exceeded", null, Duration.ofMillis(6500));
+
+        assertThat(ProblemBody.json(r, 429))
+                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                        + "\"detail\":\"Rule 'per-ip' rejected the request: limit exceeded. Retry after 7 s.\","
+                        + "\"rule\":\"per-ip\",\"retryAfter\":7}");
+    }
+
+    @Test
+    void problemBody_escapesWhatJsonRequires() {
+        Rejection r = new Rejection("deny", "origin \"a\\b\"\n\u0001 is denied", null, Duration.ZERO);
+
+        assertThat(ProblemBody.json(r, 503))
+                .contains("\"title\":\"Service Unavailable\"")
+                .contains("origin \\\"a\\\\b\\\"\\n\\u0001 is denied");
+    }
+}
