@@ -1,0 +1,66 @@
+package dev.leapgate.config;
+
+import dev.leapgate.RuleSet;
+import dev.leapgate.net.ClientIpResolver;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything the servlet filter and the JAX-RS provider are configured with, as read by {@link
+ * ConfigParser}. Immutable.
+ *
+ * @param rules the rules given inline; {@link RuleSet#empty()} when they come from {@code
+ *     rulesFile}, which the caller reads with {@link ConfigParser#readRulesFile} (and reads again
+ *     when it changes)
+ * @param rulesFile the properties file holding the rules, exemptions and denials, if any
+ * @param reloadInterval how often {@code rulesFile} is checked for changes; zero for never
+ * @param clientIp how the client address is found behind proxies
+ * @param origin who a request is from
+ * @param response how a rejection is answered
+ */
+public record LeapgateConfig(
+        RuleSet rules,
+        Optional<Path> rulesFile,
+        Duration reloadInterval,
+        ClientIpResolver clientIp,
+        OriginSource origin,
+        ResponseSettings response) {
+
+    /** How often a rules file is checked for changes unless configured otherwise. */
+    public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(5);
+
+    private static final LeapgateConfig DEFAULTS = new LeapgateConfig(
+            RuleSet.empty(),
+            Optional.empty(),
+            DEFAULT_RELOAD_INTERVAL,
+            ClientIpResolver.builder().build(),
+            OriginSource.ip(),
+            ResponseSettings.defaults());
+
+    public LeapgateConfig {
+        Objects.requireNonNull(rules, "rules");
+        Objects.requireNonNull(rulesFile, "rulesFile");
+        Objects.requireNonNull(reloadInterval, "reloadInterval");
+        Objects.requireNonNull(clientIp, "clientIp");
+        Objects.requireNonNull(origin, "origin");
+        Objects.requireNonNull(response, "response");
+        if (reloadInterval.isNegative()) {
+            throw new IllegalArgumentException("reloadInterval must not be negative, was " + reloadInterval);
+        }
+        // Two sources of rules would leave it unclear which one a reload replaces.
+        if (rulesFile.isPresent() && !rules.equals(RuleSet.empty())) {
+            throw new IllegalArgumentException(
+                    "rules come either inline or from rules-file " + rulesFile.get() + ", not both");
+        }
+    }
+
+    /**
+     * No rules, no rules file, reload every 5 s, the peer address as the client (no trusted
+     * proxies), origin by IP, status 429 with all rate-limit headers and a problem body.
+     */
+    public static LeapgateConfig defaults() {
+        return DEFAULTS;
+    }
+}

@@ -1,0 +1,148 @@
+package dev.leapgate.config;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the lines of a {@code .properties} text in order, with their line numbers.
+ *
+ * <p>{@link java.util.Properties} would read the same keys and values but keeps neither their
+ * order (the order of rules is the order they are checked in) nor their lines (which a problem
+ * must name). So the syntax of {@link java.util.Properties#load(java.io.Reader)} is followed here,
+ * with the same results:
+ *
+ * <ul>
+ *   <li>a line whose first non-blank character is {@code #} or {@code !} is a comment; blank lines
+ *       are skipped;
+ *   <li>the key ends at the first unescaped {@code =}, {@code :} or blank; blanks around the
+ *       separator are skipped, so {@code key=value}, {@code key: value} and {@code key value} are
+ *       the same;
+ *   <li>a line ending in an odd number of backslashes continues on the next line, whose leading
+ *       blanks are dropped;
+ *   <li>escapes {@code \t \n \r \f \\uXXXX} and {@code \x} for any other {@code x}.
+ * </ul>
+ *
+ * One difference: a value's trailing blanks are dropped too, as in every other place a value
+ * is read. A malformed {@code \\uXXXX} is a problem of its line rather than an exception.
+ */
+final class PropertiesText {
+
+    private PropertiesText() {}
+
+    /** The settings of {@code text}, in order; syntax problems go to {@code problems}. */
+    static List<Setting> read(String text, Problems problems) {
+        List<String> lines = text.lines().toList();
+        List<Setting> settings = new ArrayList<>();
+        int i = 0;
+        while (i < lines.size()) {
+            int lineNumber = i + 1;
+            String line = stripLeading(lines.get(i++));
+            if (line.isEmpty() || line.charAt(0) == '#' || line.charAt(0) == '!') {
+                continue;
+            }
+            StringBuilder logical = new StringBuilder(line);
+            while (endsWithContinuation(logical)) {
+                logical.setLength(logical.length() - 1);
+                if (i < lines.size()) {
+                    logical.append(stripLeading(lines.get(i++)));
+                }
+            }
+            Setting setting = split(logical.toString(), lineNumber, problems);
+            if (setting != null) {
+                settings.add(setting);
+            }
+        }
+        return settings;
+    }
+
+    private static Setting split(String line, int lineNumber, Problems problems) {
+        int keyEnd = 0;
+        while (keyEnd < line.length()) {
+            char c = line.charAt(keyEnd);
+            if (c == '\\') {
+                keyEnd += 2;
+                continue;
+            }
+            if (c == '=' || c == ':' || isBlank(c)) {
+                break;
+            }
+            keyEnd++;
+        }
+        keyEnd = Math.min(keyEnd, line.length());
+        int valueStart = keyEnd;
+        while (valueStart < line.length() && isBlank(line.charAt(valueStart))) {
+            valueStart++;
+        }
+        if (valueStart < line.length() && (line.charAt(valueStart) == '=' || line.charAt(valueStart) == ':')) {
+            valueStart++;
+        }
+        while (valueStart < line.length() && isBlank(line.charAt(valueStart))) {
+            valueStart++;
+        }
+        try {
+            String key = unescape(line.substring(0, keyEnd));
+            String value = unescape(line.substring(valueStart)).strip();
+            if (key.isEmpty()) {
+                problems.add(lineNumber, "no key before '" + line.charAt(0) + "'; expected key=value");
+                return null;
+            }
+            return new Setting(key, value, lineNumber);
+        } catch (IllegalArgumentException malformed) {
+            problems.add(lineNumber, malformed.getMessage());
+            return null;
+        }
+    }
+
+    private static boolean endsWithContinuation(CharSequence line) {
+        int backslashes = 0;
+        for (int i = line.length() - 1; i >= 0 && line.charAt(i) == '\\'; i--) {
+            backslashes++;
+        }
+        return backslashes % 2 == 1;
+    }
+
+    private static String unescape(String s) {
+        if (s.indexOf('\\') < 0) {
+            return s;
+        }
+        StringBuilder out = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c != '\\' || i + 1 == s.length()) {
+                out.append(c);
+                continue;
+            }
+            char e = s.charAt(++i);
+            switch (e) {
+                case 't' -> out.append('\t');
+                case 'n' -> out.append('\n');
+                case 'r' -> out.append('\r');
+                case 'f' -> out.append('\f');
+                case 'u' -> {
+                    String hex = s.substring(i + 1, Math.min(i + 5, s.length()));
+                    if (!hex.matches("[0-9A-Fa-f]{4}")) {
+                        throw new IllegalArgumentException(
+                                "malformed escape '\\u" + hex + "'; expected \\u and four hex digits, e.g. \\u00e9");
+                    }
+                    out.append((char) Integer.parseInt(hex, 16));
+                    i += 4;
+                }
+                default -> out.append(e);
+            }
+        }
+        return out.toString();
+    }
+
+    /** The blanks of the properties syntax: space, tab and form feed (not line breaks). */
+    private static boolean isBlank(char c) {
+        return c == ' ' || c == '\t' || c == '\f';
+    }
+
+    private static String stripLeading(String s) {
+        int i = 0;
+        while (i < s.length() && isBlank(s.charAt(i))) {
+            i++;
+        }
+        return s.substring(i);
+    }
+}

@@ -1,0 +1,382 @@
+package dev.leapgate.config;
+
+import dev.leapgate.counter.WindowMode;
+import dev.leapgate.counter.WindowSpec;
+import dev.leapgate.http.PathPattern;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.Control;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Turns {@code rule.<name>.<setting>} settings into {@link FlowRule}s, in the order each name
+ * first appears.
+ *
+ * <p>Every setting is checked on its own first, so that all mistakes of a rule are reported
+ * together; only a rule whose settings are all valid is built. Building it is left to {@link
+ * FlowRule.Builder}, whose checks of how settings combine (the largest limit of a window, pacing
+ * per origin) are the rule's own; their messages are reported under the key they concern.
+ */
+final class RuleReader {
+
+    static final String PREFIX = "rule.";
+
+    /** The settings of a rule, in the order the documentation lists them. */
+    static final List<String> SETTINGS = List.of(
+            "match",
+            "limit",
+            "in-flight",
+            "buckets",
+            "window",
+            "scope",
+            "on-excess",
+            "max-queue",
+            "cold-factor",
+            "warm-up",
+            "max-wait",
+            "max-origins");
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
+    private static final Map<String, WindowMode> MODES = modes();
+
+    private static final Map<String, Control.Kind> KINDS = kinds();
+
+    private static final Set<Control.Kind> QUEUES = EnumSet.of(Control.Kind.PACE, Control.Kind.WARM_UP_PACE);
+    private static final Set<Control.Kind> WARMS = EnumSet.of(Control.Kind.WARM_UP, Control.Kind.WARM_UP_PACE);
+    private static final Set<Control.Kind> BORROWS = EnumSet.of(Control.Kind.BORROW);
+
+    /** A rule's settings as read, before they are understood. */
+    private static final class Draft {
+        final String name;
+        /** Where the rule is reported when no single key is to blame: its first setting. */
+        final Setting anchor;
+
+        final Map<String, Setting> settings = new LinkedHashMap<>();
+        /** The settings that misspelt keys were probably meant to be; already reported. */
+        final Set<String> misspelt = new HashSet<>();
+        /** Whether a key of this rule was unknown: what the rule was meant to be is unclear. */
+        boolean unknownKey;
+
+        Draft(String name, Setting first) {
+            this.name = name;
+            this.anchor = new Setting(PREFIX + name, "", first.line());
+        }
+    }
+
+    private final Problems problems;
+    private final Map<String, Draft> drafts = new LinkedHashMap<>();
+    private final Set<String> badNames = new HashSet<>();
+
+    RuleReader(Problems problems) {
+        this.problems = problems;
+    }
+
+    /** Takes a setting whose key starts with {@code rule.}. */
+    void add(Setting s) {
+        String rest = s.key().substring(PREFIX.length());
+        int dot = rest.lastIndexOf('.');
+        if (dot < 0) {
+            problems.add(
+                    s,
+                    "expected rule.<name>.<setting>, e.g. rule." + (rest.isEmpty() ? "login" : rest)
+                            + ".match; settings are " + ValueSyntax.oneOf(SETTINGS));
+            return;
+        }
+        String name = rest.substring(0, dot);
+        String setting = rest.substring(dot + 1);
+        if (!NAME.matcher(name).matches()) {
+            if (badNames.add(name)) { // once per name, not once per key
+                problems.add(s, "rule name '" + name + "' must be 1 to 64 letters, digits, '-' or '_'");
+            }
+            return;
+        }
+        Draft draft = drafts.computeIfAbsent(name, n -> new Draft(n, s));
+        if (!SETTINGS.contains(setting)) {
+            draft.unknownKey = true;
+            String near = Spelling.nearest(setting, SETTINGS);
+            if (near != null) {
+                draft.misspelt.add(near);
+                problems.add(s, "unknown rule setting '" + setting + "'; did you mean rule." + name + "." + near + "?");
+            } else {
+                problems.add(
+                        s, "unknown rule setting '" + setting + "'; rule settings are " + ValueSyntax.oneOf(SETTINGS));
+            }
+            return;
+        }
+        draft.settings.put(setting, s);
+    }
+
+    /** The rules whose settings are all valid, in order; problems with the others are reported. */
+    List<FlowRule> rules() {
+        List<FlowRule> rules = new ArrayList<>();
+        for (Draft draft : drafts.values()) {
+            FlowRule rule = build(draft);
+            if (rule != null) {
+                rules.add(rule);
+            }
+        }
+        return rules;
+    }
+
+    private FlowRule build(Draft d) {
+        int problemsBefore = problems.size();
+        String key = PREFIX + d.name + ".";
+
+        Setting matchSetting = d.settings.get("match");
+        PathPattern match = value(matchSetting, PathPattern::parse);
+        if (matchSetting == null && !d.misspelt.contains("match")) {
+            problems.add(d.anchor, "needs a match, e.g. " + key + "match=POST /login or " + key + "match=/api/**");
+        }
+
+        Setting limitSetting = d.settings.get("limit");
+        Setting inFlightSetting = d.settings.get("in-flight");
+        ValueSyntax.Limit limit = value(limitSetting, ValueSyntax::limit);
+        Long inFlight = value(inFlightSetting, ValueSyntax::count);
+        if (limitSetting != null && inFlightSetting != null) {
+            Setting later = limitSetting.line() > inFlightSetting.line() ? limitSetting : inFlightSetting;
+            problems.add(
+                    later,
+                    "a rule has either limit (requests per window) or in-flight (requests at once), not both;"
+                            + " write a second rule for the other");
+        } else if (limitSetting == null
+                && inFlightSetting == null
+                && !d.misspelt.contains("limit")
+                && !d.misspelt.contains("in-flight")) {
+            problems.add(
+                    d.anchor,
+                    "needs a limit, e.g. " + key + "limit=100/10s, or an in-flight limit, e.g. " + key
+                            + "in-flight=20");
+        }
+        boolean concurrency = inFlightSetting != null && limitSetting == null;
+
+        Setting bucketsSetting = d.settings.get("buckets");
+        Setting modeSetting = d.settings.get("window");
+        if (concurrency) {
+            bucketsSetting = notForInFlight(bucketsSetting);
+            modeSetting = notForInFlight(modeSetting);
+        }
+        Integer buckets = value(bucketsSetting, t -> ValueSyntax.integer(t, 1, WindowSpec.MAX_BUCKETS));
+        WindowMode mode = value(modeSetting, t -> ValueSyntax.choice(t, MODES));
+        WindowSpec window = limit == null ? null : window(limit, limitSetting, buckets, bucketsSetting, mode);
+
+        Setting scopeSetting = d.settings.get("scope");
+        Setting maxOriginsSetting = d.settings.get("max-origins");
+        Scope scope = scopeSetting == null ? Scope.all() : value(scopeSetting, RuleReader::scope);
+        Integer maxOrigins = value(maxOriginsSetting, t -> ValueSyntax.integer(t, 1, FlowRule.MAX_ORIGINS_ALLOWED));
+        if (maxOriginsSetting != null && scope != null && scope.kind() != Scope.Kind.PER_ORIGIN) {
+            problems.add(maxOriginsSetting, "applies only to scope per-origin; this rule's scope is " + scope);
+        }
+
+        Setting onExcessSetting = d.settings.get("on-excess");
+        Control.Kind kind = onExcessSetting == null
+                ? Control.Kind.REJECT
+                : value(onExcessSetting, t -> ValueSyntax.choice(t, KINDS));
+        Duration maxQueue = controlDuration(d, "max-queue", kind, QUEUES, true);
+        Duration warmUp = controlDuration(d, "warm-up", kind, WARMS, false);
+        Duration maxWait = controlDuration(d, "max-wait", kind, BORROWS, true);
+        Setting coldSetting = d.settings.get("cold-factor");
+        Double coldFactor = value(appliesTo(coldSetting, kind, WARMS), RuleReader::coldFactor);
+
+        if (problems.size() != problemsBefore || d.unknownKey) {
+            return null;
+        }
+        Control control = switch (kind) {
+            case REJECT -> Control.reject();
+            case PACE -> Control.pace(or(maxQueue, Control.DEFAULT_MAX_QUEUE));
+            case WARM_UP ->
+                Control.warmUp(or(coldFactor, Control.DEFAULT_COLD_FACTOR), or(warmUp, Control.DEFAULT_WARM_UP));
+            case WARM_UP_PACE ->
+                Control.warmUpPace(
+                        or(coldFactor, Control.DEFAULT_COLD_FACTOR),
+                        or(warmUp, Control.DEFAULT_WARM_UP),
+                        or(maxQueue, Control.DEFAULT_MAX_QUEUE));
+            case BORROW -> Control.borrow(or(maxWait, Control.DEFAULT_MAX_WAIT));
+        };
+        // First the limit alone (with borrow, which changes the largest limit), so that its
+        // problems are reported under limit / in-flight ...
+        boolean limitDependsOnControl = !concurrency && kind == Control.Kind.BORROW;
+        FlowRule.Builder alone =
+                FlowRule.builder(d.name).match(match).control(limitDependsOnControl ? control : Control.reject());
+        FlowRule.Builder full = FlowRule.builder(d.name)
+                .match(match)
+                .scope(scope)
+                .control(control)
+                .maxOrigins(or(maxOrigins, FlowRule.DEFAULT_MAX_ORIGINS));
+        if (concurrency) {
+            alone.inFlight(inFlight);
+            full.inFlight(inFlight);
+        } else {
+            alone.limit(limit.count(), window);
+            full.limit(limit.count(), window);
+        }
+        try {
+            alone.build();
+        } catch (IllegalArgumentException e) {
+            problems.add(concurrency ? inFlightSetting : limitSetting, e.getMessage());
+            return null;
+        }
+        // ... then the combinations, which always involve an on-excess other than reject.
+        try {
+            return full.build();
+        } catch (IllegalArgumentException e) {
+            problems.add(onExcessSetting != null ? onExcessSetting : d.anchor, e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * The window of a limit. Its length is checked alone first (one bucket always fits), so that a
+     * bad length is reported under limit and a bad bucket count under buckets.
+     */
+    private WindowSpec window(
+            ValueSyntax.Limit limit, Setting limitSetting, Integer buckets, Setting bucketsSetting, WindowMode mode) {
+        WindowMode checkedMode = mode == null ? WindowMode.STRICT : mode;
+        try {
+            new WindowSpec(limit.window(), 1, checkedMode);
+        } catch (IllegalArgumentException e) {
+            problems.add(limitSetting, e.getMessage());
+            return null;
+        }
+        if (bucketsSetting != null && buckets == null) {
+            return null; // already reported
+        }
+        try {
+            return new WindowSpec(limit.window(), or(buckets, WindowSpec.DEFAULT_BUCKETS), checkedMode);
+        } catch (IllegalArgumentException e) {
+            problems.add(bucketsSetting != null ? bucketsSetting : limitSetting, e.getMessage());
+            return null;
+        }
+    }
+
+    /** Reports a window setting given with an in-flight limit; returns null, as it is not read. */
+    private Setting notForInFlight(Setting s) {
+        if (s != null) {
+            problems.add(s, "applies only to a limit per window (limit), not to in-flight");
+        }
+        return null;
+    }
+
+    /**
+     * The setting if it applies to the on-excess {@code kind}; otherwise reports it and returns
+     * null. With an invalid on-excess ({@code kind} null) applicability is unknown: the setting is
+     * still read, so its own mistakes are reported too.
+     */
+    private Setting appliesTo(Setting s, Control.Kind kind, Set<Control.Kind> kinds) {
+        if (s == null || kind == null || kinds.contains(kind)) {
+            return s;
+        }
+        String names = ValueSyntax.oneOf(kinds.stream().map(Control::name).collect(Collectors.toList()));
+        problems.add(s, "applies only to on-excess " + names + "; this rule's on-excess is " + Control.name(kind));
+        return null;
+    }
+
+    /**
+     * A waiting time of the on-excess: at most {@link Control#MAX_WAIT_ALLOWED}, checked here rather
+     * than by {@link Control} so the message shows the value as it was written.
+     */
+    private Duration controlDuration(
+            Draft d, String setting, Control.Kind kind, Set<Control.Kind> kinds, boolean zeroAllowed) {
+        return value(appliesTo(d.settings.get(setting), kind, kinds), text -> {
+            Duration value = ValueSyntax.duration(text);
+            String max = ValueSyntax.format(Control.MAX_WAIT_ALLOWED);
+            if (value.compareTo(Control.MAX_WAIT_ALLOWED) > 0 || (!zeroAllowed && value.isZero())) {
+                throw new IllegalArgumentException(
+                        (zeroAllowed ? "must be between 0s and " : "must be longer than 0s and at most ") + max
+                                + ", was " + text);
+            }
+            return value;
+        });
+    }
+
+    private static double coldFactor(String text) {
+        double factor = ValueSyntax.decimal(text);
+        Control.warmUp(factor, Control.DEFAULT_WARM_UP); // Control owns the range; its message names it
+        return factor;
+    }
+
+    /**
+     * {@code all}, {@code per-origin} or {@code origin:<value>}. The value is an IP address,
+     * written canonically because origins are compared by their canonical text, or an identifier.
+     */
+    static Scope scope(String text) {
+        if (text.equals("all")) {
+            return Scope.all();
+        }
+        if (text.equals("per-origin")) {
+            return Scope.perOrigin();
+        }
+        if (text.startsWith("origin:")) {
+            String origin = text.substring("origin:".length()).strip();
+            if (origin.isEmpty()) {
+                throw new IllegalArgumentException(
+                        "'" + text + "' names no origin; expected e.g. origin:203.0.113.7 or origin:batch-job");
+            }
+            if (origin.indexOf('/') >= 0) {
+                throw new IllegalArgumentException("'" + text + "' is a range; origin:<value> takes one IP address or"
+                        + " identifier (a rule for a range of addresses is a per-origin rule with exempt)");
+            }
+            // As OriginList does: text meant as an address must not silently become an identifier
+            // that no request will ever have.
+            if (looksLikeAddress(origin)) {
+                return Scope.origin(IpAddress.parse(origin).toString());
+            }
+            // An IPv6 address has letters too; anything else that does not parse is an identifier.
+            try {
+                return Scope.origin(IpAddress.parse(origin).toString());
+            } catch (IllegalArgumentException notAnAddress) {
+                return Scope.origin(origin);
+            }
+        }
+        throw new IllegalArgumentException(ValueSyntax.shown(text) + " is not allowed; expected all, per-origin or"
+                + " origin:<value>" + Spelling.didYouMean(text, List.of("all", "per-origin", "origin:")));
+    }
+
+    private static boolean looksLikeAddress(String s) {
+        return s.chars().allMatch(c -> Character.isDigit(c) || c == '.' || c == ':')
+                && s.chars().anyMatch(c -> c == '.' || c == ':');
+    }
+
+    private static Map<String, WindowMode> modes() {
+        Map<String, WindowMode> modes = new LinkedHashMap<>(); // ordered, for "expected strict or sliding"
+        modes.put("strict", WindowMode.STRICT);
+        modes.put("sliding", WindowMode.SLIDING);
+        return modes;
+    }
+
+    private static Map<String, Control.Kind> kinds() {
+        Map<String, Control.Kind> kinds = new LinkedHashMap<>();
+        for (Control.Kind kind : Control.Kind.values()) {
+            kinds.put(Control.name(kind), kind);
+        }
+        return kinds;
+    }
+
+    /** Parses a setting's value, reporting a problem under its key; null if absent or invalid. */
+    private <T> T value(Setting s, Function<String, T> parse) {
+        if (s == null) {
+            return null;
+        }
+        try {
+            return parse.apply(s.value());
+        } catch (IllegalArgumentException e) {
+            problems.add(s, e.getMessage());
+            return null;
+        }
+    }
+
+    private static <T> T or(T value, T otherwise) {
+        return value != null ? value : otherwise;
+    }
+}

@@ -1,0 +1,299 @@
+package dev.leapgate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
+
+import dev.leapgate.Origin;
+import dev.leapgate.RuleSet;
+import dev.leapgate.net.Cidr;
+import dev.leapgate.net.ForwardingHeader;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The keys of the main configuration, read from a map as a filter's init-params are. */
+class GlobalSettingsTest {
+
+    private static final String SOURCE = "web.xml init-params";
+
+    private static LeapgateConfig parse(String... keysAndValues) {
+        return ConfigParser.parse(map(keysAndValues), SOURCE);
+    }
+
+    private static List<String> problems(String... keysAndValues) {
+        return ConfigProblems.of(() -> ConfigParser.parse(map(keysAndValues), SOURCE));
+    }
+
+    private static Map<String, String> map(String... keysAndValues) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return map;
+    }
+
+    @Test
+    void emptyMap_givesTheDefaults() {
+        LeapgateConfig config = parse();
+        LeapgateConfig defaults = LeapgateConfig.defaults();
+
+        assertThat(config.rules()).isEqualTo(RuleSet.empty());
+        assertThat(config.rulesFile()).isEmpty();
+        assertThat(config.reloadInterval()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(config.clientIp().trustedProxies().isEmpty()).isTrue();
+        assertThat(config.clientIp().forwardingHeader()).isEqualTo(ForwardingHeader.X_FORWARDED_FOR);
+        assertThat(config.clientIp().ipv6PrefixLength()).isEqualTo(64);
+        assertThat(config.origin()).isEqualTo(OriginSource.ip());
+        assertThat(config.response()).isEqualTo(new ResponseSettings(429, RateLimitHeaders.ALL, true));
+        assertThat(defaults.rules()).isEqualTo(config.rules());
+        assertThat(defaults.reloadInterval()).isEqualTo(config.reloadInterval());
+        assertThat(defaults.origin()).isEqualTo(config.origin());
+        assertThat(defaults.response()).isEqualTo(config.response());
+        assertThat(defaults.clientIp().toString()).isEqualTo(config.clientIp().toString());
+    }
+
+    // --- rules-file and reload-interval
+
+    @Test
+    void rulesFile_isAPath_andLeavesTheRulesToBeReadFromIt() {
+        LeapgateConfig config = parse("rules-file", "/etc/leapgate/rules.properties", "reload-interval", "30s");
+
+        assertThat(config.rulesFile()).contains(Path.of("/etc/leapgate/rules.properties"));
+        assertThat(config.reloadInterval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.rules()).isEqualTo(RuleSet.empty());
+    }
+
+    @Test
+    void reloadInterval_zero_meansNever() {
+        assertThat(parse("rules-file", "rules.properties", "reload-interval", "0s")
+                        .reloadInterval())
+                .isZero();
+    }
+
+    @Test
+    void reloadInterval_belowTheMinimum_orWithoutRulesFile_isRejected() {
+        assertThat(problems("rules-file", "rules.properties", "reload-interval", "10ms"))
+                .containsExactly("reload-interval: must be 0s (never) or between 100ms and 24h, was 10ms");
+        assertThat(problems("rules-file", "rules.properties", "reload-interval", "25h"))
+                .containsExactly("reload-interval: must be 0s (never) or between 100ms and 24h, was 25h");
+        assertThat(problems("reload-interval", "1m"))
+                .containsExactly(
+                        "reload-interval: applies only with rules-file; without one there is nothing to reload");
+        assertThat(problems("rules-file", "rules.properties", "reload-interval", "5"))
+                .singleElement(STRING)
+                .startsWith("reload-interval: '5' is not a duration (no unit)");
+    }
+
+    @Test
+    void rulesFile_empty_isRejected() {
+        assertThat(problems("rules-file", "  ")).containsExactly("rules-file: the empty value is not a file path");
+    }
+
+    @Test
+    void rulesFile_withInlineRules_isRejectedOnce() {
+        assertThat(problems(
+                        "rule.login.match", "POST /login",
+                        "rule.login.limit", "5/1m",
+                        "rules-file", "/etc/leapgate/rules.properties"))
+                .containsExactly("rule.login.match: rules come either inline or from rules-file, not both; move the"
+                        + " rule.* settings to /etc/leapgate/rules.properties or remove rules-file");
+    }
+
+    @Test
+    void rulesFile_withInlineExemptOrDeny_isRejected() {
+        assertThat(problems("rules-file", "r.properties", "exempt", "10.0.0.0/8", "deny", "bad-bot"))
+                .containsExactly(
+                        "exempt: with rules-file, exempt belongs in the rules file r.properties, so that it is"
+                                + " reloaded with the rules",
+                        "deny: with rules-file, deny belongs in the rules file r.properties, so that it is reloaded"
+                                + " with the rules");
+    }
+
+    // --- client IP
+
+    @Test
+    void trustedProxies_isACidrList() {
+        LeapgateConfig config = parse("trusted-proxies", "10.0.0.0/8, 192.168.0.0/16 ::1");
+
+        assertThat(config.clientIp().trustedProxies().cidrs())
+                .containsExactly(Cidr.parse("10.0.0.0/8"), Cidr.parse("192.168.0.0/16"), Cidr.parse("::1"));
+        assertThat(config.clientIp().resolve("10.1.2.3", List.of(), List.of("203.0.113.9")))
+                .contains(IpAddress.parse("203.0.113.9"));
+    }
+
+    @Test
+    void trustedProxies_badCidr_isRejectedNamingIt() {
+        assertThat(problems("trusted-proxies", "10.0.0.0/8, 10.0.0.0/33"))
+                .singleElement(STRING)
+                .startsWith("trusted-proxies: invalid CIDR '10.0.0.0/33'");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"x-forwarded-for, X_FORWARDED_FOR", "forwarded, FORWARDED", "prefer-forwarded, PREFER_FORWARDED"})
+    void forwardedHeader_eachValue(String text, ForwardingHeader header) {
+        assertThat(parse("forwarded-header", text).clientIp().forwardingHeader())
+                .isEqualTo(header);
+    }
+
+    @Test
+    void forwardedHeader_misspelt_isRejectedWithTheChoices() {
+        assertThat(problems("forwarded-header", "x-forwarded"))
+                .containsExactly("forwarded-header: 'x-forwarded' is not allowed; expected x-forwarded-for, forwarded"
+                        + " or prefer-forwarded; did you mean 'forwarded'?");
+    }
+
+    @Test
+    void ipv6Prefix_from32To64() {
+        assertThat(parse("ipv6-prefix", "48").clientIp().ipv6PrefixLength()).isEqualTo(48);
+        assertThat(parse("ipv6-prefix", "32").clientIp().ipv6PrefixLength()).isEqualTo(32);
+        assertThat(problems("ipv6-prefix", "80")).containsExactly("ipv6-prefix: must be between 32 and 64, was 80");
+        assertThat(problems("ipv6-prefix", "/64"))
+                .containsExactly("ipv6-prefix: '/64' is not a whole number; expected 32 to 64");
+    }
+
+    // --- origin
+
+    @Test
+    void origin_eachForm() {
+        assertThat(parse("origin", "ip").origin()).isEqualTo(OriginSource.ip());
+        assertThat(parse("origin", "principal").origin()).isEqualTo(OriginSource.principal());
+        OriginSource header = parse("origin", "header:X-Api-Key").origin();
+        assertThat(header.kind()).isEqualTo(OriginSource.Kind.HEADER);
+        assertThat(header.headerName()).isEqualTo("X-Api-Key");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "header:        | origin: 'header:' names no header; expected e.g. header:X-Api-Key",
+                "ipp            | origin: 'ipp' is not allowed; expected ip, header:<Header-Name> or principal;"
+                        + " did you mean 'ip'?",
+                "user           | origin: 'user' is not allowed; expected ip, header:<Header-Name> or principal",
+            })
+    void origin_invalid_isRejected(String text, String message) {
+        assertThat(problems("origin", text)).containsExactly(message);
+    }
+
+    @Test
+    void origin_headerNameThatIsNotAToken_isRejected() {
+        String allowed = "origin: header name must be an RFC 9110 token (letters, digits and !#$%&'*+-.^_`|~), was ";
+        assertThat(problems("origin", "header:X Api")).containsExactly(allowed + "'X Api'");
+        assertThat(problems("origin", "header:Key(1)")).containsExactly(allowed + "'Key(1)'");
+    }
+
+    // --- exempt and deny
+
+    @Test
+    void exemptAndDeny_areOriginLists() {
+        RuleSet rules = parse("exempt", "10.0.0.0/8, health-check", "deny", "203.0.113.0/24 bad-bot")
+                .rules();
+
+        assertThat(rules.exempt().contains(Origin.ip(IpAddress.parse("10.9.9.9"), 64)))
+                .isTrue();
+        assertThat(rules.exempt().contains(Origin.id("health-check"))).isTrue();
+        assertThat(rules.exempt().contains(Origin.id("bad-bot"))).isFalse();
+        assertThat(rules.deny().contains(Origin.ip(IpAddress.parse("203.0.113.50"), 64)))
+                .isTrue();
+        assertThat(rules.deny().contains(Origin.id("bad-bot"))).isTrue();
+    }
+
+    @Test
+    void exempt_badRange_isRejected() {
+        assertThat(problems("exempt", "10.0.0.0/40")).singleElement(STRING).startsWith("exempt: invalid CIDR");
+        assertThat(problems("deny", "10.0.0.300")).singleElement(STRING).startsWith("deny: invalid CIDR '10.0.0.300'");
+    }
+
+    // --- response
+
+    @Test
+    void status_from400To599() {
+        assertThat(parse("status", "503").response().status()).isEqualTo(503);
+        assertThat(problems("status", "200")).containsExactly("status: must be between 400 and 599, was 200");
+        assertThat(problems("status", "600")).containsExactly("status: must be between 400 and 599, was 600");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"all, ALL", "rejected, REJECTED", "none, NONE"})
+    void rateLimitHeaders_eachValue(String text, RateLimitHeaders headers) {
+        assertThat(parse("rate-limit-headers", text).response().headers()).isEqualTo(headers);
+    }
+
+    @Test
+    void body_problemOrNone() {
+        assertThat(parse("body", "problem").response().problemBody()).isTrue();
+        assertThat(parse("body", "none").response().problemBody()).isFalse();
+        assertThat(problems("body", "json")).containsExactly("body: 'json' is not allowed; expected problem or none");
+    }
+
+    // --- keys
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "stauts            | stauts: unknown key; did you mean status?",
+                "Status            | Status: unknown key; did you mean status?",
+                "trusted-proxys    | trusted-proxys: unknown key; did you mean trusted-proxies?",
+                "ipv6_prefix       | ipv6_prefix: unknown key; did you mean ipv6-prefix?",
+                "rules.login.match | rules.login.match: unknown key; did you mean rule.login.match?",
+                "match             | match: unknown key; a rule setting is written rule.<name>.match,"
+                        + " e.g. rule.login.match",
+                "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"
+                        + " reload-interval, trusted-proxies, forwarded-header, ipv6-prefix, origin, exempt, deny,"
+                        + " status, rate-limit-headers or body",
+            })
+    void unknownKey_isRejected_withTheLikeliestKey(String key, String message) {
+        assertThat(problems(key, "x")).containsExactly(message);
+    }
+
+    @Test
+    void keysAndValues_areTrimmed_andANullValueIsEmpty() {
+        Map<String, String> map = new HashMap<>();
+        map.put("  status ", " 503\n");
+        map.put("exempt", null);
+        LeapgateConfig config = ConfigParser.parse(map, SOURCE);
+
+        assertThat(config.response().status()).isEqualTo(503);
+        assertThat(config.rules().exempt().isEmpty()).isTrue();
+    }
+
+    @Test
+    void inlineRules_keepTheMapsOrder() {
+        LeapgateConfig config = parse(
+                "rule.zeta.match", "/z",
+                "rule.zeta.limit", "1/s",
+                "rule.alpha.match", "/a",
+                "rule.alpha.in-flight", "1");
+
+        assertThat(config.rules().rules()).extracting(FlowRule::name).containsExactly("zeta", "alpha");
+    }
+
+    @Test
+    void everyMistake_isReportedTogether_inOneException() {
+        ConfigException e = ConfigProblems.catchConfigException(() -> ConfigParser.parse(
+                map("status", "200", "ipv6-prefix", "80", "bodyy", "none", "rule.a.limit", "5/1m"), SOURCE));
+
+        assertThat(e.source()).isEqualTo(SOURCE);
+        assertThat(e.problems())
+                .containsExactly(
+                        "status: must be between 400 and 599, was 200",
+                        "ipv6-prefix: must be between 32 and 64, was 80",
+                        "bodyy: unknown key; did you mean body?",
+                        "rule.a: needs a match, e.g. rule.a.match=POST /login or rule.a.match=/api/**");
+        assertThat(e.getMessage())
+                .isEqualTo("4 problems in web.xml init-params:\n"
+                        + "  - status: must be between 400 and 599, was 200\n"
+                        + "  - ipv6-prefix: must be between 32 and 64, was 80\n"
+                        + "  - bodyy: unknown key; did you mean body?\n"
+                        + "  - rule.a: needs a match, e.g. rule.a.match=POST /login or rule.a.match=/api/**");
+    }
+}

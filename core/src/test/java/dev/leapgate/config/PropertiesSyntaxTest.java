@@ -1,0 +1,203 @@
+package dev.leapgate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
+
+import dev.leapgate.Origin;
+import dev.leapgate.RuleSet;
+import dev.leapgate.rule.FlowRule;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Reading {@code .properties} text: syntax, order, line numbers, rules files. */
+class PropertiesSyntaxTest {
+
+    private static RuleSet rules(String... lines) {
+        return ConfigParser.parseRules(String.join("\n", lines), "rules.properties");
+    }
+
+    @Test
+    void commentsBlankLinesAndEverySeparator_areRead() {
+        RuleSet rules = rules(
+                "# hash comment",
+                "! bang comment",
+                "",
+                "   ",
+                "rule.a.match=/a",
+                "rule.a.limit: 10/s",
+                "rule.b.match /b",
+                "  rule.b.limit  =  20/m  ",
+                "rule.c.match:/c",
+                "rule.c.in-flight\t3");
+
+        assertThat(rules.rules()).extracting(FlowRule::name).containsExactly("a", "b", "c");
+        assertThat(rules.rules().get(0).limit()).isEqualTo(10);
+        assertThat(rules.rules().get(1).limit()).isEqualTo(20);
+        assertThat(rules.rules().get(1).window().length()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(rules.rules().get(2).limit()).isEqualTo(3);
+    }
+
+    @Test
+    void methodAndPath_inAMatch_stayOneValue() {
+        // The first blank ends the key, later ones belong to the value.
+        assertThat(rules("rule.a.match = POST /login", "rule.a.limit = 5/1m")
+                        .rules()
+                        .get(0)
+                        .resource())
+                .isEqualTo("POST /login");
+    }
+
+    @Test
+    void continuationLines_joinWithoutTheirLeadingBlanks() {
+        RuleSet rules = rules(
+                "exempt = 10.0.0.0/8, \\", "         192.168.0.0/16, \\", "         health-check", "deny=bad-bot");
+
+        assertThat(rules.exempt().toString()).isEqualTo("10.0.0.0/8, 192.168.0.0/16, health-check");
+        assertThat(rules.deny().contains(Origin.id("bad-bot"))).isTrue();
+    }
+
+    @Test
+    void aCommentEndingInABackslash_doesNotSwallowTheNextLine() {
+        RuleSet rules = rules("# limits for login \\", "rule.a.match=/a", "rule.a.limit=1/s");
+
+        assertThat(rules.rules()).extracting(FlowRule::name).containsExactly("a");
+    }
+
+    @Test
+    void lineNumbers_countContinuationLines_andAnEscapedBackslashDoesNotContinue() {
+        List<String> problems = ConfigProblems.ofRules(
+                "exempt = 10.0.0.0/8, \\", // 1
+                "   192.168.0.0/16", // 2
+                "deny = a\\\\", // 3: ends in an escaped backslash, so no continuation
+                "rule.a.match=/a", // 4
+                "rule.a.limit=5/1x"); // 5
+
+        assertThat(problems).singleElement(STRING).startsWith("line 5: rule.a.limit: '5/1x' is not a limit");
+    }
+
+    @Test
+    void unicodeEscapes_areDecoded_andAMalformedOne_isAProblemOfItsLine() {
+        assertThat(rules("rule.a.match=/caf\\u00e9", "rule.a.limit=1/s")
+                        .rules()
+                        .get(0)
+                        .resource())
+                .isEqualTo("/caf%C3%A9");
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit=1/s", "deny=x\\u12"))
+                .containsExactly("line 3: malformed escape '\\u12'; expected \\u and four hex digits, e.g. \\u00e9");
+    }
+
+    @Test
+    void windowsAndOldMacLineEndings_countAsLines() {
+        assertThat(ConfigProblems.of(() -> ConfigParser.parseRules("rule.a.match=/a\r\n\r\nrule.a.limit=0/s\r", "r")))
+                .singleElement(STRING)
+                .startsWith("line 3: rule.a.limit: limit must be between 1 and");
+    }
+
+    @Test
+    void aKeySetTwice_isRejected_namingTheFirstLine() {
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit=5/s", "", "rule.a.limit=50/s"))
+                .containsExactly("line 4: rule.a.limit: is set twice; first on line 2");
+    }
+
+    @Test
+    void aLineWithoutKey_isRejected() {
+        assertThat(ConfigProblems.ofRules("=5/s")).containsExactly("line 1: no key before '='; expected key=value");
+    }
+
+    @Test
+    void threeMistakes_giveThreeProblems_withTheirLineNumbers_inOneException() {
+        ConfigException e = ConfigProblems.catchConfigException(() -> ConfigParser.parseRules(
+                String.join(
+                        "\n",
+                        "# login: 5 per minute per IP",
+                        "rule.login.match=POST /login",
+                        "rule.login.limit=5/1min",
+                        "rule.login.scope=per-origin",
+                        "",
+                        "rule.api.match=/api/**",
+                        "rule.api.limit=100/10s",
+                        "rule.api.bucket=5",
+                        "",
+                        "exempt=10.0.0.0/33"),
+                "rules.properties"));
+
+        assertThat(e.problems())
+                .containsExactly(
+                        "line 3: rule.login.limit: '5/1min' is not a limit (window '1min': unknown unit 'min'; write"
+                                + " m for minutes); expected N/window, e.g. 100/10s, 5/1m, 1000/1h, 10/s (window units"
+                                + " ms, s, m, h)",
+                        "line 8: rule.api.bucket: unknown rule setting 'bucket'; did you mean rule.api.buckets?",
+                        "line 10: exempt: invalid CIDR '10.0.0.0/33': prefix length must be between 0 and 32 for"
+                                + " IPv4");
+        assertThat(e.getMessage()).startsWith("3 problems in rules.properties:\n  - line 3: rule.login.limit:");
+    }
+
+    @Test
+    void rulesFile_holdsOnlyRulesExemptAndDeny() {
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit=1/s", "status=503", "exmept=10.0.0.1"))
+                .containsExactly(
+                        "line 3: status: belongs in the main configuration, not in a rules file, which holds only"
+                                + " rule.<name>.<setting>, exempt and deny",
+                        "line 4: exmept: unknown key; did you mean exempt?");
+    }
+
+    @Test
+    void emptyRulesFile_hasNoRules() {
+        assertThat(rules("# nothing yet")).isEqualTo(RuleSet.empty());
+    }
+
+    @Test
+    void mainConfiguration_asAPropertiesText_namesLines() {
+        LeapgateConfig config = ConfigParser.parseProperties(
+                "trusted-proxies = 10.0.0.0/8\nstatus = 503\nrule.a.match = /a\nrule.a.limit = 1/s\n",
+                "leapgate.properties");
+        assertThat(config.response().status()).isEqualTo(503);
+        assertThat(config.rules().rules()).hasSize(1);
+
+        assertThat(ConfigProblems.of(() -> ConfigParser.parseProperties("\n\nstatus = 200\n", "leapgate.properties")))
+                .containsExactly("line 3: status: must be between 400 and 599, was 200");
+    }
+
+    @Test
+    void readRulesFile_readsUtf8(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("rules.properties");
+        Files.writeString(
+                file, "rule.café.match=/x\nrule.b.match=/caf\u00e9\nrule.b.in-flight=2\n", StandardCharsets.UTF_8);
+
+        List<String> problems = ConfigProblems.of(() -> ConfigParser.readRulesFile(file));
+        assertThat(problems)
+                .containsExactly(
+                        "line 1: rule.café.match: rule name 'café' must be 1 to 64 letters, digits, '-' or '_'");
+
+        Files.writeString(file, "rule.b.match=/caf\u00e9\nrule.b.in-flight=2\n", StandardCharsets.UTF_8);
+        assertThat(ConfigParser.readRulesFile(file).rules().get(0).resource()).isEqualTo("/caf%C3%A9");
+    }
+
+    @Test
+    void readRulesFile_problems_nameTheFile(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("rules.properties");
+        Files.writeString(file, "rule.a.match=/a\n");
+
+        ConfigException e = ConfigProblems.catchConfigException(() -> ConfigParser.readRulesFile(file));
+        assertThat(e.source()).isEqualTo(file.toString());
+        assertThat(e.getMessage()).startsWith("1 problem in " + file + ":\n  - line 1: rule.a: needs a limit");
+    }
+
+    @Test
+    void readRulesFile_missingOrNotUtf8_isAConfigExceptionNamingTheFile(@TempDir Path dir) throws IOException {
+        Path missing = dir.resolve("missing.properties");
+        assertThat(ConfigProblems.of(() -> ConfigParser.readRulesFile(missing)))
+                .containsExactly("cannot read rules file " + missing + ": no such file");
+
+        Path latin1 = dir.resolve("latin1.properties");
+        Files.write(latin1, "deny=caf\u00e9".getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(ConfigProblems.of(() -> ConfigParser.readRulesFile(latin1)))
+                .containsExactly("cannot read rules file " + latin1 + ": not valid UTF-8");
+    }
+}
