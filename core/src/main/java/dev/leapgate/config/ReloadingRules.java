@@ -1,0 +1,105 @@
+package dev.leapgate.config;
+
+import dev.leapgate.Clock;
+import dev.leapgate.Leapgate;
+import dev.leapgate.RuleSet;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A rules file that a {@link Leapgate} follows: when the file changes, its rules replace the ones
+ * in force; when the new file is invalid, the previous rules stay in force and the problems are
+ * logged at WARN.
+ *
+ * <p>No watcher thread: {@link #maybeReload()} is called on the request path and looks at the file
+ * at most once per interval; the one request that looks pays for a {@code stat} (and a parse when
+ * the file changed). {@link #reload()} checks now, for an operator or a management endpoint.
+ *
+ * <p>A change is a different modification time or size. A file rejected once is not parsed again
+ * until it changes again.
+ *
+ * <p>Concurrency: the next check time is claimed by CAS, so one thread checks per interval; the
+ * stamp of the last file seen is guarded by this object's lock, held only while checking (never
+ * on the request path of the other threads).
+ */
+public final class ReloadingRules {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReloadingRules.class);
+
+    private final Path file;
+    private final long intervalNanos;
+    private final Clock clock;
+    private final Leapgate leapgate;
+    private final AtomicLong nextCheckNanos;
+    private String stamp;
+
+    /**
+     * Follows {@code file}, whose rules {@code leapgate} already has in force.
+     *
+     * @param interval how often to look; {@link Duration#ZERO} only on {@link #reload()}
+     */
+    public ReloadingRules(Path file, Duration interval, Clock clock, Leapgate leapgate) {
+        this.file = Objects.requireNonNull(file, "file");
+        this.intervalNanos = Objects.requireNonNull(interval, "interval").toNanos();
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.leapgate = Objects.requireNonNull(leapgate, "leapgate");
+        this.stamp = stampOf(file);
+        this.nextCheckNanos = new AtomicLong(clock.nanoTime() + intervalNanos);
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** Checks the file if the interval has passed since the last check; cheap otherwise. */
+    public void maybeReload() {
+        if (intervalNanos == 0) {
+            return;
+        }
+        long now = clock.nanoTime();
+        long next = nextCheckNanos.get();
+        if (now - next < 0 || !nextCheckNanos.compareAndSet(next, now + intervalNanos)) {
+            return;
+        }
+        try {
+            reload();
+        } catch (ConfigException e) {
+            LOG.warn("Leapgate keeps its previous rules: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Checks the file now and applies it if it changed.
+     *
+     * @return whether new rules were applied
+     * @throws ConfigException if the file changed but is unreadable or invalid; the previous rules
+     *     stay in force
+     */
+    public synchronized boolean reload() {
+        String current = stampOf(file);
+        if (current.equals(stamp)) {
+            return false;
+        }
+        stamp = current; // a broken file is reported once, not on every check
+        RuleSet rules = ConfigParser.readRulesFile(file);
+        leapgate.update(rules);
+        LOG.info("Leapgate applied rules file {}", file);
+        return true;
+    }
+
+    private static String stampOf(Path file) {
+        try {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            return attributes.lastModifiedTime().toMillis() + ":" + attributes.size();
+        } catch (IOException e) {
+            return "unreadable: " + e;
+        }
+    }
+}

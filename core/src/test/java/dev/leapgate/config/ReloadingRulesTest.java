@@ -1,0 +1,120 @@
+package dev.leapgate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.Leapgate;
+import dev.leapgate.ManualClock;
+import dev.leapgate.Origin;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReloadingRulesTest {
+
+    @TempDir
+    Path dir;
+
+    private final ManualClock clock = new ManualClock();
+    private final Origin client = Origin.ip(IpAddress.parse("203.0.113.1"), 64);
+    private int version;
+
+    private Path write(Path file, String text) throws IOException {
+        Files.writeString(file, text);
+        // Each version gets its own modification time, whatever the file system's granularity.
+        Files.setLastModifiedTime(
+                file, FileTime.from(Instant.parse("2026-01-01T00:00:00Z").plusSeconds(++version)));
+        return file;
+    }
+
+    private Leapgate gateFor(Path file) {
+        return Leapgate.builder()
+                .rules(ConfigParser.readRulesFile(file))
+                .clock(clock)
+                .build();
+    }
+
+    @Test
+    void changedFile_isAppliedOnTheFirstCheckAfterTheInterval_notBefore() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        Leapgate gate = gateFor(file);
+        ReloadingRules reloading = new ReloadingRules(file, Duration.ofSeconds(5), clock, gate);
+
+        write(file, "rule.a.match=/a\nrule.a.limit=1/1m\nrule.b.match=/b\nrule.b.limit=7/1m\n");
+        clock.advance(Duration.ofSeconds(4));
+        reloading.maybeReload();
+        assertThat(gate.rules().rules()).hasSize(1);
+
+        clock.advance(Duration.ofSeconds(1));
+        reloading.maybeReload();
+        assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("a", "b");
+    }
+
+    @Test
+    void brokenFile_keepsThePreviousRules_andIsReportedWithItsProblems() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        Leapgate gate = gateFor(file);
+        ReloadingRules reloading = new ReloadingRules(file, Duration.ofSeconds(1), clock, gate);
+
+        write(file, "rule.a.match=/a\nrule.a.limit=1/1 m\nrule.a.limt=3\n");
+
+        assertThatThrownBy(reloading::reload)
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> assertThat(((ConfigException) e).problems()).hasSize(2));
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
+        clock.advance(Duration.ofSeconds(1));
+        reloading.maybeReload(); // logged, not thrown; not parsed again until it changes
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
+
+        write(file, "rule.a.match=/a\nrule.a.limit=2/1m\n");
+        assertThat(reloading.reload()).isTrue();
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(2L);
+    }
+
+    @Test
+    void reload_keepsTheCountersOfRulesThatDidNotChange() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        Leapgate gate = gateFor(file);
+        ReloadingRules reloading = new ReloadingRules(file, Duration.ZERO, clock, gate);
+        gate.enter("GET", "/a", client);
+
+        write(file, "# a comment changes the file, not the rule\nrule.a.match=/a\nrule.a.limit=1/1m\n");
+        assertThat(reloading.reload()).isTrue();
+
+        assertThat(gate.enter("GET", "/a", client).admitted()).isFalse();
+    }
+
+    @Test
+    void unchangedFile_isNotReapplied_andZeroIntervalNeverChecksOnItsOwn() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        Leapgate gate = gateFor(file);
+        ReloadingRules reloading = new ReloadingRules(file, Duration.ZERO, clock, gate);
+
+        assertThat(reloading.reload()).isFalse();
+        write(file, "rule.a.match=/a\nrule.a.limit=5/1m\n");
+        clock.advance(Duration.ofHours(1));
+        reloading.maybeReload();
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
+    }
+
+    @Test
+    void deletedFile_keepsTheRules() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        Leapgate gate = gateFor(file);
+        ReloadingRules reloading = new ReloadingRules(file, Duration.ZERO, clock, gate);
+
+        Files.delete(file);
+
+        assertThatThrownBy(reloading::reload)
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rules.properties");
+        assertThat(gate.rules().rules()).hasSize(1);
+    }
+}

@@ -1,0 +1,246 @@
+package dev.leapgate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.ManualClock;
+import dev.leapgate.Rejection;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.config.LeapgateConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class HttpGateTest {
+
+    private final ManualClock clock = new ManualClock();
+
+    /** A request; headers given as name, value pairs. */
+    record Request(
+            String method, String rawPath, String remoteAddr, String principal, Map<String, List<String>> headerMap)
+            implements HttpRequestView {
+
+        static Request of(String method, String rawPath, String remoteAddr, String... headers) {
+            Map<String, List<String>> map = new HashMap<>();
+            for (int i = 0; i < headers.length; i += 2) {
+                map.put(headers[i].toLowerCase(), List.of(headers[i + 1]));
+            }
+            return new Request(method, rawPath, remoteAddr, null, map);
+        }
+
+        @Override
+        public List<String> headers(String name) {
+            return headerMap.getOrDefault(name.toLowerCase(), List.of());
+        }
+    }
+
+    private HttpGate gate(String... keyValues) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            settings.put(keyValues[i], keyValues[i + 1]);
+        }
+        LeapgateConfig config = ConfigParser.parse(settings, "test");
+        return HttpGate.builder(config).clock(clock).build();
+    }
+
+    @Test
+    void perIpLimit_behindATrustedProxy_countsTheClientNotTheProxy() {
+        HttpGate gate = gate(
+                "trusted-proxies", "10.0.0.0/8",
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "1/1m",
+                "rule.login.scope", "per-origin");
+
+        assertThat(gate.enter(Request.of("POST", "/login", "10.0.0.5", "X-Forwarded-For", "203.0.113.1"))
+                        .admitted())
+                .isTrue();
+        assertThat(gate.enter(Request.of("POST", "/login", "10.0.0.6", "X-Forwarded-For", "203.0.113.1"))
+                        .admitted())
+                .as("same client through another proxy")
+                .isFalse();
+        assertThat(gate.enter(Request.of("POST", "/login", "10.0.0.5", "X-Forwarded-For", "203.0.113.2"))
+                        .admitted())
+                .isTrue();
+    }
+
+    @Test
+    void forgedForwardingHeader_fromAnUntrustedPeer_getsNoExtraQuota() {
+        HttpGate gate = gate(
+                "trusted-proxies", "10.0.0.0/8",
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "1/1m",
+                "rule.login.scope", "per-origin");
+        gate.enter(Request.of("POST", "/login", "198.51.100.7"));
+
+        Decision forged = gate.enter(Request.of("POST", "/login", "198.51.100.7", "X-Forwarded-For", "203.0.113.99"));
+
+        assertThat(forged.admitted()).isFalse();
+    }
+
+    @Test
+    void pathSpellings_areOneResource() {
+        HttpGate gate = gate("rule.admin.match", "/admin/**", "rule.admin.limit", "2/1m");
+
+        gate.enter(Request.of("GET", "/admin/users", "203.0.113.1"));
+        gate.enter(Request.of("GET", "//static/../admin;x=1/%75sers", "203.0.113.1"));
+
+        assertThat(gate.enter(Request.of("GET", "/%61dmin", "203.0.113.1")).admitted())
+                .isFalse();
+    }
+
+    @Test
+    void requestMatchingNoRule_neverLooksAtTheClient() {
+        HttpGate gate = gate("rule.api.match", "/api/**", "rule.api.limit", "1/1s");
+        HttpRequestView untouchable = new HttpRequestView() {
+            public String method() {
+                return "GET";
+            }
+
+            public String rawPath() {
+                return "/static/app.js";
+            }
+
+            public String remoteAddr() {
+                throw new AssertionError("origin resolved for a request no rule applies to");
+            }
+
+            public List<String> headers(String name) {
+                throw new AssertionError("headers read for a request no rule applies to");
+            }
+
+            public String principal() {
+                throw new AssertionError("principal read for a request no rule applies to");
+            }
+        };
+
+        Decision d = gate.enter(untouchable);
+
+        assertThat(d.admitted()).isTrue();
+        assertThat(d.quotas()).isEmpty();
+    }
+
+    @Test
+    void headerOrigin_countsPerApiKey_andFallsBackToTheIp() {
+        HttpGate gate = gate(
+                "origin", "header:X-Api-Key",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1m",
+                "rule.api.scope", "per-origin");
+
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1", "X-Api-Key", "alpha"))
+                        .admitted())
+                .isTrue();
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.2", "X-Api-Key", "alpha"))
+                        .admitted())
+                .isFalse();
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1", "X-Api-Key", "beta"))
+                        .admitted())
+                .isTrue();
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1")).admitted())
+                .as("no key: counted by IP")
+                .isTrue();
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1")).admitted())
+                .isFalse();
+    }
+
+    @Test
+    void principalOrigin_countsPerUser() {
+        HttpGate gate = gate(
+                "origin", "principal",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1m",
+                "rule.api.scope", "per-origin");
+
+        Request alice = new Request("GET", "/api/x", "203.0.113.1", "alice", Map.of());
+        Request bob = new Request("GET", "/api/x", "203.0.113.1", "bob", Map.of());
+
+        assertThat(gate.enter(alice).admitted()).isTrue();
+        assertThat(gate.enter(alice).admitted()).isFalse();
+        assertThat(gate.enter(bob).admitted()).isTrue();
+    }
+
+    @Test
+    void rejection_hasStatusRetryAfterRateLimitFieldsAndAProblemBody() {
+        HttpGate gate = gate("rule.per-ip.match", "/api/**", "rule.per-ip.limit", "1/10s");
+        gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+        clock.advance(java.time.Duration.ofMillis(3500));
+
+        RejectionResponse r = gate.rejection((Rejection) gate.enter(Request.of("GET", "/api/x", "203.0.113.1")));
+
+        assertThat(r.status()).isEqualTo(429);
+        // The admission's bucket [0, 1s) leaves the strict 10 s window at 11 s: 7.5 s away.
+        assertThat(r.headers())
+                .containsExactly(
+                        Map.entry("Retry-After", "8"),
+                        Map.entry("RateLimit-Policy", "\"per-ip\";q=1;w=10"),
+                        Map.entry("RateLimit", "\"per-ip\";r=0;t=8"));
+        assertThat(r.contentType()).isEqualTo("application/problem+json");
+        assertThat(new String(r.body(), StandardCharsets.UTF_8))
+                .startsWith("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,")
+                .endsWith("\"rule\":\"per-ip\",\"retryAfter\":8}");
+    }
+
+    @Test
+    void admittedResponses_carryTheRateLimitFields_unlessConfiguredOtherwise() {
+        HttpGate all = gate("rule.per-ip.match", "/api/**", "rule.per-ip.limit", "5/10s");
+        Map<String, String> headers = new LinkedHashMap<>();
+
+        Entry entry = (Entry) all.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+        all.admittedHeaders(entry, headers::put);
+
+        assertThat(headers)
+                .containsExactly(
+                        Map.entry("RateLimit-Policy", "\"per-ip\";q=5;w=10"),
+                        Map.entry("RateLimit", "\"per-ip\";r=4;t=11"));
+
+        HttpGate rejectedOnly =
+                gate("rate-limit-headers", "rejected", "rule.per-ip.match", "/api/**", "rule.per-ip.limit", "1/10s");
+        Map<String, String> none = new LinkedHashMap<>();
+        rejectedOnly.admittedHeaders(rejectedOnly.enter(Request.of("GET", "/api/x", "203.0.113.1")), none::put);
+        assertThat(none).isEmpty();
+        RejectionResponse r =
+                rejectedOnly.rejection((Rejection) rejectedOnly.enter(Request.of("GET", "/api/x", "203.0.113.1")));
+        assertThat(r.headers()).containsKeys("Retry-After", "RateLimit-Policy", "RateLimit");
+    }
+
+    @Test
+    void noHeadersAndNoBody_leaveJustStatusAndRetryAfter() {
+        HttpGate gate = gate(
+                "rate-limit-headers", "none",
+                "body", "none",
+                "status", "503",
+                "rule.x.match", "/x",
+                "rule.x.limit", "1/1s");
+        gate.enter(Request.of("GET", "/x", "203.0.113.1"));
+
+        RejectionResponse r = gate.rejection((Rejection) gate.enter(Request.of("GET", "/x", "203.0.113.1")));
+
+        assertThat(r.status()).isEqualTo(503);
+        assertThat(r.headers()).containsOnlyKeys("Retry-After");
+        assertThat(r.contentType()).isNull();
+        assertThat(r.body()).isEmpty();
+    }
+
+    @Test
+    void garbageForwardingHeaders_neverThrow_andFallBackToThePeer() {
+        HttpGate gate = gate(
+                "trusted-proxies", "10.0.0.0/8",
+                "rule.x.match", "/x",
+                "rule.x.limit", "1/1m",
+                "rule.x.scope", "per-origin");
+
+        for (String garbage :
+                List.of("", ",,,", "unknown", "not an ip", "[::1", "999.1.1.1", "\u0000\uffff", "1.2.3.4:99999")) {
+            assertThat(gate.originOf(Request.of("GET", "/x", "10.0.0.1", "X-Forwarded-For", garbage))
+                            .id())
+                    .as("X-Forwarded-For: %s", garbage)
+                    .isEqualTo("10.0.0.1");
+        }
+        assertThat(gate.originOf(Request.of("GET", "/x", "not-an-address")).id())
+                .isEqualTo("unknown");
+    }
+}
