@@ -3,17 +3,16 @@ package dev.leapgate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leapgate.counter.InFlightCounterTest;
 import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.metrics.MetricsSnapshot;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -394,28 +393,18 @@ class LeapgateTest {
                 rule("global", "/api/**").limit(200, seconds(10)).build());
         AtomicLong admitted = new AtomicLong();
         AtomicLong rejected = new AtomicLong();
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            workers.add(new Thread(() -> {
-                InFlightCounterTest.awaitQuietly(start);
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (int i = 0; i < attempts; i++) {
-                    Origin origin = ip("203.0.113." + random.nextInt(8));
-                    if (gate.enter("GET", "/api/x", origin) instanceof Entry entry) {
-                        admitted.incrementAndGet();
-                        entry.close();
-                    } else {
-                        rejected.incrementAndGet();
-                    }
+        Together.run(threads, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int i = 0; i < attempts; i++) {
+                Origin origin = ip("203.0.113." + random.nextInt(8));
+                if (gate.enter("GET", "/api/x", origin) instanceof Entry entry) {
+                    admitted.incrementAndGet();
+                    entry.close();
+                } else {
+                    rejected.incrementAndGet();
                 }
-            }));
-        }
-        workers.forEach(Thread::start);
-        start.countDown();
-        for (Thread w : workers) {
-            w.join();
-        }
+            }
+        });
 
         assertThat(admitted.get() + rejected.get()).isEqualTo((long) threads * attempts);
         assertThat(admitted.get())

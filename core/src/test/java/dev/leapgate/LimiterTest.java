@@ -5,12 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.testing.Together;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -72,9 +73,7 @@ class LimiterTest {
         Entry entry = (Entry) limiter.tryEnter();
         assertThat(limiter.tryEnter().admitted()).isFalse();
 
-        Thread other = new Thread(entry::close);
-        other.start();
-        other.join();
+        Together.run(1, other -> entry.close());
         entry.close();
 
         assertThat(entry.isClosed()).isTrue();
@@ -174,39 +173,32 @@ class LimiterTest {
         int threads = 8;
         int attempts = 50_000;
         ExecutorService closers = Executors.newFixedThreadPool(2);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            int id = i;
-            workers.add(new Thread(() -> {
-                dev.leapgate.counter.InFlightCounterTest.awaitQuietly(start);
-                for (int j = 0; j < attempts; j++) {
-                    if (limiter.tryEnter() instanceof Entry entry) {
-                        admitted.incrementAndGet();
-                        maxHolding.accumulateAndGet(holding.incrementAndGet(), Math::max);
-                        holding.decrementAndGet();
-                        if ((id + j) % 5 == 0) {
-                            closers.execute(
-                                    () -> { // closed on another thread, sometimes twice
-                                        entry.close();
-                                        entry.close();
-                                    });
-                        } else {
-                            entry.close();
-                        }
+        Queue<Future<?>> closes = new ConcurrentLinkedQueue<>(); // to see a close that threw
+        Together.run(threads, id -> {
+            for (int j = 0; j < attempts; j++) {
+                if (limiter.tryEnter() instanceof Entry entry) {
+                    admitted.incrementAndGet();
+                    maxHolding.accumulateAndGet(holding.incrementAndGet(), Math::max);
+                    holding.decrementAndGet();
+                    if ((id + j) % 5 == 0) {
+                        closes.add(closers.submit(
+                                () -> { // closed on another thread, sometimes twice
+                                    entry.close();
+                                    entry.close();
+                                }));
                     } else {
-                        rejected.incrementAndGet();
+                        entry.close();
                     }
+                } else {
+                    rejected.incrementAndGet();
                 }
-            }));
-        }
-        workers.forEach(Thread::start);
-        start.countDown();
-        for (Thread w : workers) {
-            w.join();
-        }
+            }
+        });
         closers.shutdown();
         assertThat(closers.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
+        for (Future<?> close : closes) {
+            close.get(); // rethrows what a close on a closer thread threw
+        }
 
         assertThat(admitted.get() + rejected.get()).isEqualTo((long) threads * attempts);
         assertThat(maxHolding.get()).isLessThanOrEqualTo(4);

@@ -3,15 +3,13 @@ package dev.leapgate.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import dev.leapgate.testing.Together;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-public class InFlightCounterTest {
+class InFlightCounterTest {
 
     @Test
     void tryAcquire_admitsUpToTheLimit_andReleaseFreesASlot() {
@@ -53,45 +51,26 @@ public class InFlightCounterTest {
         AtomicInteger maxHolding = new AtomicInteger();
         AtomicLong admitted = new AtomicLong();
         AtomicLong rejected = new AtomicLong();
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            workers.add(new Thread(() -> {
-                awaitQuietly(start);
-                for (int j = 0; j < attempts; j++) {
-                    if (c.tryAcquire(1)) {
-                        int now = holding.incrementAndGet();
-                        maxHolding.accumulateAndGet(now, Math::max);
-                        if (ThreadLocalRandom.current().nextInt(8) == 0) {
-                            Thread.yield(); // hold the slot a little while
-                        }
-                        holding.decrementAndGet();
-                        c.release(1);
-                        admitted.incrementAndGet();
-                    } else {
-                        rejected.incrementAndGet();
+        Together.run(threads, id -> {
+            for (int j = 0; j < attempts; j++) {
+                if (c.tryAcquire(1)) {
+                    int now = holding.incrementAndGet();
+                    maxHolding.accumulateAndGet(now, Math::max);
+                    if (ThreadLocalRandom.current().nextInt(8) == 0) {
+                        Thread.yield(); // hold the slot a little while
                     }
+                    holding.decrementAndGet();
+                    c.release(1);
+                    admitted.incrementAndGet();
+                } else {
+                    rejected.incrementAndGet();
                 }
-            }));
-        }
-        workers.forEach(Thread::start);
-        start.countDown();
-        for (Thread w : workers) {
-            w.join();
-        }
+            }
+        });
 
         assertThat(admitted.get() + rejected.get()).isEqualTo((long) threads * attempts);
         assertThat(rejected.get()).as("the limit was contended").isPositive();
         assertThat(maxHolding.get()).isLessThanOrEqualTo(limit);
         assertThat(c.inFlight()).isZero();
-    }
-
-    public static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -2,10 +2,9 @@ package dev.leapgate.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.testing.Together;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
+import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,44 +28,44 @@ class KeyedCountersConcurrencyTest {
         KeyedRateCounter counter = new KeyedRateCounter(spec, limit, 0, 10_000);
         AtomicLong clock = new AtomicLong();
         int attempts = 200_000;
-        int maxEpochs = attempts / 128 + 64;
-        long[][][] tallies = new long[THREADS][KEYS][maxEpochs];
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < THREADS; i++) {
-            int id = i;
-            threads.add(new Thread(() -> {
-                InFlightCounterTest.awaitQuietly(start);
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (int j = 0; j < attempts; j++) {
-                    if (id == 0 && j % 64 == 0) {
-                        // Mostly small steps, sometimes a jump past every window so entries go idle.
-                        clock.addAndGet(random.nextInt(50) == 0 ? 20 * b : random.nextLong(b / 2));
-                    }
-                    int key = random.nextInt(KEYS);
-                    long ticket = counter.tryAcquire(key, clock.get(), 1);
-                    if (ticket >= 0) {
-                        int epoch = (int) ticketEpoch(counter, ticket);
-                        tallies[id][key][epoch]++;
-                    }
+        // Admitted permits per thread, origin and bucket epoch. A rare step jumps 20 buckets, so how
+        // far the clock gets is only known afterwards (a bound sized for 20 buckets a step would be
+        // ~30 times the usual reach): each row grows to the epochs its thread actually saw.
+        long[][][] tallies = new long[THREADS][KEYS][0];
+        Together.run(THREADS, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < attempts; j++) {
+                if (id == 0 && j % 64 == 0) {
+                    // Mostly small steps, sometimes a jump past every window so entries go idle.
+                    clock.addAndGet(random.nextInt(50) == 0 ? 20 * b : random.nextLong(b / 2));
                 }
-            }));
-        }
-        threads.forEach(Thread::start);
-        start.countDown();
-        for (Thread t : threads) {
-            t.join();
-        }
+                int key = random.nextInt(KEYS);
+                long ticket = counter.tryAcquire(key, clock.get(), 1);
+                if (ticket >= 0) {
+                    int epoch = Math.toIntExact(ticketEpoch(counter, ticket));
+                    long[] row = tallies[id][key];
+                    if (epoch >= row.length) {
+                        row = Arrays.copyOf(row, Math.max(epoch + 1, 2 * row.length));
+                        tallies[id][key] = row;
+                    }
+                    row[epoch]++;
+                }
+            }
+        });
 
         long worst = 0;
         for (int key = 0; key < KEYS; key++) {
-            long[] perEpoch = new long[maxEpochs];
+            long[] perEpoch = new long[0];
             for (int t = 0; t < THREADS; t++) {
-                for (int e = 0; e < maxEpochs; e++) {
-                    perEpoch[e] += tallies[t][key][e];
+                long[] row = tallies[t][key];
+                if (row.length > perEpoch.length) {
+                    perEpoch = Arrays.copyOf(perEpoch, row.length);
+                }
+                for (int e = 0; e < row.length; e++) {
+                    perEpoch[e] += row[e];
                 }
             }
-            for (int e = 0; e < maxEpochs; e++) {
+            for (int e = 0; e < perEpoch.length; e++) {
                 long window = 0;
                 for (int k = Math.max(0, e - spec.buckets()); k <= e; k++) {
                     window += perEpoch[k];
@@ -88,28 +87,18 @@ class KeyedCountersConcurrencyTest {
         KeyedInFlightCounter counter = new KeyedInFlightCounter(limit, 1_000);
         AtomicIntegerArray holding = new AtomicIntegerArray(KEYS);
         AtomicIntegerArray maxHolding = new AtomicIntegerArray(KEYS);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < THREADS; i++) {
-            threads.add(new Thread(() -> {
-                InFlightCounterTest.awaitQuietly(start);
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (int j = 0; j < 100_000; j++) {
-                    int key = random.nextInt(KEYS);
-                    if (counter.tryAcquire(key, 1) == 1) {
-                        int now = holding.incrementAndGet(key);
-                        maxHolding.accumulateAndGet(key, now, Math::max);
-                        holding.decrementAndGet(key);
-                        counter.release(key, 1);
-                    }
+        Together.run(THREADS, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < 100_000; j++) {
+                int key = random.nextInt(KEYS);
+                if (counter.tryAcquire(key, 1) == 1) {
+                    int now = holding.incrementAndGet(key);
+                    maxHolding.accumulateAndGet(key, now, Math::max);
+                    holding.decrementAndGet(key);
+                    counter.release(key, 1);
                 }
-            }));
-        }
-        threads.forEach(Thread::start);
-        start.countDown();
-        for (Thread t : threads) {
-            t.join();
-        }
+            }
+        });
 
         for (int key = 0; key < KEYS; key++) {
             assertThat(maxHolding.get(key)).isLessThanOrEqualTo(limit);

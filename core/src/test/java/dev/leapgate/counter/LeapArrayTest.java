@@ -2,10 +2,10 @@ package dev.leapgate.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -123,25 +123,14 @@ class LeapArrayTest {
             return adder;
         });
         AtomicLong clock = new AtomicLong();
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            int id = i;
-            workers.add(new Thread(() -> {
-                await(start);
-                for (int j = 0; j < addsPerThread; j++) {
-                    if (id == 0 && j % 32 == 0) {
-                        clock.addAndGet(spec.bucketNanos() / 7); // worker 0 also drives the clock
-                    }
-                    contended.add(clock.get(), LongAdder::add, 1);
+        Together.run(threads, id -> {
+            for (int j = 0; j < addsPerThread; j++) {
+                if (id == 0 && j % 32 == 0) {
+                    clock.addAndGet(spec.bucketNanos() / 7); // worker 0 also drives the clock
                 }
-            }));
-        }
-        workers.forEach(Thread::start);
-        start.countDown();
-        for (Thread worker : workers) {
-            worker.join();
-        }
+                contended.add(clock.get(), LongAdder::add, 1);
+            }
+        });
 
         // Only the buckets that lost a creation race are discarded unused; count what was added.
         long total = created.stream().mapToLong(LongAdder::sum).sum();
@@ -159,35 +148,15 @@ class LeapArrayTest {
     void concurrentCreationOfOneBucket_installsExactlyOne() throws Exception {
         int threads = 8;
         AtomicReferenceArray<LeapArray.Bucket<LongAdder>> seen = new AtomicReferenceArray<>(threads);
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            int id = i;
-            workers.add(new Thread(() -> {
-                await(start);
-                LeapArray.Bucket<LongAdder> b = array.bucketAt(5000 * MS);
-                b.value().increment();
-                seen.set(id, b);
-            }));
-        }
-        workers.forEach(Thread::start);
-        start.countDown();
-        for (Thread worker : workers) {
-            worker.join();
-        }
+        Together.run(threads, id -> {
+            LeapArray.Bucket<LongAdder> b = array.bucketAt(5000 * MS);
+            b.value().increment();
+            seen.set(id, b);
+        });
 
         for (int i = 1; i < threads; i++) {
             assertThat(seen.get(i)).isSameAs(seen.get(0));
         }
         assertThat(array.sum(5000 * MS, LongAdder::sum)).isEqualTo(threads);
-    }
-
-    static void await(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -3,12 +3,12 @@ package dev.leapgate.counter;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -155,32 +155,27 @@ class LeapCounterBorrowTest {
         AtomicLong clock = new AtomicLong();
         int threads = 8;
         int attempts = 200_000;
-        int maxEpochs = attempts / 64 + 16;
+        int advanceEvery = 64;
+        long maxStepNanos = b / 2;
+        long maxWaitNanos = b;
+        // Thread 0 steps the clock once every advanceEvery attempts, by less than maxStepNanos; a
+        // loan waits less than maxWaitNanos, so its ticket names at most the bucket after the clock's.
+        long steps = (attempts + advanceEvery - 1) / advanceEvery;
+        int maxEpochs = Math.toIntExact((steps * maxStepNanos + maxWaitNanos) / b + 1);
         long[][] perEpoch = new long[threads][maxEpochs];
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            int id = i;
-            workers.add(new Thread(() -> {
-                InFlightCounterTest.awaitQuietly(start);
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (int j = 0; j < attempts; j++) {
-                    if (id == 0 && j % 64 == 0) {
-                        clock.addAndGet(random.nextLong(b / 2));
-                    }
-                    int permits = 1 + random.nextInt(2);
-                    long ticket = counter.tryAcquire(clock.get(), permits, random.nextLong(b));
-                    if (ticket >= 0) {
-                        perEpoch[id][(int) (counter.ticketStartNanos(ticket) / b)] += permits;
-                    }
+        Together.run(threads, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < attempts; j++) {
+                if (id == 0 && j % advanceEvery == 0) {
+                    clock.addAndGet(random.nextLong(maxStepNanos));
                 }
-            }));
-        }
-        workers.forEach(Thread::start);
-        start.countDown();
-        for (Thread worker : workers) {
-            worker.join();
-        }
+                int permits = 1 + random.nextInt(2);
+                long ticket = counter.tryAcquire(clock.get(), permits, random.nextLong(maxWaitNanos));
+                if (ticket >= 0) {
+                    perEpoch[id][(int) (counter.ticketStartNanos(ticket) / b)] += permits;
+                }
+            }
+        });
         long worst = 0;
         for (int e = 0; e < maxEpochs; e++) {
             long window = 0;

@@ -2,10 +2,8 @@ package dev.leapgate.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.testing.Together;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,38 +29,31 @@ class LeapCounterConcurrencyTest {
         long b = spec.bucketNanos();
         LeapCounter counter = new LeapCounter(spec, LIMIT, 0);
         AtomicLong clock = new AtomicLong();
-        int maxEpochs = ATTEMPTS_PER_THREAD / ADVANCE_EVERY / 2 + 16;
+        long maxStepNanos = b / 2;
+        // Thread 0 steps the clock once every ADVANCE_EVERY attempts, by less than maxStepNanos, and
+        // a ticket (no borrowing) names a bucket at or before the clock: these epochs hold them all.
+        long steps = (ATTEMPTS_PER_THREAD + ADVANCE_EVERY - 1) / ADVANCE_EVERY;
+        int maxEpochs = Math.toIntExact(steps * maxStepNanos / b + 1);
         long[][] admittedPerEpoch = new long[THREADS][maxEpochs];
         long[] admittedRequests = new long[THREADS];
         long[] rejectedRequests = new long[THREADS];
-        CountDownLatch start = new CountDownLatch(1);
 
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < THREADS; i++) {
-            int id = i;
-            threads.add(new Thread(() -> {
-                LeapArrayTest.await(start);
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (int j = 0; j < ATTEMPTS_PER_THREAD; j++) {
-                    if (id == 0 && j % ADVANCE_EVERY == 0) {
-                        clock.addAndGet(random.nextLong(b / 2)); // thread 0 also drives the clock
-                    }
-                    int permits = 1 + random.nextInt(3);
-                    long ticket = counter.tryAcquire(clock.get(), permits);
-                    if (ticket >= 0) {
-                        admittedRequests[id]++;
-                        admittedPerEpoch[id][(int) (counter.ticketStartNanos(ticket) / b)] += permits;
-                    } else {
-                        rejectedRequests[id]++;
-                    }
+        Together.run(THREADS, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < ATTEMPTS_PER_THREAD; j++) {
+                if (id == 0 && j % ADVANCE_EVERY == 0) {
+                    clock.addAndGet(random.nextLong(maxStepNanos)); // thread 0 also drives the clock
                 }
-            }));
-        }
-        threads.forEach(Thread::start);
-        start.countDown();
-        for (Thread t : threads) {
-            t.join();
-        }
+                int permits = 1 + random.nextInt(3);
+                long ticket = counter.tryAcquire(clock.get(), permits);
+                if (ticket >= 0) {
+                    admittedRequests[id]++;
+                    admittedPerEpoch[id][(int) (counter.ticketStartNanos(ticket) / b)] += permits;
+                } else {
+                    rejectedRequests[id]++;
+                }
+            }
+        });
 
         long[] perEpoch = new long[maxEpochs];
         for (long[] row : admittedPerEpoch) {

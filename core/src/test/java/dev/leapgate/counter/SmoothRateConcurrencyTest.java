@@ -2,11 +2,9 @@ package dev.leapgate.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.testing.Together;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,35 +35,24 @@ class SmoothRateConcurrencyTest {
         long[][] waits = new long[THREADS][ATTEMPTS_PER_THREAD];
         int[] admitted = new int[THREADS];
         long[] rejected = new long[THREADS];
-        CountDownLatch start = new CountDownLatch(1);
 
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < THREADS; i++) {
-            int id = i;
-            threads.add(new Thread(() -> {
-                LeapArrayTest.await(start);
-                ThreadLocalRandom random = ThreadLocalRandom.current();
-                for (int j = 0; j < ATTEMPTS_PER_THREAD; j++) {
-                    if (id == 0 && j % ADVANCE_EVERY == 0) {
-                        clock.addAndGet(random.nextLong(STABLE_NANOS)); // thread 0 also drives the clock
-                    }
-                    long now = clock.get();
-                    long wait = rate.tryReserve(now, 1);
-                    if (wait == SmoothRate.REJECTED) {
-                        rejected[id]++;
-                    } else {
-                        scheduled[id][admitted[id]] = now + wait;
-                        waits[id][admitted[id]] = wait;
-                        admitted[id]++;
-                    }
+        Together.run(THREADS, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < ATTEMPTS_PER_THREAD; j++) {
+                if (id == 0 && j % ADVANCE_EVERY == 0) {
+                    clock.addAndGet(random.nextLong(STABLE_NANOS)); // thread 0 also drives the clock
                 }
-            }));
-        }
-        threads.forEach(Thread::start);
-        start.countDown();
-        for (Thread t : threads) {
-            t.join();
-        }
+                long now = clock.get();
+                long wait = rate.tryReserve(now, 1);
+                if (wait == SmoothRate.REJECTED) {
+                    rejected[id]++;
+                } else {
+                    scheduled[id][admitted[id]] = now + wait;
+                    waits[id][admitted[id]] = wait;
+                    admitted[id]++;
+                }
+            }
+        });
 
         int total = Arrays.stream(admitted).sum();
         long[][] pairs = new long[total][];
