@@ -90,6 +90,14 @@ public final class Entry implements Decision, AutoCloseable {
         failed = true;
     }
 
+    /**
+     * Marks the request as failed without an exception at hand (for example an HTTP response with
+     * a 5xx status). Has no effect after {@link #close()}.
+     */
+    public void fail() {
+        failed = true;
+    }
+
     /** Whether {@link #close()} has been called. */
     public boolean isClosed() {
         return closed;

@@ -1,0 +1,230 @@
+package dev.leapgate.servlet;
+
+import dev.leapgate.Clock;
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Rejection;
+import dev.leapgate.config.ConfigException;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.config.LeapgateConfig;
+import dev.leapgate.http.HttpGate;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leapgate as a Jakarta Servlet filter: declare it in {@code web.xml}, configure it with
+ * init-params (the keys of {@code CONFIGURATION.md}), and every request matching a rule is limited.
+ * Or build it in code with {@link #builder()} and register it with {@code
+ * ServletContext.addFilter}.
+ *
+ * <p>Per request: the core decides ({@link HttpGate}); a rejection is answered by the {@link
+ * BlockHandler} and goes no further; an admitted request gets the {@code RateLimit} fields (if
+ * configured) and runs the chain. Its entry is closed when the request completes: after the chain
+ * returns, or, for a request that went asynchronous, when it completes, times out or fails. A
+ * request counts as failed (an exception, in the statistics) when the chain throws, when it times
+ * out or fails asynchronously, or when its response status is 5xx; an exception from the chain is
+ * rethrown unchanged. Only the original {@code REQUEST}
+ * dispatch is limited: forwards, includes, error and async dispatches of an admitted request are
+ * not counted again.
+ *
+ * <p>Besides the configuration keys, one init-param is the filter's own: {@code block-handler}, the
+ * class name of a {@link BlockHandler}. Invalid init-params fail {@link #init} with a message that
+ * names each bad key and value, so the container refuses to start the application rather than run
+ * it half-protected. If the servlet context holds a {@link Clock} under {@link #CLOCK_ATTRIBUTE}
+ * when the filter starts, the filter reads time from it (for tests and demos). The filter publishes
+ * its {@link HttpGate} (rules, statistics, reload) in the servlet context under {@link
+ * #GATE_ATTRIBUTE_PREFIX} followed by the filter's name.
+ */
+public class LeapgateFilter implements Filter {
+
+    /** A servlet-context attribute holding the {@link Clock} to use instead of the system clock. */
+    public static final String CLOCK_ATTRIBUTE = "dev.leapgate.Clock";
+    /** Prefix of the servlet-context attribute under which the filter publishes its {@link HttpGate}. */
+    public static final String GATE_ATTRIBUTE_PREFIX = "dev.leapgate.gate.";
+    /** The init-param naming a {@link BlockHandler} class. */
+    public static final String BLOCK_HANDLER_PARAM = "block-handler";
+
+    /** Request attribute holding the admitted entry; its presence marks a request already limited. */
+    static final String ENTRY_ATTRIBUTE = Entry.class.getName();
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeapgateFilter.class);
+
+    private HttpGate gate;
+    private BlockHandler blockHandler = BlockHandler.STANDARD;
+
+    /** For {@code web.xml}: configured from init-params in {@link #init}. */
+    public LeapgateFilter() {}
+
+    private LeapgateFilter(HttpGate gate, BlockHandler blockHandler) {
+        this.gate = gate;
+        this.blockHandler = blockHandler;
+    }
+
+    /** Builds a filter in code, for {@code ServletContext.addFilter}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The gate this filter decides with; {@code null} before {@link #init}. */
+    public HttpGate gate() {
+        return gate;
+    }
+
+    @Override
+    public void init(FilterConfig filterConfig) throws ServletException {
+        ServletContext context = filterConfig.getServletContext();
+        if (gate == null) {
+            Map<String, String> params = new LinkedHashMap<>();
+            for (String name : Collections.list(filterConfig.getInitParameterNames())) {
+                params.put(name, filterConfig.getInitParameter(name));
+            }
+            String handlerClass = params.remove(BLOCK_HANDLER_PARAM);
+            String source = "init-params of filter '" + filterConfig.getFilterName() + "'";
+            try {
+                LeapgateConfig config = resolveRulesFile(ConfigParser.parse(params, source), context);
+                Object clock = context.getAttribute(CLOCK_ATTRIBUTE);
+                gate = HttpGate.builder(config)
+                        .clock(clock instanceof Clock c ? c : Clock.system())
+                        .build();
+            } catch (ConfigException e) {
+                throw new ServletException(e.getMessage(), e);
+            }
+            if (handlerClass != null) {
+                blockHandler = instantiate(handlerClass.strip());
+            }
+        }
+        context.setAttribute(GATE_ATTRIBUTE_PREFIX + filterConfig.getFilterName(), gate);
+        LOG.info(
+                "Leapgate filter '{}' started with {} rules",
+                filterConfig.getFilterName(),
+                gate.leapgate().rules().rules().size());
+    }
+
+    /** A relative rules file is resolved against the web application's root, so {@code WEB-INF/...} works. */
+    private static LeapgateConfig resolveRulesFile(LeapgateConfig config, ServletContext context) {
+        Optional<Path> file = config.rulesFile();
+        if (file.isEmpty() || file.get().isAbsolute()) {
+            return config;
+        }
+        String real = context.getRealPath("/" + file.get().toString().replace('\\', '/'));
+        if (real == null) {
+            return config;
+        }
+        return new LeapgateConfig(
+                config.rules(),
+                Optional.of(Path.of(real)),
+                config.reloadInterval(),
+                config.clientIp(),
+                config.origin(),
+                config.response());
+    }
+
+    private static BlockHandler instantiate(String className) throws ServletException {
+        try {
+            Class<?> type =
+                    Class.forName(className, true, Thread.currentThread().getContextClassLoader());
+            if (!BlockHandler.class.isAssignableFrom(type)) {
+                throw new ServletException("init-param " + BLOCK_HANDLER_PARAM + ": class '" + className + "' is not a "
+                        + BlockHandler.class.getName());
+            }
+            return (BlockHandler) type.getConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new ServletException(
+                    "init-param " + BLOCK_HANDLER_PARAM + ": cannot create '" + className
+                            + "' (it needs a public no-argument constructor): " + e,
+                    e);
+        }
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest request)
+                || !(res instanceof HttpServletResponse response)
+                || request.getDispatcherType() != DispatcherType.REQUEST
+                || request.getAttribute(ENTRY_ATTRIBUTE) != null) {
+            chain.doFilter(req, res);
+            return;
+        }
+        Decision decision = gate.enter(new ServletRequestView(request));
+        if (decision instanceof Rejection rejection) {
+            if (!response.isCommitted()) {
+                blockHandler.handle(request, response, rejection, gate.rejection(rejection));
+            }
+            return;
+        }
+        Entry entry = (Entry) decision;
+        gate.admittedHeaders(entry, response::setHeader);
+        request.setAttribute(ENTRY_ATTRIBUTE, entry);
+        try {
+            chain.doFilter(request, response);
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            entry.fail(e);
+            throw e;
+        } finally {
+            if (request.isAsyncStarted()) {
+                request.getAsyncContext().addListener(new EntryCloser(entry));
+            } else {
+                if (failed(response)) {
+                    entry.fail();
+                }
+                entry.close();
+            }
+        }
+    }
+
+    /** A response with a server-error status counts as a failed request, thrown exception or not. */
+    static boolean failed(HttpServletResponse response) {
+        return response.getStatus() >= 500;
+    }
+
+    @Override
+    public void destroy() {}
+
+    /** Builds a {@link LeapgateFilter} in code. */
+    public static final class Builder {
+        private LeapgateConfig config = LeapgateConfig.defaults();
+        private Clock clock = Clock.system();
+        private BlockHandler blockHandler = BlockHandler.STANDARD;
+
+        private Builder() {}
+
+        /** The configuration, e.g. from {@link ConfigParser#parseProperties}. */
+        public Builder config(LeapgateConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public Builder blockHandler(BlockHandler blockHandler) {
+            this.blockHandler = Objects.requireNonNull(blockHandler, "blockHandler");
+            return this;
+        }
+
+        /** @throws ConfigException if the configured rules file cannot be read or is invalid */
+        public LeapgateFilter build() {
+            return new LeapgateFilter(HttpGate.builder(config).clock(clock).build(), blockHandler);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package dev.leapgate.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Which client a request is counted for, over real HTTP. The test client connects from
+ * 127.0.0.1, which is configured as a trusted proxy. Each case sends one request with its
+ * forwarding headers (admitted: a per-origin limit of 1), then probes: a request that is surely
+ * counted for the expected origin must now be rejected, and one for another origin admitted.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ClientIpFilterTest {
+
+    private JettyHarness xff;
+    private JettyHarness forwarded;
+    private JettyHarness untrusted;
+
+    static final class Ok extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.getWriter().write("ok");
+        }
+    }
+
+    private static JettyHarness server(String... extra) throws Exception {
+        Map<String, String> params = new java.util.HashMap<>(Map.of(
+                "rule.per-ip.match", "/api/**",
+                "rule.per-ip.limit", "1/1m",
+                "rule.per-ip.scope", "per-origin"));
+        for (int i = 0; i < extra.length; i += 2) {
+            params.put(extra[i], extra[i + 1]);
+        }
+        return new JettyHarness(params).servlet("/api/*", new Ok()).start();
+    }
+
+    @BeforeAll
+    void start() throws Exception {
+        xff = server("trusted-proxies", "127.0.0.1, ::1");
+        forwarded = server("trusted-proxies", "127.0.0.1, ::1", "forwarded-header", "forwarded");
+        untrusted = server("trusted-proxies", "10.0.0.0/8");
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        xff.close();
+        forwarded.close();
+        untrusted.close();
+    }
+
+    static Stream<Arguments> xForwardedForCases() {
+        return Stream.of(
+                Arguments.of("no header: the peer", new String[] {}, "127.0.0.1"),
+                Arguments.of("one client", new String[] {"X-Forwarded-For", "203.0.113.7"}, "203.0.113.7"),
+                Arguments.of(
+                        "spoofed leftmost entry ignored",
+                        new String[] {"X-Forwarded-For", "198.51.100.1, 203.0.113.7"},
+                        "203.0.113.7"),
+                Arguments.of(
+                        "trusted hop skipped",
+                        new String[] {"X-Forwarded-For", "203.0.113.7, 127.0.0.1"},
+                        "203.0.113.7"),
+                Arguments.of(
+                        "repeated headers, rightmost counts",
+                        new String[] {"X-Forwarded-For", "198.51.100.1", "X-Forwarded-For", "203.0.113.7"},
+                        "203.0.113.7"),
+                Arguments.of("port stripped", new String[] {"X-Forwarded-For", "203.0.113.7:4711"}, "203.0.113.7"),
+                Arguments.of(
+                        "bracketed IPv6 with port",
+                        new String[] {"X-Forwarded-For", "[2001:db8::7]:443"},
+                        "2001:db8::7"),
+                Arguments.of(
+                        "IPv4-mapped IPv6 is IPv4",
+                        new String[] {"X-Forwarded-For", "::ffff:203.0.113.7"},
+                        "203.0.113.7"),
+                Arguments.of(
+                        "IPv6 grouped by /64", new String[] {"X-Forwarded-For", "2001:db8:1:2::99"}, "2001:db8:1:2::1"),
+                Arguments.of(
+                        "unknown: falls back to the peer", new String[] {"X-Forwarded-For", "unknown"}, "127.0.0.1"),
+                Arguments.of(
+                        "garbage: falls back to the peer", new String[] {"X-Forwarded-For", "not-an-ip"}, "127.0.0.1"),
+                Arguments.of(
+                        "garbage before a real client stops the walk",
+                        new String[] {"X-Forwarded-For", "203.0.113.7, junk"},
+                        "127.0.0.1"),
+                Arguments.of(
+                        "Forwarded is not read in x-forwarded-for mode",
+                        new String[] {"Forwarded", "for=203.0.113.9"},
+                        "127.0.0.1"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("xForwardedForCases")
+    void xForwardedFor_behindATrustedProxy(String name, String[] headers, String expectedOrigin) throws Exception {
+        assertCountedFor(xff, headers, expectedOrigin, ClientIpFilterTest::xForwardedFor);
+    }
+
+    static Stream<Arguments> forwardedCases() {
+        return Stream.of(
+                Arguments.of(
+                        "quoted IPv6 with port",
+                        new String[] {"Forwarded", "for=\"[2001:db8::7]:4711\""},
+                        "2001:db8::7"),
+                Arguments.of(
+                        "rightmost element, other parameters ignored",
+                        new String[] {"Forwarded", "for=198.51.100.1;proto=http, for=203.0.113.7;by=10.0.0.1"},
+                        "203.0.113.7"),
+                Arguments.of(
+                        "obfuscated identifier: falls back to the peer",
+                        new String[] {"Forwarded", "for=_hidden"},
+                        "127.0.0.1"),
+                Arguments.of(
+                        "X-Forwarded-For is not read in forwarded mode",
+                        new String[] {"X-Forwarded-For", "203.0.113.7"},
+                        "127.0.0.1"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("forwardedCases")
+    void forwarded_behindATrustedProxy(String name, String[] headers, String expectedOrigin) throws Exception {
+        assertCountedFor(forwarded, headers, expectedOrigin, ClientIpFilterTest::forwardedFor);
+    }
+
+    @Test
+    void forgedXForwardedFor_fromAnUntrustedPeer_isIgnored() throws Exception {
+        untrusted.clock.advance(Duration.ofMinutes(2));
+
+        assertThat(untrusted.get("/api/x", "X-Forwarded-For", "203.0.113.1").statusCode())
+                .isEqualTo(200);
+        assertThat(untrusted.get("/api/x", "X-Forwarded-For", "203.0.113.2").statusCode())
+                .as("a second forged address gets no extra quota")
+                .isEqualTo(429);
+    }
+
+    /** A header that a server in X-Forwarded-For mode surely counts for {@code ip}. */
+    private static String[] xForwardedFor(String ip) {
+        return new String[] {"X-Forwarded-For", ip};
+    }
+
+    /** A header that a server in Forwarded mode surely counts for {@code ip}. */
+    private static String[] forwardedFor(String ip) {
+        return new String[] {"Forwarded", ip.contains(":") ? "for=\"[" + ip + "]\"" : "for=" + ip};
+    }
+
+    private static void assertCountedFor(
+            JettyHarness jetty, String[] headers, String expectedOrigin, Function<String, String[]> header)
+            throws Exception {
+        jetty.clock.advance(Duration.ofMinutes(2)); // every earlier case's window has passed
+        assertThat(jetty.get("/api/x", headers).statusCode()).isEqualTo(200);
+
+        String[] probe = expectedOrigin.equals("127.0.0.1") ? new String[] {} : header.apply(expectedOrigin);
+        assertThat(jetty.get("/api/x", probe).statusCode())
+                .as("the request was counted for %s", expectedOrigin)
+                .isEqualTo(429);
+        assertThat(jetty.get("/api/x", header.apply("192.0.2.200")).statusCode())
+                .as("another client is not affected")
+                .isEqualTo(200);
+    }
+}

@@ -1,0 +1,126 @@
+package dev.leapgate.servlet;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.metrics.MetricsSnapshot;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.eclipse.jetty.ee10.servlet.ErrorPageErrorHandler;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/** An embedded Jetty 12 with the Leapgate filter on {@code /*}, on a free loopback port. */
+final class JettyHarness implements AutoCloseable {
+
+    final ManualClock clock = new ManualClock();
+    final HttpClient client =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final Server server = new Server();
+    private final ServletContextHandler context = new ServletContextHandler();
+    private final ServerConnector connector = new ServerConnector(server);
+    private final FilterHolder filter;
+
+    JettyHarness(Map<String, String> initParams) {
+        this(new FilterHolder(LeapgateFilter.class));
+        initParams.forEach(filter::setInitParameter);
+    }
+
+    JettyHarness(Filter instance) {
+        this(new FilterHolder(instance));
+    }
+
+    private JettyHarness(FilterHolder holder) {
+        this.filter = holder;
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        context.setContextPath("/app");
+        context.setAttribute(LeapgateFilter.CLOCK_ATTRIBUTE, clock);
+        filter.setName("leapgate");
+        filter.setAsyncSupported(true);
+        context.addFilter(filter, "/*", EnumSet.allOf(DispatcherType.class));
+        ErrorPageErrorHandler errors = new ErrorPageErrorHandler();
+        errors.addErrorPage(500, "/error");
+        context.setErrorHandler(errors);
+        server.setHandler(context);
+    }
+
+    JettyHarness servlet(String path, HttpServlet servlet) {
+        ServletHolder holder = new ServletHolder(servlet);
+        holder.setAsyncSupported(true);
+        context.addServlet(holder, path);
+        return this;
+    }
+
+    JettyHarness start() throws Exception {
+        server.start();
+        return this;
+    }
+
+    /**
+     * Starts the server expecting the filter to fail; returns the filter's exception (from the start
+     * failure's causes), or null if it started.
+     */
+    Throwable startExpectingFailure() {
+        try {
+            server.start();
+        } catch (Exception e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof jakarta.servlet.ServletException) {
+                    return t;
+                }
+            }
+            return e;
+        }
+        return filter.isStarted() ? null : new IllegalStateException("filter not started");
+    }
+
+    HttpGate gate() {
+        return (HttpGate) context.getServletContext().getAttribute(LeapgateFilter.GATE_ATTRIBUTE_PREFIX + "leapgate");
+    }
+
+    MetricsSnapshot metrics(String resource) {
+        return gate().leapgate().metrics(resource).orElseThrow().lastMinute(clock.nanoTime());
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/app" + path);
+    }
+
+    HttpResponse<String> get(String path, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(30));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Waits (up to 10 s) for something that happens after a response is sent, e.g. an async listener. */
+    static void eventually(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 10 s");
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        server.stop();
+    }
+}

@@ -1,0 +1,334 @@
+package dev.leapgate.servlet;
+
+import static dev.leapgate.servlet.JettyHarness.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Rejection;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.RejectionResponse;
+import dev.leapgate.metrics.MetricsSnapshot;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class LeapgateFilterTest {
+
+    private JettyHarness jetty;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (jetty != null) {
+            jetty.close();
+        }
+    }
+
+    static final class Hello extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.getWriter().write("hello");
+        }
+    }
+
+    static final class Boom extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            throw new IllegalStateException("boom");
+        }
+    }
+
+    static final class Forward extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+            req.getRequestDispatcher("/api/hello").forward(req, resp);
+        }
+    }
+
+    static final class ErrorPage extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.setStatus(500);
+            resp.getWriter().write("error page");
+        }
+    }
+
+    private JettyHarness start(String... params) throws Exception {
+        Map<String, String> init = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < params.length; i += 2) {
+            init.put(params[i], params[i + 1]);
+        }
+        jetty = new JettyHarness(init)
+                .servlet("/api/hello", new Hello())
+                .servlet("/api/boom", new Boom())
+                .servlet("/api/forward", new Forward())
+                .servlet("/error", new ErrorPage())
+                .servlet("/static/*", new Hello());
+        return jetty.start();
+    }
+
+    @Test
+    void rejection_is429_withRetryAfter_rateLimitFields_andAProblemBody() throws Exception {
+        start("rule.per-ip.match", "/api/**", "rule.per-ip.limit", "2/10s", "rule.per-ip.scope", "per-origin");
+        jetty.get("/api/hello");
+        HttpResponse<String> admitted = jetty.get("/api/hello");
+        jetty.clock.advance(Duration.ofMillis(3500));
+
+        HttpResponse<String> rejected = jetty.get("/api/hello");
+
+        assertThat(admitted.statusCode()).isEqualTo(200);
+        assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"per-ip\";q=2;w=10");
+        assertThat(admitted.headers().firstValue("RateLimit")).hasValue("\"per-ip\";r=0;t=11");
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.headers().firstValue("Retry-After")).hasValue("8");
+        assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"per-ip\";q=2;w=10");
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"per-ip\";r=0;t=8");
+        assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(rejected.body())
+                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                        + "\"detail\":\"Rule 'per-ip' rejected the request: limit exceeded. Retry after 8 s.\","
+                        + "\"rule\":\"per-ip\",\"retryAfter\":8}");
+    }
+
+    @Test
+    void limitLifts_whenTheWindowSlides() throws Exception {
+        start("rule.api.match", "/api/**", "rule.api.limit", "1/10s");
+        jetty.get("/api/hello");
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(429);
+
+        jetty.clock.advance(Duration.ofSeconds(11));
+
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void requestMatchingNoRule_passesUntouched() throws Exception {
+        start("rule.api.match", "/api/**", "rule.api.limit", "1/10s");
+
+        for (int i = 0; i < 5; i++) {
+            HttpResponse<String> r = jetty.get("/static/app.js");
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("RateLimit")).isEmpty();
+        }
+        assertThat(jetty.metrics("/api/**").pass()).isZero();
+    }
+
+    @Test
+    void pathSpellings_areOneResourceKey() throws Exception {
+        start("rule.api.match", "GET /api/hello", "rule.api.limit", "2/10s");
+
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+        assertThat(jetty.get("/api/hello;jsessionid=abc").statusCode()).isEqualTo(200);
+        assertThat(jetty.get("/api/hello/").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void exceptionFromTheChain_isCountedAndPropagatesToTheContainer_andTheErrorDispatchIsNotCountedAgain()
+            throws Exception {
+        start("rule.all.match", "/**", "rule.all.limit", "100/10s");
+
+        HttpResponse<String> r = jetty.get("/api/boom");
+
+        assertThat(r.statusCode()).isEqualTo(500);
+        assertThat(r.body()).isEqualTo("error page");
+        MetricsSnapshot m = jetty.metrics("/**");
+        assertThat(m.pass())
+                .as("the error dispatch to /error is not a second request")
+                .isEqualTo(1);
+        assertThat(m.exception()).isEqualTo(1);
+        assertThat(m.concurrency()).isZero();
+    }
+
+    @Test
+    void forward_isNotCountedTwice() throws Exception {
+        start("rule.api.match", "/api/**", "rule.api.limit", "1/10s");
+
+        HttpResponse<String> r = jetty.get("/api/forward");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("hello");
+        assertThat(jetty.metrics("/api/**").pass()).isEqualTo(1);
+    }
+
+    @Test
+    void invalidInitParams_failTheFilterStart_namingEachKeyAndValue() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.api.match", "/api/**", "rule.api.limit", "ten/10s", "status", "200"))
+                .servlet("/api/hello", new Hello());
+        Throwable failure = jetty.startExpectingFailure();
+
+        assertThat(failure)
+                .isInstanceOf(ServletException.class)
+                .hasMessageContaining("2 problems in init-params of filter 'leapgate'")
+                .hasMessageContaining("rule.api.limit")
+                .hasMessageContaining("'ten/10s'")
+                .hasMessageContaining("status")
+                .hasMessageContaining("was 200");
+    }
+
+    /** A block handler for the test below: plain text, its own status. */
+    public static final class TeapotHandler implements BlockHandler {
+        @Override
+        public void handle(
+                HttpServletRequest request,
+                HttpServletResponse response,
+                Rejection rejection,
+                RejectionResponse standard)
+                throws IOException {
+            response.setStatus(418);
+            response.setHeader("Retry-After", standard.headers().get("Retry-After"));
+            response.getWriter().write("slow down, " + rejection.rule());
+        }
+    }
+
+    @Test
+    void customBlockHandler_fromAnInitParam_writesTheRejection() throws Exception {
+        start("block-handler", TeapotHandler.class.getName(), "rule.api.match", "/api/**", "rule.api.limit", "1/10s");
+        jetty.get("/api/hello");
+
+        HttpResponse<String> r = jetty.get("/api/hello");
+
+        assertThat(r.statusCode()).isEqualTo(418);
+        assertThat(r.body()).isEqualTo("slow down, api");
+        assertThat(r.headers().firstValue("Retry-After")).hasValue("11");
+    }
+
+    @Test
+    void unknownBlockHandlerClass_failsTheStart() throws Exception {
+        jetty = new JettyHarness(Map.of("block-handler", "com.example.Missing")).servlet("/api/hello", new Hello());
+        assertThat(jetty.startExpectingFailure())
+                .hasMessageContaining("init-param block-handler: cannot create 'com.example.Missing'");
+    }
+
+    @Test
+    void builtInCode_isRegisteredWithoutInitParams() throws Exception {
+        LeapgateFilter filter = LeapgateFilter.builder()
+                .config(ConfigParser.parseProperties("rule.api.match=/api/**\nrule.api.limit=1/10s\n", "code"))
+                .build();
+        jetty = new JettyHarness(filter).servlet("/api/hello", new Hello()).start();
+
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(429);
+        assertThat(jetty.gate()).isSameAs(filter.gate());
+    }
+
+    @Test
+    void malformedForwardingHeaders_neverCauseAnError() throws Exception {
+        start(
+                "trusted-proxies",
+                "127.0.0.1, ::1",
+                "rule.api.match",
+                "/api/**",
+                "rule.api.limit",
+                "100/10s",
+                "rule.api.scope",
+                "per-origin");
+
+        for (String garbage :
+                new String[] {"", "unknown", ",,,", "[::1", "1.2.3.4:x", "\"quoted", "for=\"[", "999.9.9.9"}) {
+            assertThat(jetty.get("/api/hello", "X-Forwarded-For", garbage).statusCode())
+                    .as("X-Forwarded-For: %s", garbage)
+                    .isEqualTo(200);
+            assertThat(jetty.get("/api/hello", "Forwarded", garbage).statusCode())
+                    .as("Forwarded: %s", garbage)
+                    .isEqualTo(200);
+        }
+    }
+
+    // ---- Asynchronous requests -------------------------------------------------------------
+
+    /** Goes asynchronous and completes from another thread once released. */
+    static final class AsyncComplete extends HttpServlet {
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            AsyncContext async = req.startAsync();
+            CompletableFuture.runAsync(() -> {
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                    async.getResponse().getWriter().write("async");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                } finally {
+                    async.complete();
+                }
+            });
+        }
+    }
+
+    /** Goes asynchronous and never completes: the container times it out. */
+    static final class AsyncTimeout extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            req.startAsync().setTimeout(50);
+        }
+    }
+
+    /** Goes asynchronous and dispatches to a servlet that throws. */
+    static final class AsyncError extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            AsyncContext async = req.startAsync();
+            async.dispatch("/api/boom");
+        }
+    }
+
+    @Test
+    void asyncRequest_holdsItsSlotUntilItCompletes() throws Exception {
+        AsyncComplete servlet = new AsyncComplete();
+        jetty = new JettyHarness(Map.of("rule.slots.match", "/async/**", "rule.slots.in-flight", "1"))
+                .servlet("/async/complete", servlet)
+                .servlet("/async/other", new Hello())
+                .start();
+
+        CompletableFuture<HttpResponse<String>> first = jetty.client.sendAsync(
+                java.net.http.HttpRequest.newBuilder(jetty.uri("/async/complete"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        eventually(() -> jetty.metrics("/async/**").concurrency() == 1);
+        assertThat(jetty.get("/async/other").statusCode())
+                .as("the async request still holds the slot")
+                .isEqualTo(429);
+
+        servlet.release.countDown();
+        assertThat(first.get(30, TimeUnit.SECONDS).body()).isEqualTo("async");
+        eventually(() -> jetty.metrics("/async/**").concurrency() == 0);
+
+        assertThat(jetty.get("/async/other").statusCode()).isEqualTo(200);
+        MetricsSnapshot m = jetty.metrics("/async/**");
+        assertThat(m.success()).isEqualTo(2);
+        assertThat(m.exception()).isZero();
+    }
+
+    @Test
+    void asyncTimeout_andAsyncError_releaseTheSlot_andCountAsExceptions() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.slots.match", "/api/**", "rule.slots.in-flight", "1"))
+                .servlet("/api/timeout", new AsyncTimeout())
+                .servlet("/api/async-error", new AsyncError())
+                .servlet("/api/boom", new Boom())
+                .servlet("/api/hello", new Hello())
+                .servlet("/error", new ErrorPage())
+                .start();
+
+        assertThat(jetty.get("/api/timeout").statusCode())
+                .as("answered by the container")
+                .isNotEqualTo(200);
+        eventually(() -> jetty.metrics("/api/**").concurrency() == 0);
+        assertThat(jetty.get("/api/async-error").statusCode()).isEqualTo(500);
+        eventually(() -> jetty.metrics("/api/**").concurrency() == 0);
+
+        MetricsSnapshot m = jetty.metrics("/api/**");
+        assertThat(m.exception()).isEqualTo(2);
+        assertThat(m.pass()).as("the async dispatch is not a second request").isEqualTo(2);
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+    }
+}

@@ -1,0 +1,188 @@
+package dev.leapgate.servlet;
+
+import static dev.leapgate.servlet.JettyHarness.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.metrics.MetricsSnapshot;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A concurrency rule over every way a request can end: normal, thrown exception (error page),
+ * forward, asynchronous completion on another thread, asynchronous timeout, exception in an async
+ * dispatch. After thousands of mixed requests from parallel clients no slot is leaked, and then
+ * exactly the limit can be held at once.
+ */
+class NoLeakTest {
+
+    private static final int LIMIT = 4;
+
+    static final class Ok extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.getWriter().write("ok");
+        }
+    }
+
+    static final class Boom extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            throw new IllegalStateException("boom");
+        }
+    }
+
+    static final class Forward extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
+            req.getRequestDispatcher("/mixed/ok").forward(req, resp);
+        }
+    }
+
+    static final class Async extends HttpServlet {
+        private final ExecutorService pool;
+
+        Async(ExecutorService pool) {
+            this.pool = pool;
+        }
+
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            AsyncContext async = req.startAsync();
+            pool.execute(() -> {
+                try {
+                    async.getResponse().getWriter().write("async");
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                } finally {
+                    async.complete();
+                }
+            });
+        }
+    }
+
+    static final class AsyncTimeout extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            req.startAsync().setTimeout(20);
+        }
+    }
+
+    static final class AsyncError extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) {
+            req.startAsync().dispatch("/mixed/boom");
+        }
+    }
+
+    /** Holds its request until released. */
+    static final class Hold extends HttpServlet {
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicInteger holding = new AtomicInteger();
+
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            holding.incrementAndGet();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            resp.getWriter().write("held");
+        }
+    }
+
+    static final class ErrorPage extends HttpServlet {
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.setStatus(500);
+            resp.getWriter().write("error");
+        }
+    }
+
+    @Test
+    void thousandsOfMixedRequests_leakNoSlot() throws Exception {
+        ExecutorService asyncPool = Executors.newFixedThreadPool(4);
+        Hold hold = new Hold();
+        String[] paths = {
+            "/mixed/ok", "/mixed/boom", "/mixed/forward", "/mixed/async", "/mixed/timeout", "/mixed/async-error"
+        };
+        try (JettyHarness jetty = new JettyHarness(
+                        Map.of("rule.slots.match", "/mixed/**", "rule.slots.in-flight", "" + LIMIT))
+                .servlet("/mixed/ok", new Ok())
+                .servlet("/mixed/boom", new Boom())
+                .servlet("/mixed/forward", new Forward())
+                .servlet("/mixed/async", new Async(asyncPool))
+                .servlet("/mixed/timeout", new AsyncTimeout())
+                .servlet("/mixed/async-error", new AsyncError())
+                .servlet("/mixed/hold", hold)
+                .servlet("/error", new ErrorPage())
+                .start()) {
+            int clients = 8;
+            int perClient = 300;
+            Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+            ExecutorService clientPool = Executors.newFixedThreadPool(clients);
+            List<Future<?>> done = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                int client = c;
+                done.add(clientPool.submit(() -> {
+                    for (int i = 0; i < perClient; i++) {
+                        HttpResponse<String> r = jetty.get(paths[(client + i) % paths.length]);
+                        statuses.computeIfAbsent(r.statusCode(), s -> new AtomicInteger())
+                                .incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+            clientPool.shutdown();
+
+            eventually(() -> jetty.metrics("/mixed/**").concurrency() == 0);
+            MetricsSnapshot m = jetty.metrics("/mixed/**");
+            int total = clients * perClient;
+            int rejected = statuses.getOrDefault(429, new AtomicInteger()).get();
+            assertThat(m.pass() + m.block()).as("every request decided once").isEqualTo(total);
+            assertThat(m.block()).isEqualTo(rejected);
+            assertThat(m.success() + m.exception())
+                    .as("every admitted request completed once")
+                    .isEqualTo(m.pass());
+            assertThat(m.exception()).as("boom, timeout and async-error fail").isPositive();
+
+            // All slots are back: exactly LIMIT requests can be held at once.
+            List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
+            for (int i = 0; i < LIMIT; i++) {
+                held.add(jetty.client.sendAsync(
+                        HttpRequest.newBuilder(jetty.uri("/mixed/hold")).build(),
+                        HttpResponse.BodyHandlers.ofString()));
+            }
+            eventually(() -> hold.holding.get() == LIMIT);
+            assertThat(jetty.get("/mixed/ok").statusCode()).isEqualTo(429);
+            hold.release.countDown();
+            for (CompletableFuture<HttpResponse<String>> r : held) {
+                assertThat(r.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
+            eventually(() -> jetty.metrics("/mixed/**").concurrency() == 0);
+        } finally {
+            asyncPool.shutdownNow();
+        }
+    }
+}
