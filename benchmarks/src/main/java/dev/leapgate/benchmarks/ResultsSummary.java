@@ -44,8 +44,14 @@ public final class ResultsSummary {
     private String render() throws IOException {
         Path env = dir.resolve("environment.txt");
         if (Files.exists(env)) {
+            String text = Files.readString(env, StandardCharsets.UTF_8).strip();
+            if (text.startsWith("run:     smoke")) {
+                line("> **Smoke run, not representative**: iterations of half a second prove that every"
+                        + " program runs; the times, and the verdicts on the time targets, mean little.");
+                line("");
+            }
             line("```");
-            out.append(Files.readString(env, StandardCharsets.UTF_8).strip()).append('\n');
+            out.append(text).append('\n');
             line("```");
             line("");
         }
