@@ -20,7 +20,7 @@ for arg in "$@"; do
   case "$arg" in
     --smoke) mode=smoke ;;
     --no-build) build=false ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | cut -c3-; exit 0 ;;
     *) echo "unknown option: $arg (expected --smoke, --no-build)" >&2; exit 2 ;;
   esac
 done
