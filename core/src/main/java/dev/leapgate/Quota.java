@@ -11,8 +11,9 @@ import java.util.Objects;
  * @param limit the rule's quota: permits per window, or requests in flight
  * @param window the rule's window; {@code null} for an in-flight limit
  * @param remaining permits left under the rule after this decision
- * @param reset how long until the quota next grows (the oldest counted bucket leaves the window);
- *     {@link Duration#ZERO} when nothing is counted or for an in-flight limit
+ * @param reset how long until the quota is whole again: everything counted when the decision was
+ *     made has left the window; {@link Duration#ZERO} when nothing is counted or for an in-flight
+ *     limit
  */
 public record Quota(String rule, long limit, Duration window, long remaining, Duration reset) {
 

@@ -6,6 +6,7 @@ import dev.leapgate.counter.KeyedRateCounter;
 import dev.leapgate.counter.LeapCounter;
 import dev.leapgate.counter.RateCounter;
 import dev.leapgate.counter.SmoothRate;
+import dev.leapgate.counter.WindowMode;
 import dev.leapgate.metrics.ResourceMetrics;
 import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
@@ -88,11 +89,14 @@ abstract sealed class RuleState {
         private final KeyedRateCounter keyed;
         /** Longest wait for a loan from the next bucket; -1 never borrows. */
         private final long maxWaitNanos;
+        /** Buckets a bucket stays in the window, its own included: {@code n + 1} strict, {@code n} sliding. */
+        private final int countedBuckets;
 
         Window(FlowRule rule, ResourceMetrics metrics, long nowNanos) {
             super(rule, metrics);
             boolean borrowing = rule.control().kind() == Control.Kind.BORROW;
             this.maxWaitNanos = borrowing ? rule.control().maxWait().toNanos() : -1;
+            this.countedBuckets = rule.window().buckets() + (rule.window().mode() == WindowMode.STRICT ? 1 : 0);
             if (perOrigin) {
                 this.keyed = new KeyedRateCounter(rule.window(), rule.limit(), nowNanos, rule.maxOrigins(), borrowing);
                 this.shared = null;
@@ -143,16 +147,19 @@ abstract sealed class RuleState {
 
         @Override
         Quota quota(long nowNanos, Origin origin, long token) {
-            long remaining = remainingAfter(token);
-            // The quota next grows when the oldest counted bucket leaves the window.
-            long reset = untilAvailable(nowNanos, origin, Math.min(rule.limit(), remaining + 1));
-            return new Quota(rule.name(), rule.limit(), rule.window().length(), remaining, Duration.ofNanos(reset));
+            // Whole again when the admission's own bucket, the newest counted, leaves the window:
+            // known from the ticket, without reading the window again.
+            long bucketStart = perOrigin ? keyed.ticketStartNanos(token) : shared.ticketStartNanos(token);
+            long reset =
+                    Math.max(0, bucketStart + countedBuckets * rule.window().bucketNanos() - nowNanos);
+            return new Quota(
+                    rule.name(), rule.limit(), rule.window().length(), remainingAfter(token), Duration.ofNanos(reset));
         }
 
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
             long remaining = Math.max(0, rule.limit() - used(nowNanos, origin));
-            long reset = untilAvailable(nowNanos, origin, Math.min(rule.limit(), remaining + 1));
+            long reset = untilAvailable(nowNanos, origin, rule.limit());
             return new Quota(rule.name(), rule.limit(), rule.window().length(), remaining, Duration.ofNanos(reset));
         }
 

@@ -308,6 +308,19 @@ class LeapgateTest {
     }
 
     @Test
+    void quotaReset_isWhenEverythingCountedAtTheDecisionHasLeftTheWindow() {
+        Leapgate gate = gate(rule("r", "/x").limit(10, seconds(10)).build()); // 10 buckets of 1 s, strict
+        gate.enter("GET", "/x", ip("203.0.113.1")); // bucket [0, 1s)
+        clock.advance(Duration.ofMillis(2500));
+
+        Quota quota = gate.enter("GET", "/x", ip("203.0.113.1")).quotas().get(0); // bucket [2s, 3s)
+
+        // [2s, 3s) leaves the strict window at 13 s: 10.5 s from now (not 8.5 s, when [0, 1s) leaves).
+        assertThat(quota.reset()).isEqualTo(Duration.ofMillis(10_500));
+        assertThat(quota.remaining()).isEqualTo(8);
+    }
+
+    @Test
     void reload_keepsTheCountersOfUnchangedRules_andStartsChangedOnesAfresh() {
         FlowRule kept = rule("kept", "/a").limit(1, seconds(10)).build();
         FlowRule changed = rule("changed", "/b").limit(1, seconds(10)).build();

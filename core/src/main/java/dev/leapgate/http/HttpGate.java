@@ -119,7 +119,12 @@ public final class HttpGate {
             case IP -> {}
         }
         // The IP: the configured source, and the fallback for a request without header or principal.
-        return clientIp.resolve(request.remoteAddr(), request.headers("Forwarded"), request.headers("X-Forwarded-For"))
+        // Without trusted proxies the peer is the client, and no forwarding header is worth reading.
+        boolean proxied = !clientIp.trustedProxies().isEmpty();
+        return clientIp.resolve(
+                        request.remoteAddr(),
+                        proxied ? request.headers("Forwarded") : List.of(),
+                        proxied ? request.headers("X-Forwarded-For") : List.of())
                 .map(ip -> Origin.ip(ip, clientIp.ipv6PrefixLength()))
                 .orElse(Origin.unknown());
     }

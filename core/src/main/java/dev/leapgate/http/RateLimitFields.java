@@ -13,7 +13,7 @@ import java.util.List;
  *       Structured Field lists with one item per rule that applied, the policy name a quoted
  *       string: {@code RateLimit-Policy: "per-ip";q=100;w=10} and {@code RateLimit:
  *       "per-ip";r=0;t=7}. {@code q} is the quota, {@code w} the window in seconds (rounded up),
- *       {@code r} what remains, {@code t} seconds until the quota next grows (rounded up). An
+ *       {@code r} what remains, {@code t} seconds until the quota is whole again (rounded up). An
  *       in-flight limit is {@code "slots";q=20;qu="concurrent-requests"} with no window, and no
  *       {@code t}.
  * </ul>

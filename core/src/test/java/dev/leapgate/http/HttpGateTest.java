@@ -124,6 +124,35 @@ class HttpGateTest {
     }
 
     @Test
+    void withoutTrustedProxies_forwardingHeadersAreNeverRead() {
+        HttpGate gate = gate("rule.api.match", "/api/**", "rule.api.limit", "1/1s", "rule.api.scope", "per-origin");
+        HttpRequestView noHeaders = new HttpRequestView() {
+            public String method() {
+                return "GET";
+            }
+
+            public String rawPath() {
+                return "/api/x";
+            }
+
+            public String remoteAddr() {
+                return "203.0.113.1";
+            }
+
+            public List<String> headers(String name) {
+                throw new AssertionError("read " + name + " though no proxy is trusted");
+            }
+
+            public String principal() {
+                return null;
+            }
+        };
+
+        assertThat(gate.originOf(noHeaders).id()).isEqualTo("203.0.113.1");
+        assertThat(gate.enter(noHeaders).admitted()).isTrue();
+    }
+
+    @Test
     void headerOrigin_countsPerApiKey_andFallsBackToTheIp() {
         HttpGate gate = gate(
                 "origin", "header:X-Api-Key",

@@ -61,9 +61,6 @@ public class LeapgateFilter implements Filter {
     /** The init-param naming a {@link BlockHandler} class. */
     public static final String BLOCK_HANDLER_PARAM = "block-handler";
 
-    /** Request attribute holding the admitted entry; its presence marks a request already limited. */
-    static final String ENTRY_ATTRIBUTE = Entry.class.getName();
-
     private static final Logger LOG = LoggerFactory.getLogger(LeapgateFilter.class);
 
     private HttpGate gate;
@@ -158,8 +155,7 @@ public class LeapgateFilter implements Filter {
             throws IOException, ServletException {
         if (!(req instanceof HttpServletRequest request)
                 || !(res instanceof HttpServletResponse response)
-                || request.getDispatcherType() != DispatcherType.REQUEST
-                || request.getAttribute(ENTRY_ATTRIBUTE) != null) {
+                || request.getDispatcherType() != DispatcherType.REQUEST) {
             chain.doFilter(req, res);
             return;
         }
@@ -172,7 +168,6 @@ public class LeapgateFilter implements Filter {
         }
         Entry entry = (Entry) decision;
         gate.admittedHeaders(entry, response::setHeader);
-        request.setAttribute(ENTRY_ATTRIBUTE, entry);
         try {
             chain.doFilter(request, response);
         } catch (IOException | ServletException | RuntimeException | Error e) {
