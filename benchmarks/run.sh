@@ -243,14 +243,16 @@ if runs http; then
           "$(cut -f2 <<< "$line")" "$(cut -f3 <<< "$line")" "$(cut -f5 <<< "$line")" "$(cut -f9 <<< "$line")" "$load"
       done
     done
-    # Where the Leapgate filter's time goes: one more leapgate server, recorded by JFR while wrk runs.
-    echo "  profile: leapgate with JFR"
-    base="$out/http/profile-leapgate"
-    start_http_server leapgate "$base.server.log" "$base.jfr"
-    wrk_run "$http_warmup" "$http_url" > "$base.warmup.txt"
-    wrk_run "$http_seconds" "$http_url" > "$base.wrk.txt"
-    stop_http_server
-    "$java_cmd" -cp "$jar" dev.leapgate.benchmarks.HttpProfile "$base.jfr" > "$out/http-profile.txt"
+    # Where each filter's time goes: one more server per filter, recorded by JFR while wrk runs.
+    for m in leapgate dosfilter; do
+      echo "  profile: $m with JFR"
+      base="$out/http/profile-$m"
+      start_http_server "$m" "$base.server.log" "$base.jfr"
+      wrk_run "$http_warmup" "$http_url" > "$base.warmup.txt"
+      wrk_run "$http_seconds" "$http_url" > "$base.wrk.txt"
+      stop_http_server
+      "$java_cmd" -cp "$jar" dev.leapgate.benchmarks.HttpProfile "$m" "$base.jfr" > "$out/http-profile-$m.txt"
+    done
   fi
 fi
 

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
@@ -14,36 +15,52 @@ import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
- * Part 5 of issue #7: where the Leapgate filter's time goes, from a JFR recording of {@link
- * HttpOverheadServer} under load ({@code benchmarks/run.sh} records one in {@code leapgate} mode).
+ * Part 5 of issue #7: where a filter's time goes, from a JFR recording of {@link
+ * HttpOverheadServer} under load ({@code benchmarks/run.sh} records one in {@code leapgate} and one
+ * in {@code dosfilter} mode).
  *
  * <p>Counts the execution samples taken on Jetty's request threads ({@code qtp...}) and, among
- * them, those in the filter's own code: stacks with a {@code dev.leapgate} frame that has not
- * called on into the filter chain (the servlet and everything after it). Those are broken down by
- * the call {@code LeapgateFilter.doFilter} made, and by the top frame. JFR samples only threads
- * running Java code: time in the kernel (socket reads and writes) and in native code is not in any
- * sample, so the share is of the request threads' Java time, not of their CPU time.
+ * them, those in the filter's own code: stacks with a frame of the filter's code (Leapgate's, or
+ * {@code DoSFilter} and its inner classes) that has not called on into the filter chain (the
+ * servlet and everything after it). Those are broken down by the call the filter class made, and by
+ * the top frame. JFR samples only threads running Java code: time in the kernel (socket reads and
+ * writes) and in native code is not in any sample, so the share is of the request threads' Java
+ * time, not of their CPU time.
  *
  * <pre>
- * java -cp benchmarks.jar dev.leapgate.benchmarks.HttpProfile RECORDING.jfr
+ * java -cp benchmarks.jar dev.leapgate.benchmarks.HttpProfile leapgate|dosfilter RECORDING.jfr
  * </pre>
  */
 public final class HttpProfile {
 
-    private static final String FILTER = "dev.leapgate.servlet.LeapgateFilter";
+    /** The filter class and how to tell its code, per mode. */
+    private record Filter(String className, String label, Predicate<String> ownCode) {}
+
+    private static final Map<String, Filter> FILTERS = Map.of(
+            "leapgate",
+            new Filter(
+                    "dev.leapgate.servlet.LeapgateFilter",
+                    "the Leapgate filter",
+                    frame -> frame.startsWith("dev.leapgate.") && !frame.startsWith("dev.leapgate.benchmarks.")),
+            "dosfilter",
+            new Filter(
+                    "org.eclipse.jetty.ee10.servlets.DoSFilter",
+                    "DoSFilter",
+                    frame -> frame.startsWith("org.eclipse.jetty.ee10.servlets.DoSFilter")));
 
     private HttpProfile() {}
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 1) {
-            throw new IllegalArgumentException("usage: HttpProfile RECORDING.jfr");
+        if (args.length != 2 || !FILTERS.containsKey(args[0])) {
+            throw new IllegalArgumentException("usage: HttpProfile leapgate|dosfilter RECORDING.jfr");
         }
+        Filter filter = FILTERS.get(args[0]);
         int total = 0;
         int inFilterCall = 0;
         int own = 0;
         Map<String, Integer> byCall = new LinkedHashMap<>();
         Map<String, Integer> byTop = new LinkedHashMap<>();
-        try (RecordingFile file = new RecordingFile(Path.of(args[0]))) {
+        try (RecordingFile file = new RecordingFile(Path.of(args[1]))) {
             while (file.hasMoreEvents()) {
                 RecordedEvent event = file.readEvent();
                 if (!event.getEventType().getName().equals("jdk.ExecutionSample")) {
@@ -59,23 +76,26 @@ public final class HttpProfile {
                 }
                 total++;
                 List<String> frames = new ArrayList<>();
+                List<String> types = new ArrayList<>();
                 for (RecordedFrame frame : stack.getFrames()) {
-                    frames.add(frame.getMethod().getType().getName() + "."
+                    types.add(frame.getMethod().getType().getName());
+                    frames.add(types.get(types.size() - 1) + "."
                             + frame.getMethod().getName());
                 }
-                int leapgate = deepestLeapgateFrame(frames);
-                if (leapgate < 0) {
+                int deepest = deepest(frames, filter.ownCode());
+                if (deepest < 0) {
                     continue;
                 }
                 inFilterCall++;
-                if (callsChain(frames.subList(0, leapgate))) {
+                if (callsChain(frames.subList(0, deepest))) {
                     continue;
                 }
                 own++;
-                int filter = frames.indexOf(FILTER + ".doFilter");
-                String call = filter < 0
-                        ? frames.get(leapgate) + " (outside doFilter)"
-                        : filter == 0 ? "LeapgateFilter.doFilter itself" : frames.get(filter - 1);
+                // The call made by the filter class's deepest method on the stack (doFilter, for Leapgate).
+                int entry = types.indexOf(filter.className());
+                String call = entry < 0
+                        ? frames.get(deepest) + " (outside the filter class)"
+                        : entry == 0 ? frames.get(0) + " itself" : frames.get(entry - 1);
                 byCall.merge(shorten(call), 1, Integer::sum);
                 byTop.merge(shorten(frames.get(0)), 1, Integer::sum);
             }
@@ -87,25 +107,25 @@ public final class HttpProfile {
                 total);
         System.out.printf(
                 Locale.ROOT,
-                "  inside LeapgateFilter.doFilter, chain included: %d (%s)%n",
+                "  inside %s, chain included: %d (%s)%n",
+                filter.label(),
                 inFilterCall,
                 percent(inFilterCall, total));
         System.out.printf(
-                Locale.ROOT, "  in the filter's own code, chain excluded:       %d (%s)%n", own, percent(own, total));
+                Locale.ROOT, "  in %s's own code, chain excluded: %d (%s)%n", filter.label(), own, percent(own, total));
         System.out.println();
-        System.out.println("The filter's own samples by the call LeapgateFilter.doFilter made:");
-        print(byCall, total, 15);
+        System.out.println("Its own samples by the call " + shorten(filter.className()) + " made:");
+        print(byCall, total, 10);
         System.out.println();
-        System.out.println("The filter's own samples by top frame:");
-        print(byTop, total, 25);
-        System.out.printf(Locale.ROOT, "RESULT\thttp-profile\t%d\t%d\t%d%n", total, inFilterCall, own);
+        System.out.println("Its own samples by top frame:");
+        print(byTop, total, 15);
+        System.out.printf(Locale.ROOT, "RESULT\thttp-profile\t%s\t%d\t%d\t%d%n", args[0], total, inFilterCall, own);
     }
 
-    /** Index of the deepest (closest to the top) frame of Leapgate's code, not the benchmark's; -1 if none. */
-    private static int deepestLeapgateFrame(List<String> frames) {
+    /** Index of the deepest (closest to the top) frame of the filter's code; -1 if none. */
+    private static int deepest(List<String> frames, Predicate<String> ownCode) {
         for (int i = 0; i < frames.size(); i++) {
-            String frame = frames.get(i);
-            if (frame.startsWith("dev.leapgate.") && !frame.startsWith("dev.leapgate.benchmarks.")) {
+            if (ownCode.test(frames.get(i))) {
                 return i;
             }
         }
@@ -126,7 +146,9 @@ public final class HttpProfile {
     }
 
     private static String shorten(String frame) {
-        return frame.replace("dev.leapgate.", "").replace("org.eclipse.jetty.", "jetty.");
+        return frame.replace("dev.leapgate.", "")
+                .replace("org.eclipse.jetty.", "jetty.")
+                .replace("java.util.concurrent.", "j.u.c.");
     }
 
     private static void print(Map<String, Integer> counts, int total, int limit) {

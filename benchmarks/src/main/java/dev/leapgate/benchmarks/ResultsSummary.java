@@ -427,9 +427,12 @@ public final class ResultsSummary {
                     fmt(cpu.get("dosfilter"), 1)));
         }
         line("");
-        Path profile = dir.resolve("http-profile.txt");
-        if (Files.exists(profile)) {
-            line("Where the Leapgate filter's time goes (JFR, one more `leapgate` run; `http-profile.txt`):");
+        for (String[] mode : HTTP_MODES) {
+            Path profile = dir.resolve("http-profile-" + mode[0] + ".txt");
+            if (!Files.exists(profile)) {
+                continue;
+            }
+            line("Where the time of " + mode[1] + " goes (JFR, one more run, `" + profile.getFileName() + "`):");
             line("");
             line("```");
             for (String text : Files.readAllLines(profile, StandardCharsets.UTF_8)) {
