@@ -60,6 +60,7 @@ public final class HttpProfile {
         int own = 0;
         Map<String, Integer> byCall = new LinkedHashMap<>();
         Map<String, Integer> byTop = new LinkedHashMap<>();
+        Map<String, Integer> otherThreads = new LinkedHashMap<>();
         try (RecordingFile file = new RecordingFile(Path.of(args[1]))) {
             while (file.hasMoreEvents()) {
                 RecordedEvent event = file.readEvent();
@@ -68,10 +69,12 @@ public final class HttpProfile {
                 }
                 RecordedThread thread = event.getThread("sampledThread");
                 RecordedStackTrace stack = event.getStackTrace();
-                if (thread == null
-                        || thread.getJavaName() == null
-                        || !thread.getJavaName().startsWith("qtp")
-                        || stack == null) {
+                if (thread == null || thread.getJavaName() == null || stack == null) {
+                    continue;
+                }
+                if (!thread.getJavaName().startsWith("qtp")) {
+                    // E.g. DoSFilter's scheduler thread, which runs the tasks its requests schedule.
+                    otherThreads.merge(thread.getJavaName().replaceAll("-[0-9a-fA-F]+$|[0-9]+$", ""), 1, Integer::sum);
                     continue;
                 }
                 total++;
@@ -119,6 +122,9 @@ public final class HttpProfile {
         System.out.println();
         System.out.println("Its own samples by top frame:");
         print(byTop, total, 15);
+        System.out.println();
+        System.out.println("Samples on other threads, for comparison with the request threads' count:");
+        print(otherThreads, total, 5);
         System.out.printf(Locale.ROOT, "RESULT\thttp-profile\t%s\t%d\t%d\t%d%n", args[0], total, inFilterCall, own);
     }
 
