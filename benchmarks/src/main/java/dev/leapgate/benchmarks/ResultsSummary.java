@@ -35,10 +35,14 @@ public final class ResultsSummary {
         if (args.length != 1) {
             throw new IllegalArgumentException("usage: ResultsSummary RESULTS_DIR");
         }
-        ResultsSummary summary = new ResultsSummary(Path.of(args[0]));
-        String text = summary.render();
-        Files.writeString(summary.dir.resolve("summary.md"), text, StandardCharsets.UTF_8);
-        System.out.print(text);
+        System.out.print(write(Path.of(args[0])));
+    }
+
+    /** Writes {@code summary.md} into a results directory and returns its text. */
+    static String write(Path dir) throws IOException {
+        String text = new ResultsSummary(dir).render();
+        Files.writeString(dir.resolve("summary.md"), text, StandardCharsets.UTF_8);
+        return text;
     }
 
     private String render() throws IOException {
@@ -46,8 +50,9 @@ public final class ResultsSummary {
         if (Files.exists(env)) {
             String text = Files.readString(env, StandardCharsets.UTF_8).strip();
             if (text.startsWith("run:     smoke")) {
-                line("> **Smoke run, not representative**: iterations of half a second prove that every"
-                        + " program runs; the times, and the verdicts on the time targets, mean little.");
+                line("> **Smoke run, not representative**: short iterations and runs prove that every"
+                        + " program runs; the times, the throughputs, and the verdicts on their targets, mean"
+                        + " little.");
                 line("");
             }
             line("```");
@@ -59,6 +64,7 @@ public final class ResultsSummary {
         perKey();
         memory();
         accuracy();
+        http();
         return out.toString();
     }
 
@@ -273,6 +279,181 @@ public final class ResultsSummary {
             }
         }
         line("");
+    }
+
+    /** One measured wrk run: the fields of a {@code RESULT http} line of {@code http.txt}. */
+    private record HttpRun(
+            int round,
+            String mode,
+            double rps,
+            double p50,
+            double p90,
+            double p99,
+            double p999,
+            long requests,
+            long non2xx,
+            long socketErrors,
+            long serverCpuMs,
+            String load) {
+
+        static HttpRun of(String[] r) {
+            return new HttpRun(
+                    Integer.parseInt(r[2]),
+                    r[3],
+                    Double.parseDouble(r[4]),
+                    Double.parseDouble(r[5]),
+                    Double.parseDouble(r[6]),
+                    Double.parseDouble(r[7]),
+                    Double.parseDouble(r[8]),
+                    Long.parseLong(r[9]),
+                    Long.parseLong(r[11]),
+                    Long.parseLong(r[12]),
+                    Long.parseLong(r[13]),
+                    r.length > 14 ? r[14] : "");
+        }
+
+        /** Server CPU time (user + system, all of the JVM's threads) per request, in µs. */
+        double cpuMicrosPerRequest() {
+            return requests == 0 ? Double.NaN : serverCpuMs * 1000.0 / requests;
+        }
+    }
+
+    private static final String[][] HTTP_MODES = {
+        {"none", "no filter"},
+        {"leapgate", "Leapgate filter (per-IP rule, admits all)"},
+        {"dosfilter", "Jetty `DoSFilter` (admits all)"},
+    };
+
+    private void http() throws IOException {
+        List<HttpRun> runs = new ArrayList<>();
+        for (String[] r : results("http.txt", "http")) {
+            runs.add(HttpRun.of(r));
+        }
+        if (Files.exists(dir.resolve("http-skipped.txt"))) {
+            line("### 5. HTTP overhead");
+            line("");
+            line("Skipped: "
+                    + Files.readString(dir.resolve("http-skipped.txt"), StandardCharsets.UTF_8)
+                            .strip());
+            line("");
+            return;
+        }
+        if (runs.isEmpty()) {
+            return;
+        }
+        int rounds = runs.stream().mapToInt(HttpRun::round).max().orElse(0);
+        line(String.format(
+                Locale.ROOT,
+                "### 5. HTTP overhead: `GET /api/hello` on embedded Jetty, wrk over loopback (median of %d %s)",
+                rounds,
+                rounds == 1 ? "round" : "rounds"));
+        line("");
+        line("| mode | requests/s | × no filter | p50 | p90 | p99 | p99.9 | server CPU per request | non-2xx |");
+        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        Map<String, Double> rps = new HashMap<>();
+        Map<String, Double> cpu = new HashMap<>();
+        long non2xx = 0;
+        for (String[] mode : HTTP_MODES) {
+            List<HttpRun> of =
+                    runs.stream().filter(r -> r.mode().equals(mode[0])).toList();
+            if (of.isEmpty()) {
+                continue;
+            }
+            rps.put(mode[0], median(of, HttpRun::rps));
+            cpu.put(mode[0], median(of, HttpRun::cpuMicrosPerRequest));
+            long bad = of.stream().mapToLong(r -> r.non2xx() + r.socketErrors()).sum();
+            non2xx += bad;
+            line(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %s | %s | %s | %s µs | %d |",
+                    mode[1],
+                    fmt(rps.get(mode[0]), 0),
+                    rps.containsKey("none") ? fmt(rps.get(mode[0]) / rps.get("none"), 3) : "–",
+                    ms(median(of, HttpRun::p50)),
+                    ms(median(of, HttpRun::p90)),
+                    ms(median(of, HttpRun::p99)),
+                    ms(median(of, HttpRun::p999)),
+                    fmt(cpu.get(mode[0]), 1),
+                    bad));
+        }
+        line("");
+        line("Per round, requests/s in the order run (each run is a new server JVM with its own warm-up):");
+        line("");
+        line("| round | order | no filter | Leapgate | DoSFilter | Leapgate / none | Leapgate / DoSFilter | load |");
+        line("|---:|---|---:|---:|---:|---:|---:|---|");
+        for (int round = 1; round <= rounds; round++) {
+            int r = round;
+            List<HttpRun> of = runs.stream().filter(x -> x.round() == r).toList();
+            Map<String, Double> by = new HashMap<>();
+            of.forEach(x -> by.put(x.mode(), x.rps()));
+            line(String.format(
+                    Locale.ROOT,
+                    "| %d | %s | %s | %s | %s | %s | %s | %s |",
+                    round,
+                    String.join(", ", of.stream().map(HttpRun::mode).toList()),
+                    fmt(by.getOrDefault("none", Double.NaN), 0),
+                    fmt(by.getOrDefault("leapgate", Double.NaN), 0),
+                    fmt(by.getOrDefault("dosfilter", Double.NaN), 0),
+                    fmt(by.getOrDefault("leapgate", Double.NaN) / by.getOrDefault("none", Double.NaN), 3),
+                    fmt(by.getOrDefault("leapgate", Double.NaN) / by.getOrDefault("dosfilter", Double.NaN), 3),
+                    String.join(" ", of.stream().map(HttpRun::load).toList())));
+        }
+        line("");
+        if (non2xx > 0) {
+            line("- **Not every request was answered with 2xx** (" + non2xx
+                    + " non-2xx responses or socket errors): a filter rejected or failed requests, so the"
+                    + " admitted path was not what was measured.");
+        }
+        if (rps.containsKey("leapgate") && rps.containsKey("none")) {
+            double ratio = rps.get("leapgate") / rps.get("none");
+            line(String.format(
+                    Locale.ROOT,
+                    "- Target: Leapgate / no filter = **%s** (target >= 0.97): %s. Server CPU per request: %s µs"
+                            + " with the filter, %s µs without (%s µs more).",
+                    fmt(ratio, 3),
+                    ratio >= 0.97 ? "met" : "**missed**",
+                    fmt(cpu.get("leapgate"), 1),
+                    fmt(cpu.get("none"), 1),
+                    fmt(cpu.get("leapgate") - cpu.get("none"), 1)));
+        }
+        if (rps.containsKey("leapgate") && rps.containsKey("dosfilter")) {
+            double ratio = rps.get("leapgate") / rps.get("dosfilter");
+            line(String.format(
+                    Locale.ROOT,
+                    "- Target: Leapgate / DoSFilter = **%s** (target >= 1.00): %s. DoSFilter's server CPU per"
+                            + " request: %s µs.",
+                    fmt(ratio, 3),
+                    ratio >= 1.0 ? "met" : "**missed**",
+                    fmt(cpu.get("dosfilter"), 1)));
+        }
+        line("");
+        for (String[] mode : HTTP_MODES) {
+            Path profile = dir.resolve("http-profile-" + mode[0] + ".txt");
+            if (!Files.exists(profile)) {
+                continue;
+            }
+            line("Where the time of " + mode[1] + " goes (JFR, one more run, `" + profile.getFileName() + "`):");
+            line("");
+            line("```");
+            for (String text : Files.readAllLines(profile, StandardCharsets.UTF_8)) {
+                if (!text.startsWith("RESULT")) {
+                    line(text);
+                }
+            }
+            line("```");
+            line("");
+        }
+    }
+
+    private static double median(List<HttpRun> runs, java.util.function.ToDoubleFunction<HttpRun> value) {
+        double[] values = runs.stream().mapToDouble(value).sorted().toArray();
+        int n = values.length;
+        return n == 0 ? Double.NaN : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    }
+
+    /** A latency in µs as milliseconds. */
+    private static String ms(double micros) {
+        return fmt(micros / 1000.0, 2) + " ms";
     }
 
     /** JMH CSV: primary scores and their {@code :gc.alloc.rate.norm} and {@code :rejected}, by method[params]. */
