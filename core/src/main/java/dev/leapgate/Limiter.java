@@ -7,6 +7,7 @@ import dev.leapgate.rule.FlowRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * Limits one thing in code, outside HTTP: a rate limit (permits per window), a concurrency limit
@@ -24,17 +25,23 @@ import java.util.Objects;
  */
 public final class Limiter {
 
-    private static final String PATH = "/";
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     private final String name;
+    private final String path;
     private final Leapgate gate;
 
     private Limiter(String name, Leapgate gate) {
         this.name = name;
+        this.path = "/" + name;
         this.gate = gate;
     }
 
-    /** Starts a limiter; {@code name} names its statistics. */
+    /**
+     * Starts a limiter. Its statistics are named {@code "/" + name}.
+     *
+     * @param name 1 to 64 letters, digits, {@code .}, {@code -} or {@code _}
+     */
     public static Builder builder(String name) {
         return new Builder(name);
     }
@@ -60,7 +67,7 @@ public final class Limiter {
      * @throws IllegalArgumentException if {@code permits} is below 1
      */
     public Decision tryEnter(int permits) {
-        return gate.enter("CALL", PATH, Origin.unknown(), permits);
+        return gate.enter("CALL", path, Origin.unknown(), permits);
     }
 
     @Override
@@ -77,8 +84,9 @@ public final class Limiter {
 
         private Builder(String name) {
             Objects.requireNonNull(name, "name");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("limiter name must not be blank");
+            if (!NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException(
+                        "limiter name must be 1 to 64 letters, digits, '.', '-' or '_', was '" + name + "'");
             }
             this.name = name;
         }
@@ -95,8 +103,10 @@ public final class Limiter {
                 throw new IllegalArgumentException(
                         "rate limit must be between 1 and " + max + " for window " + window + ", was " + limit);
             }
-            this.rate =
-                    FlowRule.builder("rate").match(PATH).limit(limit, window).build();
+            this.rate = FlowRule.builder("rate")
+                    .match("/" + name)
+                    .limit(limit, window)
+                    .build();
             return this;
         }
 
@@ -108,8 +118,10 @@ public final class Limiter {
             if (limit < 1) {
                 throw new IllegalArgumentException("concurrency limit must be at least 1, was " + limit);
             }
-            this.concurrency =
-                    FlowRule.builder("concurrency").match(PATH).inFlight(limit).build();
+            this.concurrency = FlowRule.builder("concurrency")
+                    .match("/" + name)
+                    .inFlight(limit)
+                    .build();
             return this;
         }
 

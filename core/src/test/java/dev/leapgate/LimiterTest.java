@@ -21,7 +21,7 @@ class LimiterTest {
     private final ManualClock clock = new ManualClock();
 
     private Limiter rate(int limit) {
-        return Limiter.builder("GET /orders")
+        return Limiter.builder("orders")
                 .rate(limit, WindowSpec.of(Duration.ofSeconds(10), 10))
                 .clock(clock)
                 .build();
@@ -98,6 +98,7 @@ class LimiterTest {
         limiter.tryEnter().admitted();
 
         MetricsSnapshot s = limiter.metrics().lastMinute(clock.nanoTime());
+        assertThat(s.resource()).isEqualTo("/orders");
         assertThat(s.pass()).isEqualTo(3);
         assertThat(s.success()).isEqualTo(1);
         assertThat(s.exception()).isEqualTo(1);
@@ -142,7 +143,8 @@ class LimiterTest {
 
     @Test
     void badConfiguration_isRejectedWithClearMessages() {
-        assertThatThrownBy(() -> Limiter.builder(" ")).hasMessage("limiter name must not be blank");
+        assertThatThrownBy(() -> Limiter.builder("GET /orders"))
+                .hasMessage("limiter name must be 1 to 64 letters, digits, '.', '-' or '_', was 'GET /orders'");
         assertThatThrownBy(() -> Limiter.builder("r").build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("limiter 'r' needs a rate or a concurrency limit");

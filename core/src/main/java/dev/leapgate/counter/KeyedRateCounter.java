@@ -8,9 +8,10 @@ import java.util.Objects;
  * and {@link PackedWindow} for the admission algorithm, which is the same as {@link
  * LeapCounter}'s.
  *
- * <p>A strict window of {@code n} buckets takes {@code 8·(n + 2)} bytes of state per origin
- * plus 9 bytes of key, with the table's arrays kept between half and three quarters full: about 55
- * to 82 bytes an origin for a 2-bucket window.
+ * <p>A strict window of {@code n} buckets takes {@code 8·(n + 3)} bytes of state per origin (the
+ * head, the cached past and {@code n + 1} ring slots; a sliding one {@code 8·(n + 2)}), plus 9 bytes
+ * of key and occupancy, with the table's arrays kept between half and three quarters full: about
+ * 66 to 98 bytes an origin for a strict 2-bucket window.
  *
  * <p>Concurrency: as {@link OriginTable}; the admission itself is one CAS, exact under any
  * concurrency.

@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <pre>
  *   cells[base]            head: the newest bucket, packed as  epoch | count
- *   cells[base + 1 + i]    ring: frozen past buckets; bucket e lives in slot e % ringSize
+ *   cells[base + 1]        past: epoch | sum of the frozen buckets of that epoch's window
+ *   cells[base + 2 + i]    ring: frozen past buckets; bucket e lives in slot e % ringSize
  *
  *        ring (frozen)                         head (the only contended word)
  *   [e-3: 4] [e-2: 0] [e-1: 7]        [e: 2]  &lt;-- CAS (e, 2) -&gt; (e, 3) iff past + 2 + 1 &lt;= limit
@@ -47,13 +48,25 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * already frozen, never into an orphan. A rejection writes nothing but possibly an idempotent
  * publish.
  *
+ * <h2>The cached past</h2>
+ *
+ * While the head stays in epoch {@code e}, the past buckets of its window do not change, so their
+ * sum is computed once, by the first admission that needs it after a roll, and kept in one word
+ * {@code past = e | sum}. An admission then reads two words (head and past), not the ring, and its
+ * cost does not grow with the bucket count. The word is only believed when its epoch is the head's;
+ * it is replaced only by a newer epoch's. A refund into a frozen bucket also lowers it; if a refund
+ * races with the sum being computed, the cached sum may stay higher than the ring's, which only errs
+ * on the conservative side. Time is turned into an epoch without a division when the reading falls
+ * within the head's bucket, the common case.
+ *
  * <h2>Sizes</h2>
  *
  * The window at epoch {@code e} counts the head and the {@code span} epochs before it: {@code span
  * = n} for {@link WindowMode#STRICT} (the straddling bucket included), {@code n - 1} for {@link
  * WindowMode#SLIDING}. The ring has {@code ringSize = span + 1} slots, so that publishing bucket
  * {@code e} into slot {@code e % ringSize} overwrites epoch {@code e - ringSize}, which no window
- * at {@code e} or later still counts. A counter is {@code ringSize + 1} longs: 8 bytes a bucket.
+ * at {@code e} or later still counts. A counter is {@code ringSize + 2} longs: 8 bytes a bucket,
+ * plus the head and the cached past.
  *
  * <p>Epochs count buckets since {@code originNanos} (readings before it count as epoch 0). A word
  * packs {@code epochBits} of epoch above {@code countBits} of count, with {@code epochBits +
@@ -87,6 +100,11 @@ final class PackedWindow implements OriginTable.State {
 
     /** Returned by {@link #tryAcquire} when the permits do not fit. */
     static final long REJECTED = -1L;
+
+    /** Offset of the cached past word; the ring follows it. */
+    private static final int PAST = 1;
+
+    private static final int RING = 2;
 
     private static final long LIFETIME_NANOS = 1L << 62;
 
@@ -149,7 +167,7 @@ final class PackedWindow implements OriginTable.State {
 
     /** Longs of storage one counter takes: the head and the ring. */
     int cellsPerCounter() {
-        return 1 + ringSize;
+        return RING + ringSize;
     }
 
     @Override
@@ -239,12 +257,19 @@ final class PackedWindow implements OriginTable.State {
      * the caller waits until {@link #startNanos} of its epoch.
      */
     long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
-        long now = epochAt(nowNanos);
+        long now = -1;
         for (; ; ) {
             long head = cells.get(base);
             long headEpoch = headEpoch(head);
-            long used = used(cells, base, head, now);
+            if (now < 0) {
+                // Within the head's bucket (the common case) the epoch is known without a division.
+                long intoHead = nowNanos - startNanos(headEpoch);
+                now = intoHead >= 0 && intoHead < bucketNanos ? headEpoch : epochAt(nowNanos);
+            }
             boolean current = now <= headEpoch;
+            long used = current
+                    ? past(cells, base, headEpoch) + headCount(head) + headBorrowed(head)
+                    : used(cells, base, head, now);
             if (used + permits <= limit) {
                 long remaining = limit - used - permits;
                 if (current) {
@@ -296,8 +321,8 @@ final class PackedWindow implements OriginTable.State {
         // A loan counts from the moment it is made: in the head's window (conservatively) and in
         // the next bucket's.
         sum += headEpoch + 1 >= oldest ? headBorrowed(head) : 0;
-        for (int i = 1; i <= ringSize; i++) {
-            long slot = cells.get(base + i);
+        for (int i = 0; i < ringSize; i++) {
+            long slot = cells.get(base + RING + i);
             long e = epoch(slot);
             // The head's own buckets are excluded: they may sit in the ring already, published by
             // a roll whose CAS has not happened (or failed); the head's values are the current ones.
@@ -306,6 +331,46 @@ final class PackedWindow implements OriginTable.State {
             }
         }
         return sum;
+    }
+
+    /**
+     * The sum of the frozen buckets in the window of the head's epoch {@code headEpoch}: from the
+     * cached past word if it is that epoch's, else from the ring, caching the result. The caller
+     * read the head at {@code headEpoch} before calling, so those buckets were all published.
+     */
+    private long past(AtomicLongArray cells, int base, long headEpoch) {
+        long cached = cells.get(base + PAST);
+        if (epoch(cached) == headEpoch) {
+            return count(cached);
+        }
+        long oldest = headEpoch - span;
+        long sum = 0;
+        for (int i = 0; i < ringSize; i++) {
+            long slot = cells.get(base + RING + i);
+            long e = epoch(slot);
+            if (e >= oldest && e < headEpoch) {
+                sum += count(slot);
+            }
+        }
+        // Only a newer epoch replaces the cached one; losing this race costs a recount, nothing else.
+        if (epoch(cached) < headEpoch) {
+            cells.compareAndSet(base + PAST, cached, pack(headEpoch, sum));
+        }
+        return sum;
+    }
+
+    /** Lowers the cached past by a refund into frozen bucket {@code epoch}, if it counts that bucket. */
+    private void refundPast(AtomicLongArray cells, int base, long epoch, int permits) {
+        for (; ; ) {
+            long cached = cells.get(base + PAST);
+            long cachedEpoch = epoch(cached);
+            if (epoch < cachedEpoch - span || epoch >= cachedEpoch || count(cached) < permits) {
+                return;
+            }
+            if (cells.compareAndSet(base + PAST, cached, cached - permits)) {
+                return;
+            }
+        }
     }
 
     /** Publishes the head's bucket, and its loan if the next bucket is being skipped, into the ring. */
@@ -324,7 +389,7 @@ final class PackedWindow implements OriginTable.State {
      * head: the final count of a bucket is the largest one any thread saw.
      */
     private void publish(AtomicLongArray cells, int base, long epoch, long count) {
-        int index = base + 1 + (int) (epoch % ringSize);
+        int index = base + RING + (int) (epoch % ringSize);
         for (; ; ) {
             long slot = cells.get(index);
             long slotEpoch = epoch(slot);
@@ -370,12 +435,13 @@ final class PackedWindow implements OriginTable.State {
                 return; // not a ticket of this counter
             }
             // The head has moved on, so bucket `epoch` was published before it did.
-            int index = base + 1 + (int) (epoch % ringSize);
+            int index = base + RING + (int) (epoch % ringSize);
             long slot = cells.get(index);
             if (epoch(slot) != epoch || count(slot) < permits) {
                 return; // the bucket has left the window: nothing counts it any more
             }
             if (cells.compareAndSet(index, slot, slot - permits)) {
+                refundPast(cells, base, epoch, permits);
                 return;
             }
         }
@@ -424,7 +490,7 @@ final class PackedWindow implements OriginTable.State {
         if (k < 0) {
             return 0;
         }
-        long slot = cells.get(base + 1 + (int) (k % ringSize));
+        long slot = cells.get(base + RING + (int) (k % ringSize));
         return epoch(slot) == k ? count(slot) : 0;
     }
 }

@@ -2,10 +2,6 @@ package dev.leapgate.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import jakarta.servlet.http.HttpServlet;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
@@ -31,13 +27,6 @@ class ClientIpFilterTest {
     private JettyHarness forwarded;
     private JettyHarness untrusted;
 
-    static final class Ok extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            resp.getWriter().write("ok");
-        }
-    }
-
     private static JettyHarness server(String... extra) throws Exception {
         Map<String, String> params = new java.util.HashMap<>(Map.of(
                 "rule.per-ip.match", "/api/**",
@@ -46,7 +35,9 @@ class ClientIpFilterTest {
         for (int i = 0; i < extra.length; i += 2) {
             params.put(extra[i], extra[i + 1]);
         }
-        return new JettyHarness(params).servlet("/api/*", new Ok()).start();
+        return new JettyHarness(params)
+                .servlet("/api/*", new TestServlets.Text("ok"))
+                .start();
     }
 
     @BeforeAll

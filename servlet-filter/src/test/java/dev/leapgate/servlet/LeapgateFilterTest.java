@@ -33,46 +33,17 @@ class LeapgateFilterTest {
         }
     }
 
-    static final class Hello extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            resp.getWriter().write("hello");
-        }
-    }
-
-    static final class Boom extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) {
-            throw new IllegalStateException("boom");
-        }
-    }
-
-    static final class Forward extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
-            req.getRequestDispatcher("/api/hello").forward(req, resp);
-        }
-    }
-
-    static final class ErrorPage extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            resp.setStatus(500);
-            resp.getWriter().write("error page");
-        }
-    }
-
     private JettyHarness start(String... params) throws Exception {
         Map<String, String> init = new java.util.LinkedHashMap<>();
         for (int i = 0; i < params.length; i += 2) {
             init.put(params[i], params[i + 1]);
         }
         jetty = new JettyHarness(init)
-                .servlet("/api/hello", new Hello())
-                .servlet("/api/boom", new Boom())
-                .servlet("/api/forward", new Forward())
-                .servlet("/error", new ErrorPage())
-                .servlet("/static/*", new Hello());
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/api/boom", new TestServlets.Boom())
+                .servlet("/api/forward", new TestServlets.Forward("/api/hello"))
+                .servlet("/error", new TestServlets.ErrorPage())
+                .servlet("/static/*", new TestServlets.Text("hello"));
         return jetty.start();
     }
 
@@ -162,7 +133,7 @@ class LeapgateFilterTest {
     @Test
     void invalidInitParams_failTheFilterStart_namingEachKeyAndValue() throws Exception {
         jetty = new JettyHarness(Map.of("rule.api.match", "/api/**", "rule.api.limit", "ten/10s", "status", "200"))
-                .servlet("/api/hello", new Hello());
+                .servlet("/api/hello", new TestServlets.Text("hello"));
         Throwable failure = jetty.startExpectingFailure();
 
         assertThat(failure)
@@ -203,7 +174,8 @@ class LeapgateFilterTest {
 
     @Test
     void unknownBlockHandlerClass_failsTheStart() throws Exception {
-        jetty = new JettyHarness(Map.of("block-handler", "com.example.Missing")).servlet("/api/hello", new Hello());
+        jetty = new JettyHarness(Map.of("block-handler", "com.example.Missing"))
+                .servlet("/api/hello", new TestServlets.Text("hello"));
         assertThat(jetty.startExpectingFailure())
                 .hasMessageContaining("init-param block-handler: cannot create 'com.example.Missing'");
     }
@@ -213,7 +185,9 @@ class LeapgateFilterTest {
         LeapgateFilter filter = LeapgateFilter.builder()
                 .config(ConfigParser.parseProperties("rule.api.match=/api/**\nrule.api.limit=1/10s\n", "code"))
                 .build();
-        jetty = new JettyHarness(filter).servlet("/api/hello", new Hello()).start();
+        jetty = new JettyHarness(filter)
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .start();
 
         assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
         assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(429);
@@ -264,30 +238,13 @@ class LeapgateFilterTest {
             });
         }
     }
-
-    /** Goes asynchronous and never completes: the container times it out. */
-    static final class AsyncTimeout extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) {
-            req.startAsync().setTimeout(50);
-        }
-    }
-
     /** Goes asynchronous and dispatches to a servlet that throws. */
-    static final class AsyncError extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) {
-            AsyncContext async = req.startAsync();
-            async.dispatch("/api/boom");
-        }
-    }
-
     @Test
     void asyncRequest_holdsItsSlotUntilItCompletes() throws Exception {
         AsyncComplete servlet = new AsyncComplete();
         jetty = new JettyHarness(Map.of("rule.slots.match", "/async/**", "rule.slots.in-flight", "1"))
                 .servlet("/async/complete", servlet)
-                .servlet("/async/other", new Hello())
+                .servlet("/async/other", new TestServlets.Text("hello"))
                 .start();
 
         CompletableFuture<HttpResponse<String>> first = jetty.client.sendAsync(
@@ -312,11 +269,11 @@ class LeapgateFilterTest {
     @Test
     void asyncTimeout_andAsyncError_releaseTheSlot_andCountAsExceptions() throws Exception {
         jetty = new JettyHarness(Map.of("rule.slots.match", "/api/**", "rule.slots.in-flight", "1"))
-                .servlet("/api/timeout", new AsyncTimeout())
-                .servlet("/api/async-error", new AsyncError())
-                .servlet("/api/boom", new Boom())
-                .servlet("/api/hello", new Hello())
-                .servlet("/error", new ErrorPage())
+                .servlet("/api/timeout", new TestServlets.AsyncTimeout(50))
+                .servlet("/api/async-error", new TestServlets.AsyncError("/api/boom"))
+                .servlet("/api/boom", new TestServlets.Boom())
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/error", new TestServlets.ErrorPage())
                 .start();
 
         assertThat(jetty.get("/api/timeout").statusCode())

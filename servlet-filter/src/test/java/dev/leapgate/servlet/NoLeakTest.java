@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.metrics.MetricsSnapshot;
 import jakarta.servlet.AsyncContext;
-import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -35,27 +34,6 @@ class NoLeakTest {
 
     private static final int LIMIT = 4;
 
-    static final class Ok extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            resp.getWriter().write("ok");
-        }
-    }
-
-    static final class Boom extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) {
-            throw new IllegalStateException("boom");
-        }
-    }
-
-    static final class Forward extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) throws ServletException, IOException {
-            req.getRequestDispatcher("/mixed/ok").forward(req, resp);
-        }
-    }
-
     static final class Async extends HttpServlet {
         private final ExecutorService pool;
 
@@ -78,20 +56,6 @@ class NoLeakTest {
         }
     }
 
-    static final class AsyncTimeout extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) {
-            req.startAsync().setTimeout(20);
-        }
-    }
-
-    static final class AsyncError extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) {
-            req.startAsync().dispatch("/mixed/boom");
-        }
-    }
-
     /** Holds its request until released. */
     static final class Hold extends HttpServlet {
         final CountDownLatch release = new CountDownLatch(1);
@@ -109,14 +73,6 @@ class NoLeakTest {
         }
     }
 
-    static final class ErrorPage extends HttpServlet {
-        @Override
-        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            resp.setStatus(500);
-            resp.getWriter().write("error");
-        }
-    }
-
     @Test
     void thousandsOfMixedRequests_leakNoSlot() throws Exception {
         ExecutorService asyncPool = Executors.newFixedThreadPool(4);
@@ -126,14 +82,14 @@ class NoLeakTest {
         };
         try (JettyHarness jetty = new JettyHarness(
                         Map.of("rule.slots.match", "/mixed/**", "rule.slots.in-flight", "" + LIMIT))
-                .servlet("/mixed/ok", new Ok())
-                .servlet("/mixed/boom", new Boom())
-                .servlet("/mixed/forward", new Forward())
+                .servlet("/mixed/ok", new TestServlets.Text("ok"))
+                .servlet("/mixed/boom", new TestServlets.Boom())
+                .servlet("/mixed/forward", new TestServlets.Forward("/mixed/ok"))
                 .servlet("/mixed/async", new Async(asyncPool))
-                .servlet("/mixed/timeout", new AsyncTimeout())
-                .servlet("/mixed/async-error", new AsyncError())
+                .servlet("/mixed/timeout", new TestServlets.AsyncTimeout(20))
+                .servlet("/mixed/async-error", new TestServlets.AsyncError("/mixed/boom"))
                 .servlet("/mixed/hold", hold)
-                .servlet("/error", new ErrorPage())
+                .servlet("/error", new TestServlets.ErrorPage())
                 .start()) {
             int clients = 8;
             int perClient = 300;
