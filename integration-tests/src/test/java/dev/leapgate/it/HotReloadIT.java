@@ -32,6 +32,13 @@ class HotReloadIT {
 
     private TestWebApp web;
 
+    /** What the clients saw, by the quota in the response's RateLimit-Policy ({@code q=20}...). */
+    private final Map<String, LongAdder> admitted = new ConcurrentHashMap<>();
+
+    private final Map<String, LongAdder> rejected = new ConcurrentHashMap<>();
+    private final LongAdder responses = new LongAdder();
+    private final AtomicReference<Throwable> clientFailure = new AtomicReference<>();
+
     @BeforeAll
     void start() throws Exception {
         web = TestWebApp.withRules(rules(20)).start();
@@ -49,14 +56,6 @@ class HotReloadIT {
                 rule.hello.limit = %d/1m
                 """.formatted(limit);
     }
-
-    /** What the clients saw, by the quota in the response's RateLimit-Policy ({@code q=20}...). */
-    private final Map<String, LongAdder> admitted = new ConcurrentHashMap<>();
-
-    private final Map<String, LongAdder> rejected = new ConcurrentHashMap<>();
-    private final LongAdder responses = new LongAdder();
-
-    private final AtomicReference<Throwable> clientFailure = new AtomicReference<>();
 
     /** Waits for the clients to have done something; fails at once, with its cause, if one failed. */
     private void whileClientsRun(BooleanSupplier condition) {
