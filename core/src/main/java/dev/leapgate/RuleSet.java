@@ -1,6 +1,7 @@
 package dev.leapgate;
 
 import dev.leapgate.rule.FlowRule;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -35,6 +36,21 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
     /** No rules, no exemptions, nothing denied. */
     public static RuleSet empty() {
         return EMPTY;
+    }
+
+    /**
+     * This rule set with {@code more} rules after its own; the same exemptions and denials.
+     *
+     * @throws IllegalArgumentException if a name is used twice
+     */
+    public RuleSet withRules(List<FlowRule> more) {
+        Objects.requireNonNull(more, "more");
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<FlowRule> all = new ArrayList<>(rules);
+        all.addAll(more);
+        return new RuleSet(all, exempt, deny);
     }
 
     public static RuleSet of(FlowRule... rules) {

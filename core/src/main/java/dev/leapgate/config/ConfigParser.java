@@ -137,6 +137,17 @@ public final class ConfigParser {
     }
 
     /**
+     * Reads a duration as the configuration writes it: a whole number and a unit {@code ms},
+     * {@code s}, {@code m} or {@code h}, e.g. {@code 250ms}, {@code 10s}, {@code 1m}, {@code 24h}.
+     * For adapters whose settings come from elsewhere (annotations) but share the syntax.
+     *
+     * @throws IllegalArgumentException naming the text and the expected form
+     */
+    public static Duration parseDuration(String text) {
+        return ValueSyntax.duration(Objects.requireNonNull(text, "text").strip());
+    }
+
+    /**
      * Reads a rules file (UTF-8) as {@link #parseRules} does.
      *
      * @throws ConfigException naming the file if it cannot be read, or with every problem found

@@ -8,8 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,7 @@ public final class ReloadingRules {
     private final Clock clock;
     private final Leapgate leapgate;
     private final AtomicLong nextCheckNanos;
+    private final UnaryOperator<RuleSet> adjust;
     private String stamp;
 
     /**
@@ -46,6 +49,18 @@ public final class ReloadingRules {
      * @param interval how often to look; {@link Duration#ZERO} only on {@link #reload()}
      */
     public ReloadingRules(Path file, Duration interval, Clock clock, Leapgate leapgate) {
+        this(file, interval, clock, leapgate, UnaryOperator.identity());
+    }
+
+    /**
+     * Follows {@code file} as above, applying {@code adjust} to the rules read from it before they
+     * replace the ones in force: an adapter adds the rules it defines in code (annotations), so
+     * that a reload replaces only the file's rules. If {@code adjust} throws an {@link
+     * IllegalArgumentException} (a rule name of the file clashes with one of the code's), the file
+     * is treated as invalid.
+     */
+    public ReloadingRules(Path file, Duration interval, Clock clock, Leapgate leapgate, UnaryOperator<RuleSet> adjust) {
+        this.adjust = Objects.requireNonNull(adjust, "adjust");
         this.file = Objects.requireNonNull(file, "file");
         this.intervalNanos = Objects.requireNonNull(interval, "interval").toNanos();
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -89,6 +104,11 @@ public final class ReloadingRules {
         }
         stamp = current; // a broken file is reported once, not on every check
         RuleSet rules = ConfigParser.readRulesFile(file);
+        try {
+            rules = adjust.apply(rules);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(file.toString(), List.of(e.getMessage()));
+        }
         leapgate.update(rules);
         LOG.info("Leapgate applied rules file {}", file);
         return true;

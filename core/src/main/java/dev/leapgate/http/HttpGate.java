@@ -6,6 +6,7 @@ import dev.leapgate.Leapgate;
 import dev.leapgate.Origin;
 import dev.leapgate.Quota;
 import dev.leapgate.Rejection;
+import dev.leapgate.RuleSet;
 import dev.leapgate.Sleeper;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
@@ -14,12 +15,16 @@ import dev.leapgate.config.RateLimitHeaders;
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.config.ResponseSettings;
 import dev.leapgate.net.ClientIpResolver;
+import dev.leapgate.rule.FlowRule;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Everything an HTTP adapter needs, framework-neutral: from a request to a decision, and from a
@@ -50,14 +55,17 @@ public final class HttpGate {
         this.clientIp = config.clientIp();
         this.originSource = config.origin();
         this.response = config.response();
+        List<FlowRule> codeRules = List.copyOf(builder.codeRules);
+        UnaryOperator<RuleSet> withCodeRules = rules -> rules.withRules(codeRules);
         this.leapgate = Leapgate.builder()
-                .rules(config.rulesFile().map(ConfigParser::readRulesFile).orElse(config.rules()))
+                .rules(withCodeRules.apply(
+                        config.rulesFile().map(ConfigParser::readRulesFile).orElse(config.rules())))
                 .clock(clock)
                 .sleeper(builder.sleeper)
                 .reportQuotas(response.headers() == RateLimitHeaders.ALL)
                 .build();
         this.reloading = config.rulesFile()
-                .map(file -> new ReloadingRules(file, config.reloadInterval(), clock, leapgate))
+                .map(file -> new ReloadingRules(file, config.reloadInterval(), clock, leapgate, withCodeRules))
                 .orElse(null);
     }
 
@@ -152,6 +160,7 @@ public final class HttpGate {
         private final LeapgateConfig config;
         private Clock clock = Clock.system();
         private Sleeper sleeper = Sleeper.system();
+        private final List<FlowRule> codeRules = new ArrayList<>();
 
         private Builder(LeapgateConfig config) {
             this.config = Objects.requireNonNull(config, "config");
@@ -168,7 +177,21 @@ public final class HttpGate {
             return this;
         }
 
-        /** @throws dev.leapgate.config.ConfigException if the rules file cannot be read or is invalid */
+        /**
+         * Adds rules defined in code (an adapter's annotations), enforced after the configuration's
+         * rules. A reloaded rules file replaces only its own rules; these stay.
+         */
+        public Builder addRules(Collection<FlowRule> rules) {
+            for (FlowRule rule : Objects.requireNonNull(rules, "rules")) {
+                codeRules.add(Objects.requireNonNull(rule, "rule"));
+            }
+            return this;
+        }
+
+        /**
+         * @throws dev.leapgate.config.ConfigException if the rules file cannot be read or is invalid
+         * @throws IllegalArgumentException if a rule added in code has the name of a configured rule
+         */
         public HttpGate build() {
             return new HttpGate(this);
         }

@@ -179,14 +179,26 @@ public class LeapgateFilter implements Filter {
             entry.fail(e);
             throw e;
         } finally {
-            if (request.isAsyncStarted()) {
-                request.getAsyncContext().addListener(new EntryCloser(entry));
-            } else {
+            if (!request.isAsyncStarted() || !closeOnAsyncEnd(request, entry)) {
                 if (failed(response)) {
                     entry.fail();
                 }
                 entry.close();
             }
+        }
+    }
+
+    /**
+     * Hands the entry to the asynchronous cycle's listeners. False if that cycle is already over
+     * (it timed out or completed on another thread before this dispatch returned): the caller then
+     * closes the entry at once rather than let an exception escape and the slot leak.
+     */
+    private static boolean closeOnAsyncEnd(HttpServletRequest request, Entry entry) {
+        try {
+            request.getAsyncContext().addListener(new EntryCloser(entry));
+            return true;
+        } catch (IllegalStateException asyncAlreadyOver) {
+            return false;
         }
     }
 

@@ -27,7 +27,11 @@ final class JettyHarness implements AutoCloseable {
 
     final ManualClock clock = new ManualClock();
     final HttpClient client =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+            // HTTP/1.1 only: the default would try an h2c upgrade on every new connection.
+            HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .build();
     private final Server server = new Server();
     private final ServletContextHandler context = new ServletContextHandler();
     private final ServerConnector connector = new ServerConnector(server);

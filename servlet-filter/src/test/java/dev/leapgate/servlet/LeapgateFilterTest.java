@@ -269,7 +269,7 @@ class LeapgateFilterTest {
     @Test
     void asyncTimeout_andAsyncError_releaseTheSlot_andCountAsExceptions() throws Exception {
         jetty = new JettyHarness(Map.of("rule.slots.match", "/api/**", "rule.slots.in-flight", "1"))
-                .servlet("/api/timeout", new TestServlets.AsyncTimeout(50))
+                .servlet("/api/timeout", new TestServlets.AsyncTimeout(100, false))
                 .servlet("/api/async-error", new TestServlets.AsyncError("/api/boom"))
                 .servlet("/api/boom", new TestServlets.Boom())
                 .servlet("/api/hello", new TestServlets.Text("hello"))

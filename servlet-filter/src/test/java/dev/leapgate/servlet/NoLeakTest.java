@@ -86,7 +86,7 @@ class NoLeakTest {
                 .servlet("/mixed/boom", new TestServlets.Boom())
                 .servlet("/mixed/forward", new TestServlets.Forward("/mixed/ok"))
                 .servlet("/mixed/async", new Async(asyncPool))
-                .servlet("/mixed/timeout", new TestServlets.AsyncTimeout(20))
+                .servlet("/mixed/timeout", new TestServlets.AsyncTimeout(100, true))
                 .servlet("/mixed/async-error", new TestServlets.AsyncError("/mixed/boom"))
                 .servlet("/mixed/hold", hold)
                 .servlet("/error", new TestServlets.ErrorPage())
@@ -100,7 +100,14 @@ class NoLeakTest {
                 int client = c;
                 done.add(clientPool.submit(() -> {
                     for (int i = 0; i < perClient; i++) {
-                        HttpResponse<String> r = jetty.get(paths[(client + i) % paths.length]);
+                        String path = paths[(client + i) % paths.length];
+                        HttpResponse<String> r;
+                        try {
+                            r = jetty.get(path);
+                        } catch (java.io.IOException e) {
+                            throw new AssertionError(
+                                    "request " + i + " of client " + client + " to " + path + " failed", e);
+                        }
                         statuses.computeIfAbsent(r.statusCode(), s -> new AtomicInteger())
                                 .incrementAndGet();
                     }

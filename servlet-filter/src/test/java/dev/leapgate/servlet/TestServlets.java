@@ -1,5 +1,8 @@
 package dev.leapgate.servlet;
 
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -56,17 +59,42 @@ final class TestServlets {
         }
     }
 
-    /** Goes asynchronous and never completes: the container times it out after {@code timeoutMillis}. */
+    /**
+     * Goes asynchronous and never completes by itself: it times out after {@code timeoutMillis}.
+     * With {@code answerTimeout}, its own listener answers 503 and completes on timeout, as
+     * applications usually do; without, the container answers through its error page.
+     */
     static final class AsyncTimeout extends HttpServlet {
         private final long timeoutMillis;
+        private final boolean answerTimeout;
 
-        AsyncTimeout(long timeoutMillis) {
+        AsyncTimeout(long timeoutMillis, boolean answerTimeout) {
             this.timeoutMillis = timeoutMillis;
+            this.answerTimeout = answerTimeout;
         }
 
         @Override
         protected void service(HttpServletRequest req, HttpServletResponse resp) {
-            req.startAsync().setTimeout(timeoutMillis);
+            AsyncContext async = req.startAsync();
+            async.setTimeout(timeoutMillis);
+            if (answerTimeout) {
+                async.addListener(new AsyncListener() {
+                    @Override
+                    public void onTimeout(AsyncEvent event) {
+                        ((HttpServletResponse) event.getSuppliedResponse()).setStatus(503);
+                        event.getAsyncContext().complete();
+                    }
+
+                    @Override
+                    public void onComplete(AsyncEvent event) {}
+
+                    @Override
+                    public void onError(AsyncEvent event) {}
+
+                    @Override
+                    public void onStartAsync(AsyncEvent event) {}
+                });
+            }
         }
     }
 

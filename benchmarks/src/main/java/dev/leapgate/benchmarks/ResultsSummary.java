@@ -1,0 +1,383 @@
+package dev.leapgate.benchmarks;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Turns one results directory of {@code benchmarks/run.sh} into {@code summary.md}: the tables of
+ * BENCHMARKS.md, with the issue's targets computed as ratios within the same run.
+ *
+ * <pre>
+ * java -cp benchmarks.jar dev.leapgate.benchmarks.ResultsSummary RESULTS_DIR
+ * </pre>
+ */
+public final class ResultsSummary {
+
+    /** One JMH score: primary (ns/op) with its error, and the secondary results we read. */
+    private record Score(double nsPerOp, double error, double allocBytesPerOp, double rejected) {}
+
+    private final Path dir;
+    private final StringBuilder out = new StringBuilder();
+
+    private ResultsSummary(Path dir) {
+        this.dir = dir;
+    }
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 1) {
+            throw new IllegalArgumentException("usage: ResultsSummary RESULTS_DIR");
+        }
+        ResultsSummary summary = new ResultsSummary(Path.of(args[0]));
+        String text = summary.render();
+        Files.writeString(summary.dir.resolve("summary.md"), text, StandardCharsets.UTF_8);
+        System.out.print(text);
+    }
+
+    private String render() throws IOException {
+        Path env = dir.resolve("environment.txt");
+        if (Files.exists(env)) {
+            String text = Files.readString(env, StandardCharsets.UTF_8).strip();
+            if (text.startsWith("run:     smoke")) {
+                line("> **Smoke run, not representative**: iterations of half a second prove that every"
+                        + " program runs; the times, and the verdicts on the time targets, mean little.");
+                line("");
+            }
+            line("```");
+            out.append(text).append('\n');
+            line("```");
+            line("");
+        }
+        singleLimit();
+        perKey();
+        memory();
+        accuracy();
+        return out.toString();
+    }
+
+    private void singleLimit() throws IOException {
+        Map<String, Score> one = jmh("single-1t.csv");
+        Map<String, Score> two = jmh("single-2t.csv");
+        if (one.isEmpty()) {
+            return;
+        }
+        line("### 1. Single limit (ns per call, lower is better)");
+        line("");
+        line("| call | 1 thread | 2 threads | 2 t / 1 t | B/op (1 t) | rejected |");
+        line("|---|---:|---:|---:|---:|---:|");
+        String[][] rows = {
+            {"leapgateCounter[buckets=10]", "Leapgate `LeapCounter.tryAcquire` (raw, strict 10 buckets)"},
+            {"bucket4j", "Bucket4j `tryConsume(1)`"},
+            {"resilience4j", "Resilience4j `acquirePermission()`"},
+            {"guava", "Guava `tryAcquire()`"},
+            {"leapgateLimiter", "Leapgate `Limiter.tryEnter()` + `close()` (engine + metrics)"},
+            {"sentinel", "Sentinel `SphU.entry` + `exit`"},
+            {"baselineNanoTime", "(baseline: `System.nanoTime()` alone)"},
+        };
+        for (String[] row : rows) {
+            Score a = one.get(row[0]);
+            if (a == null) {
+                continue;
+            }
+            Score b = two.get(row[0]);
+            line(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %s | %s |",
+                    row[1],
+                    ns(a),
+                    b == null ? "–" : ns(b),
+                    b == null ? "–" : fmt(b.nsPerOp() / a.nsPerOp(), 2),
+                    fmt(a.allocBytesPerOp(), 0),
+                    rejected(a, b)));
+        }
+        for (String key : one.keySet()) {
+            if (key.startsWith("leapgateCounter[") && !key.equals("leapgateCounter[buckets=10]")) {
+                Score a = one.get(key);
+                Score b = two.get(key);
+                line(String.format(
+                        Locale.ROOT,
+                        "| Leapgate `LeapCounter.tryAcquire` %s | %s | %s | %s | %s | %s |",
+                        key.substring("leapgateCounter".length()),
+                        ns(a),
+                        b == null ? "–" : ns(b),
+                        b == null ? "–" : fmt(b.nsPerOp() / a.nsPerOp(), 2),
+                        fmt(a.allocBytesPerOp(), 0),
+                        rejected(a, b)));
+            }
+        }
+        line("");
+        Score leap = one.get("leapgateCounter[buckets=10]");
+        String fastest = null;
+        for (String peer : List.of("bucket4j", "resilience4j", "guava")) {
+            if (one.containsKey(peer)
+                    && (fastest == null
+                            || one.get(peer).nsPerOp() < one.get(fastest).nsPerOp())) {
+                fastest = peer;
+            }
+        }
+        if (leap != null && fastest != null) {
+            double ratio = leap.nsPerOp() / one.get(fastest).nsPerOp();
+            line(String.format(
+                    Locale.ROOT,
+                    "- Target 1 thread: Leapgate raw / fastest token bucket (%s) = **%s** (target <= 0.80): %s",
+                    fastest,
+                    fmt(ratio, 2),
+                    ratio <= 0.8 ? "met" : "**missed**"));
+        }
+        Score leap2 = two.get("leapgateCounter[buckets=10]");
+        if (leap != null && leap2 != null) {
+            double own = leap2.nsPerOp() / leap.nsPerOp();
+            double best = Double.MAX_VALUE;
+            double worst = 0;
+            for (String peer : List.of("bucket4j", "resilience4j", "guava")) {
+                if (one.containsKey(peer) && two.containsKey(peer)) {
+                    double r = two.get(peer).nsPerOp() / one.get(peer).nsPerOp();
+                    best = Math.min(best, r);
+                    worst = Math.max(worst, r);
+                }
+            }
+            line(String.format(
+                    Locale.ROOT,
+                    "- Target 2 threads: Leapgate 2 t / 1 t = **%s**; token-bucket peers %s to %s: %s",
+                    fmt(own, 2),
+                    fmt(best, 2),
+                    fmt(worst, 2),
+                    own <= best ? "met (degrades least)" : own <= worst ? "between the peers" : "**missed**"));
+        }
+        line("");
+    }
+
+    private void perKey() throws IOException {
+        Map<String, Score> scores = jmh("per-key.csv");
+        if (scores.isEmpty()) {
+            return;
+        }
+        line("### 2. Per key: 1,000,000 keys, Zipf 1.0, 1 thread (ns per call)");
+        line("");
+        line("| call | ns/op | B/op | rejected |");
+        line("|---|---:|---:|---:|");
+        String[][] rows = {
+            {"leapgateKeyed[buckets=2]", "Leapgate `KeyedRateCounter.tryAcquire` (strict, 2 buckets)"},
+            {"leapgateKeyed[buckets=10]", "Leapgate `KeyedRateCounter.tryAcquire` (strict, 10 buckets)"},
+            {"bucket4jCaffeine", "Bucket4j in Caffeine `get(key, fn).tryConsume(1)`"},
+            {"resilience4jRegistry", "Resilience4j `registry.rateLimiter(name).acquirePermission()`"},
+            {"leapgateEngine", "Leapgate `Leapgate.enter` per-IP rule + `close()`"},
+            {"sentinelHotParam", "Sentinel hot param `SphU.entry(res, IN, 1, key)` + `exit`"},
+        };
+        for (String[] row : rows) {
+            Score s = scores.get(row[0]);
+            if (s != null) {
+                line(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %s | %s |",
+                        row[1],
+                        ns(s),
+                        fmt(s.allocBytesPerOp(), 0),
+                        rejected(s, null)));
+            }
+        }
+        line("");
+        Score leap = scores.get("leapgateKeyed[buckets=2]");
+        Score bucket4j = scores.get("bucket4jCaffeine");
+        if (leap != null && bucket4j != null) {
+            double ratio = leap.nsPerOp() / bucket4j.nsPerOp();
+            line(String.format(
+                    Locale.ROOT,
+                    "- Target: Leapgate (2 buckets) / Bucket4j+Caffeine = **%s** (target <= 0.50): %s",
+                    fmt(ratio, 2),
+                    ratio <= 0.5 ? "met" : "**missed**"));
+            line("");
+        }
+    }
+
+    private void memory() throws IOException {
+        List<String[]> rows = results("memory.txt", "memory");
+        if (rows.isEmpty()) {
+            return;
+        }
+        line("### 3. Memory per tracked key (1,000,000 keys offered; retained heap after GC / keys kept)");
+        line("");
+        line("| library | keys kept | retained | bytes per kept key | note |");
+        line("|---|---:|---:|---:|---|");
+        for (String[] r : rows) {
+            line(String.format(
+                    Locale.ROOT,
+                    "| %s | %,d | %,d B | **%s** | %s |",
+                    r[2],
+                    Long.parseLong(r[4]),
+                    Long.parseLong(r[5]),
+                    r[6],
+                    r.length > 7 ? r[7] : ""));
+        }
+        line("");
+        for (String[] r : rows) {
+            if (r[2].equals("leapgate-2")) {
+                boolean all = r[3].equals(r[4]);
+                double perKey = Double.parseDouble(r[6]);
+                line(String.format(
+                        Locale.ROOT,
+                        "- Target: Leapgate <= 100 B per key with every key kept: %s B, %s kept: %s",
+                        r[6],
+                        all ? "all" : "not all",
+                        all && perKey <= 100 ? "met" : "**missed**"));
+                line("");
+            }
+        }
+    }
+
+    private void accuracy() throws IOException {
+        List<String[]> rows = results("accuracy.txt", "accuracy");
+        if (rows.isEmpty()) {
+            return;
+        }
+        String[] first = rows.get(0);
+        line(String.format(
+                Locale.ROOT,
+                "### 4. Accuracy under contention: N = %s per second, %s threads, %s s of load (multiples of N)",
+                first[4],
+                first[5],
+                first[6]));
+        line("");
+        line("| library | worst 1 s span | worst aligned second | first 1 s of load | mean per second | admitted |");
+        line("|---|---:|---:|---:|---:|---:|");
+        for (String[] r : rows) {
+            line(String.format(
+                    Locale.ROOT,
+                    "| %s | **%s** | %s | %s | %s | %s |",
+                    r[3],
+                    fmt(Double.parseDouble(r[7]), 3),
+                    fmt(Double.parseDouble(r[8]), 3),
+                    fmt(Double.parseDouble(r[9]), 3),
+                    fmt(Double.parseDouble(r[10]), 3),
+                    r[11]));
+        }
+        line("");
+        for (String[] r : rows) {
+            if (r[2].equals("leapgate-strict") || r[2].equals("leapgate-limiter")) {
+                double span = Double.parseDouble(r[7]);
+                double aligned = Double.parseDouble(r[8]);
+                line(String.format(
+                        Locale.ROOT,
+                        "- Target (%s): worst span %s <= 1.00 and aligned %s <= 1.00: %s",
+                        r[3],
+                        fmt(span, 3),
+                        fmt(aligned, 3),
+                        span <= 1.0 && aligned <= 1.0 ? "met" : "**missed**"));
+            }
+        }
+        line("");
+    }
+
+    /** JMH CSV: primary scores and their {@code :gc.alloc.rate.norm} and {@code :rejected}, by method[params]. */
+    private Map<String, Score> jmh(String file) throws IOException {
+        Path path = dir.resolve(file);
+        if (!Files.exists(path)) {
+            return Map.of();
+        }
+        List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
+        List<String> header = csv(lines.get(0));
+        Map<String, double[]> primary = new LinkedHashMap<>();
+        Map<String, Double> alloc = new HashMap<>();
+        Map<String, Double> rejected = new HashMap<>();
+        for (String row : lines.subList(1, lines.size())) {
+            List<String> cells = csv(row);
+            String name = cells.get(0);
+            String secondary = null;
+            int colon = name.indexOf(':');
+            if (colon >= 0) {
+                secondary = name.substring(colon + 1);
+                name = name.substring(0, colon);
+            }
+            String method = name.substring(name.lastIndexOf('.') + 1);
+            StringBuilder params = new StringBuilder();
+            for (int i = 7; i < header.size() && i < cells.size(); i++) {
+                if (!cells.get(i).isEmpty()) {
+                    params.append(params.length() == 0 ? "[" : ",")
+                            .append(header.get(i).replace("Param: ", ""))
+                            .append('=')
+                            .append(cells.get(i));
+                }
+            }
+            String key = method + (params.length() == 0 ? "" : params + "]");
+            double score = number(cells.get(4));
+            if (secondary == null) {
+                primary.put(key, new double[] {score, number(cells.get(5))});
+            } else if (secondary.equals("gc.alloc.rate.norm")) {
+                alloc.put(key, score);
+            } else if (secondary.equals("rejected")) {
+                rejected.put(key, score);
+            }
+        }
+        Map<String, Score> scores = new LinkedHashMap<>();
+        primary.forEach((key, s) -> scores.put(
+                key, new Score(s[0], s[1], alloc.getOrDefault(key, Double.NaN), rejected.getOrDefault(key, 0.0))));
+        return scores;
+    }
+
+    /** The tab-separated {@code RESULT} lines of one kind in a program's output. */
+    private List<String[]> results(String file, String kind) throws IOException {
+        Path path = dir.resolve(file);
+        List<String[]> rows = new ArrayList<>();
+        if (!Files.exists(path)) {
+            return rows;
+        }
+        for (String line : Files.readAllLines(path, StandardCharsets.UTF_8)) {
+            String[] cells = line.split("\t", -1);
+            if (cells.length > 2 && cells[0].equals("RESULT") && cells[1].equals(kind)) {
+                rows.add(cells);
+            }
+        }
+        return rows;
+    }
+
+    private static List<String> csv(String line) {
+        List<String> cells = new ArrayList<>();
+        StringBuilder cell = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (c == '"') {
+                quoted = !quoted;
+            } else if (c == ',' && !quoted) {
+                cells.add(cell.toString());
+                cell.setLength(0);
+            } else {
+                cell.append(c);
+            }
+        }
+        cells.add(cell.toString());
+        return cells;
+    }
+
+    private static double number(String text) {
+        try {
+            return Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static String ns(Score s) {
+        return Double.isNaN(s.error()) ? fmt(s.nsPerOp(), 1) : fmt(s.nsPerOp(), 1) + " ± " + fmt(s.error(), 1);
+    }
+
+    private static String rejected(Score a, Score b) {
+        double total = a.rejected() + (b == null ? 0 : b.rejected());
+        return total == 0 ? "0" : fmt(total, 0);
+    }
+
+    private static String fmt(double value, int decimals) {
+        return Double.isNaN(value) ? "–" : String.format(Locale.ROOT, "%." + decimals + "f", value);
+    }
+
+    private void line(String text) {
+        out.append(text).append('\n');
+    }
+}

@@ -1,0 +1,114 @@
+package dev.leapgate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.config.ConfigException;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.config.LeapgateConfig;
+import dev.leapgate.counter.WindowSpec;
+import dev.leapgate.rule.FlowRule;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Rules an adapter defines in code (annotations), enforced beside the configured ones. */
+class HttpGateCodeRulesTest {
+
+    @TempDir
+    Path dir;
+
+    private final ManualClock clock = new ManualClock();
+    private int version;
+
+    private static final FlowRule CODE_RULE = FlowRule.builder("code")
+            .match("GET /users/{id}")
+            .limit(1, WindowSpec.of(Duration.ofMinutes(1)))
+            .build();
+
+    private Path write(String text) throws IOException {
+        Path file = dir.resolve("rules.properties");
+        Files.writeString(file, text);
+        Files.setLastModifiedTime(
+                file, FileTime.from(Instant.parse("2026-01-01T00:00:00Z").plusSeconds(++version)));
+        return file;
+    }
+
+    private static HttpGateTest.Request get(String path) {
+        return HttpGateTest.Request.of("GET", path, "203.0.113.1");
+    }
+
+    @Test
+    void codeRules_areEnforcedAfterTheConfiguredRules() {
+        LeapgateConfig config =
+                ConfigParser.parse(Map.of("rule.conf.match", "/admin/**", "rule.conf.limit", "1/1m"), "test");
+        HttpGate gate = HttpGate.builder(config)
+                .clock(clock)
+                .addRules(List.of(CODE_RULE))
+                .build();
+
+        assertThat(gate.leapgate().rules().rules()).extracting(FlowRule::name).containsExactly("conf", "code");
+        assertThat(gate.enter(get("/users/1")).admitted()).isTrue();
+        assertThat(gate.enter(get("/users/2")).admitted()).isFalse();
+        assertThat(gate.enter(get("/admin/x")).admitted()).isTrue();
+    }
+
+    @Test
+    void codeRules_surviveAReloadOfTheRulesFile() throws IOException {
+        Path file = write("rule.file.match=/a\nrule.file.limit=1/1m\n");
+        LeapgateConfig config = ConfigParser.parse(Map.of("rules-file", file.toString()), "test");
+        HttpGate gate = HttpGate.builder(config)
+                .clock(clock)
+                .addRules(List.of(CODE_RULE))
+                .build();
+
+        write("rule.other.match=/b\nrule.other.limit=5/1m\n");
+        assertThat(gate.rulesFile().orElseThrow().reload()).isTrue();
+
+        assertThat(gate.leapgate().rules().rules()).extracting(FlowRule::name).containsExactly("other", "code");
+    }
+
+    @Test
+    void reloadedFile_whoseRuleNameClashesWithACodeRule_isRejected_andThePreviousRulesStay() throws IOException {
+        Path file = write("rule.file.match=/a\nrule.file.limit=1/1m\n");
+        LeapgateConfig config = ConfigParser.parse(Map.of("rules-file", file.toString()), "test");
+        HttpGate gate = HttpGate.builder(config)
+                .clock(clock)
+                .addRules(List.of(CODE_RULE))
+                .build();
+
+        write("rule.code.match=/b\nrule.code.limit=5/1m\n");
+
+        assertThatThrownBy(() -> gate.rulesFile().orElseThrow().reload())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rule name 'code' is used twice");
+        assertThat(gate.leapgate().rules().rules()).extracting(FlowRule::name).containsExactly("file", "code");
+    }
+
+    @Test
+    void codeRule_namedLikeAConfiguredRule_failsTheBuild() {
+        LeapgateConfig config = ConfigParser.parse(Map.of("rule.code.match", "/a", "rule.code.limit", "1/1m"), "test");
+
+        assertThatThrownBy(() ->
+                        HttpGate.builder(config).addRules(List.of(CODE_RULE)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("rule name 'code' is used twice");
+    }
+
+    @Test
+    void parseDuration_readsTheConfigurationSyntax_andNamesWhatIsExpected() {
+        assertThat(ConfigParser.parseDuration("250ms")).isEqualTo(Duration.ofMillis(250));
+        assertThat(ConfigParser.parseDuration(" 1m ")).isEqualTo(Duration.ofMinutes(1));
+        assertThatThrownBy(() -> ConfigParser.parseDuration("1min"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("write m for minutes");
+    }
+}

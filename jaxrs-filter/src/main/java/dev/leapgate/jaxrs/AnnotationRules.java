@@ -1,0 +1,252 @@
+package dev.leapgate.jaxrs;
+
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.counter.WindowMode;
+import dev.leapgate.counter.WindowSpec;
+import dev.leapgate.http.PathPattern;
+import dev.leapgate.rule.Control;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
+import jakarta.ws.rs.HttpMethod;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.container.DynamicFeature;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.FeatureContext;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Binds {@link RateLimited} to resource methods: Jersey calls {@link #configure} once per resource
+ * method while the application starts, and each annotation of the method (and of its class) becomes
+ * a {@link FlowRule} matching exactly the method's HTTP method and route template. Invalid values
+ * throw here, so the application fails to start, with a message naming the method. Unannotated
+ * methods get nothing.
+ *
+ * <p>Concurrency: called by Jersey while the application starts, on one thread; the methods that
+ * collect are synchronized all the same, since sub-resources are bound later, on request threads
+ * (where an annotation is refused: the rules are fixed by then).
+ */
+final class AnnotationRules implements DynamicFeature {
+
+    /** Longest derived name before its "-N" suffix, so that the whole fits in 64 characters. */
+    private static final int MAX_BASE_LENGTH = 56;
+
+    private final List<FlowRule> rules = new ArrayList<>();
+    /** Per rule name, the method that declared it, for messages about a name used twice. */
+    private final Map<String, String> declaredBy = new HashMap<>();
+    /** Per derived base name (Class-method), the last number used. */
+    private final Map<String, Integer> numbers = new HashMap<>();
+    /** Resource methods already bound, as "HTTP-method template Java-method". */
+    private final Set<String> bound = new HashSet<>();
+
+    private boolean closed;
+
+    @Override
+    public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+        Class<?> resourceClass = resourceInfo.getResourceClass();
+        Method method = resourceInfo.getResourceMethod();
+        if (resourceClass == null || method == null) {
+            return;
+        }
+        RateLimited[] onClass = resourceClass.getAnnotationsByType(RateLimited.class);
+        RateLimited[] onMethod = method.getAnnotationsByType(RateLimited.class);
+        if (onClass.length == 0 && onMethod.length == 0) {
+            return;
+        }
+        bind(resourceClass, method, onClass, onMethod);
+    }
+
+    /** The rules of every annotated method, in the order bound; no more are accepted after this. */
+    synchronized List<FlowRule> close() {
+        closed = true;
+        return List.copyOf(rules);
+    }
+
+    private synchronized void bind(
+            Class<?> resourceClass, Method method, RateLimited[] onClass, RateLimited[] onMethod) {
+        String where = describe(resourceClass, method);
+        if (closed) {
+            throw new IllegalStateException("@RateLimited on " + where + " cannot be applied: the method is reached"
+                    + " through a sub-resource locator, and Leapgate's rules are fixed when the application"
+                    + " starts; annotate root resources (classes with @Path), or write a rule.* for the full"
+                    + " template in the configuration");
+        }
+        String httpMethod = httpMethod(method);
+        String template = RouteTemplate.join(pathOf(resourceClass), pathOf(method));
+        if (!bound.add(httpMethod + " " + template + " " + method)) {
+            return;
+        }
+        PathPattern match = RouteTemplate.exactPattern(httpMethod, template);
+        List<RateLimited> all = new ArrayList<>(Arrays.asList(onClass));
+        all.addAll(Arrays.asList(onMethod));
+        List<FlowRule> built = new ArrayList<>();
+        for (RateLimited limit : all) {
+            String name = limit.name().isEmpty() ? derivedName(resourceClass, method) : limit.name();
+            FlowRule rule;
+            try {
+                rule = rule(limit, name, match);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new IllegalArgumentException("invalid @RateLimited on " + where + ": " + e.getMessage(), e);
+            }
+            String other = declaredBy.get(name);
+            if (other != null || built.stream().anyMatch(r -> r.name().equals(name))) {
+                throw new IllegalArgumentException("invalid @RateLimited on " + where + ": name '" + name
+                        + "' is already used by @RateLimited on " + (other != null ? other : where)
+                        + "; rule names must be unique (leave name empty to derive one; a named annotation on a"
+                        + " class applies to each of its methods, so it fits a class with one resource method)");
+            }
+            built.add(rule);
+        }
+        for (FlowRule rule : built) {
+            declaredBy.put(rule.name(), where);
+        }
+        rules.addAll(built);
+    }
+
+    /**
+     * Builds the rule of one annotation; the checks and their messages are {@link FlowRule}'s,
+     * {@link WindowSpec}'s and {@link Control}'s, as for the configuration.
+     */
+    static FlowRule rule(RateLimited limit, String name, PathPattern match) {
+        boolean rate = limit.limit() != 0 || !limit.window().isEmpty();
+        boolean inFlight = limit.inFlight() != 0;
+        if (rate && inFlight) {
+            throw new IllegalArgumentException("set either limit and window (requests per window) or inFlight"
+                    + " (requests at once), not both; use a second @RateLimited for the other");
+        }
+        if (!rate && !inFlight) {
+            throw new IllegalArgumentException("needs limit and window, e.g. @RateLimited(limit = 10, window = \"1s\"),"
+                    + " or inFlight, e.g. @RateLimited(inFlight = 20)");
+        }
+        FlowRule.Builder rule = FlowRule.builder(name).match(match);
+        if (rate) {
+            if (limit.window().isEmpty()) {
+                throw new IllegalArgumentException(
+                        "limit " + limit.limit() + " needs a window, e.g. window = \"1s\", \"1m\" or \"1h\"");
+            }
+            Duration window = duration("window", limit.window());
+            rule.limit(limit.limit(), new WindowSpec(window, limit.buckets(), limit.mode()));
+        } else {
+            if (limit.buckets() != WindowSpec.DEFAULT_BUCKETS || limit.mode() != WindowMode.STRICT) {
+                throw new IllegalArgumentException(
+                        "buckets and mode apply only to a rate (limit and window)," + " not to inFlight");
+            }
+            rule.inFlight(limit.inFlight());
+        }
+        rule.scope(scope(limit));
+        rule.control(control(limit));
+        rule.maxOrigins(limit.maxOrigins());
+        return rule.build();
+    }
+
+    private static Scope scope(RateLimited limit) {
+        if (limit.scope() == Scope.Kind.ORIGIN) {
+            if (limit.origin().isBlank()) {
+                throw new IllegalArgumentException("scope ORIGIN needs origin, e.g. origin = \"203.0.113.7\"");
+            }
+            return Scope.origin(limit.origin().strip());
+        }
+        if (!limit.origin().isEmpty()) {
+            throw new IllegalArgumentException("origin applies only to scope ORIGIN, not " + limit.scope());
+        }
+        return limit.scope() == Scope.Kind.PER_ORIGIN ? Scope.perOrigin() : Scope.all();
+    }
+
+    /**
+     * The control; a setting the kind uses gets its default when empty, one it does not use is passed
+     * on when set, so that {@link Control} rejects it with its message.
+     */
+    private static Control control(RateLimited limit) {
+        Control.Kind kind = limit.onExcess();
+        boolean queues = kind == Control.Kind.PACE || kind == Control.Kind.WARM_UP_PACE;
+        boolean warms = kind == Control.Kind.WARM_UP || kind == Control.Kind.WARM_UP_PACE;
+        boolean borrows = kind == Control.Kind.BORROW;
+        Duration maxQueue = setting("maxQueue", limit.maxQueue(), queues, Control.DEFAULT_MAX_QUEUE);
+        Duration warmUp = setting("warmUp", limit.warmUp(), warms, Control.DEFAULT_WARM_UP);
+        Duration maxWait = setting("maxWait", limit.maxWait(), borrows, Control.DEFAULT_MAX_WAIT);
+        double coldFactor = limit.coldFactor() != 0 ? limit.coldFactor() : warms ? Control.DEFAULT_COLD_FACTOR : 0;
+        return new Control(kind, maxQueue, coldFactor, warmUp, maxWait);
+    }
+
+    private static Duration setting(String attribute, String text, boolean used, Duration defaultValue) {
+        if (!text.isEmpty()) {
+            return duration(attribute, text);
+        }
+        return used ? defaultValue : null;
+    }
+
+    private static Duration duration(String attribute, String text) {
+        try {
+            return ConfigParser.parseDuration(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(attribute + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code UserResource-get-1}: letters, digits, '-' and '_' only, numbered per class and method. */
+    private String derivedName(Class<?> resourceClass, Method method) {
+        String base = sanitize(resourceClass.getSimpleName()) + "-" + sanitize(method.getName());
+        if (base.length() > MAX_BASE_LENGTH) {
+            base = base.substring(0, MAX_BASE_LENGTH);
+        }
+        String name;
+        do {
+            int number = numbers.merge(base, 1, Integer::sum);
+            name = base + "-" + number;
+        } while (declaredBy.containsKey(name));
+        return name;
+    }
+
+    private static String sanitize(String javaName) {
+        StringBuilder s = new StringBuilder(javaName.length());
+        for (int i = 0; i < javaName.length(); i++) {
+            char c = javaName.charAt(i);
+            boolean allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+            s.append(allowed ? c : '_');
+        }
+        return s.length() == 0 ? "_" : s.toString();
+    }
+
+    /** The method's HTTP method ({@code @GET} and friends, or a custom {@code @HttpMethod}), or null. */
+    private static String httpMethod(Method method) {
+        for (Annotation annotation : method.getAnnotations()) {
+            HttpMethod http = annotation.annotationType().getAnnotation(HttpMethod.class);
+            if (http != null) {
+                return http.value();
+            }
+        }
+        return null;
+    }
+
+    private static String pathOf(Class<?> resourceClass) {
+        for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            Path path = c.getAnnotation(Path.class);
+            if (path != null) {
+                return path.value();
+            }
+        }
+        return null;
+    }
+
+    private static String pathOf(Method method) {
+        Path path = method.getAnnotation(Path.class);
+        return path == null ? null : path.value();
+    }
+
+    /** {@code UserResource.get(String)}: the method as a reader finds it in the source. */
+    static String describe(Class<?> resourceClass, Method method) {
+        return resourceClass.getSimpleName() + "." + method.getName()
+                + Arrays.stream(method.getParameterTypes())
+                        .map(Class::getSimpleName)
+                        .collect(Collectors.joining(", ", "(", ")"));
+    }
+}

@@ -1,0 +1,151 @@
+package dev.leapgate.jaxrs;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Rejection;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.http.HttpRequestView;
+import dev.leapgate.http.RejectionResponse;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseContext;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
+import java.security.Principal;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.glassfish.jersey.server.ExtendedUriInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The provider's filter. After resource matching, it names the request by its HTTP method and route
+ * template ({@link RouteTemplate}) and asks the application's {@link HttpGate}; a rejected request
+ * is aborted with the gate's response (429, {@code Retry-After}, {@code RateLimit-Policy} / {@code
+ * RateLimit}, problem body), an admitted one hands its entry to its {@link RequestTracker}, which
+ * releases it when the request finishes. On the way out it adds the admitted request's {@code
+ * RateLimit} fields. Every policy is the gate's; this class only translates.
+ *
+ * <p>The peer address: from the servlet request in a servlet container ({@link ServletGateFilter}),
+ * otherwise from the header configured as {@code leapgate.client-ip-header}; without either the
+ * client is unknown, and all such clients share one per-origin count (warned about once).
+ *
+ * <p>Concurrency: stateless per request; shared immutable settings.
+ */
+class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GateFilter.class);
+
+    private final ApplicationGate application;
+    private final String clientIpHeader;
+    private final AtomicBoolean warnedNoPeer = new AtomicBoolean();
+
+    GateFilter(ApplicationGate application) {
+        this.application = application;
+        this.clientIpHeader = application.settings().clientIpHeader();
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        HttpGate gate = application.gate();
+        if (gate == null) {
+            return;
+        }
+        String template = RouteTemplate.of((ExtendedUriInfo) request.getUriInfo());
+        Decision decision = gate.enter(new View(request, template));
+        if (decision instanceof Entry entry) {
+            RequestTracker tracker = (RequestTracker) request.getProperty(ApplicationGate.TRACKER);
+            if (tracker == null) {
+                // Cannot happen while the feature registers both; never hold a slot nobody releases.
+                entry.close();
+                throw new IllegalStateException("Leapgate's request listener is not registered");
+            }
+            tracker.admitted(entry);
+        } else {
+            request.abortWith(response(gate.rejection((Rejection) decision)));
+        }
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request, ContainerResponseContext response) {
+        HttpGate gate = application.gate();
+        if (gate == null) {
+            return;
+        }
+        Object tracker = request.getProperty(ApplicationGate.TRACKER);
+        Entry entry = tracker instanceof RequestTracker t ? t.entry() : null;
+        if (entry != null) {
+            gate.admittedHeaders(entry, response.getHeaders()::putSingle);
+        }
+    }
+
+    static Response response(RejectionResponse rejection) {
+        Response.ResponseBuilder response = Response.status(rejection.status());
+        rejection.headers().forEach(response::header);
+        if (rejection.contentType() != null) {
+            response.entity(rejection.body()).type(rejection.contentType());
+        }
+        return response.build();
+    }
+
+    /** The direct peer's address, or null if unknown. */
+    String peerAddress(ContainerRequestContext request) {
+        if (clientIpHeader != null) {
+            String value = request.getHeaderString(clientIpHeader);
+            if (value != null && !value.isBlank()) {
+                return value.strip();
+            }
+        }
+        if (warnedNoPeer.compareAndSet(false, true)) {
+            LOG.warn(
+                    clientIpHeader == null
+                            ? "Leapgate JAX-RS: no servlet request and no {} configured: the client address is"
+                                    + " unknown, so every client counts as one origin 'unknown'"
+                            : "Leapgate JAX-RS: a request without the {} header: its client counts as the origin"
+                                    + " 'unknown'; is the proxy in front setting it?",
+                    clientIpHeader == null ? ProviderSettings.CLIENT_IP_HEADER : clientIpHeader);
+        }
+        return null;
+    }
+
+    /** The request as the gate sees it; each method is called at most once, and only if needed. */
+    private final class View implements HttpRequestView {
+        private final ContainerRequestContext request;
+        private final String template;
+
+        View(ContainerRequestContext request, String template) {
+            this.request = request;
+            this.template = template;
+        }
+
+        @Override
+        public String method() {
+            return request.getMethod();
+        }
+
+        /** The route template stands for the path: rules match it, and it names the resource. */
+        @Override
+        public String rawPath() {
+            return template;
+        }
+
+        @Override
+        public String remoteAddr() {
+            return peerAddress(request);
+        }
+
+        @Override
+        public List<String> headers(String name) {
+            List<String> values = request.getHeaders().get(name);
+            return values == null ? List.of() : values;
+        }
+
+        @Override
+        public String principal() {
+            SecurityContext security = request.getSecurityContext();
+            Principal principal = security == null ? null : security.getUserPrincipal();
+            return principal == null ? null : principal.getName();
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.leapgate.jaxrs;
+
+import dev.leapgate.config.LeapgateConfig;
+import dev.leapgate.config.OriginSource;
+import dev.leapgate.http.HttpGate;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.RuntimeType;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.Configuration;
+import jakarta.ws.rs.core.Feature;
+import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.ext.Provider;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leapgate for a JAX-RS application on Jersey 3.1: register this one provider and every request
+ * is checked against the configured rules and the {@link RateLimited} annotations.
+ *
+ * <pre>{@code
+ * new ResourceConfig().register(LeapgateFeature.class)             // in code
+ * new ResourceConfig().packages("dev.leapgate.jaxrs", "com.example") // by package scanning
+ * }</pre>
+ *
+ * or in {@code web.xml}, {@code jersey.config.server.provider.classnames} = {@code
+ * dev.leapgate.jaxrs.LeapgateFeature}. The configuration is the servlet filter's, with every key
+ * prefixed {@code leapgate.} in the application's properties (the Jersey servlet's init-params),
+ * or in a file named by {@code leapgate.config-file}; see {@code jaxrs-filter/README.md}.
+ *
+ * <p>What it registers: a request and response filter that runs after resource matching, keyed by
+ * the HTTP method and route template ({@code GET /users/{id}}, never the raw URL); a {@code
+ * DynamicFeature} that turns {@link RateLimited} into rules while the application starts; and a
+ * Jersey request-event listener that releases every admitted request exactly once when it finishes
+ * (see {@code ApplicationGate}). The filter runs before authentication filters, so that a flood is
+ * turned away before credentials are checked; with {@code origin=principal} it runs right after
+ * them, since it needs the user.
+ */
+@Provider
+public final class LeapgateFeature implements Feature {
+
+    /** The property holding the application's Leapgate state, read by {@link #gate(Configuration)}. */
+    static final String STATE = "dev.leapgate.jaxrs.state";
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeapgateFeature.class);
+    private static final String SERVLET_REQUEST = "jakarta.servlet.http.HttpServletRequest";
+
+    private final LeapgateConfig config;
+
+    /** Reads the configuration from the application's properties when the application starts. */
+    public LeapgateFeature() {
+        this.config = null;
+    }
+
+    /** Uses {@code config}; the application's {@code leapgate.*} settings must then be absent. */
+    public LeapgateFeature(LeapgateConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    /**
+     * @throws dev.leapgate.config.ConfigException if the configuration is invalid, which fails the
+     *     application's start
+     */
+    @Override
+    public boolean configure(FeatureContext context) {
+        Configuration configuration = context.getConfiguration();
+        if (configuration.getRuntimeType() != RuntimeType.SERVER) {
+            return false;
+        }
+        if (configuration.getProperty(STATE) != null) {
+            LOG.warn("Leapgate JAX-RS: LeapgateFeature is registered more than once; using the first");
+            return false;
+        }
+        ProviderSettings settings = ProviderSettings.read(configuration, config);
+        AnnotationRules annotations = new AnnotationRules();
+        ApplicationGate application = new ApplicationGate(settings, annotations);
+        GateFilter filter = servletApiPresent() ? new ServletGateFilter(application) : new GateFilter(application);
+        int priority = settings.config().origin().kind() == OriginSource.Kind.PRINCIPAL
+                ? Priorities.AUTHENTICATION + 100
+                : Priorities.AUTHENTICATION - 100;
+        context.register(
+                filter, Map.of(ContainerRequestFilter.class, priority, ContainerResponseFilter.class, priority));
+        context.register(annotations);
+        context.register(application);
+        context.property(STATE, application);
+        return true;
+    }
+
+    /**
+     * The {@link HttpGate} of the application with this configuration (inject it with {@code @Context
+     * Configuration}): for statistics ({@code gate.leapgate().metrics()}) and rule updates. Empty
+     * before the application has started, without this feature, or when there is nothing to
+     * enforce.
+     */
+    public static Optional<HttpGate> gate(Configuration configuration) {
+        Object state = configuration.getProperty(STATE);
+        return state instanceof ApplicationGate application
+                ? Optional.ofNullable(application.gate())
+                : Optional.empty();
+    }
+
+    private static boolean servletApiPresent() {
+        try {
+            Class.forName(SERVLET_REQUEST, false, LeapgateFeature.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package dev.leapgate.jaxrs;
+
+import dev.leapgate.Clock;
+import dev.leapgate.Sleeper;
+import dev.leapgate.config.ConfigException;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.config.LeapgateConfig;
+import jakarta.ws.rs.core.Configuration;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * What the provider is configured with, read from the application's {@link Configuration}
+ * properties (for a servlet deployment: the init-params of the Jersey servlet in {@code web.xml}).
+ *
+ * <p>Every key of the configuration format ({@code CONFIGURATION.md}) is written with the prefix
+ * {@code leapgate.}: {@code leapgate.rule.login.match}, {@code leapgate.trusted-proxies}. Or
+ * {@code leapgate.config-file} names a properties file holding those keys without the prefix. The
+ * provider's own keys: {@code leapgate.client-ip-header}, and for tests, the objects {@code
+ * leapgate.clock} and {@code leapgate.sleeper}.
+ *
+ * @param config the configuration in the core's format
+ * @param clock the clock
+ * @param sleeper how paced requests wait
+ * @param clientIpHeader the header standing in for the peer address where there is no servlet
+ *     request, or null
+ */
+record ProviderSettings(LeapgateConfig config, Clock clock, Sleeper sleeper, String clientIpHeader) {
+
+    static final String PREFIX = "leapgate.";
+    static final String CONFIG_FILE = PREFIX + "config-file";
+    static final String CLIENT_IP_HEADER = PREFIX + "client-ip-header";
+    static final String CLOCK = PREFIX + "clock";
+    static final String SLEEPER = PREFIX + "sleeper";
+
+    private static final List<String> OWN_KEYS = List.of(CONFIG_FILE, CLIENT_IP_HEADER, CLOCK, SLEEPER);
+
+    ProviderSettings {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(sleeper, "sleeper");
+    }
+
+    /**
+     * Reads the settings.
+     *
+     * @param given a configuration passed in code, or null to read it from the properties
+     * @throws ConfigException with every problem found
+     */
+    static ProviderSettings read(Configuration configuration, LeapgateConfig given) {
+        Map<String, Object> properties = configuration.getProperties();
+        // Sorted: a properties map has no order, and the rules' order must not vary between starts.
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (Map.Entry<String, Object> property : new TreeMap<>(properties).entrySet()) {
+            String key = property.getKey();
+            if (key.startsWith(PREFIX) && !OWN_KEYS.contains(key) && property.getValue() != null) {
+                settings.put(key.substring(PREFIX.length()), String.valueOf(property.getValue()));
+            }
+        }
+        String source = "JAX-RS properties " + PREFIX + "*";
+        Object file = properties.get(CONFIG_FILE);
+        List<String> conflicts = new ArrayList<>();
+        if (given != null && file != null) {
+            conflicts.add(CONFIG_FILE + ": the configuration is given in code; remove this property");
+        }
+        if ((given != null || file != null) && !settings.isEmpty()) {
+            conflicts.add(PREFIX + settings.keySet().iterator().next() + ": the configuration is given "
+                    + (given != null ? "in code" : "in " + CONFIG_FILE + " " + file)
+                    + "; write every setting there, not as " + PREFIX + "* properties");
+        }
+        if (!conflicts.isEmpty()) {
+            throw new ConfigException(source, conflicts);
+        }
+        LeapgateConfig config;
+        if (given != null) {
+            config = given;
+        } else if (file != null) {
+            Path path = Path.of(file.toString().strip());
+            String text;
+            try {
+                text = Files.readString(path);
+            } catch (IOException e) {
+                throw new ConfigException(
+                        source, List.of(CONFIG_FILE + ": cannot read configuration file " + path + ": " + e));
+            }
+            config = ConfigParser.parseProperties(text, path.toString());
+        } else {
+            config = ConfigParser.parse(settings, source);
+        }
+        return new ProviderSettings(
+                config,
+                object(properties, CLOCK, Clock.class, Clock.system(), source),
+                object(properties, SLEEPER, Sleeper.class, Sleeper.system(), source),
+                header(properties.get(CLIENT_IP_HEADER), source));
+    }
+
+    private static <T> T object(Map<String, Object> properties, String key, Class<T> type, T absent, String source) {
+        Object value = properties.get(key);
+        if (value == null) {
+            return absent;
+        }
+        if (!type.isInstance(value)) {
+            throw new ConfigException(
+                    source,
+                    List.of(key + ": must be a " + type.getName() + " object, was "
+                            + value.getClass().getName()));
+        }
+        return type.cast(value);
+    }
+
+    private static String header(Object value, String source) {
+        if (value == null) {
+            return null;
+        }
+        String name = value.toString().strip();
+        if (name.isEmpty() || !name.chars().allMatch(ProviderSettings::isTokenChar)) {
+            throw new ConfigException(
+                    source,
+                    List.of(CLIENT_IP_HEADER + ": '" + value + "' is not a header name (an RFC 9110 token,"
+                            + " e.g. X-Real-IP)"));
+        }
+        return name;
+    }
+
+    private static boolean isTokenChar(int c) {
+        return (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9')
+                || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+    }
+}

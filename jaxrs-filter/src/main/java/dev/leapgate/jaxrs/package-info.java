@@ -1,0 +1,2 @@
+/** JAX-RS adapter. */
+package dev.leapgate.jaxrs;

@@ -1,0 +1,157 @@
+package dev.leapgate.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.counter.WindowSpec;
+import dev.leapgate.jaxrs.app.ClassLimitedResource;
+import dev.leapgate.jaxrs.app.LimitedResource;
+import dev.leapgate.jaxrs.app.invalid.Samples;
+import dev.leapgate.rule.Control;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
+import jakarta.ws.rs.container.ResourceInfo;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AnnotationRulesTest {
+
+    private final AnnotationRules annotations = new AnnotationRules();
+
+    private static ResourceInfo info(Class<?> resourceClass, String methodName) {
+        Method method = Arrays.stream(resourceClass.getMethods())
+                .filter(m -> m.getName().equals(methodName))
+                .findFirst()
+                .orElseThrow();
+        return new ResourceInfo() {
+            @Override
+            public Method getResourceMethod() {
+                return method;
+            }
+
+            @Override
+            public Class<?> getResourceClass() {
+                return resourceClass;
+            }
+        };
+    }
+
+    private List<FlowRule> bind(Class<?> resourceClass, String... methods) {
+        for (String method : methods) {
+            annotations.configure(info(resourceClass, method), null);
+        }
+        return annotations.close();
+    }
+
+    private void assertInvalid(String method, String message) {
+        assertThatThrownBy(() -> annotations.configure(info(Samples.Invalid.class, method), null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
+    }
+
+    @Test
+    void twoAnnotations_becomeTwoRules_onTheMethodsExactTemplate() {
+        List<FlowRule> rules = bind(LimitedResource.class, "get", "free");
+
+        assertThat(rules).extracting(FlowRule::name).containsExactly("LimitedResource-get-1", "LimitedResource-get-2");
+        assertThat(rules).extracting(FlowRule::resource).containsOnly("GET /limited/%7Bid%7D");
+        assertThat(rules.get(0).window()).isEqualTo(WindowSpec.of(Duration.ofSeconds(1)));
+        assertThat(rules.get(1).window()).isEqualTo(WindowSpec.of(Duration.ofHours(1)));
+        assertThat(rules).extracting(FlowRule::scope).containsOnly(Scope.perOrigin());
+    }
+
+    @Test
+    void classAnnotation_appliesToEachMethod_beforeTheMethodsOwn() {
+        List<FlowRule> rules = bind(ClassLimitedResource.class, "a", "b");
+
+        assertThat(rules)
+                .extracting(FlowRule::name)
+                .containsExactly("ClassLimitedResource-a-1", "ClassLimitedResource-b-1", "ClassLimitedResource-b-2");
+        assertThat(rules)
+                .extracting(FlowRule::resource)
+                .containsExactly("GET /class-limited/a", "GET /class-limited/b", "GET /class-limited/b");
+        assertThat(rules.get(2).isInFlight()).isTrue();
+    }
+
+    @Test
+    void everySetting_reachesTheRule_andOverloadsGetDistinctNames() {
+        List<FlowRule> rules = bind(Samples.Paced.class, "get", "overloaded");
+
+        assertThat(rules)
+                .extracting(FlowRule::name)
+                .containsExactly("Paced-get-1", "Paced-get-2", "Paced-overloaded-1");
+        assertThat(rules.get(0).resource()).isEqualTo("GET /paced/%7Bid%7D");
+        assertThat(rules.get(0).control())
+                .isEqualTo(Control.warmUpPace(4, Duration.ofSeconds(20), Duration.ofMillis(500)));
+        assertThat(rules.get(1).window()).isEqualTo(WindowSpec.of(Duration.ofMinutes(1), 60));
+        assertThat(rules.get(1).control()).isEqualTo(Control.reject());
+    }
+
+    @Test
+    void sameResourceMethodBoundTwice_makesItsRulesOnce() {
+        assertThat(bind(LimitedResource.class, "get", "get")).hasSize(2);
+    }
+
+    @Test
+    void invalidValues_failWithAMessageNamingTheMethod() {
+        assertInvalid(
+                "noWindow",
+                "invalid @RateLimited on Invalid.noWindow(): limit 10 needs a window, e.g. window = \"1s\", \"1m\" or \"1h\"");
+        assertInvalid(
+                "both",
+                "invalid @RateLimited on Invalid.both(): set either limit and window (requests per window) or"
+                        + " inFlight (requests at once), not both; use a second @RateLimited for the other");
+        assertInvalid(
+                "neither",
+                "invalid @RateLimited on Invalid.neither(): needs limit and window, e.g. @RateLimited(limit = 10,"
+                        + " window = \"1s\"), or inFlight, e.g. @RateLimited(inFlight = 20)");
+        assertInvalid(
+                "pacePerOrigin",
+                "invalid @RateLimited on Invalid.pacePerOrigin(): on-excess pace is not supported with scope"
+                        + " per-origin; use reject or borrow (rule 'Invalid-pacePerOrigin-1')");
+        assertInvalid(
+                "maxQueueWithReject",
+                "invalid @RateLimited on Invalid.maxQueueWithReject(): max-queue does not apply to on-excess reject");
+        assertInvalid(
+                "badName",
+                "invalid @RateLimited on Invalid.badName(): rule name must be 1 to 64 letters, digits, '-' or '_',"
+                        + " was 'a b'");
+        assertInvalid(
+                "originMissing",
+                "invalid @RateLimited on Invalid.originMissing(): scope ORIGIN needs origin, e.g. origin ="
+                        + " \"203.0.113.7\"");
+        assertInvalid(
+                "bucketsWithInFlight",
+                "invalid @RateLimited on Invalid.bucketsWithInFlight(): buckets and mode apply only to a rate"
+                        + " (limit and window), not to inFlight");
+        assertThatThrownBy(() -> annotations.configure(info(Samples.Invalid.class, "badUnit"), null))
+                .hasMessageStartingWith("invalid @RateLimited on Invalid.badUnit(): window: '1min' is not a duration")
+                .hasMessageContaining("write m for minutes");
+        assertThatThrownBy(() -> annotations.configure(info(Samples.Invalid.class, "buckets"), null))
+                .hasMessageStartingWith(
+                        "invalid @RateLimited on Invalid.buckets(String): window 1s cannot be cut" + " into 7 buckets");
+    }
+
+    @Test
+    void explicitName_usedByTwoMethods_failsNamingBoth() {
+        annotations.configure(info(Samples.Named.class, "one"), null);
+
+        assertThatThrownBy(() -> annotations.configure(info(Samples.Named.class, "two"), null))
+                .hasMessageStartingWith("invalid @RateLimited on Named.two(): name 'shared' is already used by"
+                        + " @RateLimited on Named.one()");
+    }
+
+    @Test
+    void afterTheStart_anAnnotatedMethodIsRefused_andAnUnannotatedOneIgnored() {
+        annotations.close();
+
+        annotations.configure(info(LimitedResource.class, "free"), null);
+        assertThatThrownBy(() -> annotations.configure(info(LimitedResource.class, "get"), null))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("LimitedResource.get(String)")
+                .hasMessageContaining("sub-resource locator");
+    }
+}

@@ -1,0 +1,108 @@
+package dev.leapgate.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.ClassLimitedResource;
+import dev.leapgate.jaxrs.app.LimitedResource;
+import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.junit.jupiter.api.Test;
+
+/** {@link RateLimited} on a running application. */
+class AnnotationsIT {
+
+    private final ManualClock clock = new ManualClock();
+
+    private ResourceConfig app(Class<?>... resources) {
+        return new ResourceConfig(resources)
+                .register(LeapgateFeature.class)
+                .property(ProviderSettings.CLOCK, clock)
+                .property(ProviderSettings.CLIENT_IP_HEADER, "X-Real-IP");
+    }
+
+    private static int status(TestServer server, String path, String client) {
+        return server.get(path, "X-Real-IP", client).statusCode();
+    }
+
+    @Test
+    void twoLimitsOnOneMethod_bothApply_perClient() throws Exception {
+        try (TestServer server = TestServer.grizzly(app(LimitedResource.class))) {
+            String a = "203.0.113.1";
+            assertThat(status(server, "/limited/1", a)).isEqualTo(200);
+            assertThat(status(server, "/limited/2", a)).isEqualTo(200);
+            HttpResponse<String> perSecond = server.get("/limited/3", "X-Real-IP", a);
+            assertThat(perSecond.statusCode()).isEqualTo(429);
+            assertThat(perSecond.body()).contains("\"rule\":\"LimitedResource-get-1\"");
+            assertThat(status(server, "/limited/1", "203.0.113.2"))
+                    .as("another client")
+                    .isEqualTo(200);
+
+            clock.advance(Duration.ofSeconds(2)); // the 1 s window has passed; the 1 h one has not
+            assertThat(status(server, "/limited/4", a)).isEqualTo(200);
+            HttpResponse<String> perHour = server.get("/limited/5", "X-Real-IP", a);
+            assertThat(perHour.statusCode()).isEqualTo(429);
+            assertThat(perHour.body()).contains("\"rule\":\"LimitedResource-get-2\"");
+        }
+    }
+
+    @Test
+    void unannotatedMethods_andOtherHttpMethodsOnTheSameTemplate_areNotLimited() throws Exception {
+        try (TestServer server = TestServer.grizzly(app(LimitedResource.class))) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(status(server, "/limited/free", "203.0.113.1")).isEqualTo(200);
+                HttpResponse<String> post = TestServer.CLIENT.send(
+                        HttpRequest.newBuilder(server.base.resolve("/limited/7"))
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .header("X-Real-IP", "203.0.113.1")
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(post.statusCode()).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
+    void namedRule_isThePolicyNameClientsSee() throws Exception {
+        try (TestServer server = TestServer.grizzly(app(LimitedResource.class))) {
+            HttpResponse<String> admitted = server.get("/limited/named", "X-Real-IP", "203.0.113.1");
+            assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"per-ip\";q=1;w=60");
+            assertThat(admitted.headers().firstValue("RateLimit"))
+                    .hasValue("\"per-ip\";r=0;t=66"); // strict window: 60 s and one bucket
+            assertThat(status(server, "/limited/named", "203.0.113.1")).isEqualTo(429);
+        }
+    }
+
+    @Test
+    void classAnnotation_limitsEachMethodSeparately() throws Exception {
+        try (TestServer server = TestServer.grizzly(app(ClassLimitedResource.class))) {
+            assertThat(status(server, "/class-limited/a", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/class-limited/a", "203.0.113.2")).isEqualTo(429);
+            assertThat(status(server, "/class-limited/b", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/class-limited/b", "203.0.113.1")).isEqualTo(429);
+        }
+    }
+
+    @Test
+    void invalidAnnotation_failsTheStart_namingTheMethod() {
+        assertThatThrownBy(
+                        () -> TestServer.grizzly(app(BadWindowResource.class)).close())
+                .hasStackTraceContaining("invalid @RateLimited on BadWindowResource.get(String): window must be"
+                        + " between 100ms and 24h, was 0s");
+    }
+
+    @Test
+    void annotationNamedLikeAConfiguredRule_failsTheStart() {
+        ResourceConfig app = app(LimitedResource.class)
+                .property("leapgate.rule.per-ip.match", "/other")
+                .property("leapgate.rule.per-ip.limit", "1/1s");
+
+        assertThatThrownBy(() -> TestServer.grizzly(app).close())
+                .hasStackTraceContaining(
+                        "a @RateLimited rule clashes with a configured rule: rule name 'per-ip'" + " is used twice");
+    }
+}

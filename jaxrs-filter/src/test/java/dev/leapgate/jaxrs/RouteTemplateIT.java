@@ -1,0 +1,101 @@
+package dev.leapgate.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.RoutesResource;
+import dev.leapgate.jaxrs.app.UserResource;
+import dev.leapgate.metrics.ResourceMetrics;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.junit.jupiter.api.Test;
+
+/** Requests are keyed by HTTP method and route template, never by the raw URL. */
+class RouteTemplateIT {
+
+    private static ResourceConfig app(String... settings) {
+        ResourceConfig config = new ResourceConfig(UserResource.class, RoutesResource.class)
+                .register(LeapgateFeature.class)
+                .property(ProviderSettings.CLOCK, new ManualClock());
+        for (int i = 0; i < settings.length; i += 2) {
+            config.property(settings[i], settings[i + 1]);
+        }
+        return config;
+    }
+
+    @Test
+    void twoRawIds_routedToOneTemplate_shareOneLimit() throws Exception {
+        try (TestServer server = TestServer.grizzly(app(
+                "leapgate.rule.users.match", "GET /users/{id}",
+                "leapgate.rule.users.limit", "2/1h"))) {
+            assertThat(server.get("/users/1").statusCode()).isEqualTo(200);
+            assertThat(server.get("/users/2").statusCode()).isEqualTo(200);
+            assertThat(server.get("/users/3").statusCode()).isEqualTo(429);
+            assertThat(server.get("/users/1").statusCode()).isEqualTo(429);
+
+            assertThat(server.gate().leapgate().metrics())
+                    .extracting(ResourceMetrics::resource)
+                    .containsExactly("GET /users/{id}");
+        }
+    }
+
+    @Test
+    void ruleWrittenForARawUrl_neverMatches_becauseRequestsAreNamedByTheirTemplate() throws Exception {
+        try (TestServer server = TestServer.grizzly(app(
+                "leapgate.rule.raw.match", "GET /users/42",
+                "leapgate.rule.raw.limit", "1/1h",
+                "leapgate.rule.me.match", "GET /users/me",
+                "leapgate.rule.me.limit", "1/1h"))) {
+            assertThat(server.get("/users/42").statusCode()).isEqualTo(200);
+            assertThat(server.get("/users/42").statusCode()).isEqualTo(200);
+
+            assertThat(server.get("/users/me").statusCode())
+                    .as("a literal route's template")
+                    .isEqualTo(200);
+            assertThat(server.get("/users/me").statusCode()).isEqualTo(429);
+            assertThat(server.gate()
+                            .leapgate()
+                            .metrics("GET /users/42")
+                            .orElseThrow()
+                            .concurrency())
+                    .isZero();
+        }
+    }
+
+    @Test
+    void regexTemplate_andSubResourceLocator_areKeyedByTheirFullTemplate() throws Exception {
+        try (TestServer server = TestServer.grizzly(app(
+                "leapgate.rule.org.match", "GET /orgs/{org}",
+                "leapgate.rule.org.limit", "1/1h",
+                "leapgate.rule.member.match", "GET /orgs/{org}/members/{id}",
+                "leapgate.rule.member.limit", "2/1h"))) {
+            assertThat(server.get("/orgs/acme").statusCode()).isEqualTo(200);
+            assertThat(server.get("/orgs/other/").statusCode()).isEqualTo(429);
+
+            assertThat(server.get("/orgs/acme/members/1").statusCode()).isEqualTo(200);
+            assertThat(server.get("/orgs/zeta/members/2").statusCode()).isEqualTo(200);
+            assertThat(server.get("/orgs/acme/members/3").statusCode()).isEqualTo(429);
+        }
+    }
+
+    @Test
+    void headRequest_countsAgainstTheGetRule() throws Exception {
+        try (TestServer server = TestServer.grizzly(app(
+                "leapgate.rule.users.match", "GET /users/{id}",
+                "leapgate.rule.users.limit", "1/1h",
+                "leapgate.rule.any.match", "/users/**",
+                "leapgate.rule.any.limit", "100/1h"))) {
+            var head = java.net.http.HttpRequest.newBuilder(server.base.resolve("/users/1"))
+                    .method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody())
+                    .build();
+            assertThat(TestServer.CLIENT
+                            .send(head, java.net.http.HttpResponse.BodyHandlers.discarding())
+                            .statusCode())
+                    .isEqualTo(200);
+            assertThat(server.get("/users/2").statusCode()).isEqualTo(429);
+            var minute =
+                    server.gate().leapgate().metrics("/users/**").orElseThrow().lastMinute(0);
+            assertThat(minute.pass()).isEqualTo(1);
+            assertThat(minute.block()).isEqualTo(1);
+        }
+    }
+}

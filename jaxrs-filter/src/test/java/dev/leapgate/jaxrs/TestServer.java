@@ -1,0 +1,169 @@
+package dev.leapgate.jaxrs;
+
+import dev.leapgate.http.HttpGate;
+import jakarta.ws.rs.core.Configuration;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
+import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainer;
+import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainerProvider;
+import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.servlet.ServletContainer;
+
+/**
+ * A JAX-RS application on a real HTTP server on a free loopback port: Grizzly (no servlet
+ * container) or Jetty 12 (a servlet container, programmatic or from a {@code web.xml}).
+ */
+final class TestServer implements AutoCloseable {
+
+    /** Jersey and Grizzly log through java.util.logging; the tests provoke exceptions on purpose. */
+    private static final Logger[] QUIET = {Logger.getLogger("org.glassfish"), Logger.getLogger("org.eclipse.jetty")};
+
+    static {
+        for (Logger logger : QUIET) {
+            logger.setLevel(Level.OFF);
+        }
+    }
+
+    static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
+
+    /** Which server runs the application. */
+    enum Kind {
+        GRIZZLY,
+        JETTY
+    }
+
+    final URI base;
+    private final Supplier<Configuration> configuration;
+    private final AutoCloseable stop;
+
+    private TestServer(URI base, Supplier<Configuration> configuration, AutoCloseable stop) {
+        this.base = base;
+        this.configuration = configuration;
+        this.stop = stop;
+    }
+
+    static TestServer start(Kind kind, ResourceConfig application) {
+        return kind == Kind.GRIZZLY ? grizzly(application) : jetty(application);
+    }
+
+    static TestServer grizzly(ResourceConfig application) {
+        GrizzlyHttpContainer container =
+                new GrizzlyHttpContainerProvider().createContainer(GrizzlyHttpContainer.class, application);
+        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(
+                URI.create("http://127.0.0.1:0/"), container, false, null, false);
+        server.getListener("grizzly")
+                .getTransport()
+                .setWorkerThreadPoolConfig(
+                        ThreadPoolConfig.defaultConfig().setCorePoolSize(32).setMaxPoolSize(32));
+        try {
+            server.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        int port = server.getListener("grizzly").getPort();
+        return new TestServer(
+                URI.create("http://127.0.0.1:" + port),
+                () -> container.getApplicationHandler().getConfiguration(),
+                server::shutdownNow);
+    }
+
+    static TestServer jetty(ResourceConfig application) {
+        ServletContainer servlet = new ServletContainer(application);
+        ServletContextHandler context = new ServletContextHandler();
+        context.setContextPath("/");
+        ServletHolder holder = new ServletHolder(servlet);
+        holder.setAsyncSupported(true);
+        context.addServlet(holder, "/*");
+        return jettyServer(context, () -> servlet.getApplicationHandler().getConfiguration());
+    }
+
+    /** Jetty with the web application in {@code webapp}, configured by its {@code WEB-INF/web.xml}. */
+    static TestServer jettyWebApp(Path webapp, String servletName) {
+        WebAppContext context = new WebAppContext();
+        context.setContextPath("/");
+        context.setBaseResourceAsPath(webapp.toAbsolutePath());
+        context.setParentLoaderPriority(true);
+        return jettyServer(context, () -> {
+            try {
+                return ((ServletContainer) context.getServletHandler()
+                                .getServlet(servletName)
+                                .getServlet())
+                        .getApplicationHandler()
+                        .getConfiguration();
+            } catch (jakarta.servlet.ServletException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    private static TestServer jettyServer(org.eclipse.jetty.server.Handler handler, Supplier<Configuration> config) {
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(handler);
+        try {
+            server.start();
+        } catch (Exception e) {
+            try {
+                server.stop();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+        }
+        return new TestServer(URI.create("http://127.0.0.1:" + connector.getLocalPort()), config, server::stop);
+    }
+
+    /** The application's gate, as {@link LeapgateFeature#gate} gives it. */
+    HttpGate gate() {
+        return LeapgateFeature.gate(configuration.get()).orElseThrow();
+    }
+
+    /** The application's runtime configuration. */
+    Configuration configuration() {
+        return configuration.get();
+    }
+
+    /** GET {@code path} with header name, value pairs. */
+    HttpResponse<String> get(String path, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        try {
+            return CLIENT.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        stop.close();
+    }
+}

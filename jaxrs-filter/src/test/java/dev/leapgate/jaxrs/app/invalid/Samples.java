@@ -1,0 +1,83 @@
+package dev.leapgate.jaxrs.app.invalid;
+
+import dev.leapgate.jaxrs.RateLimited;
+import dev.leapgate.rule.Control;
+import dev.leapgate.rule.Scope;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+
+/** Resource classes whose annotations the unit tests bind one method at a time. */
+public final class Samples {
+
+    private Samples() {}
+
+    @Path("s")
+    public static class Invalid {
+        @GET
+        @RateLimited(limit = 10)
+        public void noWindow() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", inFlight = 3)
+        public void both() {}
+
+        @GET
+        @RateLimited
+        public void neither() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1min")
+        public void badUnit() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", onExcess = Control.Kind.PACE, scope = Scope.Kind.PER_ORIGIN)
+        public void pacePerOrigin() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", maxQueue = "1s")
+        public void maxQueueWithReject() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", buckets = 7)
+        public void buckets(String unused) {}
+
+        @GET
+        @RateLimited(name = "a b", limit = 10, window = "1s")
+        public void badName() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", scope = Scope.Kind.ORIGIN)
+        public void originMissing() {}
+
+        @GET
+        @RateLimited(inFlight = 3, buckets = 20)
+        public void bucketsWithInFlight() {}
+    }
+
+    @Path("/named/")
+    public static class Named {
+        @GET
+        @Path("one")
+        @RateLimited(name = "shared", limit = 1, window = "1s")
+        public void one() {}
+
+        @POST
+        @Path("/two/")
+        @RateLimited(name = "shared", limit = 1, window = "1s")
+        public void two() {}
+    }
+
+    @Path("paced")
+    @RateLimited(limit = 100, window = "10s", onExcess = Control.Kind.WARM_UP_PACE, coldFactor = 4, warmUp = "20s")
+    public static class Paced {
+        @GET
+        @Path("{id: \\d+}")
+        @RateLimited(limit = 5, window = "1m", buckets = 60, scope = Scope.Kind.PER_ORIGIN)
+        public void get(String id) {}
+
+        @GET
+        @Path("{id: \\d+}")
+        public void overloaded(String id, int other) {}
+    }
+}
