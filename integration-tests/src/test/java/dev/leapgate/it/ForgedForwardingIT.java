@@ -10,8 +10,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Forged forwarding headers buy no extra quota. At {@code /exposed} the test client is an untrusted
- * peer (that deployment trusts only 10.0.0.0/8), so its {@code X-Forwarded-For} and {@code
- * Forwarded} are ignored and every request counts against its own address. At {@code /app}, behind
+ * peer (that deployment trusts only 10.0.0.0/8, in the filter's and the JAX-RS provider's
+ * settings), so its {@code X-Forwarded-For} and {@code Forwarded} are ignored and every request
+ * counts against its own address. At {@code /app}, behind
  * the trusted proxy, a client that prepends forged entries is still known by the address the proxy
  * appended.
  */
@@ -54,6 +55,22 @@ class ForgedForwardingIT {
         assertThat(rejected.body()).contains("\"rule\":\"greet-per-ip\"");
         assertThat(web.exposedGate().leapgate().trackedOrigins("greet-per-ip"))
                 .as("one origin: the peer, 127.0.0.1")
+                .hasValue(1);
+    }
+
+    @Test
+    void untrustedPeer_forgingAddresses_toTheJaxrsApi_getsOnlyItsOwnQuota() throws Exception {
+        for (int i = 1; i <= 5; i++) {
+            HttpResponse<String> admitted =
+                    web.get(web.exposedUri("/api/items/" + i + "/price"), "X-Forwarded-For", "203.0.113." + i);
+            assertThat(admitted.statusCode()).isEqualTo(200);
+        }
+
+        HttpResponse<String> rejected = web.get(web.exposedUri("/api/items/6/price"), "X-Forwarded-For", "192.0.2.77");
+
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        assertThat(rejected.body()).contains("\"rule\":\"price-per-ip\"");
+        assertThat(web.exposedJaxrsGate().leapgate().trackedOrigins("price-per-ip"))
                 .hasValue(1);
     }
 

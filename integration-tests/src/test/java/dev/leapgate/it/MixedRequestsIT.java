@@ -4,6 +4,7 @@ import static dev.leapgate.it.TestWebApp.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.metrics.ResourceMetrics;
 import dev.leapgate.testing.Together;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -20,6 +21,10 @@ import org.junit.jupiter.api.TestInstance;
  * answer at once, asynchronously, by throwing, by timing out; JAX-RS methods that answer at once,
  * asynchronously, with a mapped exception, with an unmapped one (synchronously and asynchronously).
  * Afterwards nothing is in flight and every count adds up exactly with what the clients saw.
+ *
+ * <p>The servlets are limited by the servlet filter ({@code /hello/**}, in the rules file), the
+ * JAX-RS methods by the JAX-RS provider on their route templates ({@code /items/**}, in web.xml,
+ * 4 in flight); each keeps its own statistics.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MixedRequestsIT {
@@ -31,23 +36,24 @@ class MixedRequestsIT {
     private static final String RULES = """
             rule.servlets.match = /hello/**
             rule.servlets.in-flight = 4
-            rule.api.match = /api/**
-            rule.api.in-flight = 4
             """;
 
-    /** An endpoint, the rule resource that protects it, and the status it answers when admitted. */
+    /** An endpoint, the resource of the rule that protects it, and the status it answers when admitted. */
     private record Endpoint(String path, String resource, int status) {}
 
+    private static final String SERVLETS = "/hello/**"; // the filter's rule
+    private static final String ITEMS = "/items/**"; // the JAX-RS provider's rule
+
     private static final List<Endpoint> ENDPOINTS = List.of(
-            new Endpoint("/hello", "/hello/**", 200),
-            new Endpoint("/hello/async", "/hello/**", 200),
-            new Endpoint("/hello/failing", "/hello/**", 500),
-            new Endpoint("/hello/timeout", "/hello/**", 500),
-            new Endpoint("/api/items/7", "/api/**", 200),
-            new Endpoint("/api/items/7/async", "/api/**", 200),
-            new Endpoint("/api/items/7/missing", "/api/**", 404),
-            new Endpoint("/api/items/7/broken", "/api/**", 500),
-            new Endpoint("/api/items/7/async-broken", "/api/**", 500));
+            new Endpoint("/hello", SERVLETS, 200),
+            new Endpoint("/hello/async", SERVLETS, 200),
+            new Endpoint("/hello/failing", SERVLETS, 500),
+            new Endpoint("/hello/timeout", SERVLETS, 500),
+            new Endpoint("/api/items/7", ITEMS, 200),
+            new Endpoint("/api/items/7/async", ITEMS, 200),
+            new Endpoint("/api/items/7/missing", ITEMS, 404),
+            new Endpoint("/api/items/7/broken", ITEMS, 500),
+            new Endpoint("/api/items/7/async-broken", ITEMS, 500));
 
     private TestWebApp web;
 
@@ -72,8 +78,8 @@ class MixedRequestsIT {
     @Test
     void thousandsOfMixedRequests_leaveNothingInFlight_andEveryCountAddsUp() throws Exception {
         Map<String, Seen> seen = new ConcurrentHashMap<>();
-        seen.put("/hello/**", new Seen());
-        seen.put("/api/**", new Seen());
+        seen.put(SERVLETS, new Seen());
+        seen.put(ITEMS, new Seen());
 
         Together.run(CLIENTS, client -> {
             for (int i = 0; i < REQUESTS_PER_CLIENT; i++) {
@@ -103,8 +109,9 @@ class MixedRequestsIT {
             String resource = e.getKey();
             Seen s = e.getValue();
             // An entry is closed just after its response is sent (asynchronous requests: by a listener).
-            eventually(() -> web.resource(resource).concurrency() == 0);
-            MetricsSnapshot m = web.metrics(resource);
+            ResourceMetrics metrics = resource.equals(ITEMS) ? web.jaxrsResource(ITEMS) : web.resource(SERVLETS);
+            eventually(() -> metrics.concurrency() == 0);
+            MetricsSnapshot m = resource.equals(ITEMS) ? web.jaxrsMetrics(ITEMS) : web.metrics(SERVLETS);
             assertThat(m.pass() + m.block())
                     .as("%s: every request decided once", resource)
                     .isEqualTo(s.requests.sum());
@@ -125,6 +132,6 @@ class MixedRequestsIT {
 
         // The limiters' own slots are all back too: a lone request sees every other slot free.
         assertThat(web.get("/hello").headers().firstValue("RateLimit")).hasValue("\"servlets\";r=3");
-        assertThat(web.get("/api/items/1").headers().firstValue("RateLimit")).hasValue("\"api\";r=3");
+        assertThat(web.get("/api/items/1").headers().firstValue("RateLimit")).hasValue("\"items-in-flight\";r=3");
     }
 }

@@ -82,10 +82,10 @@ class PerClientLimitIT {
 
     @Test
     void requestsTheRulesDoNotMatch_passWithoutRateLimitFields() throws Exception {
-        HttpResponse<String> response = web.getFor("203.0.113.99", "/api/items/1");
+        HttpResponse<String> response = web.getFor("203.0.113.99", "/hello/async");
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).isEqualTo("item 1\n");
+        assertThat(response.body()).isEqualTo("hello (async)\n");
         assertThat(response.headers().firstValue("RateLimit")).isEmpty();
     }
 }

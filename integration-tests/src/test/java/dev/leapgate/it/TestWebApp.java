@@ -3,9 +3,12 @@ package dev.leapgate.it;
 import dev.leapgate.ManualClock;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.it.app.Hold;
+import dev.leapgate.it.app.JaxrsConfigurationPublisher;
+import dev.leapgate.jaxrs.LeapgateFeature;
 import dev.leapgate.metrics.MetricsSnapshot;
 import dev.leapgate.metrics.ResourceMetrics;
 import dev.leapgate.servlet.LeapgateFilter;
+import jakarta.ws.rs.core.Configuration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -40,7 +43,8 @@ import org.eclipse.jetty.server.handler.ContextHandlerCollection;
  * its filters while it starts (before the connector accepts requests), and the filter takes the
  * clock from the attribute in {@code init}; the attribute, set on the context beforehand, is
  * already visible then. Windows and the reload interval therefore move only when a test advances
- * {@link #clock}.
+ * {@link #clock}. The JAX-RS provider is configured by the Jersey servlet's init-params, which
+ * cannot carry an object: it runs on the system clock, and no JAX-RS scenario waits for a window.
  *
  * <p><b>Deployments.</b> The application runs at {@code /app}, behind "the proxy": web.xml trusts
  * 127.0.0.1, so the test client is the trusted proxy and the client it speaks for is the one in
@@ -127,7 +131,7 @@ final class TestWebApp implements AutoCloseable {
         rulesModifiedMillis = modified;
     }
 
-    /** The filter's gate in the {@code /app} deployment (published in its servlet context). */
+    /** The servlet filter's gate in the {@code /app} deployment (published in its servlet context). */
     HttpGate gate() {
         return gate(app);
     }
@@ -138,6 +142,37 @@ final class TestWebApp implements AutoCloseable {
 
     private static HttpGate gate(WebAppContext context) {
         return (HttpGate) context.getServletContext().getAttribute(LeapgateFilter.GATE_ATTRIBUTE_PREFIX + FILTER_NAME);
+    }
+
+    /**
+     * The JAX-RS provider's gate in the {@code /app} deployment. The provider takes its settings
+     * from the Jersey servlet's init-params, which cannot hold a clock object: its rules run on the
+     * system clock.
+     */
+    HttpGate jaxrsGate() {
+        return jaxrsGate(app);
+    }
+
+    HttpGate exposedJaxrsGate() {
+        return jaxrsGate(exposed);
+    }
+
+    private static HttpGate jaxrsGate(WebAppContext context) {
+        Configuration configuration =
+                (Configuration) context.getServletContext().getAttribute(JaxrsConfigurationPublisher.ATTRIBUTE);
+        return LeapgateFeature.gate(configuration).orElseThrow(() -> new AssertionError("no JAX-RS gate"));
+    }
+
+    /** The statistics of a resource of the JAX-RS provider over the last minute (system clock). */
+    MetricsSnapshot jaxrsMetrics(String resource) {
+        return jaxrsResource(resource).lastMinute(System.nanoTime());
+    }
+
+    ResourceMetrics jaxrsResource(String resource) {
+        return jaxrsGate()
+                .leapgate()
+                .metrics(resource)
+                .orElseThrow(() -> new AssertionError("no JAX-RS rule protects " + resource));
     }
 
     ResourceMetrics resource(String resource) {

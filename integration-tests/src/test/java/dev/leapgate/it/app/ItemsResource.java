@@ -23,6 +23,12 @@ public class ItemsResource {
         return "item " + id + "\n";
     }
 
+    @GET
+    @Path("{id}/price")
+    public String price(@PathParam("id") String id) {
+        return "item " + id + " costs " + (id.length() * 3 + 7) + " EUR\n";
+    }
+
     /** Answers from another thread, after the request thread has returned. */
     @GET
     @Path("{id}/async")
