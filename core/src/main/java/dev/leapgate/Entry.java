@@ -19,10 +19,13 @@ import java.util.Objects;
  */
 public final class Entry implements Decision, AutoCloseable {
 
-    /** What closing an entry hands back to the limiter that admitted it. */
+    /** The limiter that admitted an entry: what closing hands back to, and what reports its quotas. */
     interface Exit {
         /** Called exactly once per entry, by the thread that closed it. */
         void exit(Entry entry, long nowNanos, boolean failed);
+
+        /** Computes {@link Entry#quotas()}; called at most once per entry (or twice in a race). */
+        List<Quota> quotas(Entry entry);
     }
 
     private static final VarHandle CLOSED;
@@ -39,21 +42,21 @@ public final class Entry implements Decision, AutoCloseable {
     private final Clock clock;
     private final long startNanos;
     private final int permits;
-    private final List<Quota> quotas;
-    /** The limiter's own record of what this entry holds, handed back to {@link Exit#exit}. */
+    /** The limiter's own record of what this entry holds, handed back to {@link Exit}. */
     private final Object held;
+    /** Computed on first request; a racing second computation yields an equal list. */
+    private volatile List<Quota> quotas;
 
     @SuppressWarnings("unused") // written through CLOSED
     private volatile boolean closed;
 
     private volatile boolean failed;
 
-    Entry(Exit exit, Clock clock, long startNanos, int permits, List<Quota> quotas, Object held) {
+    Entry(Exit exit, Clock clock, long startNanos, int permits, Object held) {
         this.exit = Objects.requireNonNull(exit, "exit");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.startNanos = startNanos;
         this.permits = permits;
-        this.quotas = Objects.requireNonNull(quotas, "quotas");
         this.held = held;
     }
 
@@ -62,9 +65,20 @@ public final class Entry implements Decision, AutoCloseable {
         return true;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Computed when first asked for, as of the time of the decision, so that requests whose
+     * quotas nobody reads do not pay for them.
+     */
     @Override
     public List<Quota> quotas() {
-        return quotas;
+        List<Quota> computed = quotas;
+        if (computed == null) {
+            computed = exit.quotas(this);
+            quotas = computed;
+        }
+        return computed;
     }
 
     Object held() {
@@ -116,6 +130,6 @@ public final class Entry implements Decision, AutoCloseable {
 
     @Override
     public String toString() {
-        return "Entry[permits=" + permits + ", " + quotas + (closed ? ", closed" : "") + "]";
+        return "Entry[permits=" + permits + ", start=" + startNanos + "ns" + (closed ? ", closed" : "") + "]";
     }
 }

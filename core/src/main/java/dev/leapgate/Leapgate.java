@@ -52,18 +52,26 @@ import org.slf4j.LoggerFactory;
 public final class Leapgate {
 
     private static final Logger LOG = LoggerFactory.getLogger(Leapgate.class);
-    private static final Entry.Exit NOTHING_HELD = (entry, nowNanos, failed) -> {};
+    /** The exit of an entry no rule applied to: nothing to release, nothing to report. */
+    private static final Entry.Exit NOTHING_HELD = new Entry.Exit() {
+        @Override
+        public void exit(Entry entry, long nowNanos, boolean failed) {}
+
+        @Override
+        public List<Quota> quotas(Entry entry) {
+            return List.of();
+        }
+    };
+
     private static final Comparator<Quota> TIGHTEST_FIRST = Comparator.comparingLong(Quota::remaining);
 
     private final Clock clock;
     private final Sleeper sleeper;
-    private final boolean reportQuotas;
     private final AtomicReference<Snapshot> snapshot;
 
     private Leapgate(Builder builder) {
         this.clock = builder.clock;
         this.sleeper = builder.sleeper;
-        this.reportQuotas = builder.reportQuotas;
         this.snapshot = new AtomicReference<>(compile(builder.rules, null, clock.nanoTime()));
     }
 
@@ -196,15 +204,16 @@ public final class Leapgate {
             }
         }
         long admittedAt = wait > 0 ? clock.nanoTime() : now;
-        List<Quota> quotas = reportQuotas ? quotas(matched, tokens, now, origin) : List.of();
-        for (ResourceMetrics metrics : distinctMetrics(matched)) {
-            metrics.onPass(admittedAt, borrowed);
+        for (int i = 0; i < matched.length; i++) {
+            if (firstWithItsMetrics(matched, i)) {
+                matched[i].metrics.onPass(admittedAt, borrowed);
+            }
         }
-        return new Entry(s, clock, admittedAt, permits, quotas, new Held(matched, origin));
+        return new Entry(s, clock, admittedAt, permits, new Held(matched, tokens, origin, now));
     }
 
     private Entry unlimited(int permits) {
-        return new Entry(NOTHING_HELD, clock, 0, permits, List.of(), null);
+        return new Entry(NOTHING_HELD, clock, 0, permits, null);
     }
 
     /**
@@ -223,36 +232,27 @@ public final class Leapgate {
     }
 
     private Rejection reject(RuleState[] matched, RuleState by, long now, Origin origin, int permits, String reason) {
-        for (ResourceMetrics metrics : distinctMetrics(matched)) {
-            metrics.onBlock(now);
+        for (int i = 0; i < matched.length; i++) {
+            if (firstWithItsMetrics(matched, i)) {
+                matched[i].metrics.onBlock(now);
+            }
         }
         Duration retryAfter = permits > by.rule.limit() ? Duration.ZERO : by.retryAfter(now, origin, permits);
         return new Rejection(by.rule.name(), reason, by.rejectedQuota(now, origin, permits), retryAfter);
     }
 
-    private static List<Quota> quotas(RuleState[] matched, long[] tokens, long now, Origin origin) {
-        Quota[] quotas = new Quota[matched.length];
-        for (int i = 0; i < matched.length; i++) {
-            quotas[i] = matched[i].quota(now, origin, tokens[i]);
-        }
-        if (quotas.length > 1) {
-            Arrays.sort(quotas, TIGHTEST_FIRST);
-        }
-        return List.of(quotas);
-    }
-
-    /** The statistics objects of the matched rules, each once (rules may share a resource). */
-    private static List<ResourceMetrics> distinctMetrics(RuleState[] matched) {
-        if (matched.length == 1) {
-            return List.of(matched[0].metrics);
-        }
-        List<ResourceMetrics> distinct = new ArrayList<>(matched.length);
-        for (RuleState state : matched) {
-            if (!distinct.contains(state.metrics)) {
-                distinct.add(state.metrics);
+    /**
+     * Whether {@code matched[i]} is the first of the matched rules with its statistics: rules may
+     * share a resource, whose statistics must count a request once. Rule lists are short; no
+     * allocation.
+     */
+    private static boolean firstWithItsMetrics(RuleState[] matched, int i) {
+        for (int j = 0; j < i; j++) {
+            if (matched[j].metrics == matched[i].metrics) {
+                return false;
             }
         }
-        return distinct;
+        return true;
     }
 
     private static Snapshot compile(RuleSet rules, Snapshot previous, long nowNanos) {
@@ -281,8 +281,11 @@ public final class Leapgate {
         return new Snapshot(rules, states.toArray(new RuleState[0]), Map.copyOf(metrics), kept);
     }
 
-    /** What an entry holds: the rules that admitted it (from the snapshot of its time) and its origin. */
-    private record Held(RuleState[] matched, Origin origin) {}
+    /**
+     * What an entry holds: the rules that admitted it (from the snapshot of its time), what each
+     * returned, its origin and the time of the decision.
+     */
+    private record Held(RuleState[] matched, long[] tokens, Origin origin, long nowNanos) {}
 
     /** One compiled rule set. Immutable; also the exit of every entry it admitted. */
     private static final class Snapshot implements Entry.Exit {
@@ -302,35 +305,71 @@ public final class Leapgate {
             return !rules.deny().isEmpty() && rules.deny().contains(origin);
         }
 
-        /** The rules that apply, or null if none does or the origin is exempt. */
+        /** The rules that apply, in rule-set order, or null if none does or the origin is exempt. */
         RuleState[] match(String method, String path, Origin origin) {
-            RuleState[] matched = null;
-            int count = 0;
-            for (RuleState state : states) {
-                if (state.applies(method, path, origin)) {
-                    if (matched == null) {
-                        if (!rules.exempt().isEmpty() && rules.exempt().contains(origin)) {
-                            return null;
-                        }
-                        matched = new RuleState[states.length];
-                    }
-                    matched[count++] = state;
+            if (states.length > Long.SIZE) {
+                return matchMany(method, path, origin);
+            }
+            // One matching pass; the bit mask sizes the result exactly.
+            long mask = 0;
+            for (int i = 0; i < states.length; i++) {
+                if (states[i].applies(method, path, origin)) {
+                    mask |= 1L << i;
                 }
             }
-            return matched == null || count == matched.length ? matched : Arrays.copyOf(matched, count);
+            if (mask == 0 || exempt(origin)) {
+                return null;
+            }
+            RuleState[] matched = new RuleState[Long.bitCount(mask)];
+            for (int n = 0; mask != 0; mask &= mask - 1) {
+                matched[n++] = states[Long.numberOfTrailingZeros(mask)];
+            }
+            return matched;
+        }
+
+        private RuleState[] matchMany(String method, String path, Origin origin) {
+            List<RuleState> matched = new ArrayList<>();
+            for (RuleState state : states) {
+                if (state.applies(method, path, origin)) {
+                    matched.add(state);
+                }
+            }
+            return matched.isEmpty() || exempt(origin) ? null : matched.toArray(new RuleState[0]);
+        }
+
+        private boolean exempt(Origin origin) {
+            return !rules.exempt().isEmpty() && rules.exempt().contains(origin);
         }
 
         @Override
         public void exit(Entry entry, long nowNanos, boolean failed) {
             Held held = (Held) entry.held();
-            for (RuleState state : held.matched()) {
+            RuleState[] matched = held.matched();
+            for (RuleState state : matched) {
                 if (state instanceof RuleState.InFlight) {
                     state.release(held.origin(), 1, entry.permits());
                 }
             }
-            for (ResourceMetrics metrics : distinctMetrics(held.matched())) {
-                metrics.onComplete(nowNanos, nowNanos - entry.startNanos(), failed);
+            for (int i = 0; i < matched.length; i++) {
+                if (firstWithItsMetrics(matched, i)) {
+                    matched[i].metrics.onComplete(nowNanos, nowNanos - entry.startNanos(), failed);
+                }
             }
+        }
+
+        /** Where the entry stands against each rule that admitted it, tightest first; computed on request. */
+        @Override
+        public List<Quota> quotas(Entry entry) {
+            Held held = (Held) entry.held();
+            RuleState[] matched = held.matched();
+            Quota[] quotas = new Quota[matched.length];
+            for (int i = 0; i < matched.length; i++) {
+                quotas[i] = matched[i].quota(held.nowNanos(), held.origin(), held.tokens()[i]);
+            }
+            if (quotas.length > 1) {
+                Arrays.sort(quotas, TIGHTEST_FIRST);
+            }
+            return List.of(quotas);
         }
     }
 
@@ -339,7 +378,6 @@ public final class Leapgate {
         private RuleSet rules = RuleSet.empty();
         private Clock clock = Clock.system();
         private Sleeper sleeper = Sleeper.system();
-        private boolean reportQuotas = true;
 
         private Builder() {}
 
@@ -356,15 +394,6 @@ public final class Leapgate {
         /** How paced and borrowing requests wait; {@link Sleeper#system()} by default. */
         public Builder sleeper(Sleeper sleeper) {
             this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-            return this;
-        }
-
-        /**
-         * Whether decisions carry {@link Decision#quotas()} (default true). Computing them costs a
-         * window read per matched rule; turn it off when no {@code RateLimit} headers are sent.
-         */
-        public Builder reportQuotas(boolean reportQuotas) {
-            this.reportQuotas = reportQuotas;
             return this;
         }
 

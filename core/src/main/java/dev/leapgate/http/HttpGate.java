@@ -62,7 +62,6 @@ public final class HttpGate {
                         config.rulesFile().map(ConfigParser::readRulesFile).orElse(config.rules())))
                 .clock(clock)
                 .sleeper(builder.sleeper)
-                .reportQuotas(response.headers() == RateLimitHeaders.ALL)
                 .build();
         this.reloading = config.rulesFile()
                 .map(file -> new ReloadingRules(file, config.reloadInterval(), clock, leapgate, withCodeRules))
