@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,6 +108,22 @@ public final class Leapgate {
     /** The statistics of one resource (a rule pattern's text, e.g. {@code "GET /users/{id}"}). */
     public Optional<ResourceMetrics> metrics(String resource) {
         return Optional.ofNullable(snapshot.get().metrics.get(resource));
+    }
+
+    /**
+     * How many origins the {@code per-origin} rule named {@code ruleName} tracks now: never more
+     * than its {@code max-origins}. Empty when no rule of that name is in force, or the rule has
+     * another scope (it keeps no per-origin state).
+     */
+    public OptionalInt trackedOrigins(String ruleName) {
+        Objects.requireNonNull(ruleName, "ruleName");
+        for (RuleState state : snapshot.get().states) {
+            if (state.rule.name().equals(ruleName)) {
+                int tracked = state.trackedOrigins();
+                return tracked < 0 ? OptionalInt.empty() : OptionalInt.of(tracked);
+            }
+        }
+        return OptionalInt.empty();
     }
 
     /** Whether any rule could apply to this method and path (for any origin). */

@@ -72,6 +72,11 @@ abstract sealed class RuleState {
         return 0;
     }
 
+    /** Origins a per-origin rule tracks now; -1 for a rule of another scope (it tracks none). */
+    int trackedOrigins() {
+        return -1;
+    }
+
     /** Where the origin stands after an admission that returned {@code token}. */
     abstract Quota quota(long nowNanos, Origin origin, long token);
 
@@ -129,6 +134,11 @@ abstract sealed class RuleState {
             } else {
                 shared.refund(token, permits);
             }
+        }
+
+        @Override
+        int trackedOrigins() {
+            return perOrigin ? keyed.trackedOrigins() : -1;
         }
 
         private long remainingAfter(long token) {
@@ -201,6 +211,11 @@ abstract sealed class RuleState {
             } else {
                 shared.release(permits);
             }
+        }
+
+        @Override
+        int trackedOrigins() {
+            return perOrigin ? keyed.trackedOrigins() : -1;
         }
 
         private long inFlight(Origin origin) {

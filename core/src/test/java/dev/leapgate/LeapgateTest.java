@@ -386,6 +386,26 @@ class LeapgateTest {
         assertThat(r.reason()).isEqualTo("too many origins tracked");
     }
 
+    @Test
+    void trackedOrigins_countsThePerOriginTable_upToMaxOrigins_andIsEmptyForOtherRules() {
+        Leapgate gate = gate(
+                rule("per-ip", "/**")
+                        .limit(2, seconds(10))
+                        .scope(Scope.perOrigin())
+                        .maxOrigins(50)
+                        .build(),
+                rule("all", "/**").limit(1_000, seconds(10)).build());
+        assertThat(gate.trackedOrigins("per-ip")).hasValue(0);
+
+        for (int i = 0; i < 200; i++) {
+            ((Entry) gate.enter("GET", "/", ip("10.0." + (i / 250) + "." + (i % 250)))).close();
+        }
+
+        assertThat(gate.trackedOrigins("per-ip")).hasValue(50);
+        assertThat(gate.trackedOrigins("all")).isEmpty();
+        assertThat(gate.trackedOrigins("no-such-rule")).isEmpty();
+    }
+
     /**
      * Threads mix clients against a per-origin window, a global window and a global in-flight
      * limit. No window is ever exceeded despite give-backs, and every slot comes back.

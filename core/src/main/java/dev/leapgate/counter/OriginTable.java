@@ -75,7 +75,12 @@ final class OriginTable {
     private final long seed = ThreadLocalRandom.current().nextLong();
     private final Segment[] segments;
     private final int segmentShift;
-    /** Origins tracked in all segments; changed only under a segment's write lock. */
+    /**
+     * Origins tracked in all segments, never more than {@code maxOrigins}: changed only under a
+     * segment's write lock, but segments insert at once, so a new origin claims its place here by
+     * compare-and-swap before it is inserted (a plain check would let two segments both take the
+     * last place). An origin that replaces an evicted one takes over its place without a claim.
+     */
     private final AtomicInteger tracked = new AtomicInteger();
 
     OriginTable(State state, int maxOrigins) {
@@ -211,8 +216,12 @@ final class OriginTable {
         /** Inserts an absent key with zeroed cells; returns its slot, or -1 if it may not. Write lock held. */
         int insert(long key, long hash, long nowNanos) {
             sweep(nowNanos);
-            if ((size >= maxEntries || tracked.get() >= maxOrigins) && !evict(nowNanos)) {
-                return -1;
+            if (size >= maxEntries || !claimPlace()) {
+                int victim = evictionCandidate(nowNanos);
+                if (victim < 0) {
+                    return -1;
+                }
+                remove(victim); // the new origin takes over the victim's place in `tracked`
             }
             if (size + 1 > keys.length * 3L / 4) {
                 resize(Math.min(capacityFor(maxEntries), Math.max(MIN_CAPACITY, keys.length + keys.length / 2)));
@@ -224,8 +233,17 @@ final class OriginTable {
             keys[slot] = key;
             used[slot] = true;
             size++;
-            tracked.incrementAndGet();
             return slot;
+        }
+
+        /** Claims a place for one more origin under {@code maxOrigins}; false if there is none. */
+        private boolean claimPlace() {
+            for (int claimed = tracked.get(); claimed < maxOrigins; claimed = tracked.get()) {
+                if (tracked.compareAndSet(claimed, claimed + 1)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** Smallest capacity that holds {@code entries} at most three quarters full, plus one free slot. */
@@ -247,8 +265,8 @@ final class OriginTable {
             }
         }
 
-        /** Frees one slot by evicting the best candidate of a sample; false if all are saturated. */
-        private boolean evict(long nowNanos) {
+        /** The slot of the best entry to evict, of a sample; -1 if all sampled are saturated (or none). */
+        private int evictionCandidate(long nowNanos) {
             int start = ThreadLocalRandom.current().nextInt(keys.length);
             int victim = -1;
             long least = Long.MAX_VALUE;
@@ -267,15 +285,17 @@ final class OriginTable {
                     }
                 }
             }
-            if (victim < 0 || least >= state.saturation()) {
-                return false;
-            }
-            delete(victim);
-            return true;
+            return victim < 0 || least >= state.saturation() ? -1 : victim;
+        }
+
+        /** Deletes the entry at {@code slot}: the table tracks one origin less. */
+        private void delete(int slot) {
+            remove(slot);
+            tracked.decrementAndGet();
         }
 
         /** Removes the entry at {@code slot}, shifting later entries of its probe run back. */
-        private void delete(int slot) {
+        private void remove(int slot) {
             int hole = slot;
             for (int probe = next(hole); used[probe]; probe = next(probe)) {
                 int home = home(mix(keys[probe]));
@@ -290,7 +310,6 @@ final class OriginTable {
             keys[hole] = 0;
             clearCells(hole);
             size--;
-            tracked.decrementAndGet();
         }
 
         private void move(int from, int to) {

@@ -77,6 +77,28 @@ class KeyedCountersConcurrencyTest {
         assertThat(worst).as("the limit was reached").isEqualTo(limit);
     }
 
+    /**
+     * The bound is global across segments: threads inserting into different segments at once must
+     * not together push the table past {@code maxOrigins}, not even by one.
+     */
+    @Test
+    void floodOfNewOrigins_fromManyThreads_neverTracksMoreThanMaxOrigins() throws Exception {
+        int maxOrigins = 2_048; // 8 segments
+        KeyedRateCounter counter = new KeyedRateCounter(WindowSpec.of(Duration.ofMinutes(1), 2), 5, 0, maxOrigins);
+        AtomicLong worst = new AtomicLong();
+        Together.run(THREADS, id -> {
+            for (long j = 0; j < 200_000; j++) {
+                counter.tryAcquire(j * THREADS + id, 0, 1); // distinct keys: every one is new
+                if ((j & 63) == 0) {
+                    worst.accumulateAndGet(counter.trackedOrigins(), Math::max);
+                }
+            }
+        });
+
+        assertThat(worst.get()).as("most origins seen tracked at once").isLessThanOrEqualTo(maxOrigins);
+        assertThat(counter.trackedOrigins()).isLessThanOrEqualTo(maxOrigins);
+    }
+
     private static long ticketEpoch(KeyedRateCounter counter, long ticket) {
         return counter.ticketStartNanos(ticket) / counter.window().bucketNanos();
     }

@@ -1,0 +1,138 @@
+package dev.leapgate.demo;
+
+import dev.leapgate.config.ReloadingRules;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.servlet.LeapgateFilter;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.jetty.ee10.webapp.WebAppContext;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * The Leapgate demo: a small application (servlets and a JAX-RS API) in embedded Jetty 12, protected
+ * by Leapgate through nothing but its {@code WEB-INF/web.xml} and the rules file it names, which is
+ * reloaded while the demo runs.
+ *
+ * <p>The application is served from its directory on disk ({@code demo/src/main/webapp}), so its
+ * rules file can be edited live. Settings (system property, else environment variable):
+ *
+ * <ul>
+ *   <li>{@code -Dport} / {@code PORT}: the port, 8080 by default; 0 picks a free one.
+ *   <li>{@code -Dhost} / {@code HOST}: the address to listen on, 127.0.0.1 by default.
+ *   <li>{@code -Dwebapp} / {@code WEBAPP}: the application directory, found next to the demo's
+ *       build output by default.
+ * </ul>
+ */
+public final class LeapgateDemo {
+
+    /**
+     * Jersey notes at start that optional providers (jakarta.activation) are absent, which does not
+     * matter here. Held in a field: java.util.logging keeps only weak references to its loggers.
+     */
+    private static final Logger JERSEY_PROVIDERS =
+            Logger.getLogger("org.glassfish.jersey.message.internal.MessagingBinders");
+
+    static {
+        JERSEY_PROVIDERS.setLevel(Level.SEVERE);
+    }
+
+    private LeapgateDemo() {}
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(setting("port", "PORT").orElse("8080"));
+        String host = setting("host", "HOST").orElse("127.0.0.1");
+        Path webapp = setting("webapp", "WEBAPP").map(Path::of).orElseGet(LeapgateDemo::defaultWebapp);
+        if (!Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
+            System.err.println("No WEB-INF/web.xml in " + webapp.toAbsolutePath() + "; set -Dwebapp=<dir>");
+            System.exit(2);
+        }
+        Server server = start(host, port, webapp);
+        server.setStopAtShutdown(true);
+        System.out.println(banner(host, port(server), rulesFile(server)));
+        server.join();
+    }
+
+    /** Starts the demo application from {@code webapp} on {@code host:port} (port 0: a free one). */
+    public static Server start(String host, int port, Path webapp) throws Exception {
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost(host);
+        connector.setPort(port);
+        server.addConnector(connector);
+        WebAppContext app = new WebAppContext();
+        app.setContextPath("/");
+        app.setBaseResourceAsPath(webapp.toAbsolutePath().normalize());
+        app.setParentLoaderPriority(true);
+        app.setThrowUnavailableOnStartupException(true); // a bad init-param stops the demo, loudly
+        server.setHandler(app);
+        server.start();
+        return server;
+    }
+
+    /** The port the demo listens on. */
+    public static int port(Server server) {
+        return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    }
+
+    /** The rules file the Leapgate filter follows, as it resolved it. */
+    public static Optional<Path> rulesFile(Server server) {
+        WebAppContext app = (WebAppContext) server.getHandler();
+        HttpGate gate =
+                (HttpGate) app.getServletContext().getAttribute(LeapgateFilter.GATE_ATTRIBUTE_PREFIX + "leapgate");
+        return gate == null ? Optional.empty() : gate.rulesFile().map(ReloadingRules::file);
+    }
+
+    private static String banner(String host, int port, Optional<Path> rules) {
+        String base = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+        return """
+
+                Leapgate demo running at %1$s/
+                  servlets:  %1$s/hello   %1$s/reports/slow (takes 2 s)
+                  JAX-RS:    %1$s/api/items   %1$s/api/items/1   %1$s/api/items/1/stock (async)
+                  rules:     %2$s
+                             (edit it while the demo runs: checked every 2 s)
+
+                Send 7 requests; the 6th and 7th are rejected (5 per 10 s per client):
+                  for i in 1 2 3 4 5 6 7; do curl -s -i %1$s/hello | grep -E '^(HTTP|Retry-After|RateLimit)'; done
+                See a whole rejection:
+                  curl -i %1$s/hello
+
+                Stop with Ctrl+C.
+                """.formatted(base, rules.map(Path::toString).orElse("(none)"));
+    }
+
+    private static Optional<String> setting(String property, String environment) {
+        String value = System.getProperty(property);
+        if (value == null || value.isBlank()) {
+            value = System.getenv(environment);
+        }
+        return value == null || value.isBlank() ? Optional.empty() : Optional.of(value.strip());
+    }
+
+    /**
+     * {@code demo/src/main/webapp}, found from where this class was loaded: {@code
+     * demo/target/leapgate-demo.jar} or {@code demo/target/classes}, both two levels below {@code
+     * demo/}.
+     */
+    private static Path defaultWebapp() {
+        CodeSource source = LeapgateDemo.class.getProtectionDomain().getCodeSource();
+        if (source != null) {
+            try {
+                Path module = Path.of(source.getLocation().toURI()).getParent().getParent();
+                if (module != null) {
+                    return module.resolve("src/main/webapp");
+                }
+            } catch (URISyntaxException | IllegalArgumentException e) {
+                // not a file location: fall back to the path from the repository root
+                return Path.of("demo/src/main/webapp");
+            }
+        }
+        return Path.of("demo/src/main/webapp");
+    }
+}

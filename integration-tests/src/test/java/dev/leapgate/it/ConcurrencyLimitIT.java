@@ -1,0 +1,82 @@
+package dev.leapgate.it;
+
+import static dev.leapgate.it.TestWebApp.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.metrics.MetricsSnapshot;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * An in-flight limit: with N slow reports running, the N+1-th request is rejected at once; when
+ * they finish every slot comes back, and N can run again. For a report that holds its thread and
+ * for one that goes asynchronous (its slot is freed when it completes, not when its first dispatch
+ * returns).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConcurrencyLimitIT {
+
+    private static final int SLOTS = 3;
+    private static final String RULES = """
+            # at most 3 reports being built at once, for everyone together
+            rule.reports.match = GET /reports/**
+            rule.reports.in-flight = 3
+            """;
+
+    private TestWebApp web;
+
+    @BeforeAll
+    void start() throws Exception {
+        web = TestWebApp.withRules(RULES).start();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        web.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/reports/slow", "/reports/slow-async"})
+    void nPlusFirstSlowRequest_isRejected_andEverySlotReturns(String path) throws Exception {
+        MetricsSnapshot before = web.metrics("GET /reports/**");
+        for (int round = 1; round <= 2; round++) {
+            List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
+            for (int i = 0; i < SLOTS; i++) {
+                slow.add(web.getAsync(path));
+            }
+            web.hold.awaitArrivals(SLOTS);
+            assertThat(web.resource("GET /reports/**").concurrency()).isEqualTo(SLOTS);
+
+            HttpResponse<String> rejected = web.get(path);
+
+            assertThat(rejected.statusCode()).as("round %d", round).isEqualTo(429);
+            assertThat(rejected.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(rejected.headers().firstValue("RateLimit-Policy"))
+                    .hasValue("\"reports\";q=3;qu=\"concurrent-requests\"");
+            assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"reports\";r=0");
+            assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+
+            web.hold.releaseAll();
+            for (CompletableFuture<HttpResponse<String>> response : slow) {
+                assertThat(response.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
+            // A slot is released when the request completes, just after its response is sent.
+            eventually(() -> web.resource("GET /reports/**").concurrency() == 0);
+        }
+
+        MetricsSnapshot after = web.metrics("GET /reports/**");
+        assertThat(after.pass() - before.pass()).isEqualTo(2 * SLOTS);
+        assertThat(after.block() - before.block()).isEqualTo(2);
+        assertThat(after.success() - before.success()).isEqualTo(2 * SLOTS);
+        assertThat(after.exception() - before.exception()).isZero();
+        assertThat(after.peakConcurrency()).isEqualTo(SLOTS);
+    }
+}

@@ -1,0 +1,79 @@
+package dev.leapgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.metrics.ResourceMetrics;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The JAX-RS provider, registered by class name in web.xml and configured by the Jersey servlet's
+ * {@code leapgate.*} init-params, limits by route template: {@code GET /items/{id}/price} is one
+ * count per client whatever the id, and raw URLs never become resources. Its 429 is the servlet
+ * filter's, field for field. (Its rules run on the system clock: the window of a minute cannot
+ * slide while this test runs.)
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JaxrsTemplateLimitIT {
+
+    private TestWebApp web;
+
+    @BeforeAll
+    void start() throws Exception {
+        web = TestWebApp.withRules("").start(); // no filter rules: only the provider's
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        web.close();
+    }
+
+    @Test
+    void perClientLimitOnARouteTemplate_countsEveryIdTogether_andRejectsWithTheStandardFields() throws Exception {
+        String a = "203.0.113.10";
+        String b = "198.51.100.20";
+        for (int id = 1; id <= 5; id++) {
+            HttpResponse<String> admitted = web.getFor(a, "/api/items/" + id + "/price");
+            assertThat(admitted.statusCode()).isEqualTo(200);
+            assertThat(admitted.body()).startsWith("item " + id + " costs");
+            assertThat(admitted.headers().firstValue("RateLimit-Policy"))
+                    .hasValueSatisfying(policy -> assertThat(policy).contains("\"price-per-ip\";q=5;w=60"));
+            String remaining = "\"price-per-ip\";r=" + (5 - id) + ";t=";
+            assertThat(admitted.headers().firstValue("RateLimit"))
+                    .hasValueSatisfying(value -> assertThat(value).contains(remaining));
+        }
+
+        HttpResponse<String> rejected = web.getFor(a, "/api/items/6/price");
+
+        assertThat(rejected.statusCode()).isEqualTo(429);
+        String retryAfter = rejected.headers().firstValue("Retry-After").orElseThrow();
+        assertThat(Long.parseLong(retryAfter)).isBetween(1L, 66L);
+        assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"price-per-ip\";q=5;w=60");
+        assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"price-per-ip\";r=0;t=" + retryAfter);
+        assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(rejected.body())
+                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                        + "\"detail\":\"Rule 'price-per-ip' rejected the request: limit exceeded. Retry after "
+                        + retryAfter + " s.\",\"rule\":\"price-per-ip\",\"retryAfter\":" + retryAfter + "}");
+
+        assertThat(web.getFor(b, "/api/items/1/price").statusCode())
+                .as("another client")
+                .isEqualTo(200);
+        assertThat(web.getFor(a, "/api/items/1").statusCode())
+                .as("another route")
+                .isEqualTo(200);
+
+        MetricsSnapshot price = web.jaxrsMetrics("GET /items/{id}/price");
+        assertThat(price.pass()).isEqualTo(6);
+        assertThat(price.block()).isEqualTo(1);
+        assertThat(web.jaxrsGate().leapgate().trackedOrigins("price-per-ip")).hasValue(2);
+        assertThat(web.jaxrsGate().leapgate().metrics())
+                .as("resources are the rules' templates, never raw URLs")
+                .extracting(ResourceMetrics::resource)
+                .containsExactlyInAnyOrder("/items/**", "GET /items/{id}/price");
+    }
+}

@@ -1,0 +1,137 @@
+package dev.leapgate.it;
+
+import static dev.leapgate.it.TestWebApp.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.testing.Together;
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Thousands of requests from parallel clients over every way a request can end: servlets that
+ * answer at once, asynchronously, by throwing, by timing out; JAX-RS methods that answer at once,
+ * asynchronously, with a mapped exception, with an unmapped one (synchronously and asynchronously).
+ * Afterwards nothing is in flight and every count adds up exactly with what the clients saw.
+ *
+ * <p>The servlets are limited by the servlet filter ({@code /hello/**}, in the rules file), the
+ * JAX-RS methods by the JAX-RS provider on their route templates ({@code /items/**}, in web.xml,
+ * 4 in flight); each keeps its own statistics.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MixedRequestsIT {
+
+    private static final int SLOTS = 4;
+    private static final int CLIENTS = 8;
+    private static final int REQUESTS_PER_CLIENT = 400;
+
+    private static final String RULES = """
+            rule.servlets.match = /hello/**
+            rule.servlets.in-flight = 4
+            """;
+
+    /** An endpoint, the resource of the rule that protects it, and the status it answers when admitted. */
+    private record Endpoint(String path, String resource, int status) {}
+
+    private static final String SERVLETS = "/hello/**"; // the filter's rule
+    private static final String ITEMS = "/items/**"; // the JAX-RS provider's rule
+
+    private static final List<Endpoint> ENDPOINTS = List.of(
+            new Endpoint("/hello", SERVLETS, 200),
+            new Endpoint("/hello/async", SERVLETS, 200),
+            new Endpoint("/hello/failing", SERVLETS, 500),
+            new Endpoint("/hello/timeout", SERVLETS, 500),
+            new Endpoint("/api/items/7", ITEMS, 200),
+            new Endpoint("/api/items/7/async", ITEMS, 200),
+            new Endpoint("/api/items/7/missing", ITEMS, 404),
+            new Endpoint("/api/items/7/broken", ITEMS, 500),
+            new Endpoint("/api/items/7/async-broken", ITEMS, 500));
+
+    private TestWebApp web;
+
+    @BeforeAll
+    void start() throws Exception {
+        web = TestWebApp.withRules(RULES).start();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        web.close();
+    }
+
+    /** What the clients saw, per resource. */
+    private static final class Seen {
+        final LongAdder requests = new LongAdder();
+        final LongAdder rejected = new LongAdder();
+        final LongAdder failed = new LongAdder();
+        final LongAdder succeeded = new LongAdder();
+    }
+
+    @Test
+    void thousandsOfMixedRequests_leaveNothingInFlight_andEveryCountAddsUp() throws Exception {
+        Map<String, Seen> seen = new ConcurrentHashMap<>();
+        seen.put(SERVLETS, new Seen());
+        seen.put(ITEMS, new Seen());
+
+        Together.run(CLIENTS, client -> {
+            for (int i = 0; i < REQUESTS_PER_CLIENT; i++) {
+                Endpoint endpoint = ENDPOINTS.get((client * 5 + i) % ENDPOINTS.size());
+                HttpResponse<String> response;
+                try {
+                    response = web.getFor("203.0.113." + client, endpoint.path());
+                } catch (Exception e) {
+                    throw new AssertionError(endpoint.path(), e);
+                }
+                int status = response.statusCode();
+                Seen s = seen.get(endpoint.resource());
+                s.requests.increment();
+                if (status == 429) {
+                    s.rejected.increment();
+                } else {
+                    assertThat(status)
+                            .as("%s: %s", endpoint.path(), response.body())
+                            .isEqualTo(endpoint.status());
+                    (status >= 500 ? s.failed : s.succeeded).increment();
+                }
+            }
+        });
+
+        long total = 0;
+        for (Map.Entry<String, Seen> e : seen.entrySet()) {
+            String resource = e.getKey();
+            Seen s = e.getValue();
+            // An entry is closed just after its response is sent (asynchronous requests: by a listener).
+            ResourceMetrics metrics = resource.equals(ITEMS) ? web.jaxrsResource(ITEMS) : web.resource(SERVLETS);
+            eventually(() -> metrics.concurrency() == 0);
+            MetricsSnapshot m = resource.equals(ITEMS) ? web.jaxrsMetrics(ITEMS) : web.metrics(SERVLETS);
+            assertThat(m.pass() + m.block())
+                    .as("%s: every request decided once", resource)
+                    .isEqualTo(s.requests.sum());
+            assertThat(m.block()).as("%s: rejections", resource).isEqualTo(s.rejected.sum());
+            assertThat(m.exception())
+                    .as("%s: failures (5xx, thrown, timed out)", resource)
+                    .isEqualTo(s.failed.sum());
+            assertThat(m.success())
+                    .as("%s: successes (2xx, mapped 404)", resource)
+                    .isEqualTo(s.succeeded.sum());
+            assertThat(m.peakConcurrency()).isLessThanOrEqualTo(SLOTS);
+            assertThat(s.failed.sum())
+                    .as("%s: failing requests were admitted", resource)
+                    .isPositive();
+            total += s.requests.sum();
+        }
+        assertThat(total).isEqualTo((long) CLIENTS * REQUESTS_PER_CLIENT);
+
+        // The limiters' own slots are all back too: a lone request sees every other slot free.
+        assertThat(web.get("/hello").headers().firstValue("RateLimit")).hasValue("\"servlets\";r=3");
+        assertThat(web.get("/api/items/1").headers().firstValue("RateLimit")).hasValue("\"items-in-flight\";r=3");
+    }
+}
