@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,16 +127,6 @@ public final class Leapgate {
         return OptionalInt.empty();
     }
 
-    /** Whether any rule could apply to this method and path (for any origin). */
-    public boolean matches(String method, String normalizedPath) {
-        for (RuleState state : snapshot.get().states) {
-            if (state.rule.match().matches(method, normalizedPath)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Asks to enter with one permit and no priority. */
     public Decision enter(String method, String normalizedPath, Origin origin) {
         return enter(method, normalizedPath, origin, 1);
@@ -151,17 +142,41 @@ public final class Leapgate {
      * @return an {@link Entry} to close when the request completes, or a {@link Rejection}
      */
     public Decision enter(String method, String normalizedPath, Origin origin, int permits) {
+        Objects.requireNonNull(origin, "origin");
+        return decide(method, normalizedPath, origin, null, permits);
+    }
+
+    /**
+     * Asks to enter, finding out who is calling only if it matters: {@code origin} is called (once)
+     * only when a rule's pattern matches the request or some origin is denied. For adapters whose
+     * client lookup costs something (forwarding headers, a principal).
+     */
+    public Decision enter(String method, String normalizedPath, Supplier<Origin> origin, int permits) {
+        Objects.requireNonNull(origin, "origin");
+        return decide(method, normalizedPath, null, origin, permits);
+    }
+
+    /** The decision; the origin is {@code known}, or else asked of {@code lookup} when first needed. */
+    private Decision decide(String method, String normalizedPath, Origin known, Supplier<Origin> lookup, int permits) {
         Objects.requireNonNull(method, "method");
         Objects.requireNonNull(normalizedPath, "normalizedPath");
-        Objects.requireNonNull(origin, "origin");
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1, was " + permits);
         }
         Snapshot s = snapshot.get();
-        if (s.denies(origin)) {
-            return new Rejection("deny", "origin " + origin + " is denied", null, Duration.ZERO);
+        Origin origin = known;
+        if (!s.rules.deny().isEmpty()) {
+            origin = origin != null ? origin : Objects.requireNonNull(lookup.get(), "origin");
+            if (s.rules.deny().contains(origin)) {
+                return new Rejection("deny", "origin " + origin + " is denied", null, Duration.ZERO);
+            }
         }
-        RuleState[] matched = s.match(method, normalizedPath, origin);
+        RuleState[] candidates = s.matchPaths(method, normalizedPath);
+        if (candidates == null) {
+            return unlimited(permits);
+        }
+        origin = origin != null ? origin : Objects.requireNonNull(lookup.get(), "origin");
+        RuleState[] matched = s.forOrigin(candidates, origin);
         if (matched == null) {
             return unlimited(permits);
         }
@@ -301,23 +316,25 @@ public final class Leapgate {
             this.kept = kept;
         }
 
-        boolean denies(Origin origin) {
-            return !rules.deny().isEmpty() && rules.deny().contains(origin);
-        }
-
-        /** The rules that apply, in rule-set order, or null if none does or the origin is exempt. */
-        RuleState[] match(String method, String path, Origin origin) {
+        /** The rules whose pattern matches, in rule-set order, or null if none does. No origin needed. */
+        RuleState[] matchPaths(String method, String path) {
             if (states.length > Long.SIZE) {
-                return matchMany(method, path, origin);
+                List<RuleState> matched = new ArrayList<>();
+                for (RuleState state : states) {
+                    if (state.matches(method, path)) {
+                        matched.add(state);
+                    }
+                }
+                return matched.isEmpty() ? null : matched.toArray(new RuleState[0]);
             }
             // One matching pass; the bit mask sizes the result exactly.
             long mask = 0;
             for (int i = 0; i < states.length; i++) {
-                if (states[i].applies(method, path, origin)) {
+                if (states[i].matches(method, path)) {
                     mask |= 1L << i;
                 }
             }
-            if (mask == 0 || exempt(origin)) {
+            if (mask == 0) {
                 return null;
             }
             RuleState[] matched = new RuleState[Long.bitCount(mask)];
@@ -327,18 +344,29 @@ public final class Leapgate {
             return matched;
         }
 
-        private RuleState[] matchMany(String method, String path, Origin origin) {
-            List<RuleState> matched = new ArrayList<>();
-            for (RuleState state : states) {
-                if (state.applies(method, path, origin)) {
-                    matched.add(state);
+        /** Of the rules whose pattern matched, those whose scope includes the origin; null if none or exempt. */
+        RuleState[] forOrigin(RuleState[] candidates, Origin origin) {
+            if (!rules.exempt().isEmpty() && rules.exempt().contains(origin)) {
+                return null;
+            }
+            int included = 0;
+            for (RuleState state : candidates) {
+                included += state.includes(origin) ? 1 : 0;
+            }
+            if (included == candidates.length) {
+                return candidates;
+            }
+            if (included == 0) {
+                return null;
+            }
+            RuleState[] matched = new RuleState[included];
+            int n = 0;
+            for (RuleState state : candidates) {
+                if (state.includes(origin)) {
+                    matched[n++] = state;
                 }
             }
-            return matched.isEmpty() || exempt(origin) ? null : matched.toArray(new RuleState[0]);
-        }
-
-        private boolean exempt(Origin origin) {
-            return !rules.exempt().isEmpty() && rules.exempt().contains(origin);
+            return matched;
         }
 
         @Override

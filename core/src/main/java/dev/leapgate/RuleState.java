@@ -52,9 +52,14 @@ abstract sealed class RuleState {
         };
     }
 
-    /** Whether the rule applies to a request: its pattern matches, and its scope includes the origin. */
-    final boolean applies(String method, String path, Origin origin) {
-        return rule.match().matches(method, path) && (namedOrigin == null || namedOrigin.equals(origin.id()));
+    /** Whether the rule's pattern matches the request. */
+    final boolean matches(String method, String path) {
+        return rule.match().matches(method, path);
+    }
+
+    /** Whether the rule's scope includes the origin (always, but for a rule of one named origin). */
+    final boolean includes(Origin origin) {
+        return namedOrigin == null || namedOrigin.equals(origin.id());
     }
 
     /** Whether the rule schedules requests (pace, warm-up): such rules are tried after the others. */

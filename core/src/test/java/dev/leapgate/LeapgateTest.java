@@ -279,6 +279,26 @@ class LeapgateTest {
     }
 
     @Test
+    void lazyOrigin_isLookedUpOnlyWhenAPatternMatches_orSomeOriginIsDenied() {
+        AtomicLong lookups = new AtomicLong();
+        java.util.function.Supplier<Origin> origin = () -> {
+            lookups.incrementAndGet();
+            return ip("203.0.113.1");
+        };
+        Leapgate gate = gate(rule("api", "/api/**").limit(1, seconds(10)).build());
+
+        assertThat(gate.enter("GET", "/static/app.js", origin, 1).admitted()).isTrue();
+        assertThat(lookups.get()).as("no pattern matched").isZero();
+        assertThat(gate.enter("GET", "/api/x", origin, 1).admitted()).isTrue();
+        assertThat(gate.enter("GET", "/api/x", origin, 1).admitted()).isFalse();
+        assertThat(lookups.get()).as("once per matching request").isEqualTo(2);
+
+        gate.update(new RuleSet(gate.rules().rules(), OriginList.empty(), OriginList.parse("198.51.100.0/24")));
+        gate.enter("GET", "/static/app.js", origin, 1);
+        assertThat(lookups.get()).as("a deny list needs every request's origin").isEqualTo(3);
+    }
+
+    @Test
     void namedOriginRule_appliesToThatOriginOnly() {
         Leapgate gate = gate(rule("partner", "/api/**")
                 .limit(1, seconds(10))

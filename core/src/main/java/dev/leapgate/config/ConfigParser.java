@@ -2,6 +2,7 @@ package dev.leapgate.config;
 
 import dev.leapgate.OriginList;
 import dev.leapgate.RuleSet;
+import dev.leapgate.counter.DurationText;
 import dev.leapgate.net.CidrList;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.ForwardingHeader;
@@ -257,8 +258,8 @@ public final class ConfigParser {
                         && (interval.compareTo(MIN_RELOAD_INTERVAL) < 0
                                 || interval.compareTo(MAX_RELOAD_INTERVAL) > 0)) {
                     throw new IllegalArgumentException("must be 0s (never) or between "
-                            + ValueSyntax.format(MIN_RELOAD_INTERVAL) + " and "
-                            + ValueSyntax.format(MAX_RELOAD_INTERVAL)
+                            + DurationText.format(MIN_RELOAD_INTERVAL) + " and "
+                            + DurationText.format(MAX_RELOAD_INTERVAL)
                             + ", was " + value);
                 }
                 reloadInterval = interval;

@@ -1,5 +1,6 @@
 package dev.leapgate.config;
 
+import dev.leapgate.counter.DurationText;
 import dev.leapgate.counter.WindowMode;
 import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.http.PathPattern;
@@ -290,7 +291,7 @@ final class RuleReader {
             Draft d, String setting, Control.Kind kind, Set<Control.Kind> kinds, boolean zeroAllowed) {
         return value(appliesTo(d.settings.get(setting), kind, kinds), text -> {
             Duration value = ValueSyntax.duration(text);
-            String max = ValueSyntax.format(Control.MAX_WAIT_ALLOWED);
+            String max = DurationText.format(Control.MAX_WAIT_ALLOWED);
             if (value.compareTo(Control.MAX_WAIT_ALLOWED) > 0 || (!zeroAllowed && value.isZero())) {
                 throw new IllegalArgumentException(
                         (zeroAllowed ? "must be between 0s and " : "must be longer than 0s and at most ") + max

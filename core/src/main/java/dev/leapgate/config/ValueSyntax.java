@@ -97,24 +97,6 @@ final class ValueSyntax {
         };
     }
 
-    /** How configuration writes a duration: the largest unit that divides it, e.g. {@code 1500ms}. */
-    static String format(Duration duration) {
-        long millis = duration.toMillis();
-        if (millis == 0) {
-            return "0s";
-        }
-        if (millis % 3_600_000 == 0) {
-            return millis / 3_600_000 + "h";
-        }
-        if (millis % 60_000 == 0) {
-            return millis / 60_000 + "m";
-        }
-        if (millis % 1000 == 0) {
-            return millis / 1000 + "s";
-        }
-        return millis + "ms";
-    }
-
     /** A rate limit: {@code count} requests per {@code window}. */
     record Limit(long count, Duration window) {}
 

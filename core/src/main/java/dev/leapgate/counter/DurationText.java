@@ -6,11 +6,12 @@ import java.time.Duration;
  * Renders durations the way operators write them in configuration ({@code 100ms}, {@code 10s},
  * {@code 1m}, {@code 24h}), rather than {@link Duration#toString()}'s {@code PT0.1S}.
  */
-final class DurationText {
+public final class DurationText {
 
     private DurationText() {}
 
-    static String format(Duration d) {
+    /** The largest unit that divides {@code d} exactly: {@code 1500ms}, {@code 10s}, {@code 24h}. */
+    public static String format(Duration d) {
         if (d.isZero()) {
             return "0s";
         }

@@ -73,7 +73,7 @@ public final class KeyedRateCounter {
 
     /** As {@link RateCounter#tryAcquire(long, int, long)}, for one origin. */
     public long tryAcquire(long origin, long nowNanos, int permits, long maxWaitNanos) {
-        checkPermits(permits);
+        layout.checkPermits(permits);
         return table.apply(origin, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1, acquire, true);
     }
 
@@ -89,7 +89,7 @@ public final class KeyedRateCounter {
 
     /** Returns an admission's permits; see {@link RateCounter#refund}. */
     public void refund(long origin, long ticket, int permits) {
-        checkPermits(permits);
+        layout.checkPermits(permits);
         if (ticket >= 0) {
             table.apply(origin, 0, ticket, permits, refund, false);
         }
@@ -123,13 +123,6 @@ public final class KeyedRateCounter {
     /** Bytes held by the table's arrays now. */
     public long footprintBytes() {
         return table.footprintBytes();
-    }
-
-    private void checkPermits(int permits) {
-        if (permits < 1 || permits > layout.limit) {
-            throw new IllegalArgumentException(
-                    "permits must be between 1 and the limit " + layout.limit + ", was " + permits);
-        }
     }
 
     @Override

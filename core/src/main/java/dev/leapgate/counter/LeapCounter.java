@@ -70,13 +70,13 @@ public final class LeapCounter implements RateCounter {
 
     @Override
     public long tryAcquire(long nowNanos, int permits) {
-        checkPermits(permits);
+        layout.checkPermits(permits);
         return layout.tryAcquire(cells, 0, nowNanos, permits);
     }
 
     @Override
     public long tryAcquire(long nowNanos, int permits, long maxWaitNanos) {
-        checkPermits(permits);
+        layout.checkPermits(permits);
         return layout.tryAcquire(cells, 0, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1);
     }
 
@@ -92,7 +92,7 @@ public final class LeapCounter implements RateCounter {
 
     @Override
     public void refund(long ticket, int permits) {
-        checkPermits(permits);
+        layout.checkPermits(permits);
         if (ticket >= 0) {
             layout.refund(cells, 0, ticket, permits);
         }
@@ -106,13 +106,6 @@ public final class LeapCounter implements RateCounter {
     @Override
     public long nanosUntilAvailable(long nowNanos, long permits) {
         return layout.nanosUntilAvailable(cells, 0, nowNanos, permits);
-    }
-
-    private void checkPermits(int permits) {
-        if (permits < 1 || permits > layout.limit) {
-            throw new IllegalArgumentException(
-                    "permits must be between 1 and the limit " + layout.limit + ", was " + permits);
-        }
     }
 
     @Override

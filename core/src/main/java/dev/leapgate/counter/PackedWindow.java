@@ -187,6 +187,13 @@ final class PackedWindow implements OriginTable.State {
         return limit;
     }
 
+    /** @throws IllegalArgumentException unless {@code 1 <= permits <= limit} */
+    void checkPermits(int permits) {
+        if (permits < 1 || permits > limit) {
+            throw new IllegalArgumentException("permits must be between 1 and the limit " + limit + ", was " + permits);
+        }
+    }
+
     /** Bucket number of a clock reading: whole buckets since the origin, 0 before it. */
     long epochAt(long nowNanos) {
         long sinceOrigin = nowNanos - originNanos;

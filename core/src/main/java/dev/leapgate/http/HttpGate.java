@@ -92,12 +92,9 @@ public final class HttpGate {
         if (reloading != null) {
             reloading.maybeReload();
         }
-        String method = request.method();
-        String path = RequestPath.normalize(request.rawPath());
-        if (!leapgate.matches(method, path) && leapgate.rules().deny().isEmpty()) {
-            return leapgate.enter(method, path, Origin.unknown()); // no rule applies: passes, creates nothing
-        }
-        return leapgate.enter(method, path, originOf(request));
+        // The origin is looked up only if a rule's pattern matches (or some origin is denied): a
+        // request no rule applies to passes without reading its headers, and creates no state.
+        return leapgate.enter(request.method(), RequestPath.normalize(request.rawPath()), () -> originOf(request), 1);
     }
 
     /** The origin of a request, as configured: client IP, a header's value, or the principal. */

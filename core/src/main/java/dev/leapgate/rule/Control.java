@@ -1,5 +1,6 @@
 package dev.leapgate.rule;
 
+import dev.leapgate.counter.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -80,7 +81,8 @@ public record Control(Kind kind, Duration maxQueue, double coldFactor, Duration 
         }
         Objects.requireNonNull(value, setting);
         if (value.isNegative() || value.compareTo(MAX_WAIT_ALLOWED) > 0) {
-            throw new IllegalArgumentException(setting + " must be between 0s and 1m, was " + value);
+            throw new IllegalArgumentException(
+                    setting + " must be between 0s and 1m, was " + DurationText.format(value));
         }
         return value;
     }
