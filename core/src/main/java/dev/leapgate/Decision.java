@@ -10,12 +10,7 @@ import java.util.List;
  * <pre>{@code
  * Decision decision = limiter.tryEnter();
  * if (decision instanceof Entry entry) {
- *     try (entry) {
- *         return handle(request);
- *     } catch (RuntimeException e) {
- *         entry.fail(e);
- *         throw e;
- *     }
+ *     return entry.call(() -> handle(request)); // a thrown exception counts as a failure
  * }
  * Rejection rejection = (Rejection) decision;
  * return tooManyRequests(rejection.retryAfter());

@@ -59,6 +59,9 @@ public final class Leapgate {
         public void exit(Entry entry, long nowNanos, boolean failed) {}
 
         @Override
+        public void failedAfterExit(Entry entry, long closedNanos) {}
+
+        @Override
         public List<Quota> quotas(Entry entry) {
             return List.of();
         }
@@ -373,14 +376,27 @@ public final class Leapgate {
         public void exit(Entry entry, long nowNanos, boolean failed) {
             Held held = (Held) entry.held();
             RuleState[] matched = held.matched();
+            // Statistics first, slots second: the in-flight count of the statistics goes up after
+            // the slots are taken and down before they are given back, so it never exceeds them
+            // and a reported peak never exceeds an in-flight limit.
+            for (int i = 0; i < matched.length; i++) {
+                if (firstWithItsMetrics(matched, i)) {
+                    matched[i].metrics.onComplete(nowNanos, nowNanos - entry.startNanos(), failed);
+                }
+            }
             for (RuleState state : matched) {
                 if (state instanceof RuleState.InFlight) {
                     state.release(held.origin(), 1, entry.permits());
                 }
             }
+        }
+
+        @Override
+        public void failedAfterExit(Entry entry, long closedNanos) {
+            RuleState[] matched = ((Held) entry.held()).matched();
             for (int i = 0; i < matched.length; i++) {
                 if (firstWithItsMetrics(matched, i)) {
-                    matched[i].metrics.onComplete(nowNanos, nowNanos - entry.startNanos(), failed);
+                    matched[i].metrics.onFailedAfterComplete(closedNanos);
                 }
             }
         }

@@ -207,4 +207,28 @@ class LimiterTest {
         assertThat(limiter.metrics().concurrency()).isZero();
         assertThat(limiter.metrics().concurrency()).isZero();
     }
+
+    @Test
+    void peakConcurrency_neverExceedsTheInFlightLimit_underContention() throws Exception {
+        Limiter limiter = Limiter.builder("reports").concurrency(4).clock(clock).build();
+        AtomicLong admitted = new AtomicLong();
+
+        // 8 threads race for 4 slots; a slot given back is taken again at once. The statistics
+        // count a request in flight after its slot is taken and no longer before it is given back,
+        // so no moment can show 5.
+        Together.run(8, t -> {
+            for (int i = 0; i < 50_000; i++) {
+                if (limiter.tryEnter() instanceof Entry entry) {
+                    admitted.incrementAndGet();
+                    entry.close();
+                }
+            }
+        });
+
+        MetricsSnapshot minute = limiter.metrics().lastMinute(clock.nanoTime());
+        assertThat(minute.peakConcurrency()).isBetween(1L, 4L);
+        assertThat(minute.concurrency()).isZero();
+        assertThat(minute.pass()).isEqualTo(admitted.get());
+        assertThat(minute.pass() + minute.block()).isEqualTo(8 * 50_000);
+    }
 }

@@ -76,6 +76,11 @@ final class MetricBucket {
         b.exception.add(n);
     }
 
+    static void turnSuccessIntoException(MetricBucket b, long n) {
+        b.success.add(-n);
+        b.exception.add(n);
+    }
+
     static void addRt(MetricBucket b, long rtNanos) {
         b.rtNanos.add(rtNanos);
         b.minRtNanos.accumulate(rtNanos);

@@ -73,6 +73,16 @@ public final class ResourceMetrics {
         minute.add(nowNanos, MetricBucket::addRt, rt);
     }
 
+    /**
+     * Records that a request completed as a success at {@code completedNanos} failed after all (its
+     * {@code catch} block ran after it was closed): one success less, one exception more, in the
+     * buckets where the completion was counted.
+     */
+    public void onFailedAfterComplete(long completedNanos) {
+        second.add(completedNanos, MetricBucket::turnSuccessIntoException, 1);
+        minute.add(completedNanos, MetricBucket::turnSuccessIntoException, 1);
+    }
+
     /** Requests admitted and not yet completed. */
     public long concurrency() {
         return inFlight.get();
