@@ -1,10 +1,5 @@
 package dev.leapgate;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.List;
-import java.util.Objects;
-
 /**
  * An admitted request. Close it when the work is done: closing records the response time and the
  * outcome, and releases any concurrency permits. The shortest correct form runs the work through
@@ -33,28 +28,9 @@ import java.util.Objects;
  * work, later ones do nothing, so a slot is released exactly once even when several paths (a
  * filter's {@code finally}, an async listener, a response filter) all close the same entry.
  *
- * <p>Concurrency: the whole life of an entry is one {@code long} word changed by CAS. Its two low
- * bits are the state: {@code OPEN} or {@code OPEN_FAILED} until the first close, then {@code
- * CLOSED} or {@code CLOSED_FAILED}; the only move out of a closed state is {@code CLOSED ->
- * CLOSED_FAILED}, by a late {@link #fail}. The CAS that closes also stores the response time in
- * the bits above, so a late {@link #fail} knows when the close happened from the same word.
+ * <p>Entries are made by Leapgate's limiters; implementing this interface elsewhere is not useful.
  */
-public final class Entry implements Decision, AutoCloseable {
-
-    /** The limiter that admitted an entry: what closing hands back to, and what reports its quotas. */
-    interface Exit {
-        /** Called exactly once per entry, by the thread that closed it. */
-        void exit(Entry entry, long nowNanos, boolean failed);
-
-        /**
-         * The entry, closed as a success at {@code closedNanos}, was failed afterwards: count it as
-         * failed instead. Called at most once per entry, after or concurrently with {@link #exit}.
-         */
-        void failedAfterExit(Entry entry, long closedNanos);
-
-        /** Computes {@link Entry#quotas()}; called at most once per entry (or twice in a race). */
-        List<Quota> quotas(Entry entry);
-    }
+public non-sealed interface Entry extends Decision, AutoCloseable {
 
     /**
      * Work run through an entry by {@link #call}.
@@ -63,84 +39,20 @@ public final class Entry implements Decision, AutoCloseable {
      * @param <E> what it may throw
      */
     @FunctionalInterface
-    public interface Work<T, E extends Exception> {
+    interface Work<T, E extends Exception> {
         T run() throws E;
     }
 
-    private static final long OPEN = 0;
-    private static final long OPEN_FAILED = 1;
-    private static final long CLOSED = 2;
-    private static final long CLOSED_FAILED = 3;
-    private static final long STATE_BITS = 3;
-
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(Entry.class, "state", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private final Exit exit;
-    private final Clock clock;
-    private final long startNanos;
-    private final int permits;
-    /** The limiter's own record of what this entry holds, handed back to {@link Exit}. */
-    private final Object held;
-    /** Computed on first request; a racing second computation yields an equal list. */
-    private volatile List<Quota> quotas;
-
-    /**
-     * {@code responseNanos << 2 | state}: the state in the two low bits, and once closed, the time
-     * from admission to close (a difference of clock readings, well within 62 bits).
-     */
-    @SuppressWarnings("unused") // written through STATE
-    private volatile long state;
-
-    Entry(Exit exit, Clock clock, long startNanos, int permits, Object held) {
-        this.exit = Objects.requireNonNull(exit, "exit");
-        this.clock = Objects.requireNonNull(clock, "clock");
-        this.startNanos = startNanos;
-        this.permits = permits;
-        this.held = held;
-    }
-
     @Override
-    public boolean admitted() {
+    default boolean admitted() {
         return true;
     }
 
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Computed when first asked for, as of the time of the decision, so that requests whose
-     * quotas nobody reads do not pay for them.
-     */
-    @Override
-    public List<Quota> quotas() {
-        List<Quota> computed = quotas;
-        if (computed == null) {
-            computed = exit.quotas(this);
-            quotas = computed;
-        }
-        return computed;
-    }
-
-    Object held() {
-        return held;
-    }
-
     /** The permits this entry holds. */
-    public int permits() {
-        return permits;
-    }
+    int permits();
 
-    /** The clock reading at admission. */
-    public long startNanos() {
-        return startNanos;
-    }
+    /** The clock reading at admission (after any wait for a paced or borrowed turn). */
+    long startNanos();
 
     /**
      * Runs {@code work} as this entry's request and closes the entry: a normal return is counted
@@ -150,8 +62,8 @@ public final class Entry implements Decision, AutoCloseable {
      * @return what the work returned
      * @throws E what the work threw
      */
-    public <T, E extends Exception> T call(Work<T, E> work) throws E {
-        Objects.requireNonNull(work, "work");
+    default <T, E extends Exception> T call(Work<T, E> work) throws E {
+        java.util.Objects.requireNonNull(work, "work");
         try {
             return work.run();
         } catch (Exception | Error e) {
@@ -168,8 +80,8 @@ public final class Entry implements Decision, AutoCloseable {
      * closing records; after a close that recorded a success, it turns that success into a failure
      * (once), so the {@code catch} block of a try-with-resources still counts.
      */
-    public void fail(Throwable error) {
-        Objects.requireNonNull(error, "error");
+    default void fail(Throwable error) {
+        java.util.Objects.requireNonNull(error, "error");
         fail();
     }
 
@@ -177,59 +89,18 @@ public final class Entry implements Decision, AutoCloseable {
      * Marks the request as failed without an exception at hand (for example an HTTP response with
      * a 5xx status); see {@link #fail(Throwable)}.
      */
-    public void fail() {
-        for (; ; ) {
-            long word = state;
-            long s = word & STATE_BITS;
-            if (s == OPEN_FAILED || s == CLOSED_FAILED) {
-                return;
-            }
-            if (STATE.compareAndSet(this, word, word + 1)) { // OPEN -> OPEN_FAILED, CLOSED -> CLOSED_FAILED
-                if (s == CLOSED) {
-                    exit.failedAfterExit(this, startNanos + (word >> 2));
-                }
-                return;
-            }
-        }
-    }
+    void fail();
 
     /** Whether {@link #close()} has been called. */
-    public boolean isClosed() {
-        return (state & STATE_BITS) >= CLOSED;
-    }
+    boolean isClosed();
 
     /** Whether the request was marked failed, before or after it was closed. */
-    public boolean isFailed() {
-        long s = state & STATE_BITS;
-        return s == OPEN_FAILED || s == CLOSED_FAILED;
-    }
+    boolean isFailed();
 
     /**
      * Records the response time and outcome and releases the entry's permits; only the first call
      * does anything.
      */
     @Override
-    public void close() {
-        long word = state;
-        if ((word & STATE_BITS) >= CLOSED) {
-            return;
-        }
-        long now = clock.nanoTime();
-        long closedAt = (now - startNanos) << 2;
-        for (; ; ) {
-            if (STATE.compareAndSet(this, word, closedAt | (word + CLOSED))) {
-                exit.exit(this, now, word == OPEN_FAILED);
-                return;
-            }
-            word = state; // only fail() moves an open entry: OPEN -> OPEN_FAILED
-            if ((word & STATE_BITS) >= CLOSED) {
-                return;
-            }
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "Entry[permits=" + permits + ", start=" + startNanos + "ns" + (isClosed() ? ", closed" : "") + "]";
-    }
+    void close();
 }

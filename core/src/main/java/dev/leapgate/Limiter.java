@@ -1,9 +1,13 @@
 package dev.leapgate;
 
-import dev.leapgate.counter.LeapCounter;
 import dev.leapgate.counter.WindowSpec;
-import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.internal.Admission;
+import dev.leapgate.internal.Limit;
+import dev.leapgate.internal.ResourceRecorder;
+import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
+import dev.leapgate.stats.ResourceStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -11,36 +15,57 @@ import java.util.regex.Pattern;
 
 /**
  * Limits one thing in code, outside HTTP: a rate limit (permits per window), a concurrency limit
- * (permits held at once), or both, exact under any concurrency. A convenience over {@link
- * Leapgate} with rules named {@code rate} and {@code concurrency} that apply to every call.
+ * (permits held at once), or both, for everyone together or for each origin (a user, an API key, a
+ * client address) separately; exact under any concurrency.
  *
  * <pre>{@code
  * Limiter exports = Limiter.builder("report-export")
- *         .rate(100, WindowSpec.of(Duration.ofMinutes(1)))
- *         .concurrency(20)
+ *         .rate(100, WindowSpec.of(Duration.ofMinutes(1)))   // 100 per minute
+ *         .concurrency(20)                                    // and at most 20 at once
  *         .build();
+ *
+ * if (exports.tryEnter() instanceof Entry entry) {
+ *     return entry.call(() -> export(request));   // closes the entry, counts a failure
+ * }
+ *
+ * Limiter logins = Limiter.builder("login").rate(5, WindowSpec.of(Duration.ofMinutes(1))).perOrigin().build();
+ * if (!logins.tryAcquire(Origin.id(userName))) { ... }      // a rate alone needs no entry
  * }</pre>
  *
- * <p>Concurrency: as {@link Leapgate}.
+ * <p>{@link #tryEnter()} admits with an {@link Entry} to close when the work is done (it holds the
+ * concurrency permits and measures the response time); {@link #tryAcquire()} admits without one,
+ * for a limiter with a rate alone: the cheapest call, which allocates nothing.
+ *
+ * <p>Concurrency: thread-safe and lock-free; see {@link Entry} for closing from any thread.
  */
 public final class Limiter {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     private final String name;
-    private final String path;
-    private final Leapgate gate;
+    private final Limit[] limits;
+    private final Admission admission;
+    private final ResourceRecorder recorder;
+    private final boolean perOrigin;
+    /** The one rate limit of a limiter without a concurrency limit or a wait: the fast path. */
+    private final Limit onlyRate;
 
-    private Limiter(String name, Leapgate gate) {
-        this.name = name;
-        this.path = "/" + name;
-        this.gate = gate;
+    private Limiter(Builder b, Limit[] limits, ResourceRecorder recorder) {
+        this.name = b.name;
+        this.limits = limits;
+        this.admission = new Admission(b.clock, b.sleeper);
+        this.recorder = recorder;
+        this.perOrigin = b.perOrigin;
+        this.onlyRate = b.concurrency == null && b.control.kind() == Control.Kind.REJECT && limits.length == 1
+                ? limits[0]
+                : null;
     }
 
     /**
-     * Starts a limiter. Its statistics are named {@code "/" + name}.
+     * Starts a limiter.
      *
-     * @param name 1 to 64 letters, digits, {@code .}, {@code -} or {@code _}
+     * @param name 1 to 64 letters, digits, {@code .}, {@code -} or {@code _}; the name of its
+     *     statistics
      */
     public static Builder builder(String name) {
         return new Builder(name);
@@ -51,8 +76,8 @@ public final class Limiter {
     }
 
     /** The statistics of the limited thing. */
-    public ResourceMetrics metrics() {
-        return gate.metrics().iterator().next();
+    public ResourceStats stats() {
+        return recorder;
     }
 
     /** Asks to enter with one permit. */
@@ -65,22 +90,120 @@ public final class Limiter {
      * rejected by it.
      *
      * @throws IllegalArgumentException if {@code permits} is below 1
+     * @throws IllegalStateException if the limiter counts per origin: use {@link #tryEnter(Origin,
+     *     int)}
      */
     public Decision tryEnter(int permits) {
-        return gate.enter("CALL", path, Origin.unknown(), permits);
+        requireShared();
+        return admission.decide(limits, Origin.unknown(), checked(permits));
+    }
+
+    /** Asks to enter for {@code origin} with one permit. */
+    public Decision tryEnter(Origin origin) {
+        return tryEnter(origin, 1);
+    }
+
+    /**
+     * Asks to enter for {@code origin} with {@code permits} permits. For a limiter that does not
+     * count per origin, the origin changes nothing.
+     *
+     * @throws IllegalArgumentException if {@code permits} is below 1
+     */
+    public Decision tryEnter(Origin origin, int permits) {
+        Objects.requireNonNull(origin, "origin");
+        return admission.decide(limits, origin, checked(permits));
+    }
+
+    /**
+     * Takes one permit of the rate limit without entering: nothing to close, nothing held, no
+     * response time. For a limiter with a rate and no concurrency limit.
+     *
+     * @return whether the permit was taken
+     * @throws IllegalStateException if the limiter has a concurrency limit (whose permits must be
+     *     given back by closing an entry: use {@link #tryEnter()}), or counts per origin
+     */
+    public boolean tryAcquire() {
+        return tryAcquire(1);
+    }
+
+    /** As {@link #tryAcquire()}, for {@code permits} permits. */
+    public boolean tryAcquire(int permits) {
+        requireShared();
+        return acquire(Origin.unknown(), checked(permits));
+    }
+
+    /** As {@link #tryAcquire()}, for {@code origin}. */
+    public boolean tryAcquire(Origin origin) {
+        return tryAcquire(origin, 1);
+    }
+
+    /** As {@link #tryAcquire()}, for {@code origin} and {@code permits} permits. */
+    public boolean tryAcquire(Origin origin, int permits) {
+        Objects.requireNonNull(origin, "origin");
+        return acquire(origin, checked(permits));
+    }
+
+    private boolean acquire(Origin origin, int permits) {
+        if (onlyRate != null) {
+            return admission.acquire(onlyRate, origin, permits);
+        }
+        if (hasConcurrency()) {
+            throw new IllegalStateException("limiter '" + name
+                    + "' has a concurrency limit, whose permits are given back when an entry is closed:"
+                    + " use tryEnter() and close the entry");
+        }
+        // A paced or borrowing rate: the general path, which may wait; the entry is closed at once.
+        Decision decision = admission.decide(limits, origin, permits);
+        if (decision instanceof Entry entry) {
+            entry.close();
+            return true;
+        }
+        return false;
+    }
+
+    private boolean hasConcurrency() {
+        for (Limit limit : limits) {
+            if (limit.rule().isInFlight()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void requireShared() {
+        if (perOrigin) {
+            throw new IllegalStateException("limiter '" + name
+                    + "' counts per origin: pass the origin, tryEnter(origin) or tryAcquire(origin)");
+        }
+    }
+
+    private static int checked(int permits) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        return permits;
     }
 
     @Override
     public String toString() {
-        return "Limiter[" + name + ", " + gate.rules().rules() + "]";
+        List<FlowRule> rules = new ArrayList<>();
+        for (Limit limit : limits) {
+            rules.add(limit.rule());
+        }
+        return "Limiter[" + name + ", " + rules + "]";
     }
 
     /** Builds a {@link Limiter}; at least one limit is required. */
     public static final class Builder {
         private final String name;
         private Clock clock = Clock.system();
-        private FlowRule rate;
-        private FlowRule concurrency;
+        private Sleeper sleeper = Sleeper.system();
+        private Long rateLimit;
+        private WindowSpec window;
+        private Long concurrency;
+        private Control control = Control.reject();
+        private boolean perOrigin;
+        private int maxOrigins = FlowRule.DEFAULT_MAX_ORIGINS;
 
         private Builder(String name) {
             Objects.requireNonNull(name, "name");
@@ -94,34 +217,39 @@ public final class Limiter {
         /** At most {@code limit} permits per {@code window}. */
         public Builder rate(long limit, WindowSpec window) {
             Objects.requireNonNull(window, "window");
-            if (rate != null) {
-                throw new IllegalStateException(
-                        "rate limit was already set to " + rate.limit() + " per " + rate.window());
+            if (rateLimit != null) {
+                throw new IllegalStateException("rate limit was already set to " + rateLimit + " per " + this.window);
             }
-            long max = LeapCounter.maxLimit(window);
-            if (limit < 1 || limit > max) {
-                throw new IllegalArgumentException(
-                        "rate limit must be between 1 and " + max + " for window " + window + ", was " + limit);
-            }
-            this.rate = FlowRule.builder("rate")
-                    .match("/" + name)
-                    .limit(limit, window)
-                    .build();
+            this.rateLimit = limit;
+            this.window = window;
             return this;
         }
 
         /** At most {@code limit} permits held at once. */
         public Builder concurrency(long limit) {
             if (concurrency != null) {
-                throw new IllegalStateException("concurrency limit was already set to " + concurrency.limit());
+                throw new IllegalStateException("concurrency limit was already set to " + concurrency);
             }
-            if (limit < 1) {
-                throw new IllegalArgumentException("concurrency limit must be at least 1, was " + limit);
-            }
-            this.concurrency = FlowRule.builder("concurrency")
-                    .match("/" + name)
-                    .inFlight(limit)
-                    .build();
+            this.concurrency = limit;
+            return this;
+        }
+
+        /** What the rate limit does with excess: reject (the default), pace, warm up or borrow. */
+        public Builder onExcess(Control control) {
+            this.control = Objects.requireNonNull(control, "control");
+            return this;
+        }
+
+        /** Each origin gets its own limits, kept for at most {@link FlowRule#DEFAULT_MAX_ORIGINS} origins at once. */
+        public Builder perOrigin() {
+            this.perOrigin = true;
+            return this;
+        }
+
+        /** Each origin gets its own limits, kept for at most {@code maxOrigins} origins at once. */
+        public Builder perOrigin(int maxOrigins) {
+            this.perOrigin = true;
+            this.maxOrigins = maxOrigins;
             return this;
         }
 
@@ -131,24 +259,53 @@ public final class Limiter {
             return this;
         }
 
-        /** @throws IllegalStateException if no limit was set */
+        /** How paced and borrowing calls wait; {@link Sleeper#system()} by default. */
+        public Builder sleeper(Sleeper sleeper) {
+            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            return this;
+        }
+
+        /**
+         * @throws IllegalStateException if no limit was set
+         * @throws IllegalArgumentException for a limit out of range, with the rule's own message
+         */
         public Limiter build() {
-            List<FlowRule> rules = new ArrayList<>();
-            // The concurrency limit first: a slot is cheaper to give back than a window count.
-            if (concurrency != null) {
-                rules.add(concurrency);
-            }
-            if (rate != null) {
-                rules.add(rate);
-            }
-            if (rules.isEmpty()) {
+            if (rateLimit == null && concurrency == null) {
                 throw new IllegalStateException("limiter '" + name + "' needs a rate or a concurrency limit");
             }
-            Leapgate gate = Leapgate.builder()
-                    .rules(new RuleSet(rules, OriginList.empty(), OriginList.empty()))
-                    .clock(clock)
-                    .build();
-            return new Limiter(name, gate);
+            if (rateLimit == null && control.kind() != Control.Kind.REJECT) {
+                throw new IllegalStateException("limiter '" + name + "': on-excess " + Control.name(control.kind())
+                        + " applies to a rate limit; set one with rate(limit, window)");
+            }
+            Scope scope = perOrigin ? Scope.perOrigin() : Scope.all();
+            List<FlowRule> rules = new ArrayList<>();
+            try {
+                // The concurrency limit first: a slot is cheaper to give back than a window count.
+                if (concurrency != null) {
+                    rules.add(FlowRule.builder("concurrency")
+                            .inFlight(concurrency)
+                            .scope(scope)
+                            .maxOrigins(maxOrigins)
+                            .build());
+                }
+                if (rateLimit != null) {
+                    rules.add(FlowRule.builder("rate")
+                            .limit(rateLimit, window)
+                            .control(control)
+                            .scope(scope)
+                            .maxOrigins(maxOrigins)
+                            .build());
+                }
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("limiter '" + name + "': " + e.getMessage(), e);
+            }
+            ResourceRecorder recorder = new ResourceRecorder(name, clock);
+            long now = clock.nanoTime();
+            Limit[] limits = new Limit[rules.size()];
+            for (int i = 0; i < limits.length; i++) {
+                limits[i] = Limit.create(rules.get(i), recorder, now);
+            }
+            return new Limiter(this, limits, recorder);
         }
     }
 }

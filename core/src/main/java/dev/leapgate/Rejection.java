@@ -2,37 +2,47 @@ package dev.leapgate;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
- * A request that was not admitted.
+ * A request that was not admitted: which rule said no, why, and when a retry could succeed.
  *
- * @param rule the name of the rule that rejected the request
- * @param reason why, in a few words, for logs and response bodies
- * @param quota where the request stood against that rule; {@code null} for a rejection that no
- *     quota describes (a denied origin)
- * @param retryAfter how long until a retry could succeed if nothing else were admitted
- *     meanwhile; {@link Duration#ZERO} when unknown ahead of time (a concurrency limit frees a
- *     slot whenever a request completes)
+ * <p>Rejections are made by Leapgate's limiters; implementing this interface elsewhere is not
+ * useful.
  */
-public record Rejection(String rule, String reason, Quota quota, Duration retryAfter) implements Decision {
-
-    public Rejection {
-        Objects.requireNonNull(rule, "rule");
-        Objects.requireNonNull(reason, "reason");
-        Objects.requireNonNull(retryAfter, "retryAfter");
-        if (retryAfter.isNegative()) {
-            throw new IllegalArgumentException("retryAfter must not be negative, was " + retryAfter);
-        }
-    }
+public non-sealed interface Rejection extends Decision {
 
     @Override
-    public boolean admitted() {
+    default boolean admitted() {
         return false;
     }
 
+    /** The name of the rule that rejected the request. */
+    String rule();
+
+    /** Why, in a few words, for logs and response bodies: {@code "limit exceeded"}. */
+    String reason();
+
+    /**
+     * Where the request stands against the rejecting rule; {@code null} for a rejection that no
+     * quota describes (a denied origin). Computed when asked: see {@link #retryAfter()}.
+     */
+    Quota quota();
+
+    /**
+     * How long until a retry could succeed if nothing else were admitted meanwhile; {@link
+     * Duration#ZERO} when unknown ahead of time (a concurrency limit frees a slot whenever a request
+     * completes, and a denied origin never gets in).
+     *
+     * <p>Computed when asked, from the rule's counters, so that rejecting costs no more than
+     * admitting: as of the decision for a rule counted per origin, and as of the moment it is asked
+     * for a rule everyone shares (whose rejections are one shared object). Ask right away, as the
+     * HTTP adapters do.
+     */
+    Duration retryAfter();
+
     @Override
-    public List<Quota> quotas() {
+    default List<Quota> quotas() {
+        Quota quota = quota();
         return quota == null ? List.of() : List.of(quota);
     }
 }

@@ -20,13 +20,17 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
 
     private static final RuleSet EMPTY = new RuleSet(List.of(), OriginList.empty(), OriginList.empty());
 
-    /** @throws IllegalArgumentException if two rules share a name */
+    /** @throws IllegalArgumentException if two rules share a name, or a rule has no match */
     public RuleSet {
         rules = List.copyOf(Objects.requireNonNull(rules, "rules"));
         Objects.requireNonNull(exempt, "exempt");
         Objects.requireNonNull(deny, "deny");
         Set<String> names = new HashSet<>();
         for (FlowRule rule : rules) {
+            if (rule.match() == null) {
+                throw new IllegalArgumentException("rule '" + rule.name() + "' needs a match: a rule set's rules"
+                        + " apply to the HTTP requests their pattern matches");
+            }
             if (!names.add(rule.name())) {
                 throw new IllegalArgumentException("rule name '" + rule.name() + "' is used twice");
             }

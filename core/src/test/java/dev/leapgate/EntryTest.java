@@ -3,7 +3,7 @@ package dev.leapgate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Together;
 import java.io.IOException;
 import java.time.Duration;
@@ -16,8 +16,8 @@ class EntryTest {
     private final Limiter limiter =
             Limiter.builder("work").concurrency(1_000_000).clock(clock).build();
 
-    private MetricsSnapshot minute() {
-        return limiter.metrics().lastMinute(clock.nanoTime());
+    private StatsSnapshot minute() {
+        return limiter.stats().lastMinute();
     }
 
     private Entry enter() {
@@ -36,10 +36,10 @@ class EntryTest {
         assertThat(result).isEqualTo("done");
         assertThat(entry.isClosed()).isTrue();
         assertThat(entry.isFailed()).isFalse();
-        assertThat(minute().success()).isEqualTo(1);
-        assertThat(minute().exception()).isZero();
-        assertThat(minute().averageRtMillis()).isEqualTo(40.0);
-        assertThat(minute().concurrency()).isZero();
+        assertThat(minute().succeeded()).isEqualTo(1);
+        assertThat(minute().failed()).isZero();
+        assertThat(minute().averageResponseMillis()).isEqualTo(40.0);
+        assertThat(minute().inFlight()).isZero();
     }
 
     @Test
@@ -53,9 +53,9 @@ class EntryTest {
                 .isSameAs(thrown);
 
         assertThat(entry.isClosed()).isTrue();
-        assertThat(minute().success()).isZero();
-        assertThat(minute().exception()).isEqualTo(1);
-        assertThat(minute().concurrency()).isZero();
+        assertThat(minute().succeeded()).isZero();
+        assertThat(minute().failed()).isEqualTo(1);
+        assertThat(minute().inFlight()).isZero();
     }
 
     @Test
@@ -67,7 +67,7 @@ class EntryTest {
                 }))
                 .isInstanceOf(StackOverflowError.class);
 
-        assertThat(minute().exception()).isEqualTo(1);
+        assertThat(minute().failed()).isEqualTo(1);
     }
 
     @Test
@@ -76,8 +76,8 @@ class EntryTest {
         entry.fail(new IllegalStateException("x"));
         entry.close();
 
-        assertThat(minute().success()).isZero();
-        assertThat(minute().exception()).isEqualTo(1);
+        assertThat(minute().succeeded()).isZero();
+        assertThat(minute().failed()).isEqualTo(1);
     }
 
     @Test
@@ -85,19 +85,19 @@ class EntryTest {
         Entry entry = enter();
         clock.advance(Duration.ofMillis(10));
         entry.close();
-        assertThat(minute().success()).isEqualTo(1);
+        assertThat(minute().succeeded()).isEqualTo(1);
         clock.advance(Duration.ofMillis(5)); // the catch block runs a little later
 
         entry.fail(new IllegalStateException("x"));
         entry.fail();
 
         assertThat(entry.isFailed()).isTrue();
-        assertThat(minute().success()).isZero();
-        assertThat(minute().exception()).isEqualTo(1);
-        assertThat(minute().averageRtMillis())
+        assertThat(minute().succeeded()).isZero();
+        assertThat(minute().failed()).isEqualTo(1);
+        assertThat(minute().averageResponseMillis())
                 .as("the response time is the close's")
                 .isEqualTo(10.0);
-        assertThat(limiter.metrics().lastSecond(clock.nanoTime()).exception()).isEqualTo(1);
+        assertThat(limiter.stats().lastSecond().failed()).isEqualTo(1);
     }
 
     @Test
@@ -108,9 +108,9 @@ class EntryTest {
         entry.fail();
         entry.close();
 
-        assertThat(minute().exception()).isEqualTo(1);
-        assertThat(minute().success()).isZero();
-        assertThat(minute().pass()).isEqualTo(1);
+        assertThat(minute().failed()).isEqualTo(1);
+        assertThat(minute().succeeded()).isZero();
+        assertThat(minute().admitted()).isEqualTo(1);
     }
 
     @Test
@@ -135,10 +135,10 @@ class EntryTest {
             }
         });
 
-        MetricsSnapshot s = minute();
-        assertThat(s.exception()).isEqualTo(entries);
-        assertThat(s.success()).isZero();
-        assertThat(s.concurrency()).isZero();
+        StatsSnapshot s = minute();
+        assertThat(s.failed()).isEqualTo(entries);
+        assertThat(s.succeeded()).isZero();
+        assertThat(s.inFlight()).isZero();
         for (Entry entry : all) {
             assertThat(entry.isClosed() && entry.isFailed()).isTrue();
         }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.counter.WindowSpec;
-import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.Queue;
@@ -77,10 +77,10 @@ class LimiterTest {
         entry.close();
 
         assertThat(entry.isClosed()).isTrue();
-        assertThat(limiter.metrics().concurrency()).isZero();
+        assertThat(limiter.stats().inFlight()).isZero();
         Entry next = (Entry) limiter.tryEnter();
         entry.close(); // a late third close must not free the slot the next entry holds
-        assertThat(limiter.metrics().concurrency()).isEqualTo(1);
+        assertThat(limiter.stats().inFlight()).isEqualTo(1);
         assertThat(limiter.tryEnter().admitted()).isFalse();
         next.close();
     }
@@ -97,14 +97,14 @@ class LimiterTest {
         failing.close();
         limiter.tryEnter().admitted();
 
-        MetricsSnapshot s = limiter.metrics().lastMinute(clock.nanoTime());
-        assertThat(s.resource()).isEqualTo("/orders");
-        assertThat(s.pass()).isEqualTo(3);
-        assertThat(s.success()).isEqualTo(1);
-        assertThat(s.exception()).isEqualTo(1);
-        assertThat(s.averageRtMillis()).isEqualTo(20.0);
-        assertThat(s.minRtMillis()).isEqualTo(10.0);
-        assertThat(s.concurrency()).isEqualTo(1);
+        StatsSnapshot s = limiter.stats().lastMinute();
+        assertThat(s.resource()).isEqualTo("orders");
+        assertThat(s.admitted()).isEqualTo(3);
+        assertThat(s.succeeded()).isEqualTo(1);
+        assertThat(s.failed()).isEqualTo(1);
+        assertThat(s.averageResponseMillis()).isEqualTo(20.0);
+        assertThat(s.minResponseMillis()).isEqualTo(10.0);
+        assertThat(s.inFlight()).isEqualTo(1);
     }
 
     @Test
@@ -117,11 +117,11 @@ class LimiterTest {
         limiter.tryEnter();
 
         assertThat(limiter.tryEnter().admitted()).isFalse();
-        assertThat(limiter.metrics().concurrency()).isEqualTo(1);
-        assertThat(limiter.metrics().lastSecond(clock.nanoTime()).block()).isEqualTo(1);
+        assertThat(limiter.stats().inFlight()).isEqualTo(1);
+        assertThat(limiter.stats().lastSecond().rejected()).isEqualTo(1);
         clock.advance(Duration.ofSeconds(2));
         try (Entry admitted = (Entry) limiter.tryEnter()) {
-            assertThat(limiter.metrics().concurrency())
+            assertThat(limiter.stats().inFlight())
                     .as("the rejected request holds no slot")
                     .isEqualTo(2);
         }
@@ -148,14 +148,18 @@ class LimiterTest {
         assertThatThrownBy(() -> Limiter.builder("r").build())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("limiter 'r' needs a rate or a concurrency limit");
-        assertThatThrownBy(() -> Limiter.builder("r").concurrency(0))
-                .hasMessage("concurrency limit must be at least 1, was 0");
+        assertThatThrownBy(() -> Limiter.builder("r").concurrency(0).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(
+                        "limiter 'r': in-flight limit must be between 1 and 2147483647, was 0 (rule 'concurrency')");
         assertThatThrownBy(() -> Limiter.builder("r").concurrency(2).concurrency(3))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("concurrency limit was already set to 2");
         WindowSpec second = WindowSpec.of(Duration.ofSeconds(1));
-        assertThatThrownBy(() -> Limiter.builder("r").rate(0, second))
-                .hasMessage("rate limit must be between 1 and 134217727 for window 1s in 10 buckets, strict, was 0");
+        assertThatThrownBy(() -> Limiter.builder("r").rate(0, second).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("limiter 'r': limit must be between 1 and 134217727 for window 1s in 10 buckets, strict,"
+                        + " was 0 (rule 'rate')");
         assertThatThrownBy(() -> Limiter.builder("r").rate(1, second).rate(2, second))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("rate limit was already set to 1 per 1s in 10 buckets, strict");
@@ -204,8 +208,8 @@ class LimiterTest {
 
         assertThat(admitted.get() + rejected.get()).isEqualTo((long) threads * attempts);
         assertThat(maxHolding.get()).isLessThanOrEqualTo(4);
-        assertThat(limiter.metrics().concurrency()).isZero();
-        assertThat(limiter.metrics().concurrency()).isZero();
+        assertThat(limiter.stats().inFlight()).isZero();
+        assertThat(limiter.stats().inFlight()).isZero();
     }
 
     @Test
@@ -225,10 +229,10 @@ class LimiterTest {
             }
         });
 
-        MetricsSnapshot minute = limiter.metrics().lastMinute(clock.nanoTime());
-        assertThat(minute.peakConcurrency()).isBetween(1L, 4L);
-        assertThat(minute.concurrency()).isZero();
-        assertThat(minute.pass()).isEqualTo(admitted.get());
-        assertThat(minute.pass() + minute.block()).isEqualTo(8 * 50_000);
+        StatsSnapshot minute = limiter.stats().lastMinute();
+        assertThat(minute.peakInFlight()).isBetween(1L, 4L);
+        assertThat(minute.inFlight()).isZero();
+        assertThat(minute.admitted()).isEqualTo(admitted.get());
+        assertThat(minute.admitted() + minute.rejected()).isEqualTo(8 * 50_000);
     }
 }

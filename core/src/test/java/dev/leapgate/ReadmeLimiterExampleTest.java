@@ -3,7 +3,7 @@ package dev.leapgate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.JavaSnippets;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
@@ -45,11 +45,11 @@ class ReadmeLimiterExampleTest {
         Field field = type.getDeclaredField("exports");
         field.setAccessible(true);
         Limiter limiter = (Limiter) field.get(exports);
-        MetricsSnapshot minute = limiter.metrics().lastMinute(System.nanoTime());
-        assertThat(minute.pass()).isEqualTo(4);
-        assertThat(minute.success()).isEqualTo(2);
-        assertThat(minute.exception()).isEqualTo(2);
-        assertThat(minute.concurrency()).isZero();
+        StatsSnapshot minute = limiter.stats().lastMinute();
+        assertThat(minute.admitted()).isEqualTo(4);
+        assertThat(minute.succeeded()).isEqualTo(2);
+        assertThat(minute.failed()).isEqualTo(2);
+        assertThat(minute.inFlight()).isZero();
     }
 
     @Test
@@ -69,10 +69,10 @@ class ReadmeLimiterExampleTest {
             assertThat(entry.isClosed()).isTrue();
         }
 
-        MetricsSnapshot minute = limiter.metrics().lastMinute(System.nanoTime());
-        assertThat(minute.success()).isEqualTo(2);
-        assertThat(minute.exception()).isEqualTo(2);
-        assertThat(minute.concurrency()).isZero();
+        StatsSnapshot minute = limiter.stats().lastMinute();
+        assertThat(minute.succeeded()).isEqualTo(2);
+        assertThat(minute.failed()).isEqualTo(2);
+        assertThat(minute.inFlight()).isZero();
     }
 
     private static Object invoke(Method method, Object target, Object arg) throws Throwable {

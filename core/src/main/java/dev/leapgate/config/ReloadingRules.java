@@ -1,7 +1,6 @@
 package dev.leapgate.config;
 
 import dev.leapgate.Clock;
-import dev.leapgate.Leapgate;
 import dev.leapgate.RuleSet;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,13 +10,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A rules file that a {@link Leapgate} follows: when the file changes, its rules replace the ones
- * in force; when the new file is invalid, the previous rules stay in force and the problems are
+ * A rules file that a gate follows: when the file changes, its rules replace the ones in force; when the new file is invalid, the previous rules stay in force and the problems are
  * logged at WARN.
  *
  * <p>No watcher thread: {@link #maybeReload()} is called on the request path and looks at the file
@@ -38,33 +37,27 @@ public final class ReloadingRules {
     private final Path file;
     private final long intervalNanos;
     private final Clock clock;
-    private final Leapgate leapgate;
+    private final Consumer<RuleSet> apply;
     private final AtomicLong nextCheckNanos;
     private final UnaryOperator<RuleSet> adjust;
     private String stamp;
 
     /**
-     * Follows {@code file}, whose rules {@code leapgate} already has in force.
+     * Follows {@code file}, whose rules are already in force: when it changes, its rules go through
+     * {@code adjust}, then to {@code apply} (the gate's {@code update}). With {@code adjust} an
+     * adapter adds the rules it defines in code (annotations), so that a reload replaces only the
+     * file's rules; if it throws an {@link IllegalArgumentException} (a rule name of the file clashes
+     * with one of the code's), the file is treated as invalid.
      *
      * @param interval how often to look; {@link Duration#ZERO} only on {@link #reload()}
      */
-    public ReloadingRules(Path file, Duration interval, Clock clock, Leapgate leapgate) {
-        this(file, interval, clock, leapgate, UnaryOperator.identity());
-    }
-
-    /**
-     * Follows {@code file} as above, applying {@code adjust} to the rules read from it before they
-     * replace the ones in force: an adapter adds the rules it defines in code (annotations), so
-     * that a reload replaces only the file's rules. If {@code adjust} throws an {@link
-     * IllegalArgumentException} (a rule name of the file clashes with one of the code's), the file
-     * is treated as invalid.
-     */
-    public ReloadingRules(Path file, Duration interval, Clock clock, Leapgate leapgate, UnaryOperator<RuleSet> adjust) {
+    public ReloadingRules(
+            Path file, Duration interval, Clock clock, Consumer<RuleSet> apply, UnaryOperator<RuleSet> adjust) {
         this.adjust = Objects.requireNonNull(adjust, "adjust");
         this.file = Objects.requireNonNull(file, "file");
         this.intervalNanos = Objects.requireNonNull(interval, "interval").toNanos();
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.leapgate = Objects.requireNonNull(leapgate, "leapgate");
+        this.apply = Objects.requireNonNull(apply, "apply");
         this.stamp = stampOf(file);
         this.nextCheckNanos = new AtomicLong(clock.nanoTime() + intervalNanos);
     }
@@ -109,7 +102,7 @@ public final class ReloadingRules {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(file.toString(), List.of(e.getMessage()));
         }
-        leapgate.update(rules);
+        apply.accept(rules);
         LOG.info("Leapgate applied rules file {}", file);
         return true;
     }

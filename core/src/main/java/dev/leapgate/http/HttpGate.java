@@ -2,7 +2,6 @@ package dev.leapgate.http;
 
 import dev.leapgate.Clock;
 import dev.leapgate.Decision;
-import dev.leapgate.Leapgate;
 import dev.leapgate.Origin;
 import dev.leapgate.Quota;
 import dev.leapgate.Rejection;
@@ -14,8 +13,14 @@ import dev.leapgate.config.OriginSource;
 import dev.leapgate.config.RateLimitHeaders;
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.config.ResponseSettings;
+import dev.leapgate.internal.Admission;
+import dev.leapgate.internal.DeniedRejection;
+import dev.leapgate.internal.Limit;
+import dev.leapgate.internal.RuleBook;
+import dev.leapgate.internal.UnlimitedEntry;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.stats.ResourceStats;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,48 +28,76 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Everything an HTTP adapter needs, framework-neutral: from a request to a decision, and from a
- * decision to the header fields and response to send. The servlet filter and the JAX-RS provider
- * are thin shells around one of these, so both behave the same.
+ * Leapgate for HTTP, framework-neutral: from a request to a decision, and from a decision to the
+ * header fields and response to send. The servlet filter and the JAX-RS provider are thin shells
+ * around one of these, so both behave the same.
  *
- * <p>Per request: the path is normalized ({@link RequestPath}); if no rule can apply and no origin
- * is denied, the request passes at once, without resolving its origin or creating any state;
- * otherwise the origin is resolved (the client IP through the trusted-proxy rules, a header, or
- * the principal, as configured) and the {@link Leapgate} decides. A rules file, if configured, is
- * checked for changes lazily on this path at most once per reload interval ({@link
- * ReloadingRules}).
+ * <p>Per request: the path is normalized ({@link RequestPath}) and the rules whose patterns match
+ * it are found in an index built once per rule set ({@link PatternIndex}: the cost does not grow
+ * with the number of rules). If none matches and no origin is denied, the request passes at once,
+ * without resolving its origin or creating any state; otherwise the origin is resolved (the client
+ * IP through the trusted-proxy rules, a header, or the principal, as configured) and the decision
+ * layer decides under the matching rules (every one applies; see {@code
+ * dev.leapgate.internal.Admission}). A rules file, if configured, is checked for changes lazily on
+ * this path at most once per reload interval ({@link ReloadingRules}).
  *
- * <p>Concurrency: immutable configuration over a thread-safe {@link Leapgate}.
+ * <h2>Reload</h2>
+ *
+ * {@link #update} replaces the rule set atomically: a request sees either the old rules or the new
+ * ones, never a mix, and never waits for a reload. A rule whose definition is unchanged keeps its
+ * counters (a reload does not hand out a fresh allowance); the statistics of a resource carry over
+ * while any rule protects it. An entry admitted under the old rules is released into the counters
+ * it was admitted by.
+ *
+ * <p>Concurrency: the compiled rules are one immutable snapshot behind a volatile reference;
+ * everything inside is thread-safe. No locks on the request path, no background thread.
  */
 public final class HttpGate {
 
-    private final Leapgate leapgate;
+    private static final Logger LOG = LoggerFactory.getLogger(HttpGate.class);
+
+    private final Admission admission;
     private final ClientIpResolver clientIp;
     private final OriginSource originSource;
     private final ResponseSettings response;
     private final ReloadingRules reloading; // null without a rules file
-    private final Clock clock;
+    private final AtomicReference<Snapshot> snapshot;
+
+    /** A compiled rule set and its index. */
+    private record Snapshot(RuleBook book, PatternIndex<Limit> index) {
+        static Snapshot of(RuleSet rules, Snapshot previous, Clock clock) {
+            RuleBook book = RuleBook.compile(rules, previous == null ? null : previous.book, clock);
+            List<PathPattern> patterns = new ArrayList<>();
+            for (FlowRule rule : rules.rules()) {
+                patterns.add(rule.match());
+            }
+            return new Snapshot(book, new PatternIndex<>(patterns, List.of(book.limits()), Limit[]::new));
+        }
+    }
 
     private HttpGate(Builder builder) {
         LeapgateConfig config = builder.config;
-        this.clock = builder.clock;
+        this.admission = new Admission(builder.clock, builder.sleeper);
         this.clientIp = config.clientIp();
         this.originSource = config.origin();
         this.response = config.response();
         List<FlowRule> codeRules = List.copyOf(builder.codeRules);
         UnaryOperator<RuleSet> withCodeRules = rules -> rules.withRules(codeRules);
-        this.leapgate = Leapgate.builder()
-                .rules(withCodeRules.apply(
-                        config.rulesFile().map(ConfigParser::readRulesFile).orElse(config.rules())))
-                .clock(clock)
-                .sleeper(builder.sleeper)
-                .build();
+        RuleSet initial = withCodeRules.apply(
+                config.rulesFile().map(ConfigParser::readRulesFile).orElse(config.rules()));
+        this.snapshot = new AtomicReference<>(Snapshot.of(initial, null, builder.clock));
         this.reloading = config.rulesFile()
-                .map(file -> new ReloadingRules(file, config.reloadInterval(), clock, leapgate, withCodeRules))
+                .map(file ->
+                        new ReloadingRules(file, config.reloadInterval(), builder.clock, this::update, withCodeRules))
                 .orElse(null);
     }
 
@@ -77,24 +110,104 @@ public final class HttpGate {
         return new Builder(config);
     }
 
-    /** The rule engine, for statistics and programmatic updates. */
-    public Leapgate leapgate() {
-        return leapgate;
+    /** The rules in force. */
+    public RuleSet rules() {
+        return snapshot.get().book.rules();
+    }
+
+    /**
+     * Replaces the rules atomically. Unchanged rules keep their counters; see the class comment.
+     * Rules added in code ({@link Builder#addRules}) are not kept: pass them in {@code rules}.
+     */
+    public void update(RuleSet rules) {
+        Objects.requireNonNull(rules, "rules");
+        Snapshot next = Snapshot.of(rules, snapshot.get(), admission.clock());
+        snapshot.set(next);
+        LOG.info(
+                "Leapgate rules updated: {} rules ({} kept with their counters), exempt [{}], deny [{}]",
+                rules.rules().size(),
+                next.book.kept(),
+                rules.exempt(),
+                rules.deny());
+    }
+
+    /** The statistics of every resource a rule protects. */
+    public Collection<ResourceStats> stats() {
+        return snapshot.get().book.stats();
+    }
+
+    /** The statistics of one resource (a rule pattern's text, e.g. {@code "GET /users/{id}"}). */
+    public Optional<ResourceStats> stats(String resource) {
+        return Optional.ofNullable(snapshot.get().book.stats(Objects.requireNonNull(resource, "resource")));
+    }
+
+    /**
+     * How many origins the {@code per-origin} rule named {@code ruleName} tracks now: never more
+     * than its {@code max-origins}. Empty when no rule of that name is in force, or the rule has
+     * another scope (it keeps no per-origin state).
+     */
+    public OptionalInt trackedOrigins(String ruleName) {
+        return snapshot.get().book.trackedOrigins(Objects.requireNonNull(ruleName, "ruleName"));
     }
 
     /** The reloading rules file, if one is configured. */
-    public java.util.Optional<ReloadingRules> rulesFile() {
-        return java.util.Optional.ofNullable(reloading);
+    public Optional<ReloadingRules> rulesFile() {
+        return Optional.ofNullable(reloading);
     }
 
     /** Decides on a request with one permit. */
     public Decision enter(HttpRequestView request) {
+        Objects.requireNonNull(request, "request");
         if (reloading != null) {
             reloading.maybeReload();
         }
-        // The origin is looked up only if a rule's pattern matches (or some origin is denied): a
-        // request no rule applies to passes without reading its headers, and creates no state.
-        return leapgate.enter(request.method(), RequestPath.normalize(request.rawPath()), () -> originOf(request), 1);
+        return decide(request.method(), RequestPath.normalize(request.rawPath()), null, request, 1);
+    }
+
+    /** Decides on a request given by its parts, with one permit; see {@link #enter(String, String, Origin, int)}. */
+    public Decision enter(String method, String normalizedPath, Origin origin) {
+        return enter(method, normalizedPath, origin, 1);
+    }
+
+    /**
+     * Decides on a request given by its parts, for callers without an {@link HttpRequestView}: its
+     * method, its path as {@link RequestPath#normalize} gives it, who is calling, and how much of
+     * each limit it takes.
+     *
+     * @throws IllegalArgumentException if {@code permits} is below 1
+     */
+    public Decision enter(String method, String normalizedPath, Origin origin, int permits) {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(normalizedPath, "normalizedPath");
+        Objects.requireNonNull(origin, "origin");
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+        }
+        return decide(method, normalizedPath, origin, null, permits);
+    }
+
+    /** The origin is {@code known}, or else looked up from {@code request} when first needed. */
+    private Decision decide(String method, String path, Origin known, HttpRequestView request, int permits) {
+        Snapshot s = snapshot.get();
+        RuleSet rules = s.book.rules();
+        Origin origin = known;
+        if (!rules.deny().isEmpty()) {
+            origin = origin != null ? origin : originOf(request);
+            if (rules.deny().contains(origin)) {
+                return new DeniedRejection(origin);
+            }
+        }
+        Limit[] candidates = s.index.match(method, path);
+        if (candidates.length == 0) {
+            return UnlimitedEntry.INSTANCE;
+        }
+        // The origin is looked up only now that a rule applies: a request no rule applies to passes
+        // without reading its headers, and creates no state.
+        origin = origin != null ? origin : originOf(request);
+        if (!rules.exempt().isEmpty() && rules.exempt().contains(origin)) {
+            return UnlimitedEntry.INSTANCE;
+        }
+        return admission.decide(candidates, origin, permits);
     }
 
     /** The origin of a request, as configured: client IP, a header's value, or the principal. */

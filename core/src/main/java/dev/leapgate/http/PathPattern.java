@@ -230,6 +230,27 @@ public final class PathPattern {
         return text;
     }
 
+    // The pattern's structure, for PatternIndex.
+
+    /** Whether a request with {@code requestMethod} passes this pattern's method, if it has one. */
+    boolean matchesMethod(String requestMethod) {
+        return method == null || methodMatches(requestMethod);
+    }
+
+    int segmentCount() {
+        return kinds.length;
+    }
+
+    /** The canonical literal of segment {@code s}, or null for {@code *}, {@code {name}} and {@code **}. */
+    String literal(int s) {
+        return literals[s];
+    }
+
+    /** Whether segment {@code s} is the final {@code **}. */
+    boolean isAnyDepth(int s) {
+        return kinds[s] == ANY_DEPTH;
+    }
+
     /** Negative when {@code a} is more specific than {@code b}; see the class comment. */
     private static int compareSpecificity(PathPattern a, PathPattern b) {
         int order = Integer.compare(a.group, b.group);

@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  *
  * @param name identifies the rule in configuration, logs, decisions and the {@code RateLimit}
  *     headers: letters, digits, {@code -} and {@code _}, at most 64 characters
- * @param match the requests the rule applies to; its text is the resource name
+ * @param match the HTTP requests the rule applies to (its text is the resource name); {@code null}
+ *     for a rule of a {@link dev.leapgate.Limiter}, which applies to every call of the limiter
  * @param limit requests per window, or requests in flight when {@code window} is {@code null}
  * @param window the window counted over; {@code null} for a concurrency (in-flight) limit
  * @param scope everyone together, each origin separately, or one origin
@@ -46,7 +47,6 @@ public record FlowRule(
             throw new IllegalArgumentException(
                     "rule name must be 1 to 64 letters, digits, '-' or '_', was '" + name + "'");
         }
-        Objects.requireNonNull(match, "match");
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(control, "control");
         String rule = " (rule '" + name + "')";
@@ -88,21 +88,21 @@ public record FlowRule(
         return window == null;
     }
 
-    /** The resource this rule protects: its pattern's canonical text. */
+    /** The resource this HTTP rule protects: its pattern's canonical text; the name without a pattern. */
     public String resource() {
-        return match.toString();
+        return match == null ? name : match.toString();
     }
 
     @Override
     public String toString() {
-        return "rule '" + name + "': " + match + ", "
+        return "rule '" + name + "': " + (match == null ? "" : match + ", ")
                 + (window == null ? limit + " in flight" : limit + " per " + window) + ", " + scope + ", " + control
                 + (scope.kind() == Scope.Kind.PER_ORIGIN ? ", max-origins " + maxOrigins : "");
     }
 
     /**
-     * Builds a {@link FlowRule}. Required: a match and either a limit per window or an in-flight
-     * limit. Defaults: scope {@link Scope#all()}, control {@link Control#reject()}, max-origins
+     * Builds a {@link FlowRule}. Required: either a limit per window or an in-flight limit, and a
+     * match for a rule of a {@link dev.leapgate.RuleSet} (HTTP requests). Defaults: scope {@link Scope#all()}, control {@link Control#reject()}, max-origins
      * {@link #DEFAULT_MAX_ORIGINS}.
      */
     public static final class Builder {
@@ -167,11 +167,8 @@ public record FlowRule(
             }
         }
 
-        /** @throws IllegalStateException if the match or the limit is missing */
+        /** @throws IllegalStateException if the limit is missing */
         public FlowRule build() {
-            if (match == null) {
-                throw new IllegalStateException("rule '" + name + "' needs a match");
-            }
             if (window == null && !inFlight) {
                 throw new IllegalStateException("rule '" + name + "' needs a limit per window or an in-flight limit");
             }

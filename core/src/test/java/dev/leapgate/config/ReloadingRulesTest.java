@@ -3,17 +3,19 @@ package dev.leapgate.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leapgate.Leapgate;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
+import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.testing.Configs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,9 +36,8 @@ class ReloadingRulesTest {
         return file;
     }
 
-    private Leapgate gateFor(Path file) {
-        return Leapgate.builder()
-                .rules(ConfigParser.readRulesFile(file))
+    private HttpGate gateFor(Path file) {
+        return HttpGate.builder(Configs.withRules(ConfigParser.readRulesFile(file)))
                 .clock(clock)
                 .build();
     }
@@ -44,8 +45,9 @@ class ReloadingRulesTest {
     @Test
     void changedFile_isAppliedOnTheFirstCheckAfterTheInterval_notBefore() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
-        Leapgate gate = gateFor(file);
-        ReloadingRules reloading = new ReloadingRules(file, Duration.ofSeconds(5), clock, gate);
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading =
+                new ReloadingRules(file, Duration.ofSeconds(5), clock, gate::update, UnaryOperator.identity());
 
         write(file, "rule.a.match=/a\nrule.a.limit=1/1m\nrule.b.match=/b\nrule.b.limit=7/1m\n");
         clock.advance(Duration.ofSeconds(4));
@@ -60,8 +62,9 @@ class ReloadingRulesTest {
     @Test
     void brokenFile_keepsThePreviousRules_andIsReportedWithItsProblems() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
-        Leapgate gate = gateFor(file);
-        ReloadingRules reloading = new ReloadingRules(file, Duration.ofSeconds(1), clock, gate);
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading =
+                new ReloadingRules(file, Duration.ofSeconds(1), clock, gate::update, UnaryOperator.identity());
 
         write(file, "rule.a.match=/a\nrule.a.limit=1/1 m\nrule.a.limt=3\n");
 
@@ -81,8 +84,9 @@ class ReloadingRulesTest {
     @Test
     void reload_keepsTheCountersOfRulesThatDidNotChange() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
-        Leapgate gate = gateFor(file);
-        ReloadingRules reloading = new ReloadingRules(file, Duration.ZERO, clock, gate);
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading =
+                new ReloadingRules(file, Duration.ZERO, clock, gate::update, UnaryOperator.identity());
         gate.enter("GET", "/a", client);
 
         write(file, "# a comment changes the file, not the rule\nrule.a.match=/a\nrule.a.limit=1/1m\n");
@@ -94,8 +98,9 @@ class ReloadingRulesTest {
     @Test
     void unchangedFile_isNotReapplied_andZeroIntervalNeverChecksOnItsOwn() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
-        Leapgate gate = gateFor(file);
-        ReloadingRules reloading = new ReloadingRules(file, Duration.ZERO, clock, gate);
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading =
+                new ReloadingRules(file, Duration.ZERO, clock, gate::update, UnaryOperator.identity());
 
         assertThat(reloading.reload()).isFalse();
         write(file, "rule.a.match=/a\nrule.a.limit=5/1m\n");
@@ -107,8 +112,9 @@ class ReloadingRulesTest {
     @Test
     void deletedFile_keepsTheRules() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
-        Leapgate gate = gateFor(file);
-        ReloadingRules reloading = new ReloadingRules(file, Duration.ZERO, clock, gate);
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading =
+                new ReloadingRules(file, Duration.ZERO, clock, gate::update, UnaryOperator.identity());
 
         Files.delete(file);
 

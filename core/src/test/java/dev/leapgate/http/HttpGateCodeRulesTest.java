@@ -55,7 +55,7 @@ class HttpGateCodeRulesTest {
                 .addRules(List.of(CODE_RULE))
                 .build();
 
-        assertThat(gate.leapgate().rules().rules()).extracting(FlowRule::name).containsExactly("conf", "code");
+        assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("conf", "code");
         assertThat(gate.enter(get("/users/1")).admitted()).isTrue();
         assertThat(gate.enter(get("/users/2")).admitted()).isFalse();
         assertThat(gate.enter(get("/admin/x")).admitted()).isTrue();
@@ -73,7 +73,7 @@ class HttpGateCodeRulesTest {
         write("rule.other.match=/b\nrule.other.limit=5/1m\n");
         assertThat(gate.rulesFile().orElseThrow().reload()).isTrue();
 
-        assertThat(gate.leapgate().rules().rules()).extracting(FlowRule::name).containsExactly("other", "code");
+        assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("other", "code");
     }
 
     @Test
@@ -90,7 +90,7 @@ class HttpGateCodeRulesTest {
         assertThatThrownBy(() -> gate.rulesFile().orElseThrow().reload())
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("rule name 'code' is used twice");
-        assertThat(gate.leapgate().rules().rules()).extracting(FlowRule::name).containsExactly("file", "code");
+        assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("file", "code");
     }
 
     @Test

@@ -38,7 +38,7 @@ class RateLimitFieldsTest {
 
     @Test
     void problemBody_isRfc9457Json_withTheRuleAndRetryAfter() {
-        Rejection r = new Rejection("per-ip", "limit exceeded", null, Duration.ofMillis(6500));
+        Rejection r = rejection("per-ip", "limit exceeded", Duration.ofMillis(6500));
 
         assertThat(ProblemBody.json(r, 429))
                 .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
@@ -48,10 +48,34 @@ class RateLimitFieldsTest {
 
     @Test
     void problemBody_escapesWhatJsonRequires() {
-        Rejection r = new Rejection("deny", "origin \"a\\b\"\n\u0001 is denied", null, Duration.ZERO);
+        Rejection r = rejection("deny", "origin \"a\\b\"\n\u0001 is denied", Duration.ZERO);
 
         assertThat(ProblemBody.json(r, 503))
                 .contains("\"title\":\"Service Unavailable\"")
                 .contains("origin \\\"a\\\\b\\\"\\n\\u0001 is denied");
+    }
+
+    private static Rejection rejection(String rule, String reason, Duration retryAfter) {
+        return new Rejection() {
+            @Override
+            public String rule() {
+                return rule;
+            }
+
+            @Override
+            public String reason() {
+                return reason;
+            }
+
+            @Override
+            public Quota quota() {
+                return null;
+            }
+
+            @Override
+            public Duration retryAfter() {
+                return retryAfter;
+            }
+        };
     }
 }

@@ -3,7 +3,7 @@ package dev.leapgate.it;
 import static dev.leapgate.it.TestWebApp.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.stats.StatsSnapshot;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,14 +46,14 @@ class ConcurrencyLimitIT {
     @ParameterizedTest
     @ValueSource(strings = {"/reports/slow", "/reports/slow-async"})
     void nPlusFirstSlowRequest_isRejected_andEverySlotReturns(String path) throws Exception {
-        MetricsSnapshot before = web.metrics("GET /reports/**");
+        StatsSnapshot before = web.stats("GET /reports/**");
         for (int round = 1; round <= 2; round++) {
             List<CompletableFuture<HttpResponse<String>>> slow = new ArrayList<>();
             for (int i = 0; i < SLOTS; i++) {
                 slow.add(web.getAsync(path));
             }
             web.hold.awaitArrivals(SLOTS);
-            assertThat(web.resource("GET /reports/**").concurrency()).isEqualTo(SLOTS);
+            assertThat(web.resource("GET /reports/**").inFlight()).isEqualTo(SLOTS);
 
             HttpResponse<String> rejected = web.get(path);
 
@@ -69,14 +69,14 @@ class ConcurrencyLimitIT {
                 assertThat(response.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             }
             // A slot is released when the request completes, just after its response is sent.
-            eventually(() -> web.resource("GET /reports/**").concurrency() == 0);
+            eventually(() -> web.resource("GET /reports/**").inFlight() == 0);
         }
 
-        MetricsSnapshot after = web.metrics("GET /reports/**");
-        assertThat(after.pass() - before.pass()).isEqualTo(2 * SLOTS);
-        assertThat(after.block() - before.block()).isEqualTo(2);
-        assertThat(after.success() - before.success()).isEqualTo(2 * SLOTS);
-        assertThat(after.exception() - before.exception()).isZero();
-        assertThat(after.peakConcurrency()).isEqualTo(SLOTS);
+        StatsSnapshot after = web.stats("GET /reports/**");
+        assertThat(after.admitted() - before.admitted()).isEqualTo(2 * SLOTS);
+        assertThat(after.rejected() - before.rejected()).isEqualTo(2);
+        assertThat(after.succeeded() - before.succeeded()).isEqualTo(2 * SLOTS);
+        assertThat(after.failed() - before.failed()).isZero();
+        assertThat(after.peakInFlight()).isEqualTo(SLOTS);
     }
 }

@@ -53,7 +53,7 @@ class ForgedForwardingIT {
 
         assertThat(rejected.statusCode()).isEqualTo(429);
         assertThat(rejected.body()).contains("\"rule\":\"greet-per-ip\"");
-        assertThat(web.exposedGate().leapgate().trackedOrigins("greet-per-ip"))
+        assertThat(web.exposedGate().trackedOrigins("greet-per-ip"))
                 .as("one origin: the peer, 127.0.0.1")
                 .hasValue(1);
     }
@@ -70,7 +70,7 @@ class ForgedForwardingIT {
 
         assertThat(rejected.statusCode()).isEqualTo(429);
         assertThat(rejected.body()).contains("\"rule\":\"price-per-ip\"");
-        assertThat(web.exposedJaxrsGate().leapgate().trackedOrigins("price-per-ip"))
+        assertThat(web.exposedJaxrsGate().trackedOrigins("price-per-ip"))
                 .hasValue(1);
     }
 

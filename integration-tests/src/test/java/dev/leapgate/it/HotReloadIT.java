@@ -105,7 +105,7 @@ class HotReloadIT {
             web.clock.advance(RELOAD_INTERVAL);
             long before = responses.sum();
             whileClientsRun(() -> responses.sum() > before + 200); // the file was looked at by one of them
-            assertThat(web.gate().leapgate().rules().rules())
+            assertThat(web.gate().rules().rules())
                     .singleElement()
                     .satisfies(rule -> assertThat(rule.limit()).isEqualTo(50));
 
@@ -124,8 +124,8 @@ class HotReloadIT {
         assertThat(seen(admitted, 80)).isEqualTo(80);
         assertThat(admitted.keySet()).containsExactlyInAnyOrder("q=20", "q=50", "q=80");
         assertThat(rejected.keySet()).containsExactlyInAnyOrder("q=20", "q=50", "q=80");
-        assertThat(web.metrics("GET /hello").pass()).isEqualTo(150);
-        assertThat(web.resource("GET /hello").concurrency()).isZero();
+        assertThat(web.stats("GET /hello").admitted()).isEqualTo(150);
+        assertThat(web.resource("GET /hello").inFlight()).isZero();
     }
 
     private void record(int client) {

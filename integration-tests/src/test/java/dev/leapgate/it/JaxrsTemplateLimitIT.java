@@ -2,8 +2,8 @@ package dev.leapgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.metrics.MetricsSnapshot;
-import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.stats.ResourceStats;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -67,13 +67,13 @@ class JaxrsTemplateLimitIT {
                 .as("another route")
                 .isEqualTo(200);
 
-        MetricsSnapshot price = web.jaxrsMetrics("GET /items/{id}/price");
-        assertThat(price.pass()).isEqualTo(6);
-        assertThat(price.block()).isEqualTo(1);
-        assertThat(web.jaxrsGate().leapgate().trackedOrigins("price-per-ip")).hasValue(2);
-        assertThat(web.jaxrsGate().leapgate().metrics())
+        StatsSnapshot price = web.jaxrsMetrics("GET /items/{id}/price");
+        assertThat(price.admitted()).isEqualTo(6);
+        assertThat(price.rejected()).isEqualTo(1);
+        assertThat(web.jaxrsGate().trackedOrigins("price-per-ip")).hasValue(2);
+        assertThat(web.jaxrsGate().stats())
                 .as("resources are the rules' templates, never raw URLs")
-                .extracting(ResourceMetrics::resource)
+                .extracting(ResourceStats::resource)
                 .containsExactlyInAnyOrder("/items/**", "GET /items/{id}/price");
     }
 }

@@ -3,8 +3,8 @@ package dev.leapgate.it;
 import static dev.leapgate.it.TestWebApp.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.metrics.MetricsSnapshot;
-import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.testing.Together;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -109,20 +109,20 @@ class MixedRequestsIT {
             String resource = e.getKey();
             Seen s = e.getValue();
             // An entry is closed just after its response is sent (asynchronous requests: by a listener).
-            ResourceMetrics metrics = resource.equals(ITEMS) ? web.jaxrsResource(ITEMS) : web.resource(SERVLETS);
-            eventually(() -> metrics.concurrency() == 0);
-            MetricsSnapshot m = resource.equals(ITEMS) ? web.jaxrsMetrics(ITEMS) : web.metrics(SERVLETS);
-            assertThat(m.pass() + m.block())
+            ResourceStats metrics = resource.equals(ITEMS) ? web.jaxrsResource(ITEMS) : web.resource(SERVLETS);
+            eventually(() -> metrics.inFlight() == 0);
+            StatsSnapshot m = resource.equals(ITEMS) ? web.jaxrsMetrics(ITEMS) : web.stats(SERVLETS);
+            assertThat(m.admitted() + m.rejected())
                     .as("%s: every request decided once", resource)
                     .isEqualTo(s.requests.sum());
-            assertThat(m.block()).as("%s: rejections", resource).isEqualTo(s.rejected.sum());
-            assertThat(m.exception())
+            assertThat(m.rejected()).as("%s: rejections", resource).isEqualTo(s.rejected.sum());
+            assertThat(m.failed())
                     .as("%s: failures (5xx, thrown, timed out)", resource)
                     .isEqualTo(s.failed.sum());
-            assertThat(m.success())
+            assertThat(m.succeeded())
                     .as("%s: successes (2xx, mapped 404)", resource)
                     .isEqualTo(s.succeeded.sum());
-            assertThat(m.peakConcurrency()).isLessThanOrEqualTo(SLOTS);
+            assertThat(m.peakInFlight()).isLessThanOrEqualTo(SLOTS);
             assertThat(s.failed.sum())
                     .as("%s: failing requests were admitted", resource)
                     .isPositive();

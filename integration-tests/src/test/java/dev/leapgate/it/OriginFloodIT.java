@@ -81,7 +81,7 @@ class OriginFloodIT {
         assertThat(limitedAdmitted.sum())
                 .as("the limited client, during the flood")
                 .isZero();
-        assertThat(web.gate().leapgate().trackedOrigins("greet-per-ip").orElseThrow())
+        assertThat(web.gate().trackedOrigins("greet-per-ip").orElseThrow())
                 .as("clients tracked: the table filled up to its bound, and no further")
                 .isBetween(MAX_ORIGINS / 2, MAX_ORIGINS);
         HttpResponse<String> after = web.getFor(LIMITED, "/hello");

@@ -5,8 +5,8 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.it.app.Hold;
 import dev.leapgate.it.app.JaxrsConfigurationPublisher;
 import dev.leapgate.jaxrs.LeapgateFeature;
-import dev.leapgate.metrics.MetricsSnapshot;
-import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.servlet.LeapgateFilter;
 import jakarta.ws.rs.core.Configuration;
 import java.io.IOException;
@@ -164,26 +164,26 @@ final class TestWebApp implements AutoCloseable {
     }
 
     /** The statistics of a resource of the JAX-RS provider over the last minute (system clock). */
-    MetricsSnapshot jaxrsMetrics(String resource) {
-        return jaxrsResource(resource).lastMinute(System.nanoTime());
+    StatsSnapshot jaxrsMetrics(String resource) {
+        return jaxrsResource(resource).lastMinute();
     }
 
-    ResourceMetrics jaxrsResource(String resource) {
+    ResourceStats jaxrsResource(String resource) {
         return jaxrsGate()
                 .leapgate()
-                .metrics(resource)
+                .stats(resource)
                 .orElseThrow(() -> new AssertionError("no JAX-RS rule protects " + resource));
     }
 
-    ResourceMetrics resource(String resource) {
+    ResourceStats resource(String resource) {
         return gate().leapgate()
-                .metrics(resource)
+                .stats(resource)
                 .orElseThrow(() -> new AssertionError("no rule protects " + resource));
     }
 
     /** The statistics of a resource over the last minute of the test's clock. */
-    MetricsSnapshot metrics(String resource) {
-        return resource(resource).lastMinute(clock.nanoTime());
+    StatsSnapshot metrics(String resource) {
+        return resource(resource).lastMinute();
     }
 
     /** A URI in the {@code /app} deployment. */

@@ -100,7 +100,7 @@ final class ApplicationGate implements ApplicationEventListener {
         }
         LOG.info(
                 "Leapgate JAX-RS: {} rules ({} from @RateLimited){}",
-                gate.leapgate().rules().rules().size(),
+                gate.rules().rules().size(),
                 annotated.size(),
                 config.rulesFile().map(file -> ", rules file " + file).orElse(""));
     }

@@ -91,7 +91,7 @@ public final class LeapgateFeature implements Feature {
 
     /**
      * The {@link HttpGate} of the application with this configuration (inject it with {@code @Context
-     * Configuration}): for statistics ({@code gate.leapgate().metrics()}) and rule updates. Empty
+     * Configuration}): for statistics ({@code gate.stats()}) and rule updates. Empty
      * before the application has started, without this feature, or when there is nothing to
      * enforce.
      */

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.LeakResource;
 import dev.leapgate.jaxrs.app.MappedException;
-import dev.leapgate.metrics.MetricsSnapshot;
-import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.stats.ResourceStats;
 import jakarta.ws.rs.container.AsyncResponse;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -109,8 +109,8 @@ class NoLeakIT {
                 .property("leapgate.rule.inflight.in-flight", Integer.toString(LIMIT));
 
         try (TestServer server = TestServer.start(kind, app)) {
-            ResourceMetrics metrics =
-                    server.gate().leapgate().metrics("/leak/**").orElseThrow();
+            ResourceStats metrics =
+                    server.gate().stats("/leak/**").orElseThrow();
 
             // Phase 1: every ending, mixed, from parallel clients.
             Map<Ending, LongAdder> sent = new EnumMap<>(Ending.class);
@@ -160,21 +160,21 @@ class NoLeakIT {
                 assertThat(unexpected).allMatch(mismatch -> mismatch.endsWith("answered 500"));
             }
 
-            MetricsSnapshot counts = metrics.lastMinute(clock.nanoTime());
+            StatsSnapshot counts = metrics.lastMinute();
             long mustFail = sent.entrySet().stream()
                     .filter(e -> e.getKey().failed)
                     .mapToLong(e -> e.getValue().sum())
                     .sum();
             long disconnected = sent.get(Ending.CLIENT_DISCONNECTED).sum();
-            assertThat(counts.pass()).isEqualTo(total);
-            assertThat(counts.block()).isZero();
-            assertThat(counts.success() + counts.exception())
+            assertThat(counts.admitted()).isEqualTo(total);
+            assertThat(counts.rejected()).isZero();
+            assertThat(counts.succeeded() + counts.failed())
                     .as("every admitted request completed exactly once")
                     .isEqualTo(total);
             // A write to a client that has gone may fail or land in a socket buffer first.
             long mismatched = unexpected.size();
-            assertThat(counts.exception()).isBetween(mustFail - mismatched, mustFail + disconnected + mismatched);
-            assertThat(counts.concurrency()).isZero();
+            assertThat(counts.failed()).isBetween(mustFail - mismatched, mustFail + disconnected + mismatched);
+            assertThat(counts.inFlight()).isZero();
 
             // Phase 2: the whole limit is free again: exactly LIMIT requests are admitted at once.
             List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
@@ -190,7 +190,7 @@ class NoLeakIT {
                 assertThat(response).as("held request %d admitted", i).isNotNull();
                 suspended.add(response);
             }
-            assertThat(metrics.concurrency()).isEqualTo(LIMIT);
+            assertThat(metrics.inFlight()).isEqualTo(LIMIT);
             HttpResponse<String> oneMore = server.get("/leak/normal");
             assertThat(oneMore.statusCode()).isEqualTo(429);
             assertThat(oneMore.headers().firstValue("RateLimit-Policy"))
@@ -204,7 +204,7 @@ class NoLeakIT {
             assertThat(finished.finished.tryAcquire(LIMIT + 1, PATIENCE.toSeconds(), TimeUnit.SECONDS))
                     .isTrue();
             awaitNothingInFlight(metrics);
-            assertThat(metrics.lastMinute(clock.nanoTime()).pass()).isEqualTo(total + LIMIT);
+            assertThat(metrics.lastMinute().admitted()).isEqualTo(total + LIMIT);
         }
     }
 
@@ -235,11 +235,11 @@ class NoLeakIT {
      * FINISHED reaches the test's listener and Leapgate's in turn on one thread; this covers the
      * moment between the two. Bounded; not a wait for a window.
      */
-    private static void awaitNothingInFlight(ResourceMetrics metrics) {
+    private static void awaitNothingInFlight(ResourceStats metrics) {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (metrics.concurrency() != 0 && System.nanoTime() - deadline < 0) {
+        while (metrics.inFlight() != 0 && System.nanoTime() - deadline < 0) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
-        assertThat(metrics.concurrency()).as("requests in flight").isZero();
+        assertThat(metrics.inFlight()).as("requests in flight").isZero();
     }
 }

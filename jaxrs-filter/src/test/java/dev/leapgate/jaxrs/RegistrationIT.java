@@ -51,7 +51,7 @@ class RegistrationIT {
         try (TestServer server = TestServer.grizzly(app)) {
             assertThat(server.get("/scanned").statusCode()).isEqualTo(200);
             assertThat(server.get("/scanned").statusCode()).isEqualTo(429);
-            assertThat(server.gate().leapgate().rules().rules())
+            assertThat(server.gate().rules().rules())
                     .extracting(FlowRule::name)
                     .containsExactly("ScannedResource-get-1");
         }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.RoutesResource;
 import dev.leapgate.jaxrs.app.UserResource;
-import dev.leapgate.metrics.ResourceMetrics;
+import dev.leapgate.stats.ResourceStats;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 
@@ -32,8 +32,8 @@ class RouteTemplateIT {
             assertThat(server.get("/users/3").statusCode()).isEqualTo(429);
             assertThat(server.get("/users/1").statusCode()).isEqualTo(429);
 
-            assertThat(server.gate().leapgate().metrics())
-                    .extracting(ResourceMetrics::resource)
+            assertThat(server.gate().stats())
+                    .extracting(ResourceStats::resource)
                     .containsExactly("GET /users/{id}");
         }
     }
@@ -54,9 +54,9 @@ class RouteTemplateIT {
             assertThat(server.get("/users/me").statusCode()).isEqualTo(429);
             assertThat(server.gate()
                             .leapgate()
-                            .metrics("GET /users/42")
+                            .stats("GET /users/42")
                             .orElseThrow()
-                            .concurrency())
+                            .inFlight())
                     .isZero();
         }
     }
@@ -93,9 +93,9 @@ class RouteTemplateIT {
                     .isEqualTo(200);
             assertThat(server.get("/users/2").statusCode()).isEqualTo(429);
             var minute =
-                    server.gate().leapgate().metrics("/users/**").orElseThrow().lastMinute(0);
-            assertThat(minute.pass()).isEqualTo(1);
-            assertThat(minute.block()).isEqualTo(1);
+                    server.gate().stats("/users/**").orElseThrow().lastMinute();
+            assertThat(minute.admitted()).isEqualTo(1);
+            assertThat(minute.rejected()).isEqualTo(1);
         }
     }
 }

@@ -111,7 +111,7 @@ public class LeapgateFilter implements Filter {
         LOG.info(
                 "Leapgate filter '{}' started with {} rules",
                 filterConfig.getFilterName(),
-                gate.leapgate().rules().rules().size());
+                gate.rules().rules().size());
     }
 
     /** A relative rules file is resolved against the web application's root, so {@code WEB-INF/...} works. */

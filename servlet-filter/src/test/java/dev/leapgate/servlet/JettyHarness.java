@@ -2,7 +2,7 @@ package dev.leapgate.servlet;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.http.HttpGate;
-import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.stats.StatsSnapshot;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;
@@ -96,8 +96,8 @@ final class JettyHarness implements AutoCloseable {
         return (HttpGate) context.getServletContext().getAttribute(LeapgateFilter.GATE_ATTRIBUTE_PREFIX + "leapgate");
     }
 
-    MetricsSnapshot metrics(String resource) {
-        return gate().leapgate().metrics(resource).orElseThrow().lastMinute(clock.nanoTime());
+    StatsSnapshot metrics(String resource) {
+        return gate().stats(resource).orElseThrow().lastMinute();
     }
 
     URI uri(String path) {

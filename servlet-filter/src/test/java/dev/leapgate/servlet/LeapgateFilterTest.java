@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.RejectionResponse;
-import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.stats.StatsSnapshot;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
@@ -90,7 +90,7 @@ class LeapgateFilterTest {
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.headers().firstValue("RateLimit")).isEmpty();
         }
-        assertThat(jetty.metrics("/api/**").pass()).isZero();
+        assertThat(jetty.stats("/api/**").admitted()).isZero();
     }
 
     @Test
@@ -111,12 +111,12 @@ class LeapgateFilterTest {
 
         assertThat(r.statusCode()).isEqualTo(500);
         assertThat(r.body()).isEqualTo("error page");
-        MetricsSnapshot m = jetty.metrics("/**");
-        assertThat(m.pass())
+        StatsSnapshot m = jetty.stats("/**");
+        assertThat(m.admitted())
                 .as("the error dispatch to /error is not a second request")
                 .isEqualTo(1);
-        assertThat(m.exception()).isEqualTo(1);
-        assertThat(m.concurrency()).isZero();
+        assertThat(m.failed()).isEqualTo(1);
+        assertThat(m.inFlight()).isZero();
     }
 
     @Test
@@ -127,7 +127,7 @@ class LeapgateFilterTest {
 
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("hello");
-        assertThat(jetty.metrics("/api/**").pass()).isEqualTo(1);
+        assertThat(jetty.stats("/api/**").admitted()).isEqualTo(1);
     }
 
     @Test
@@ -251,19 +251,19 @@ class LeapgateFilterTest {
                 java.net.http.HttpRequest.newBuilder(jetty.uri("/async/complete"))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
-        eventually(() -> jetty.metrics("/async/**").concurrency() == 1);
+        eventually(() -> jetty.stats("/async/**").inFlight() == 1);
         assertThat(jetty.get("/async/other").statusCode())
                 .as("the async request still holds the slot")
                 .isEqualTo(429);
 
         servlet.release.countDown();
         assertThat(first.get(30, TimeUnit.SECONDS).body()).isEqualTo("async");
-        eventually(() -> jetty.metrics("/async/**").concurrency() == 0);
+        eventually(() -> jetty.stats("/async/**").inFlight() == 0);
 
         assertThat(jetty.get("/async/other").statusCode()).isEqualTo(200);
-        MetricsSnapshot m = jetty.metrics("/async/**");
-        assertThat(m.success()).isEqualTo(2);
-        assertThat(m.exception()).isZero();
+        StatsSnapshot m = jetty.stats("/async/**");
+        assertThat(m.succeeded()).isEqualTo(2);
+        assertThat(m.failed()).isZero();
     }
 
     @Test
@@ -279,13 +279,13 @@ class LeapgateFilterTest {
         assertThat(jetty.get("/api/timeout").statusCode())
                 .as("answered by the container")
                 .isNotEqualTo(200);
-        eventually(() -> jetty.metrics("/api/**").concurrency() == 0);
+        eventually(() -> jetty.stats("/api/**").inFlight() == 0);
         assertThat(jetty.get("/api/async-error").statusCode()).isEqualTo(500);
-        eventually(() -> jetty.metrics("/api/**").concurrency() == 0);
+        eventually(() -> jetty.stats("/api/**").inFlight() == 0);
 
-        MetricsSnapshot m = jetty.metrics("/api/**");
-        assertThat(m.exception()).isEqualTo(2);
-        assertThat(m.pass()).as("the async dispatch is not a second request").isEqualTo(2);
+        StatsSnapshot m = jetty.stats("/api/**");
+        assertThat(m.failed()).isEqualTo(2);
+        assertThat(m.admitted()).as("the async dispatch is not a second request").isEqualTo(2);
         assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
     }
 }

@@ -3,7 +3,7 @@ package dev.leapgate.servlet;
 import static dev.leapgate.servlet.JettyHarness.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.metrics.MetricsSnapshot;
+import dev.leapgate.stats.StatsSnapshot;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -119,16 +119,16 @@ class NoLeakTest {
             }
             clientPool.shutdown();
 
-            eventually(() -> jetty.metrics("/mixed/**").concurrency() == 0);
-            MetricsSnapshot m = jetty.metrics("/mixed/**");
+            eventually(() -> jetty.stats("/mixed/**").inFlight() == 0);
+            StatsSnapshot m = jetty.stats("/mixed/**");
             int total = clients * perClient;
             int rejected = statuses.getOrDefault(429, new AtomicInteger()).get();
-            assertThat(m.pass() + m.block()).as("every request decided once").isEqualTo(total);
-            assertThat(m.block()).isEqualTo(rejected);
-            assertThat(m.success() + m.exception())
+            assertThat(m.admitted() + m.rejected()).as("every request decided once").isEqualTo(total);
+            assertThat(m.rejected()).isEqualTo(rejected);
+            assertThat(m.succeeded() + m.failed())
                     .as("every admitted request completed once")
-                    .isEqualTo(m.pass());
-            assertThat(m.exception()).as("boom, timeout and async-error fail").isPositive();
+                    .isEqualTo(m.admitted());
+            assertThat(m.failed()).as("boom, timeout and async-error fail").isPositive();
 
             // All slots are back: exactly LIMIT requests can be held at once.
             List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
@@ -143,7 +143,7 @@ class NoLeakTest {
             for (CompletableFuture<HttpResponse<String>> r : held) {
                 assertThat(r.get(30, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             }
-            eventually(() -> jetty.metrics("/mixed/**").concurrency() == 0);
+            eventually(() -> jetty.stats("/mixed/**").inFlight() == 0);
         } finally {
             asyncPool.shutdownNow();
         }

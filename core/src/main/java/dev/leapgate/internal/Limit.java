@@ -1,5 +1,7 @@
-package dev.leapgate;
+package dev.leapgate.internal;
 
+import dev.leapgate.Origin;
+import dev.leapgate.Quota;
 import dev.leapgate.counter.InFlightCounter;
 import dev.leapgate.counter.KeyedInFlightCounter;
 import dev.leapgate.counter.KeyedRateCounter;
@@ -7,59 +9,81 @@ import dev.leapgate.counter.LeapCounter;
 import dev.leapgate.counter.RateCounter;
 import dev.leapgate.counter.SmoothRate;
 import dev.leapgate.counter.WindowMode;
-import dev.leapgate.metrics.ResourceMetrics;
 import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.Scope;
 import java.time.Duration;
 
 /**
- * A rule with its live state: the counter that enforces it (one shared counter, or a table of
- * per-origin counters) and the statistics of its resource. Kept across reloads while the rule is
- * unchanged.
+ * A rule compiled for enforcement: the counter that enforces its limit (one shared counter, or a
+ * table of per-origin counters) and the recorder of its resource's statistics. Kept across reloads
+ * while the rule is unchanged. Not part of Leapgate's API.
  *
- * <p>Every kind answers the same three questions: try to take permits (a primitive result, so the
+ * <p>Every kind answers the same questions: try to take permits (a primitive result, so the
  * admitted path allocates nothing here), give them back, and describe the quota. Results: a
  * non-negative token when admitted, {@link #REJECTED}, or {@link #UNTRACKED}.
  *
- * <p>Concurrency: immutable; the counters are thread-safe.
+ * <p>Concurrency: immutable; the counters and the recorder are thread-safe.
  */
-abstract sealed class RuleState {
+public abstract sealed class Limit {
 
     static final long REJECTED = RateCounter.REJECTED;
     static final long UNTRACKED = KeyedRateCounter.UNTRACKED;
 
     final FlowRule rule;
-    final ResourceMetrics metrics;
+    final ResourceRecorder recorder;
     final boolean perOrigin;
     private final String namedOrigin;
 
-    RuleState(FlowRule rule, ResourceMetrics metrics) {
+    Limit(FlowRule rule, ResourceRecorder recorder) {
         this.rule = rule;
-        this.metrics = metrics;
+        this.recorder = recorder;
         this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
         this.namedOrigin =
                 rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
     }
 
-    static RuleState create(FlowRule rule, ResourceMetrics metrics, long nowNanos) {
+    /** Compiles {@code rule}, recording into {@code recorder}; counters start empty at {@code nowNanos}. */
+    public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
         if (rule.isInFlight()) {
-            return new InFlight(rule, metrics);
+            return new InFlight(rule, recorder);
         }
         return switch (rule.control().kind()) {
-            case REJECT, BORROW -> new Window(rule, metrics, nowNanos);
-            case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, metrics, nowNanos);
+            case REJECT, BORROW -> new Window(rule, recorder, nowNanos);
+            case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, recorder, nowNanos);
         };
     }
 
-    /** Whether the rule's pattern matches the request. */
-    final boolean matches(String method, String path) {
-        return rule.match().matches(method, path);
+    /** The rule this limit enforces. */
+    public final FlowRule rule() {
+        return rule;
+    }
+
+    /** The statistics of the rule's resource. */
+    public final ResourceRecorder recorder() {
+        return recorder;
     }
 
     /** Whether the rule's scope includes the origin (always, but for a rule of one named origin). */
     final boolean includes(Origin origin) {
         return namedOrigin == null || namedOrigin.equals(origin.id());
+    }
+
+    /** The one rejection shared by every rejected request of one permit, for a limit without origins. */
+    private volatile LimitRejection sharedRejection;
+
+    final LimitRejection sharedRejection(dev.leapgate.Clock clock) {
+        LimitRejection shared = sharedRejection;
+        if (shared == null) {
+            shared = LimitRejection.shared(this, clock);
+            sharedRejection = shared; // a racing second one is equal
+        }
+        return shared;
+    }
+
+    /** Whether a request this limit rejects may borrow from its next bucket. */
+    boolean borrows() {
+        return false;
     }
 
     /** Whether the rule schedules requests (pace, warm-up): such rules are tried after the others. */
@@ -78,7 +102,7 @@ abstract sealed class RuleState {
     }
 
     /** Origins a per-origin rule tracks now; -1 for a rule of another scope (it tracks none). */
-    int trackedOrigins() {
+    public int trackedOrigins() {
         return -1;
     }
 
@@ -94,7 +118,7 @@ abstract sealed class RuleState {
      * A limit on requests per window, exact, shared or per origin; with {@link Control.Kind#BORROW}
      * a request the window rejects may borrow from the next bucket. Tokens: tickets.
      */
-    static final class Window extends RuleState {
+    static final class Window extends Limit {
         private final RateCounter shared;
         private final KeyedRateCounter keyed;
         /** Longest wait for a loan from the next bucket; -1 never borrows. */
@@ -102,8 +126,8 @@ abstract sealed class RuleState {
         /** Buckets a bucket stays in the window, its own included: {@code n + 1} strict, {@code n} sliding. */
         private final int countedBuckets;
 
-        Window(FlowRule rule, ResourceMetrics metrics, long nowNanos) {
-            super(rule, metrics);
+        Window(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
+            super(rule, recorder);
             boolean borrowing = rule.control().kind() == Control.Kind.BORROW;
             this.maxWaitNanos = borrowing ? rule.control().maxWait().toNanos() : -1;
             this.countedBuckets = rule.window().buckets() + (rule.window().mode() == WindowMode.STRICT ? 1 : 0);
@@ -121,6 +145,11 @@ abstract sealed class RuleState {
             return perOrigin
                     ? keyed.tryAcquire(origin.key(), nowNanos, permits, maxWaitNanos)
                     : shared.tryAcquire(nowNanos, permits, maxWaitNanos);
+        }
+
+        @Override
+        boolean borrows() {
+            return maxWaitNanos >= 0;
         }
 
         @Override
@@ -142,7 +171,7 @@ abstract sealed class RuleState {
         }
 
         @Override
-        int trackedOrigins() {
+        public int trackedOrigins() {
             return perOrigin ? keyed.trackedOrigins() : -1;
         }
 
@@ -185,12 +214,12 @@ abstract sealed class RuleState {
     }
 
     /** A limit on requests in flight, shared or per origin. Tokens: 1 when taken. */
-    static final class InFlight extends RuleState {
+    static final class InFlight extends Limit {
         private final InFlightCounter shared;
         private final KeyedInFlightCounter keyed;
 
-        InFlight(FlowRule rule, ResourceMetrics metrics) {
-            super(rule, metrics);
+        InFlight(FlowRule rule, ResourceRecorder recorder) {
+            super(rule, recorder);
             if (perOrigin) {
                 this.keyed = new KeyedInFlightCounter(rule.limit(), rule.maxOrigins());
                 this.shared = null;
@@ -219,7 +248,7 @@ abstract sealed class RuleState {
         }
 
         @Override
-        int trackedOrigins() {
+        public int trackedOrigins() {
             return perOrigin ? keyed.trackedOrigins() : -1;
         }
 
@@ -245,11 +274,11 @@ abstract sealed class RuleState {
     }
 
     /** Pacing and warm-up, shared by everyone or for one named origin. Tokens: the wait in ns. */
-    static final class Smooth extends RuleState {
+    static final class Smooth extends Limit {
         private final SmoothRate rate;
 
-        Smooth(FlowRule rule, ResourceMetrics metrics, long nowNanos) {
-            super(rule, metrics);
+        Smooth(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
+            super(rule, recorder);
             Control c = rule.control();
             Duration w = rule.window().length();
             this.rate = switch (c.kind()) {

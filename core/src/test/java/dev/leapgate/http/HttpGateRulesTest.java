@@ -1,14 +1,24 @@
-package dev.leapgate;
+package dev.leapgate.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.ManualClock;
+import dev.leapgate.Origin;
+import dev.leapgate.OriginList;
+import dev.leapgate.Quota;
+import dev.leapgate.Rejection;
+import dev.leapgate.RuleSet;
+import dev.leapgate.Sleeper;
 import dev.leapgate.counter.WindowSpec;
-import dev.leapgate.metrics.MetricsSnapshot;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.testing.Configs;
 import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +27,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-class LeapgateTest {
+/**
+ * The HTTP rule engine of {@link HttpGate}: which rules apply to a request, how several rules
+ * combine, what a rejection gives back, the controllers, exemptions and denials, reloads, and
+ * exact totals under contention.
+ */
+class HttpGateRulesTest {
 
     private static final Duration MS = Duration.ofMillis(1);
 
@@ -25,9 +40,8 @@ class LeapgateTest {
     /** Sleeps by advancing the fake clock, as if the thread had waited. */
     private final Sleeper sleeper = nanos -> clock.advanceNanos(nanos);
 
-    private Leapgate gate(FlowRule... rules) {
-        return Leapgate.builder()
-                .rules(RuleSet.of(rules))
+    private HttpGate gate(FlowRule... rules) {
+        return HttpGate.builder(Configs.withRules(RuleSet.of(rules)))
                 .clock(clock)
                 .sleeper(sleeper)
                 .build();
@@ -47,24 +61,20 @@ class LeapgateTest {
 
     @Test
     void requestMatchingNoRule_isAdmittedWithoutQuotas_andRecordsNothing() {
-        Leapgate gate = gate(rule("api", "/api/**").limit(1, seconds(1)).build());
+        HttpGate gate = gate(rule("api", "/api/**").limit(1, seconds(1)).build());
 
         Decision d = gate.enter("GET", "/health", ip("203.0.113.1"));
 
         assertThat(d).isInstanceOf(Entry.class);
         assertThat(d.quotas()).isEmpty();
         ((Entry) d).close();
-        assertThat(gate.metrics("/api/**")
-                        .orElseThrow()
-                        .lastMinute(clock.nanoTime())
-                        .pass())
-                .isZero();
+        assertThat(gate.stats("/api/**").orElseThrow().lastMinute().admitted()).isZero();
         assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted()).isTrue();
     }
 
     @Test
     void perOriginRule_limitsEachClientSeparately() {
-        Leapgate gate = gate(rule("per-ip", "/api/**")
+        HttpGate gate = gate(rule("per-ip", "/api/**")
                 .limit(2, seconds(10))
                 .scope(Scope.perOrigin())
                 .build());
@@ -80,7 +90,7 @@ class LeapgateTest {
 
     @Test
     void requestIsAdmittedOnlyIfEveryMatchingRuleAdmits_andTheRejectionNamesTheRule() {
-        Leapgate gate = gate(
+        HttpGate gate = gate(
                 rule("per-ip", "/api/**")
                         .limit(2, seconds(10))
                         .scope(Scope.perOrigin())
@@ -102,7 +112,7 @@ class LeapgateTest {
 
     @Test
     void rejectionByALaterRule_givesBackThePermitsOfEarlierOnes() {
-        Leapgate gate = gate(
+        HttpGate gate = gate(
                 rule("global", "/api/**").limit(3, seconds(10)).build(),
                 rule("per-ip", "/api/**")
                         .limit(1, seconds(10))
@@ -124,7 +134,7 @@ class LeapgateTest {
 
     @Test
     void rejectionByARateRule_releasesAnEarlierInFlightSlot() {
-        Leapgate gate = gate(
+        HttpGate gate = gate(
                 rule("slots", "/export").inFlight(1).build(),
                 rule("rate", "/export").limit(1, seconds(10)).build());
         Entry first = (Entry) gate.enter("POST", "/export", ip("203.0.113.1"));
@@ -139,7 +149,7 @@ class LeapgateTest {
 
     @Test
     void inFlightRule_releasesItsSlotWhenTheEntryCloses_onlyOnce() {
-        Leapgate gate = gate(rule("slots", "/export").inFlight(1).build());
+        HttpGate gate = gate(rule("slots", "/export").inFlight(1).build());
         Entry entry = (Entry) gate.enter("POST", "/export", ip("203.0.113.1"));
         Rejection full = (Rejection) gate.enter("POST", "/export", ip("203.0.113.2"));
 
@@ -155,7 +165,7 @@ class LeapgateTest {
 
     @Test
     void pacedRule_spacesAdmissionsExactlyWOverNApart() {
-        Leapgate gate = gate(rule("paced", "/submit")
+        HttpGate gate = gate(rule("paced", "/submit")
                 .limit(10, seconds(1))
                 .control(Control.pace(Duration.ofMillis(250)))
                 .build());
@@ -171,11 +181,10 @@ class LeapgateTest {
     @Test
     void pacedRule_rejectsWhatWouldWaitLongerThanMaxQueue() {
         AtomicLong slept = new AtomicLong();
-        Leapgate gate = Leapgate.builder()
-                .rules(RuleSet.of(rule("paced", "/submit")
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(rule("paced", "/submit")
                         .limit(10, seconds(1))
                         .control(Control.pace(Duration.ofMillis(250)))
-                        .build()))
+                        .build())))
                 .clock(clock)
                 .sleeper(slept::addAndGet) // time does not move: requests pile up
                 .build();
@@ -193,7 +202,7 @@ class LeapgateTest {
 
     @Test
     void borrowingRule_lendsFromTheNextBucket_andTheRequestWaitsForIt() {
-        Leapgate gate = gate(rule("bursty", "/api/**")
+        HttpGate gate = gate(rule("bursty", "/api/**")
                 .limit(2, seconds(1))
                 .control(Control.borrow(Duration.ofMillis(100)))
                 .build());
@@ -206,9 +215,9 @@ class LeapgateTest {
         // It borrowed from bucket [1100, 1200ms), where [0, 100ms) has left the window.
         assertThat(borrowed.startNanos()).isEqualTo(Duration.ofMillis(1100).toNanos());
         assertThat(clock.nanoTime()).isEqualTo(Duration.ofMillis(1100).toNanos());
-        MetricsSnapshot m = gate.metrics("/api/**").orElseThrow().lastMinute(clock.nanoTime());
-        assertThat(m.occupiedPass()).isEqualTo(1);
-        assertThat(m.pass()).isEqualTo(3);
+        StatsSnapshot m = gate.stats("/api/**").orElseThrow().lastMinute();
+        assertThat(m.borrowed()).isEqualTo(1);
+        assertThat(m.admitted()).isEqualTo(3);
         // The loan counts in the next bucket: one more fits there, not two.
         assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted()).isTrue();
         assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted()).isFalse();
@@ -216,7 +225,7 @@ class LeapgateTest {
 
     @Test
     void borrowingRule_rejectsWhenTheNextBucketIsTooFarAway() {
-        Leapgate gate = gate(rule("bursty", "/api/**")
+        HttpGate gate = gate(rule("bursty", "/api/**")
                 .limit(1, seconds(1))
                 .control(Control.borrow(Duration.ofMillis(10)))
                 .build());
@@ -228,13 +237,12 @@ class LeapgateTest {
 
     @Test
     void interruptedWhileWaiting_givesBackPermits_keepsTheInterrupt_andRejects() {
-        Leapgate gate = Leapgate.builder()
-                .rules(RuleSet.of(
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(
                         rule("slots", "/submit").inFlight(1).build(),
                         rule("paced", "/submit")
                                 .limit(10, seconds(1))
                                 .control(Control.pace(Duration.ofSeconds(1)))
-                                .build()))
+                                .build())))
                 .clock(clock)
                 .sleeper(nanos -> {
                     throw new InterruptedException("test");
@@ -257,11 +265,10 @@ class LeapgateTest {
 
     @Test
     void exemptOrigins_bypassEveryRule_deniedOnesAreAlwaysRejected() {
-        Leapgate gate = Leapgate.builder()
-                .rules(new RuleSet(
+        HttpGate gate = HttpGate.builder(Configs.withRules(new RuleSet(
                         List.of(rule("tight", "/**").limit(1, seconds(10)).build()),
                         OriginList.parse("10.0.0.0/8, health-checker"),
-                        OriginList.parse("198.51.100.0/24")))
+                        OriginList.parse("198.51.100.0/24"))))
                 .clock(clock)
                 .build();
 
@@ -281,26 +288,55 @@ class LeapgateTest {
     @Test
     void lazyOrigin_isLookedUpOnlyWhenAPatternMatches_orSomeOriginIsDenied() {
         AtomicLong lookups = new AtomicLong();
-        java.util.function.Supplier<Origin> origin = () -> {
-            lookups.incrementAndGet();
-            return ip("203.0.113.1");
-        };
-        Leapgate gate = gate(rule("api", "/api/**").limit(1, seconds(10)).build());
+        HttpGate gate = gate(rule("api", "/api/**").limit(1, seconds(10)).build());
+        class Request implements HttpRequestView {
+            final String path;
 
-        assertThat(gate.enter("GET", "/static/app.js", origin, 1).admitted()).isTrue();
+            Request(String path) {
+                this.path = path;
+            }
+
+            @Override
+            public String method() {
+                return "GET";
+            }
+
+            @Override
+            public String rawPath() {
+                return path;
+            }
+
+            @Override
+            public String remoteAddr() {
+                lookups.incrementAndGet();
+                return "203.0.113.1";
+            }
+
+            @Override
+            public List<String> headers(String name) {
+                return List.of();
+            }
+
+            @Override
+            public String principal() {
+                return null;
+            }
+        }
+
+        assertThat(gate.enter(new Request("/static/app.js")).admitted()).isTrue();
         assertThat(lookups.get()).as("no pattern matched").isZero();
-        assertThat(gate.enter("GET", "/api/x", origin, 1).admitted()).isTrue();
-        assertThat(gate.enter("GET", "/api/x", origin, 1).admitted()).isFalse();
+        assertThat(gate.enter(new Request("/api/x")).admitted()).isTrue();
+        assertThat(gate.enter(new Request("/api/x")).admitted()).isFalse();
         assertThat(lookups.get()).as("once per matching request").isEqualTo(2);
 
         gate.update(new RuleSet(gate.rules().rules(), OriginList.empty(), OriginList.parse("198.51.100.0/24")));
-        gate.enter("GET", "/static/app.js", origin, 1);
+        gate.enter(new Request("/static/app.js"));
         assertThat(lookups.get()).as("a deny list needs every request's origin").isEqualTo(3);
     }
 
     @Test
     void namedOriginRule_appliesToThatOriginOnly() {
-        Leapgate gate = gate(rule("partner", "/api/**")
+        HttpGate gate = gate(rule("partner", "/api/**")
                 .limit(1, seconds(10))
                 .scope(Scope.origin("203.0.113.9"))
                 .build());
@@ -316,7 +352,7 @@ class LeapgateTest {
     void quotas_listEveryMatchedRule_tightestFirst_asOfTheDecision() {
         FlowRule loose = rule("loose", "/api/**").limit(100, seconds(10)).build();
         FlowRule tight = rule("tight", "/api/**").limit(3, seconds(1)).build();
-        Leapgate gate = gate(loose, tight);
+        HttpGate gate = gate(loose, tight);
 
         Decision d = gate.enter("GET", "/api/x", ip("203.0.113.1"));
         Decision later = gate.enter("GET", "/api/x", ip("203.0.113.1"));
@@ -329,7 +365,7 @@ class LeapgateTest {
 
     @Test
     void quotaReset_isWhenEverythingCountedAtTheDecisionHasLeftTheWindow() {
-        Leapgate gate = gate(rule("r", "/x").limit(10, seconds(10)).build()); // 10 buckets of 1 s, strict
+        HttpGate gate = gate(rule("r", "/x").limit(10, seconds(10)).build()); // 10 buckets of 1 s, strict
         gate.enter("GET", "/x", ip("203.0.113.1")); // bucket [0, 1s)
         clock.advance(Duration.ofMillis(2500));
 
@@ -344,7 +380,7 @@ class LeapgateTest {
     void reload_keepsTheCountersOfUnchangedRules_andStartsChangedOnesAfresh() {
         FlowRule kept = rule("kept", "/a").limit(1, seconds(10)).build();
         FlowRule changed = rule("changed", "/b").limit(1, seconds(10)).build();
-        Leapgate gate = gate(kept, changed);
+        HttpGate gate = gate(kept, changed);
         gate.enter("GET", "/a", ip("203.0.113.1"));
         gate.enter("GET", "/b", ip("203.0.113.1"));
 
@@ -354,7 +390,7 @@ class LeapgateTest {
                 .as("no fresh allowance")
                 .isFalse();
         assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted()).isTrue();
-        assertThat(gate.metrics("/a").orElseThrow().lastMinute(clock.nanoTime()).pass())
+        assertThat(gate.stats("/a").orElseThrow().lastMinute().admitted())
                 .as("statistics carried over")
                 .isEqualTo(1);
         assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("kept", "changed");
@@ -363,7 +399,7 @@ class LeapgateTest {
     @Test
     void entryAdmittedBeforeAReload_releasesIntoTheCounterThatAdmittedIt() {
         FlowRule slots = rule("slots", "/export").inFlight(1).build();
-        Leapgate gate = gate(slots);
+        HttpGate gate = gate(slots);
         Entry old = (Entry) gate.enter("POST", "/export", ip("203.0.113.1"));
 
         gate.update(RuleSet.of(slots)); // unchanged: same counter
@@ -375,7 +411,7 @@ class LeapgateTest {
 
     @Test
     void permitsAboveALimit_areRejectedWithoutTouchingOtherRules() {
-        Leapgate gate = gate(
+        HttpGate gate = gate(
                 rule("big", "/x").limit(100, seconds(1)).build(),
                 rule("small", "/x").limit(2, seconds(1)).build());
 
@@ -392,7 +428,7 @@ class LeapgateTest {
 
     @Test
     void fullOriginTable_rejectsNewOriginsWithAReason() {
-        Leapgate gate = gate(rule("per-ip", "/**")
+        HttpGate gate = gate(rule("per-ip", "/**")
                 .limit(1, seconds(10))
                 .scope(Scope.perOrigin())
                 .maxOrigins(20)
@@ -408,7 +444,7 @@ class LeapgateTest {
 
     @Test
     void trackedOrigins_countsThePerOriginTable_upToMaxOrigins_andIsEmptyForOtherRules() {
-        Leapgate gate = gate(
+        HttpGate gate = gate(
                 rule("per-ip", "/**")
                         .limit(2, seconds(10))
                         .scope(Scope.perOrigin())
@@ -434,7 +470,7 @@ class LeapgateTest {
     void manyThreads_multipleRules_exactTotals_andNoLeakedSlot() throws Exception {
         int threads = 8;
         int attempts = 20_000;
-        Leapgate gate = gate(
+        HttpGate gate = gate(
                 rule("slots", "/api/**").inFlight(3).build(),
                 rule("per-ip", "/api/**")
                         .limit(50, seconds(10))
@@ -460,9 +496,9 @@ class LeapgateTest {
         assertThat(admitted.get())
                 .as("the global window, never exceeded, reached")
                 .isEqualTo(200);
-        MetricsSnapshot m = gate.metrics("/api/**").orElseThrow().lastMinute(clock.nanoTime());
-        assertThat(m.concurrency()).isZero();
-        assertThat(m.pass()).isEqualTo(200);
+        StatsSnapshot m = gate.stats("/api/**").orElseThrow().lastMinute();
+        assertThat(m.inFlight()).isZero();
+        assertThat(m.admitted()).isEqualTo(200);
         assertThat(gate.enter("GET", "/api/x", ip("198.51.100.1")).admitted())
                 .as("all in-flight slots came back, the global window is full")
                 .isFalse();

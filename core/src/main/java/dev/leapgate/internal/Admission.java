@@ -1,0 +1,225 @@
+package dev.leapgate.internal;
+
+import dev.leapgate.Clock;
+import dev.leapgate.Decision;
+import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
+import dev.leapgate.Sleeper;
+
+/**
+ * The decision layer: whether a request with an origin and a number of permits may enter, under
+ * the {@link Limit}s that apply to it. Who decides which limits apply is the caller's business:
+ * {@code Limiter} applies all of its own, the HTTP layer those whose patterns match the request.
+ *
+ * <h2>Several limits per request</h2>
+ *
+ * Every limit whose scope includes the origin applies, and the request is admitted only if all of
+ * them admit it. Limits are tried in two passes: first those that decide at once (windows and
+ * in-flight limits), in their order, then those that may make a request wait (pace, warm-up).
+ * When a limit rejects, the permits the limits before it took are given back: window counts are
+ * refunded and in-flight slots released, so a rejected request leaves nothing consumed in them.
+ * The one exception is a pace or warm-up reservation made before a <em>later</em> pace or warm-up
+ * limit rejected: a reservation moves the schedule of every request after it and is not taken
+ * back. The rejection names the limit that rejected.
+ *
+ * <p>A request that must wait (paced, or borrowing from the next bucket) waits on the caller's
+ * thread through the {@link Sleeper}, for the longest wait any limit asked. If the thread is
+ * interrupted meanwhile, its permits are given back as for a rejection, the interrupt status is
+ * restored, and the request is rejected with reason {@code "interrupted"}.
+ *
+ * <p>The clock is read once per decision (twice after a wait), and the reading is shared by the
+ * counters and the statistics. The admitted path allocates the entry and nothing else for up to
+ * two limits; a rejection by a limit everyone shares allocates nothing.
+ *
+ * <p>Concurrency: stateless; the limits are thread-safe.
+ */
+public final class Admission {
+
+    static final String LIMIT_EXCEEDED = "limit exceeded";
+    static final String UNTRACKED = "too many origins tracked";
+    static final String TOO_MANY_PERMITS = "request needs more permits than the limit";
+    static final String INTERRUPTED = "interrupted";
+
+    private final Clock clock;
+    private final Sleeper sleeper;
+
+    public Admission(Clock clock, Sleeper sleeper) {
+        this.clock = clock;
+        this.sleeper = sleeper;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    /**
+     * Decides on a request that the limits {@code candidates} apply to (their scopes not yet
+     * checked against the origin).
+     *
+     * @param permits at least 1 (checked by the caller)
+     */
+    public Decision decide(Limit[] candidates, Origin origin, int permits) {
+        Limit[] limits = forOrigin(candidates, origin);
+        if (limits == null) {
+            return UnlimitedEntry.INSTANCE;
+        }
+        long now = clock.nanoTime();
+        int n = limits.length;
+        long t0 = 0;
+        long t1 = 0;
+        long[] all = n > 2 ? new long[n] : null;
+        boolean schedules = false;
+        // Pass 1: limits that decide at once; pass 2: limits that may make the request wait.
+        for (int pass = 0; pass < 2; pass++) {
+            for (int i = 0; i < n; i++) {
+                Limit limit = limits[i];
+                if (limit.schedules() != (pass == 1)) {
+                    continue;
+                }
+                schedules |= pass == 1;
+                long token;
+                if (permits > limit.rule.limit()) {
+                    token = Limit.REJECTED;
+                } else {
+                    token = limit.tryAcquire(now, origin, permits);
+                }
+                if (token < 0) {
+                    giveBack(limits, t0, t1, all, i, pass, origin, permits);
+                    String reason = permits > limit.rule.limit()
+                            ? TOO_MANY_PERMITS
+                            : token == Limit.UNTRACKED ? UNTRACKED : LIMIT_EXCEEDED;
+                    return reject(limits, limit, now, origin, permits, reason);
+                }
+                if (all != null) {
+                    all[i] = token;
+                } else if (i == 0) {
+                    t0 = token;
+                } else {
+                    t1 = token;
+                }
+            }
+        }
+        long wait = 0;
+        boolean borrowed = false;
+        if (schedules || hasBorrowing(limits)) {
+            for (int i = 0; i < n; i++) {
+                long w = limits[i].waitNanos(now, token(t0, t1, all, i));
+                wait = Math.max(wait, w);
+                borrowed |= w > 0 && !limits[i].schedules();
+            }
+        }
+        long start = now;
+        if (wait > 0) {
+            try {
+                sleeper.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                giveBack(limits, t0, t1, all, n, 1, origin, permits);
+                return reject(limits, limits[0], now, origin, permits, INTERRUPTED);
+            }
+            start = clock.nanoTime();
+        }
+        for (int i = 0; i < n; i++) {
+            if (firstWithItsRecorder(limits, i)) {
+                limits[i].recorder.onEnter(start);
+                if (borrowed) {
+                    limits[i].recorder.onBorrowed();
+                }
+            }
+        }
+        return new AdmittedEntry(clock, limits, t0, t1, all, origin, permits, now, start);
+    }
+
+    /**
+     * Takes permits of one rate limit that rejects its excess, without an entry: the cheapest
+     * decision, for {@code Limiter.tryAcquire}. One clock reading, one counter update, one
+     * statistics update; allocates nothing.
+     */
+    public boolean acquire(Limit rate, Origin origin, int permits) {
+        long now = clock.nanoTime();
+        boolean admitted = permits <= rate.rule.limit() && rate.tryAcquire(now, origin, permits) >= 0;
+        if (admitted) {
+            rate.recorder.onInstant(now);
+        } else {
+            rate.recorder.onReject(now);
+        }
+        return admitted;
+    }
+
+    private static long token(long t0, long t1, long[] all, int i) {
+        return all != null ? all[i] : i == 0 ? t0 : t1;
+    }
+
+    private static boolean hasBorrowing(Limit[] limits) {
+        for (Limit limit : limits) {
+            if (limit.borrows()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Gives back what the limits before {@code upTo} in pass {@code pass} (and all of pass 0, when
+     * in pass 1) took.
+     */
+    private static void giveBack(
+            Limit[] limits, long t0, long t1, long[] all, int upTo, int pass, Origin origin, int permits) {
+        for (int p = 0; p <= pass; p++) {
+            for (int i = 0; i < limits.length; i++) {
+                if (limits[i].schedules() != (p == 1) || (p == pass && i >= upTo)) {
+                    continue;
+                }
+                limits[i].release(origin, token(t0, t1, all, i), permits);
+            }
+        }
+    }
+
+    private Rejection reject(Limit[] limits, Limit by, long now, Origin origin, int permits, String reason) {
+        for (int i = 0; i < limits.length; i++) {
+            if (firstWithItsRecorder(limits, i)) {
+                limits[i].recorder.onReject(now);
+            }
+        }
+        if (permits == 1 && reason == LIMIT_EXCEEDED && !by.perOrigin) {
+            return by.sharedRejection(clock);
+        }
+        return LimitRejection.at(by, origin, permits, reason, now);
+    }
+
+    /**
+     * Whether {@code limits[i]} is the first of the limits with its recorder: limits may share a
+     * resource, whose statistics must count a request once. Limit lists are short; no allocation.
+     */
+    static boolean firstWithItsRecorder(Limit[] limits, int i) {
+        ResourceRecorder recorder = limits[i].recorder;
+        for (int j = 0; j < i; j++) {
+            if (limits[j].recorder == recorder) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Of the candidate limits, those whose scope includes the origin; null if none. */
+    private static Limit[] forOrigin(Limit[] candidates, Origin origin) {
+        int included = 0;
+        for (Limit limit : candidates) {
+            included += limit.includes(origin) ? 1 : 0;
+        }
+        if (included == candidates.length) {
+            return included == 0 ? null : candidates;
+        }
+        if (included == 0) {
+            return null;
+        }
+        Limit[] limits = new Limit[included];
+        int n = 0;
+        for (Limit limit : candidates) {
+            if (limit.includes(origin)) {
+                limits[n++] = limit;
+            }
+        }
+        return limits;
+    }
+}

@@ -1,0 +1,200 @@
+package dev.leapgate.internal;
+
+import dev.leapgate.Clock;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.Quota;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The {@link Entry} of a request admitted by one or more {@link Limit}s: what it holds (the
+ * limits, the token each returned, its origin) and its life, from admission to close.
+ *
+ * <p>Concurrency: the whole life of an entry is one {@code long} word changed by CAS. Its two low
+ * bits are the state: {@code OPEN} or {@code OPEN_FAILED} until the first close, then {@code
+ * CLOSED} or {@code CLOSED_FAILED}; the only move out of a closed state is {@code CLOSED ->
+ * CLOSED_FAILED}, by a late {@link #fail}. The CAS that closes also stores the response time in
+ * the bits above, so a late {@link #fail} knows the close happened. Everything else is final,
+ * but the quotas, computed on first request (a racing second computation yields an equal list).
+ */
+public final class AdmittedEntry implements Entry {
+
+    private static final long OPEN = 0;
+    private static final long OPEN_FAILED = 1;
+    private static final long CLOSED = 2;
+    private static final long CLOSED_FAILED = 3;
+    private static final long STATE_BITS = 3;
+
+    private static final Comparator<Quota> TIGHTEST_FIRST = Comparator.comparingLong(Quota::remaining);
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(AdmittedEntry.class, "state", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Clock clock;
+    /** The limits that admitted the request, in the order they decided. */
+    private final Limit[] limits;
+    /** The tokens of {@code limits[0]} and {@code limits[1]}, when there are at most two limits. */
+    private final long token0;
+
+    private final long token1;
+    /** Every limit's token, when there are more than two limits; else null. */
+    private final long[] tokens;
+
+    private final Origin origin;
+    private final int permits;
+    /** The clock reading of the decision. */
+    private final long decidedNanos;
+    /** The clock reading at admission: the decision's, or the end of a wait for a turn. */
+    private final long startNanos;
+
+    private volatile List<Quota> quotas;
+
+    /** {@code responseNanos << 2 | state}; see the class comment. */
+    @SuppressWarnings("unused") // written through STATE
+    private volatile long state;
+
+    AdmittedEntry(
+            Clock clock,
+            Limit[] limits,
+            long token0,
+            long token1,
+            long[] tokens,
+            Origin origin,
+            int permits,
+            long decidedNanos,
+            long startNanos) {
+        this.clock = clock;
+        this.limits = limits;
+        this.token0 = token0;
+        this.token1 = token1;
+        this.tokens = tokens;
+        this.origin = origin;
+        this.permits = permits;
+        this.decidedNanos = decidedNanos;
+        this.startNanos = startNanos;
+    }
+
+    @Override
+    public int permits() {
+        return permits;
+    }
+
+    @Override
+    public long startNanos() {
+        return startNanos;
+    }
+
+    private long token(int i) {
+        return tokens != null ? tokens[i] : i == 0 ? token0 : token1;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Computed when first asked for, as of the decision, so that requests whose quotas nobody
+     * reads do not pay for them.
+     */
+    @Override
+    public List<Quota> quotas() {
+        List<Quota> computed = quotas;
+        if (computed == null) {
+            Quota[] all = new Quota[limits.length];
+            for (int i = 0; i < limits.length; i++) {
+                all[i] = limits[i].quota(decidedNanos, origin, token(i));
+            }
+            if (all.length > 1) {
+                Arrays.sort(all, TIGHTEST_FIRST);
+            }
+            computed = List.of(all);
+            quotas = computed;
+        }
+        return computed;
+    }
+
+    @Override
+    public void fail() {
+        for (; ; ) {
+            long word = state;
+            long s = word & STATE_BITS;
+            if (s == OPEN_FAILED || s == CLOSED_FAILED) {
+                return;
+            }
+            if (STATE.compareAndSet(this, word, word + 1)) { // OPEN -> OPEN_FAILED, CLOSED -> CLOSED_FAILED
+                if (s == CLOSED) {
+                    for (int i = 0; i < limits.length; i++) {
+                        if (Admission.firstWithItsRecorder(limits, i)) {
+                            limits[i].recorder.onFailedAfterExit();
+                        }
+                    }
+                }
+                return;
+            }
+        }
+    }
+
+    @Override
+    public boolean isClosed() {
+        return (state & STATE_BITS) >= CLOSED;
+    }
+
+    @Override
+    public boolean isFailed() {
+        long s = state & STATE_BITS;
+        return s == OPEN_FAILED || s == CLOSED_FAILED;
+    }
+
+    @Override
+    public void close() {
+        long word = state;
+        if ((word & STATE_BITS) >= CLOSED) {
+            return;
+        }
+        long now = clock.nanoTime();
+        long closed = (now - startNanos) << 2;
+        for (; ; ) {
+            if (STATE.compareAndSet(this, word, closed | (word + CLOSED))) {
+                exit(now, word == OPEN_FAILED);
+                return;
+            }
+            word = state; // only fail() moves an open entry: OPEN -> OPEN_FAILED
+            if ((word & STATE_BITS) >= CLOSED) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * Records the completion, then gives back the in-flight slots: the statistics count a request
+     * in flight after its slots are taken and stop before they are given back, so they never show
+     * more in flight than a limit allows.
+     */
+    private void exit(long now, boolean failed) {
+        long rt = now - startNanos;
+        for (int i = 0; i < limits.length; i++) {
+            if (Admission.firstWithItsRecorder(limits, i)) {
+                limits[i].recorder.onExit(now, rt, failed);
+            }
+        }
+        for (int i = 0; i < limits.length; i++) {
+            if (limits[i] instanceof Limit.InFlight) {
+                limits[i].release(origin, 1, permits);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Entry[permits=" + permits + ", start=" + startNanos + "ns" + (isClosed() ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,398 @@
+package dev.leapgate.internal;
+
+import dev.leapgate.Clock;
+import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.stats.StatsTotals;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Records the statistics of one resource on the request path, for one or two uncontended atomic
+ * additions per request, and answers {@link ResourceStats} from them.
+ *
+ * <h2>From striped buckets to running counts</h2>
+ *
+ * The obvious design keeps a ring of per-second buckets and adds each event to the bucket of its
+ * time. Every event then looks up its bucket, and a bucket that rolls over must be reset or
+ * replaced: either a new object per second, or a reset in place that races with late writers.
+ * Here the request path never looks for a bucket. It adds to a few <em>running counts</em> that
+ * are never reset, and once a second the first event after a second boundary (or a reader) takes
+ * the difference since the previous boundary and files it in a ring of per-second records. A
+ * window is the sum of its seconds' records plus what the running counts gained since the last
+ * boundary.
+ *
+ * <pre>
+ *   running (request path)          ring of seconds (filed once a second, under the roll lock)
+ *   admissions = entered | instant  [s-2: adm 840, rej 3, ...] [s-1: adm 911, ...]
+ *   completions = completed | rt    live second s = running - running at the last roll
+ *   rejections, failures, borrowed
+ * </pre>
+ *
+ * <h2>Two atomic additions per request</h2>
+ *
+ * An admission adds 1 to {@code admissions} (its low 32 bits count requests admitted with an entry,
+ * its high 32 bits requests admitted without one, {@code Limiter.tryAcquire}); a rejection adds 1
+ * to {@code rejections}; a completion adds {@code 1 | rt << 24} to {@code completions} (a count in
+ * the low 24 bits, the response time in microseconds in the high 40), and 1 to {@code
+ * failures} if it failed. Successes are not counted: they are completions minus failures, so a
+ * request failed after its close only adds a failure. Requests in flight are not counted either:
+ * they are admissions with an entry minus completions. The packed fields wrap; only their
+ * differences over one second are ever used, which are exact while a second holds fewer than
+ * 2<sup>24</sup> completions, 2<sup>32</sup> admissions and 2<sup>40</sup> microseconds (13 days)
+ * of response time.
+ *
+ * <p>Requests in flight read this way can only be under-estimated: the engine counts an admission
+ * after its slots are taken, and a completion before they are given back, and a reader sees the
+ * admission before the completions read after it. So the peak, kept as a running maximum per
+ * second, never exceeds an in-flight limit.
+ *
+ * <h2>Concurrency</h2>
+ *
+ * The running counts are written with atomic additions by any thread, without locks. Filing a
+ * second, and reading, take a one-bit lock: the request path only ever tries it (a thread that
+ * finds it taken goes on, and the next event files the second), a reader spins for it. Everything
+ * behind the lock (the ring, the roller's last-seen counts and totals) is plain memory guarded by
+ * it. An event racing with a roll may be filed in the second before or after its own; counts are
+ * never lost.
+ */
+public final class ResourceRecorder implements ResourceStats {
+
+    private static final long SECOND_NANOS = 1_000_000_000L;
+    /** Seconds in the ring: more than the 61 a minute's window spans. */
+    private static final int RING = 64;
+    /** Longs per second in the ring. */
+    private static final int SLOT = 6;
+    // Fields of a slot: the second it records (+1, so that 0 means empty), then per-second counts.
+    private static final int TAG = 0;
+    private static final int ADMITTED_REJECTED = 1; // admitted (low 32) | rejected (high 32)
+    private static final int COMPLETED_FAILED = 2; // completed (low 32) | failed (high 32)
+    private static final int RT_UNITS = 3;
+    private static final int BORROWED_PEAK = 4; // borrowed (low 32) | peak in flight (high 32)
+    private static final int MIN_RT = 5;
+
+    private static final long LOW32 = 0xFFFF_FFFFL;
+    private static final long COUNT24 = (1L << 24) - 1;
+    private static final int RT_SHIFT = 24;
+    private static final long RT_MASK = (1L << 40) - 1;
+    /** A response time's unit in the running counts: a microsecond. */
+    private static final long RT_UNIT_NANOS = 1_000;
+
+    private static final VarHandle ADMISSIONS;
+    private static final VarHandle COMPLETIONS;
+    private static final VarHandle REJECTIONS;
+    private static final VarHandle FAILURES;
+    private static final VarHandle BORROWED;
+    private static final VarHandle PEAK;
+    private static final VarHandle MIN;
+    private static final VarHandle LOCK;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            ADMISSIONS = l.findVarHandle(ResourceRecorder.class, "admissions", long.class);
+            COMPLETIONS = l.findVarHandle(ResourceRecorder.class, "completions", long.class);
+            REJECTIONS = l.findVarHandle(ResourceRecorder.class, "rejections", long.class);
+            FAILURES = l.findVarHandle(ResourceRecorder.class, "failures", long.class);
+            BORROWED = l.findVarHandle(ResourceRecorder.class, "borrowed", long.class);
+            PEAK = l.findVarHandle(ResourceRecorder.class, "peak", long.class);
+            MIN = l.findVarHandle(ResourceRecorder.class, "minRtNanos", long.class);
+            LOCK = l.findVarHandle(ResourceRecorder.class, "lock", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String resource;
+    private final Clock clock;
+    /** The clock reading second 0 starts at. */
+    private final long originNanos;
+
+    // Running counts, written by any thread with atomic additions.
+    private volatile long admissions;
+    private volatile long completions;
+    private volatile long rejections;
+    private volatile long failures;
+    private volatile long borrowed;
+    /** The most requests in flight seen since the last roll. */
+    private volatile long peak;
+    /** The shortest response time since the last roll, in ns; {@link Long#MAX_VALUE} if none. */
+    private volatile long minRtNanos = Long.MAX_VALUE;
+    /** The clock reading at which the next second starts: the request path rolls when it passes it. */
+    private volatile long nextRollNanos;
+
+    @SuppressWarnings("unused") // through LOCK
+    private volatile int lock;
+
+    // Guarded by the lock.
+    private long[] ring; // allocated at the first roll
+    private long rolledSecond; // the second the running counts since the last roll belong to
+    private long seenAdmissions;
+    private long seenCompletions;
+    private long seenRejections;
+    private long seenFailures;
+    private long seenBorrowed;
+    private long totalEntered;
+    private long totalInstant;
+    private long totalCompleted;
+    private long totalRtUnits;
+
+    /**
+     * @param resource the resource's name
+     * @param clock the limiter's clock, read by {@link #lastMinute()} and friends
+     */
+    public ResourceRecorder(String resource, Clock clock) {
+        this.resource = Objects.requireNonNull(resource, "resource");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.originNanos = clock.nanoTime();
+        this.nextRollNanos = originNanos + SECOND_NANOS;
+    }
+
+    /** Records an admission with an entry, to be followed by exactly one {@link #onExit}. */
+    public void onEnter(long nowNanos) {
+        maybeRoll(nowNanos);
+        long admitted = (long) ADMISSIONS.getAndAdd(this, 1L) + 1;
+        long inFlight = inFlight(admitted, completions);
+        if (inFlight > peak) {
+            raisePeak(inFlight);
+        }
+    }
+
+    /** Records an admission without an entry: nothing is held, nothing will complete. */
+    public void onInstant(long nowNanos) {
+        maybeRoll(nowNanos);
+        ADMISSIONS.getAndAdd(this, 1L << 32);
+    }
+
+    /** Records an admission that borrowed from the next bucket (besides its {@link #onEnter}). */
+    public void onBorrowed() {
+        BORROWED.getAndAdd(this, 1L);
+    }
+
+    /** Records a rejection. */
+    public void onReject(long nowNanos) {
+        maybeRoll(nowNanos);
+        REJECTIONS.getAndAdd(this, 1L);
+    }
+
+    /** Records the completion of an admission with an entry. */
+    public void onExit(long nowNanos, long rtNanos, boolean failed) {
+        maybeRoll(nowNanos);
+        long rt = Math.max(0, rtNanos);
+        COMPLETIONS.getAndAdd(this, 1L | ((rt / RT_UNIT_NANOS) << RT_SHIFT));
+        if (failed) {
+            FAILURES.getAndAdd(this, 1L);
+        }
+        if (rt < minRtNanos) {
+            lowerMin(rt);
+        }
+    }
+
+    /** A completion recorded as a success failed after all: one failure more, one success less. */
+    public void onFailedAfterExit() {
+        FAILURES.getAndAdd(this, 1L);
+    }
+
+    /**
+     * Requests in flight from the running counts, {@code admissions} read before {@code
+     * completions}: completions read later can only make the result smaller than the truth, never
+     * larger (a completion read that the admissions do not include yet makes it negative: 0).
+     */
+    private static long inFlight(long admissions, long completions) {
+        long difference = (admissions - completions) << 40 >> 40; // the low 24 bits, signed
+        return Math.max(0, difference);
+    }
+
+    private void raisePeak(long inFlight) {
+        for (long p = peak; inFlight > p; p = peak) {
+            if (PEAK.compareAndSet(this, p, inFlight)) {
+                return;
+            }
+        }
+    }
+
+    private void lowerMin(long rt) {
+        for (long m = minRtNanos; rt < m; m = minRtNanos) {
+            if (MIN.compareAndSet(this, m, rt)) {
+                return;
+            }
+        }
+    }
+
+    private void maybeRoll(long nowNanos) {
+        if (nowNanos - nextRollNanos >= 0 && LOCK.compareAndSet(this, 0, 1)) {
+            try {
+                roll(nowNanos);
+            } finally {
+                LOCK.setVolatile(this, 0);
+            }
+        }
+    }
+
+    private long secondOf(long nowNanos) {
+        return Math.floorDiv(nowNanos - originNanos, SECOND_NANOS);
+    }
+
+    /**
+     * Files what the running counts gained since the last roll as the record of the second they
+     * belong to, if {@code nowNanos} is in a later second. Lock held.
+     */
+    private void roll(long nowNanos) {
+        long second = secondOf(nowNanos);
+        if (second <= rolledSecond) {
+            return;
+        }
+        if (ring == null) {
+            ring = new long[RING * SLOT];
+        }
+        long adm = admissions;
+        long com = completions;
+        long rej = rejections;
+        long fail = failures;
+        long bor = borrowed;
+        long entered = (adm - seenAdmissions) & LOW32;
+        long instant = ((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32;
+        long completed = (com - seenCompletions) & COUNT24;
+        long rtUnits = ((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK;
+        int base = (int) Math.floorMod(rolledSecond, (long) RING) * SLOT;
+        ring[base + TAG] = rolledSecond + 1;
+        ring[base + ADMITTED_REJECTED] = saturate(entered + instant) | saturate(rej - seenRejections) << 32;
+        ring[base + COMPLETED_FAILED] = completed | saturate(fail - seenFailures) << 32;
+        ring[base + RT_UNITS] = rtUnits;
+        ring[base + BORROWED_PEAK] = saturate(bor - seenBorrowed) | saturate(peak) << 32;
+        ring[base + MIN_RT] = minRtNanos;
+        totalEntered += entered;
+        totalInstant += instant;
+        totalCompleted += completed;
+        totalRtUnits += rtUnits;
+        seenAdmissions = adm;
+        seenCompletions = com;
+        seenRejections = rej;
+        seenFailures = fail;
+        seenBorrowed = bor;
+        // The new second starts with what is in flight now, and no response time yet.
+        PEAK.setVolatile(this, inFlight(adm, com));
+        MIN.setVolatile(this, Long.MAX_VALUE);
+        rolledSecond = second;
+        nextRollNanos = originNanos + (second + 1) * SECOND_NANOS;
+    }
+
+    private static long saturate(long count) {
+        return Math.min(Math.max(count, 0), LOW32);
+    }
+
+    private void lockForRead() {
+        for (int spins = 0; !LOCK.compareAndSet(this, 0, 1); spins++) {
+            if (spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
+    }
+
+    @Override
+    public String resource() {
+        return resource;
+    }
+
+    @Override
+    public long inFlight() {
+        long adm = admissions;
+        return inFlight(adm, completions);
+    }
+
+    @Override
+    public StatsSnapshot lastSecond() {
+        return window(1);
+    }
+
+    @Override
+    public StatsSnapshot lastMinute() {
+        return window(60);
+    }
+
+    /** The {@code seconds} whole seconds before the current one, and the current one so far. */
+    StatsSnapshot window(int seconds) {
+        long now = clock.nanoTime();
+        lockForRead();
+        try {
+            roll(now);
+            long current = secondOf(now);
+            // The running counts since the last roll, which is in the current second now.
+            long adm = admissions;
+            long com = completions;
+            long admitted = ((adm - seenAdmissions) & LOW32) + (((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32);
+            long rejected = rejections - seenRejections;
+            long completed = (com - seenCompletions) & COUNT24;
+            long failed = failures - seenFailures;
+            long rtUnits = ((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK;
+            long borrowedCount = borrowed - seenBorrowed;
+            long peakInFlight = peak;
+            long min = minRtNanos;
+            if (ring != null) {
+                for (long s = current - seconds; s < current; s++) {
+                    int base = (int) Math.floorMod(s, (long) RING) * SLOT;
+                    if (ring[base + TAG] != s + 1) {
+                        continue; // no request in that second
+                    }
+                    admitted += ring[base + ADMITTED_REJECTED] & LOW32;
+                    rejected += ring[base + ADMITTED_REJECTED] >>> 32;
+                    completed += ring[base + COMPLETED_FAILED] & LOW32;
+                    failed += ring[base + COMPLETED_FAILED] >>> 32;
+                    rtUnits += ring[base + RT_UNITS];
+                    borrowedCount += ring[base + BORROWED_PEAK] & LOW32;
+                    peakInFlight = Math.max(peakInFlight, ring[base + BORROWED_PEAK] >>> 32);
+                    min = Math.min(min, ring[base + MIN_RT]);
+                }
+            }
+            long intoCurrent = now - (originNanos + current * SECOND_NANOS);
+            return new StatsSnapshot(
+                    resource,
+                    Duration.ofSeconds(seconds).plusNanos(intoCurrent),
+                    admitted,
+                    rejected,
+                    Math.max(0, completed - failed),
+                    failed,
+                    borrowedCount,
+                    rtUnits * RT_UNIT_NANOS,
+                    min == Long.MAX_VALUE ? -1 : min,
+                    inFlight(adm, com),
+                    peakInFlight);
+        } finally {
+            LOCK.setVolatile(this, 0);
+        }
+    }
+
+    @Override
+    public StatsTotals totals() {
+        long now = clock.nanoTime();
+        lockForRead();
+        try {
+            roll(now);
+            long adm = admissions;
+            long com = completions;
+            long entered = totalEntered + ((adm - seenAdmissions) & LOW32);
+            long instant = totalInstant + (((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32);
+            long completed = totalCompleted + ((com - seenCompletions) & COUNT24);
+            long rtUnits = totalRtUnits + (((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK);
+            long failed = failures;
+            return new StatsTotals(
+                    entered + instant,
+                    rejections,
+                    Math.max(0, completed - failed),
+                    failed,
+                    borrowed,
+                    rtUnits * RT_UNIT_NANOS);
+        } finally {
+            LOCK.setVolatile(this, 0);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ResourceRecorder[" + resource + ", inFlight=" + inFlight() + "]";
+    }
+}

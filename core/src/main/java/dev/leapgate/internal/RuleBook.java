@@ -1,0 +1,101 @@
+package dev.leapgate.internal;
+
+import dev.leapgate.Clock;
+import dev.leapgate.RuleSet;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.stats.ResourceStats;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+
+/**
+ * A rule set compiled for enforcement: a {@link Limit} per rule, in the rule set's order, and the
+ * statistics of every resource. Compiling against the previous book keeps what a reload must not
+ * reset: a rule whose definition did not change keeps its limit and counters (a reload is not a
+ * fresh allowance), and a resource keeps its statistics while any rule protects it.
+ *
+ * <p>Immutable; the limits and recorders inside are thread-safe.
+ */
+public final class RuleBook {
+
+    private final RuleSet rules;
+    private final Limit[] limits;
+    private final Map<String, ResourceRecorder> recorders;
+    private final int kept;
+
+    private RuleBook(RuleSet rules, Limit[] limits, Map<String, ResourceRecorder> recorders, int kept) {
+        this.rules = rules;
+        this.limits = limits;
+        this.recorders = recorders;
+        this.kept = kept;
+    }
+
+    /** Compiles {@code rules}, keeping what {@code previous} (null at start) had for unchanged rules. */
+    public static RuleBook compile(RuleSet rules, RuleBook previous, Clock clock) {
+        Map<FlowRule, Limit> reusable = new HashMap<>();
+        Map<String, ResourceRecorder> oldRecorders = new HashMap<>();
+        if (previous != null) {
+            for (Limit limit : previous.limits) {
+                reusable.put(limit.rule, limit);
+            }
+            oldRecorders.putAll(previous.recorders);
+        }
+        long now = clock.nanoTime();
+        Map<String, ResourceRecorder> recorders = new HashMap<>();
+        List<Limit> limits = new ArrayList<>();
+        int kept = 0;
+        for (FlowRule rule : rules.rules()) {
+            ResourceRecorder recorder = recorders.computeIfAbsent(
+                    rule.resource(), r -> oldRecorders.getOrDefault(r, new ResourceRecorder(r, clock)));
+            Limit old = reusable.get(rule);
+            if (old != null && old.recorder == recorder) {
+                limits.add(old);
+                kept++;
+            } else {
+                limits.add(Limit.create(rule, recorder, now));
+            }
+        }
+        return new RuleBook(rules, limits.toArray(new Limit[0]), Map.copyOf(recorders), kept);
+    }
+
+    public RuleSet rules() {
+        return rules;
+    }
+
+    /** The limit of each rule, in the rule set's order. Do not modify. */
+    public Limit[] limits() {
+        return limits;
+    }
+
+    /** How many rules kept their counters from the previous book. */
+    public int kept() {
+        return kept;
+    }
+
+    /** The statistics of every resource a rule protects. */
+    public Collection<ResourceStats> stats() {
+        return List.copyOf(recorders.values());
+    }
+
+    /** The statistics of one resource, or null. */
+    public ResourceStats stats(String resource) {
+        return recorders.get(resource);
+    }
+
+    /**
+     * How many origins the per-origin rule named {@code ruleName} tracks now; empty when no rule of
+     * that name is in force, or it has another scope.
+     */
+    public OptionalInt trackedOrigins(String ruleName) {
+        for (Limit limit : limits) {
+            if (limit.rule.name().equals(ruleName)) {
+                int tracked = limit.trackedOrigins();
+                return tracked < 0 ? OptionalInt.empty() : OptionalInt.of(tracked);
+            }
+        }
+        return OptionalInt.empty();
+    }
+}

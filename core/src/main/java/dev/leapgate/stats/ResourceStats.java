@@ -1,0 +1,32 @@
+package dev.leapgate.stats;
+
+/**
+ * The statistics of one protected resource (a limiter, or the pattern of an HTTP rule): what was
+ * admitted, rejected, completed and failed, response times and requests in flight. Read-only; the
+ * limiter that protects the resource writes them as it decides.
+ *
+ * <p>Windows are whole seconds of the limiter's clock: {@link #lastMinute()} covers the 60 seconds
+ * before the current one and the current one so far, {@link #lastSecond()} the second before the
+ * current one and the current one so far. {@link #totals()} counts everything since the resource
+ * was first protected, for monitoring systems that compute rates themselves.
+ *
+ * <p>Reads are consistent to within the requests that were being counted while they ran; nothing
+ * here takes part in admission decisions.
+ */
+public interface ResourceStats {
+
+    /** The resource's name: a limiter's name, or an HTTP rule's pattern, {@code GET /users/{id}}. */
+    String resource();
+
+    /** Requests admitted with an entry and not yet completed: exact, never above an in-flight limit. */
+    long inFlight();
+
+    /** The second before the current one, and the current one so far. */
+    StatsSnapshot lastSecond();
+
+    /** The 60 seconds before the current one, and the current one so far. */
+    StatsSnapshot lastMinute();
+
+    /** Everything since the resource was first protected. */
+    StatsTotals totals();
+}

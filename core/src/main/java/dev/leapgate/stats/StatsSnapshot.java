@@ -1,0 +1,80 @@
+package dev.leapgate.stats;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One resource's statistics over a window, read at one moment.
+ *
+ * <p>Counts are totals over the window; the {@code ...PerSecond} methods divide them by its
+ * length. Response times are those of the requests that completed in the window.
+ *
+ * @param resource the resource's name
+ * @param window how long the window covers: whole seconds and the current second so far
+ * @param admitted requests admitted (those that borrowed from the next bucket included)
+ * @param rejected requests rejected
+ * @param succeeded admitted requests that completed without failing
+ * @param failed admitted requests that failed (an exception, a 5xx response, a timeout)
+ * @param borrowed requests admitted by borrowing from the next bucket
+ * @param responseNanos the sum of the completed requests' response times, in nanoseconds (to the
+ *     microsecond)
+ * @param minResponseNanos the shortest response time, or -1 when no request completed
+ * @param inFlight requests in flight when the snapshot was read
+ * @param peakInFlight the most requests in flight at once during the window (never above an
+ *     in-flight limit on the resource)
+ */
+public record StatsSnapshot(
+        String resource,
+        Duration window,
+        long admitted,
+        long rejected,
+        long succeeded,
+        long failed,
+        long borrowed,
+        long responseNanos,
+        long minResponseNanos,
+        long inFlight,
+        long peakInFlight) {
+
+    public StatsSnapshot {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(window, "window");
+    }
+
+    /** Requests that completed, successfully or not. */
+    public long completed() {
+        return succeeded + failed;
+    }
+
+    public double admittedPerSecond() {
+        return perSecond(admitted);
+    }
+
+    public double rejectedPerSecond() {
+        return perSecond(rejected);
+    }
+
+    public double succeededPerSecond() {
+        return perSecond(succeeded);
+    }
+
+    public double failedPerSecond() {
+        return perSecond(failed);
+    }
+
+    /** The completed requests' average response time in milliseconds; NaN when none completed. */
+    public double averageResponseMillis() {
+        long completed = completed();
+        return completed == 0 ? Double.NaN : responseNanos / 1e6 / completed;
+    }
+
+    /** The shortest response time in milliseconds; NaN when none completed. */
+    public double minResponseMillis() {
+        return minResponseNanos < 0 ? Double.NaN : minResponseNanos / 1e6;
+    }
+
+    private double perSecond(long count) {
+        long nanos = window.toNanos();
+        return nanos == 0 ? 0 : count * 1e9 / nanos;
+    }
+}

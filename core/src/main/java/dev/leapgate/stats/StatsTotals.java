@@ -1,0 +1,16 @@
+package dev.leapgate.stats;
+
+/**
+ * Counts since a resource was first protected: monotonic, for monitoring systems that compute
+ * rates themselves (a Prometheus counter). Each never decreases, except {@code succeeded}, which
+ * goes down by one when a request closed as a success is failed afterwards.
+ *
+ * @param admitted requests admitted
+ * @param rejected requests rejected
+ * @param succeeded admitted requests completed without failing
+ * @param failed admitted requests that failed
+ * @param borrowed requests admitted by borrowing from the next bucket
+ * @param responseNanos the sum of the completed requests' response times (to the microsecond)
+ */
+public record StatsTotals(
+        long admitted, long rejected, long succeeded, long failed, long borrowed, long responseNanos) {}
