@@ -5,12 +5,13 @@ import com.alibaba.csp.sentinel.SphU;
 import com.alibaba.csp.sentinel.slots.block.BlockException;
 import dev.leapgate.Decision;
 import dev.leapgate.Entry;
-import dev.leapgate.Leapgate;
 import dev.leapgate.Origin;
 import dev.leapgate.RuleSet;
+import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.counter.KeyedRateCounter;
 import dev.leapgate.counter.WindowMode;
 import dev.leapgate.counter.WindowSpec;
+import dev.leapgate.http.HttpGate;
 import dev.leapgate.rule.FlowRule;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 import java.time.Duration;
@@ -37,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <p>What compares with what: {@link #leapgateKeyed} ({@code KeyedRateCounter.tryAcquire}, the raw
  * per-key window) with {@link #bucket4jCaffeine} and {@link #resilience4jRegistry} (a lookup and a
- * decision, no exit, no statistics); {@link #leapgateEngine} ({@code Leapgate.enter} with a per-IP
+ * decision, no exit, no statistics); {@link #leapgateEngine} ({@code HttpGate.enter} with a per-IP
  * rule, then {@code close}: rule match, statistics, entry) with {@link #sentinelHotParam}
  * ({@code SphU.entry} with the key as hot parameter, then {@code exit}).
  *
@@ -118,7 +119,7 @@ public class PerKeyBenchmark {
     @State(Scope.Benchmark)
     public static class LeapgateEngineState {
         Origin[] origins;
-        Leapgate gate;
+        HttpGate gate;
 
         @Setup(Level.Trial)
         public void setUp() {
@@ -132,7 +133,15 @@ public class PerKeyBenchmark {
                     .scope(dev.leapgate.rule.Scope.perOrigin())
                     .maxOrigins(Workload.KEY_CAPACITY)
                     .build();
-            gate = Leapgate.builder().rules(RuleSet.of(perIp)).build();
+            LeapgateConfig defaults = LeapgateConfig.defaults();
+            gate = HttpGate.builder(new LeapgateConfig(
+                            RuleSet.of(perIp),
+                            defaults.rulesFile(),
+                            defaults.reloadInterval(),
+                            defaults.clientIp(),
+                            defaults.origin(),
+                            defaults.response()))
+                    .build();
             for (Origin origin : origins) {
                 enter(gate, origin);
             }
@@ -251,7 +260,7 @@ public class PerKeyBenchmark {
         return admitted;
     }
 
-    private static boolean enter(Leapgate gate, Origin origin) {
+    private static boolean enter(HttpGate gate, Origin origin) {
         Decision decision = gate.enter("GET", "/api/orders", origin);
         if (decision instanceof Entry entry) {
             entry.close();

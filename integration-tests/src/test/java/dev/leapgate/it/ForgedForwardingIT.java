@@ -70,8 +70,7 @@ class ForgedForwardingIT {
 
         assertThat(rejected.statusCode()).isEqualTo(429);
         assertThat(rejected.body()).contains("\"rule\":\"price-per-ip\"");
-        assertThat(web.exposedJaxrsGate().trackedOrigins("price-per-ip"))
-                .hasValue(1);
+        assertThat(web.exposedJaxrsGate().trackedOrigins("price-per-ip")).hasValue(1);
     }
 
     @Test

@@ -2,8 +2,8 @@ package dev.leapgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsSnapshot;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -67,7 +67,7 @@ class JaxrsTemplateLimitIT {
                 .as("another route")
                 .isEqualTo(200);
 
-        StatsSnapshot price = web.jaxrsMetrics("GET /items/{id}/price");
+        StatsSnapshot price = web.jaxrsStats("GET /items/{id}/price");
         assertThat(price.admitted()).isEqualTo(6);
         assertThat(price.rejected()).isEqualTo(1);
         assertThat(web.jaxrsGate().trackedOrigins("price-per-ip")).hasValue(2);

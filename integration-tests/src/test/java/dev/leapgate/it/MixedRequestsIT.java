@@ -3,8 +3,8 @@ package dev.leapgate.it;
 import static dev.leapgate.it.TestWebApp.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Together;
 import java.net.http.HttpResponse;
 import java.util.List;
@@ -111,7 +111,7 @@ class MixedRequestsIT {
             // An entry is closed just after its response is sent (asynchronous requests: by a listener).
             ResourceStats metrics = resource.equals(ITEMS) ? web.jaxrsResource(ITEMS) : web.resource(SERVLETS);
             eventually(() -> metrics.inFlight() == 0);
-            StatsSnapshot m = resource.equals(ITEMS) ? web.jaxrsMetrics(ITEMS) : web.stats(SERVLETS);
+            StatsSnapshot m = resource.equals(ITEMS) ? web.jaxrsStats(ITEMS) : web.stats(SERVLETS);
             assertThat(m.admitted() + m.rejected())
                     .as("%s: every request decided once", resource)
                     .isEqualTo(s.requests.sum());

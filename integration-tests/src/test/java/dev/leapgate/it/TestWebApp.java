@@ -5,9 +5,9 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.it.app.Hold;
 import dev.leapgate.it.app.JaxrsConfigurationPublisher;
 import dev.leapgate.jaxrs.LeapgateFeature;
-import dev.leapgate.stats.StatsSnapshot;
-import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.servlet.LeapgateFilter;
+import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsSnapshot;
 import jakarta.ws.rs.core.Configuration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -164,25 +164,20 @@ final class TestWebApp implements AutoCloseable {
     }
 
     /** The statistics of a resource of the JAX-RS provider over the last minute (system clock). */
-    StatsSnapshot jaxrsMetrics(String resource) {
+    StatsSnapshot jaxrsStats(String resource) {
         return jaxrsResource(resource).lastMinute();
     }
 
     ResourceStats jaxrsResource(String resource) {
-        return jaxrsGate()
-                .leapgate()
-                .stats(resource)
-                .orElseThrow(() -> new AssertionError("no JAX-RS rule protects " + resource));
+        return jaxrsGate().stats(resource).orElseThrow(() -> new AssertionError("no JAX-RS rule protects " + resource));
     }
 
     ResourceStats resource(String resource) {
-        return gate().leapgate()
-                .stats(resource)
-                .orElseThrow(() -> new AssertionError("no rule protects " + resource));
+        return gate().stats(resource).orElseThrow(() -> new AssertionError("no rule protects " + resource));
     }
 
     /** The statistics of a resource over the last minute of the test's clock. */
-    StatsSnapshot metrics(String resource) {
+    StatsSnapshot stats(String resource) {
         return resource(resource).lastMinute();
     }
 

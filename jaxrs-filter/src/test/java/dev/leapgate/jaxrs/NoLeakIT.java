@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.LeakResource;
 import dev.leapgate.jaxrs.app.MappedException;
-import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsSnapshot;
 import jakarta.ws.rs.container.AsyncResponse;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -109,8 +109,7 @@ class NoLeakIT {
                 .property("leapgate.rule.inflight.in-flight", Integer.toString(LIMIT));
 
         try (TestServer server = TestServer.start(kind, app)) {
-            ResourceStats metrics =
-                    server.gate().stats("/leak/**").orElseThrow();
+            ResourceStats metrics = server.gate().stats("/leak/**").orElseThrow();
 
             // Phase 1: every ending, mixed, from parallel clients.
             Map<Ending, LongAdder> sent = new EnumMap<>(Ending.class);

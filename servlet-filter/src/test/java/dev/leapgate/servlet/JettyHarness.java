@@ -96,7 +96,7 @@ final class JettyHarness implements AutoCloseable {
         return (HttpGate) context.getServletContext().getAttribute(LeapgateFilter.GATE_ATTRIBUTE_PREFIX + "leapgate");
     }
 
-    StatsSnapshot metrics(String resource) {
+    StatsSnapshot stats(String resource) {
         return gate().stats(resource).orElseThrow().lastMinute();
     }
 

@@ -285,7 +285,9 @@ class LeapgateFilterTest {
 
         StatsSnapshot m = jetty.stats("/api/**");
         assertThat(m.failed()).isEqualTo(2);
-        assertThat(m.admitted()).as("the async dispatch is not a second request").isEqualTo(2);
+        assertThat(m.admitted())
+                .as("the async dispatch is not a second request")
+                .isEqualTo(2);
         assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
     }
 }

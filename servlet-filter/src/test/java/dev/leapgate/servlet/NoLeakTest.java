@@ -123,7 +123,9 @@ class NoLeakTest {
             StatsSnapshot m = jetty.stats("/mixed/**");
             int total = clients * perClient;
             int rejected = statuses.getOrDefault(429, new AtomicInteger()).get();
-            assertThat(m.admitted() + m.rejected()).as("every request decided once").isEqualTo(total);
+            assertThat(m.admitted() + m.rejected())
+                    .as("every request decided once")
+                    .isEqualTo(total);
             assertThat(m.rejected()).isEqualTo(rejected);
             assertThat(m.succeeded() + m.failed())
                     .as("every admitted request completed once")

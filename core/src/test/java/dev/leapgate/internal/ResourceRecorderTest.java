@@ -1,0 +1,182 @@
+package dev.leapgate.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.stats.StatsTotals;
+import dev.leapgate.testing.Together;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class ResourceRecorderTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long S = 1000 * MS;
+    private static final long START = 5 * S;
+
+    private final ManualClock clock = new ManualClock(START);
+    private final ResourceRecorder recorder = new ResourceRecorder("GET /orders/{id}", clock);
+
+    /** Moves the clock to {@code nanosSinceStart} after the recorder was made; returns the reading. */
+    private long at(long nanosSinceStart) {
+        clock.advanceNanos(START + nanosSinceStart - clock.nanoTime());
+        return clock.nanoTime();
+    }
+
+    @Test
+    void eventsOfTheCurrentSecond_areInEveryWindow_withRatesOverTheTimeCovered() {
+        recorder.onEnter(at(1_100 * MS));
+        recorder.onEnter(at(1_200 * MS));
+        recorder.onBorrowed();
+        recorder.onReject(at(1_300 * MS));
+        recorder.onExit(at(1_400 * MS), 40 * MS, false);
+        recorder.onExit(at(1_600 * MS), 20 * MS, true);
+        at(1_900 * MS);
+
+        StatsSnapshot s = recorder.lastSecond();
+
+        assertThat(s.resource()).isEqualTo("GET /orders/{id}");
+        assertThat(s.window()).isEqualTo(Duration.ofMillis(1900)); // the second before, and 900 ms of this one
+        assertThat(s.admitted()).isEqualTo(2);
+        assertThat(s.borrowed()).isEqualTo(1);
+        assertThat(s.rejected()).isEqualTo(1);
+        assertThat(s.succeeded()).isEqualTo(1);
+        assertThat(s.failed()).isEqualTo(1);
+        assertThat(s.admittedPerSecond()).isEqualTo(2 / 1.9);
+        assertThat(s.averageResponseMillis()).isEqualTo(30.0);
+        assertThat(s.minResponseMillis()).isEqualTo(20.0);
+        assertThat(s.inFlight()).isZero();
+        assertThat(s.peakInFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void windows_keepWholeSeconds_andForgetOlderOnes() {
+        recorder.onEnter(at(100 * MS)); // second 0
+        recorder.onEnter(at(1_700 * MS)); // second 1
+
+        at(1_999 * MS);
+        assertThat(recorder.lastSecond().admitted()).isEqualTo(2);
+        at(2_000 * MS);
+        assertThat(recorder.lastSecond().admitted())
+                .as("second 0 is two seconds back")
+                .isEqualTo(1);
+        at(3_000 * MS);
+        assertThat(recorder.lastSecond().admitted()).isZero();
+
+        at(60_999 * MS);
+        assertThat(recorder.lastMinute().admitted()).isEqualTo(2);
+        assertThat(recorder.lastMinute().window()).isEqualTo(Duration.ofMillis(60_999));
+        at(61_000 * MS);
+        assertThat(recorder.lastMinute().admitted())
+                .as("second 0 left the minute")
+                .isEqualTo(1);
+        at(62_000 * MS);
+        assertThat(recorder.lastMinute().admitted()).isZero();
+        assertThat(recorder.totals().admitted()).as("totals forget nothing").isEqualTo(2);
+    }
+
+    @Test
+    void aLongIdleGap_neitherLosesNorInventsCounts() {
+        recorder.onEnter(at(100 * MS));
+        recorder.onExit(at(150 * MS), 50 * MS, false);
+        // Nothing for ten minutes: the ring laps many times over without a roll.
+        recorder.onReject(at(600_500 * MS));
+
+        StatsSnapshot minute = recorder.lastMinute();
+        assertThat(minute.admitted()).isZero();
+        assertThat(minute.rejected()).isEqualTo(1);
+        assertThat(minute.succeeded()).isZero();
+        assertThat(minute.minResponseNanos()).isEqualTo(-1);
+        StatsTotals totals = recorder.totals();
+        assertThat(totals.admitted()).isEqualTo(1);
+        assertThat(totals.succeeded()).isEqualTo(1);
+        assertThat(totals.rejected()).isEqualTo(1);
+        assertThat(totals.responseNanos()).isEqualTo(50 * MS);
+    }
+
+    @Test
+    void instantAdmissions_countAsAdmitted_neverAsInFlight() {
+        recorder.onInstant(at(10 * MS));
+        recorder.onInstant(at(20 * MS));
+        recorder.onEnter(at(30 * MS));
+
+        assertThat(recorder.inFlight()).isEqualTo(1);
+        assertThat(recorder.lastMinute().admitted()).isEqualTo(3);
+        assertThat(recorder.lastMinute().peakInFlight()).isEqualTo(1);
+        assertThat(recorder.totals().admitted()).isEqualTo(3);
+    }
+
+    @Test
+    void failureAfterExit_turnsASuccessIntoAFailure() {
+        recorder.onEnter(at(10 * MS));
+        recorder.onExit(at(20 * MS), 10 * MS, false);
+        recorder.onFailedAfterExit();
+
+        assertThat(recorder.lastMinute().succeeded()).isZero();
+        assertThat(recorder.lastMinute().failed()).isEqualTo(1);
+        assertThat(recorder.totals().succeeded()).isZero();
+        assertThat(recorder.totals().failed()).isEqualTo(1);
+    }
+
+    @Test
+    void peak_isPerSecond_andStartsEachSecondAtWhatIsInFlight() {
+        recorder.onEnter(at(10 * MS));
+        recorder.onEnter(at(20 * MS));
+        recorder.onEnter(at(30 * MS));
+        recorder.onExit(at(40 * MS), 10 * MS, false);
+        recorder.onExit(at(50 * MS), 10 * MS, false);
+
+        at(1_500 * MS);
+        assertThat(recorder.lastSecond().peakInFlight()).isEqualTo(3);
+        at(2_500 * MS);
+        assertThat(recorder.lastSecond().peakInFlight())
+                .as("one request has been in flight since second 0")
+                .isEqualTo(1);
+        assertThat(recorder.lastMinute().peakInFlight()).isEqualTo(3);
+    }
+
+    @Test
+    void manyThreadsAcrossManyRolls_loseNothing() throws Exception {
+        int threads = 4;
+        int perThread = 200_000;
+        AtomicBoolean done = new AtomicBoolean();
+        Thread driver = new Thread(() -> {
+            while (!done.get()) {
+                clock.advanceNanos(7 * MS); // the writers and readers roll the seconds as they pass
+                Thread.onSpinWait();
+            }
+        });
+        driver.start();
+        try {
+            Together.run(threads, t -> {
+                for (int i = 0; i < perThread; i++) {
+                    long now = clock.nanoTime();
+                    recorder.onEnter(now);
+                    if (i % 10 == 0) {
+                        recorder.onReject(now);
+                    }
+                    recorder.onExit(clock.nanoTime(), 3_000, i % 7 == 0);
+                    if (i % 100 == 0) {
+                        recorder.lastMinute();
+                    }
+                }
+            });
+        } finally {
+            done.set(true);
+            driver.join();
+        }
+
+        StatsTotals totals = recorder.totals();
+        long all = (long) threads * perThread;
+        assertThat(totals.admitted()).isEqualTo(all);
+        assertThat(totals.rejected()).isEqualTo(threads * (perThread / 10L));
+        long failed = threads * ((perThread + 6) / 7L);
+        assertThat(totals.failed()).isEqualTo(failed);
+        assertThat(totals.succeeded()).isEqualTo(all - failed);
+        assertThat(totals.responseNanos()).isEqualTo(all * 3_000);
+        assertThat(recorder.inFlight()).isZero();
+        assertThat(clock.nanoTime() - START).as("the run spanned many seconds").isGreaterThan(10 * S);
+    }
+}
