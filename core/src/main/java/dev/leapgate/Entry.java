@@ -28,9 +28,11 @@ package dev.leapgate;
  * work, later ones do nothing, so a slot is released exactly once even when several paths (a
  * filter's {@code finally}, an async listener, a response filter) all close the same entry.
  *
- * <p>Entries are made by Leapgate's limiters; implementing this interface elsewhere is not useful.
+ * <p>Entries are made by Leapgate's limiters; subclassing this class elsewhere is not useful. (It is
+ * an abstract class, not an interface, because {@code decision instanceof Entry} is then a
+ * constant-time check: the JVM looks an interface up in a list, a class in a table.)
  */
-public non-sealed interface Entry extends Decision, AutoCloseable {
+public abstract non-sealed class Entry implements Decision, AutoCloseable {
 
     /**
      * Work run through an entry by {@link #call}.
@@ -39,20 +41,23 @@ public non-sealed interface Entry extends Decision, AutoCloseable {
      * @param <E> what it may throw
      */
     @FunctionalInterface
-    interface Work<T, E extends Exception> {
+    public interface Work<T, E extends Exception> {
         T run() throws E;
     }
 
+    /** For Leapgate's limiters. */
+    protected Entry() {}
+
     @Override
-    default boolean admitted() {
+    public final boolean admitted() {
         return true;
     }
 
     /** The permits this entry holds. */
-    int permits();
+    public abstract int permits();
 
     /** The clock reading at admission (after any wait for a paced or borrowed turn). */
-    long startNanos();
+    public abstract long startNanos();
 
     /**
      * Runs {@code work} as this entry's request and closes the entry: a normal return is counted
@@ -62,7 +67,7 @@ public non-sealed interface Entry extends Decision, AutoCloseable {
      * @return what the work returned
      * @throws E what the work threw
      */
-    default <T, E extends Exception> T call(Work<T, E> work) throws E {
+    public final <T, E extends Exception> T call(Work<T, E> work) throws E {
         java.util.Objects.requireNonNull(work, "work");
         try {
             return work.run();
@@ -80,7 +85,7 @@ public non-sealed interface Entry extends Decision, AutoCloseable {
      * closing records; after a close that recorded a success, it turns that success into a failure
      * (once), so the {@code catch} block of a try-with-resources still counts.
      */
-    default void fail(Throwable error) {
+    public final void fail(Throwable error) {
         java.util.Objects.requireNonNull(error, "error");
         fail();
     }
@@ -89,18 +94,18 @@ public non-sealed interface Entry extends Decision, AutoCloseable {
      * Marks the request as failed without an exception at hand (for example an HTTP response with
      * a 5xx status); see {@link #fail(Throwable)}.
      */
-    void fail();
+    public abstract void fail();
 
     /** Whether {@link #close()} has been called. */
-    boolean isClosed();
+    public abstract boolean isClosed();
 
     /** Whether the request was marked failed, before or after it was closed. */
-    boolean isFailed();
+    public abstract boolean isFailed();
 
     /**
      * Records the response time and outcome and releases the entry's permits; only the first call
      * does anything.
      */
     @Override
-    void close();
+    public abstract void close();
 }

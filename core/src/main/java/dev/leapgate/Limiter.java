@@ -49,6 +49,8 @@ public final class Limiter {
     private final boolean perOrigin;
     /** The one rate limit of a limiter without a concurrency limit or a wait: the fast path. */
     private final Limit onlyRate;
+    /** Whether {@link #limits} is one limit that decides at once, for every origin: the fast path. */
+    private final boolean atOnce;
 
     private Limiter(Builder b, Limit[] limits, ResourceRecorder recorder) {
         this.name = b.name;
@@ -59,6 +61,8 @@ public final class Limiter {
         this.onlyRate = b.concurrency == null && b.control.kind() == Control.Kind.REJECT && limits.length == 1
                 ? limits[0]
                 : null;
+        // A limiter's rules have scope all or per-origin: they include every origin.
+        this.atOnce = limits.length == 1 && limits[0].decidesAtOnce();
     }
 
     /**
@@ -95,7 +99,7 @@ public final class Limiter {
      */
     public Decision tryEnter(int permits) {
         requireShared();
-        return admission.decide(limits, Origin.unknown(), checked(permits));
+        return decide(Origin.unknown(), checked(permits));
     }
 
     /** Asks to enter for {@code origin} with one permit. */
@@ -111,7 +115,7 @@ public final class Limiter {
      */
     public Decision tryEnter(Origin origin, int permits) {
         Objects.requireNonNull(origin, "origin");
-        return admission.decide(limits, origin, checked(permits));
+        return decide(origin, checked(permits));
     }
 
     /**
@@ -143,6 +147,10 @@ public final class Limiter {
         return acquire(origin, checked(permits));
     }
 
+    private Decision decide(Origin origin, int permits) {
+        return atOnce ? admission.decideAtOnce(limits, origin, permits) : admission.decide(limits, origin, permits);
+    }
+
     private boolean acquire(Origin origin, int permits) {
         if (onlyRate != null) {
             return admission.acquire(onlyRate, origin, permits);
@@ -172,16 +180,24 @@ public final class Limiter {
 
     private void requireShared() {
         if (perOrigin) {
-            throw new IllegalStateException("limiter '" + name
-                    + "' counts per origin: pass the origin, tryEnter(origin) or tryAcquire(origin)");
+            throw originNeeded();
         }
+    }
+
+    private IllegalStateException originNeeded() {
+        return new IllegalStateException(
+                "limiter '" + name + "' counts per origin: pass the origin, tryEnter(origin) or tryAcquire(origin)");
     }
 
     private static int checked(int permits) {
         if (permits < 1) {
-            throw new IllegalArgumentException("permits must be at least 1, was " + permits);
+            throw tooFewPermits(permits);
         }
         return permits;
+    }
+
+    private static IllegalArgumentException tooFewPermits(int permits) {
+        return new IllegalArgumentException("permits must be at least 1, was " + permits);
     }
 
     @Override

@@ -6,27 +6,31 @@ import java.util.List;
 /**
  * A request that was not admitted: which rule said no, why, and when a retry could succeed.
  *
- * <p>Rejections are made by Leapgate's limiters; implementing this interface elsewhere is not
- * useful.
+ * <p>Rejections are made by Leapgate's limiters; subclassing this class elsewhere is not useful.
+ * (It is an abstract class, not an interface, so that {@code decision instanceof Rejection} is a
+ * constant-time check.)
  */
-public non-sealed interface Rejection extends Decision {
+public abstract non-sealed class Rejection implements Decision {
+
+    /** For Leapgate's limiters. */
+    protected Rejection() {}
 
     @Override
-    default boolean admitted() {
+    public final boolean admitted() {
         return false;
     }
 
     /** The name of the rule that rejected the request. */
-    String rule();
+    public abstract String rule();
 
     /** Why, in a few words, for logs and response bodies: {@code "limit exceeded"}. */
-    String reason();
+    public abstract String reason();
 
     /**
      * Where the request stands against the rejecting rule; {@code null} for a rejection that no
      * quota describes (a denied origin). Computed when asked: see {@link #retryAfter()}.
      */
-    Quota quota();
+    public abstract Quota quota();
 
     /**
      * How long until a retry could succeed if nothing else were admitted meanwhile; {@link
@@ -38,11 +42,16 @@ public non-sealed interface Rejection extends Decision {
      * for a rule everyone shares (whose rejections are one shared object). Ask right away, as the
      * HTTP adapters do.
      */
-    Duration retryAfter();
+    public abstract Duration retryAfter();
 
     @Override
-    default List<Quota> quotas() {
+    public List<Quota> quotas() {
         Quota quota = quota();
         return quota == null ? List.of() : List.of(quota);
+    }
+
+    @Override
+    public String toString() {
+        return "Rejection[rule=" + rule() + ", reason=" + reason() + "]";
     }
 }

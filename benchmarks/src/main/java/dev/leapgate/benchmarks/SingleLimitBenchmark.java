@@ -24,18 +24,23 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Part 1 of issue #7: one limit shared by every thread, one decision per call (plus the exit where
- * the API has one), on the admitted path. Run with {@code -t 1} and {@code -t 2}.
+ * Part 1: one limit shared by every thread, one decision per call (plus the exit where the API has
+ * one), on the admitted path ({@code -p path=admitted}: a limit never reached) and on the rejected
+ * path ({@code -p path=rejected}: a limit of 1 per day, taken in the set-up). Run with {@code -t 1}
+ * and {@code -t 2}.
  *
  * <p>What compares with what:
  *
  * <ul>
- *   <li>{@link #leapgateCounter} (the raw exact window, {@code LeapCounter.tryAcquire}) is the
- *       counterpart of the token-bucket calls: {@link #bucket4j}, {@link #resilience4j}, {@link
- *       #guava}. None of them has an exit, statistics or a rule lookup.
- *   <li>{@link #leapgateLimiter} ({@code Limiter.tryEnter()} then {@code close()}: rule engine,
- *       per-resource statistics, response time, an entry object) is the counterpart of {@link
- *       #sentinel} ({@code SphU.entry} then {@code exit}: slot chain, statistics, an entry object).
+ *   <li>{@link #leapgateTryAcquire} ({@code Limiter.tryAcquire()}: the public rate-only call, with
+ *       its statistics) is the counterpart of the token-bucket calls users make: {@link #bucket4j}
+ *       {@code tryConsume(1)}, {@link #resilience4j} {@code acquirePermission()}, {@link #guava}
+ *       {@code tryAcquire()}.
+ *   <li>{@link #leapgateLimiter} ({@code Limiter.tryEnter()} then {@code close()}: statistics with
+ *       response time, so two clock reads, and an entry object) is the counterpart of {@link
+ *       #sentinel} ({@code SphU.entry} then {@code exit}), and is compared with the token buckets too.
+ *   <li>{@link #leapgateCounter} (the exact window beneath them, {@code LeapCounter.tryAcquire}, no
+ *       statistics) shows what the layers above cost.
  * </ul>
  *
  * <p>Each library's state is its own {@code @State} class, so a fork builds (and warms) only the
@@ -52,6 +57,28 @@ public class SingleLimitBenchmark {
 
     private static final int LIMIT = Workload.SINGLE_LIMIT_PER_SECOND;
     private static final Duration SECOND = Duration.ofSeconds(1);
+    private static final Duration DAY = Duration.ofHours(24);
+
+    /** Which path a state is set up to measure: {@code admitted} or {@code rejected}. */
+    @State(Scope.Benchmark)
+    public static class Path {
+        @Param({"admitted", "rejected"})
+        String path;
+
+        boolean rejected() {
+            return path.equals("rejected");
+        }
+
+        /** The limit: never reached, or 1 (taken in the set-up). */
+        int limit() {
+            return rejected() ? 1 : LIMIT;
+        }
+
+        /** The window: 1 s, or a day, so that the one permit does not come back during a run. */
+        Duration window() {
+            return rejected() ? DAY : SECOND;
+        }
+    }
 
     /**
      * Leapgate's exact window: 1 s, strict (the default), in 10 buckets (the default). An admission
@@ -66,8 +93,11 @@ public class SingleLimitBenchmark {
         LeapCounter counter;
 
         @Setup(Level.Trial)
-        public void setUp() {
-            counter = new LeapCounter(WindowSpec.of(SECOND, buckets), LIMIT, System.nanoTime());
+        public void setUp(Path path) {
+            counter = new LeapCounter(WindowSpec.of(path.window(), buckets), path.limit(), System.nanoTime());
+            if (path.rejected()) {
+                counter.tryAcquire(System.nanoTime(), 1);
+            }
         }
     }
 
@@ -77,9 +107,13 @@ public class SingleLimitBenchmark {
         Limiter limiter;
 
         @Setup(Level.Trial)
-        public void setUp() {
-            limiter =
-                    Limiter.builder("single").rate(LIMIT, WindowSpec.of(SECOND)).build();
+        public void setUp(Path path) {
+            limiter = Limiter.builder("single")
+                    .rate(path.limit(), WindowSpec.of(path.window()))
+                    .build();
+            if (path.rejected()) {
+                limiter.tryAcquire();
+            }
         }
     }
 
@@ -88,8 +122,9 @@ public class SingleLimitBenchmark {
         static final String RESOURCE = "single";
 
         @Setup(Level.Trial)
-        public void setUp() {
-            Peers.sentinelQpsRule(RESOURCE, LIMIT);
+        public void setUp(Path path) {
+            // Sentinel's QPS rules count per second: 1 per second rejects all but one call a second.
+            Peers.sentinelQpsRule(RESOURCE, path.rejected() ? 1 : LIMIT);
         }
     }
 
@@ -98,8 +133,11 @@ public class SingleLimitBenchmark {
         Bucket bucket;
 
         @Setup(Level.Trial)
-        public void setUp() {
-            bucket = Peers.bucket4j(Peers.bucket4jBandwidth(LIMIT, SECOND));
+        public void setUp(Path path) {
+            bucket = Peers.bucket4j(Peers.bucket4jBandwidth(path.limit(), path.window()));
+            if (path.rejected()) {
+                bucket.tryConsume(1);
+            }
         }
     }
 
@@ -108,8 +146,11 @@ public class SingleLimitBenchmark {
         io.github.resilience4j.ratelimiter.RateLimiter limiter;
 
         @Setup(Level.Trial)
-        public void setUp() {
-            limiter = Peers.resilience4j("single", LIMIT, SECOND);
+        public void setUp(Path path) {
+            limiter = Peers.resilience4j("single", path.limit(), path.window());
+            if (path.rejected()) {
+                limiter.acquirePermission();
+            }
         }
     }
 
@@ -118,8 +159,11 @@ public class SingleLimitBenchmark {
         com.google.common.util.concurrent.RateLimiter limiter;
 
         @Setup(Level.Trial)
-        public void setUp() {
-            limiter = Peers.guava(LIMIT);
+        public void setUp(Path path) {
+            limiter = Peers.guava(path.limit() / (double) path.window().toSeconds());
+            if (path.rejected()) {
+                limiter.tryAcquire();
+            }
         }
     }
 
@@ -139,6 +183,15 @@ public class SingleLimitBenchmark {
             outcome.rejected++;
         }
         return ticket;
+    }
+
+    @Benchmark
+    public boolean leapgateTryAcquire(LeapgateLimiterState state, Outcome outcome) {
+        boolean admitted = state.limiter.tryAcquire();
+        if (!admitted) {
+            outcome.rejected++;
+        }
+        return admitted;
     }
 
     @Benchmark

@@ -63,6 +63,9 @@ public final class Admission {
         if (limits == null) {
             return UnlimitedEntry.INSTANCE;
         }
+        if (limits.length == 1 && limits[0].decidesAtOnce()) {
+            return decideAtOnce(limits, origin, permits);
+        }
         long now = clock.nanoTime();
         int n = limits.length;
         long t0 = 0;
@@ -127,7 +130,7 @@ public final class Admission {
                 }
             }
         }
-        return new AdmittedEntry(clock, limits, t0, t1, all, origin, permits, now, start);
+        return new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start);
     }
 
     /**
@@ -144,6 +147,35 @@ public final class Admission {
             rate.recorder.onReject(now);
         }
         return admitted;
+    }
+
+    /**
+     * The common case, one limit that neither waits nor borrows ({@link Limit#decidesAtOnce()}),
+     * whose scope includes the origin: no passes, no give-back. {@code limits} is the array {@code
+     * {limit}}, which the entry keeps. Kept small, so that the compiler inlines it into its callers.
+     */
+    public Decision decideAtOnce(Limit[] limits, Origin origin, int permits) {
+        Limit limit = limits[0];
+        long now = clock.nanoTime();
+        long token = permits <= limit.rule.limit() ? limit.tryAcquire(now, origin, permits) : Limit.REJECTED;
+        if (token < 0) {
+            limit.recorder.onReject(now);
+            return rejectAtOnce(limit, origin, permits, token, now);
+        }
+        limit.recorder.onEnter(now);
+        return new AdmittedEntry(limits, token, 0, null, origin, permits, now, now);
+    }
+
+    private Rejection rejectAtOnce(Limit limit, Origin origin, int permits, long token, long now) {
+        if (permits > limit.rule.limit()) {
+            return LimitRejection.at(limit, origin, permits, TOO_MANY_PERMITS, now);
+        }
+        if (token == Limit.UNTRACKED) {
+            return LimitRejection.at(limit, origin, permits, UNTRACKED, now);
+        }
+        return limit.perOrigin || permits != 1
+                ? LimitRejection.at(limit, origin, permits, LIMIT_EXCEEDED, now)
+                : limit.sharedRejection(clock);
     }
 
     private static long token(long t0, long t1, long[] all, int i) {

@@ -1,6 +1,5 @@
 package dev.leapgate.internal;
 
-import dev.leapgate.Clock;
 import dev.leapgate.Entry;
 import dev.leapgate.Origin;
 import dev.leapgate.Quota;
@@ -18,10 +17,9 @@ import java.util.List;
  * bits are the state: {@code OPEN} or {@code OPEN_FAILED} until the first close, then {@code
  * CLOSED} or {@code CLOSED_FAILED}; the only move out of a closed state is {@code CLOSED ->
  * CLOSED_FAILED}, by a late {@link #fail}. The CAS that closes also stores the response time in
- * the bits above, so a late {@link #fail} knows the close happened. Everything else is final,
- * but the quotas, computed on first request (a racing second computation yields an equal list).
+ * the bits above, so a late {@link #fail} knows the close happened. Everything else is final.
  */
-public final class AdmittedEntry implements Entry {
+public final class AdmittedEntry extends Entry {
 
     private static final long OPEN = 0;
     private static final long OPEN_FAILED = 1;
@@ -41,7 +39,6 @@ public final class AdmittedEntry implements Entry {
         }
     }
 
-    private final Clock clock;
     /** The limits that admitted the request, in the order they decided. */
     private final Limit[] limits;
     /** The tokens of {@code limits[0]} and {@code limits[1]}, when there are at most two limits. */
@@ -58,14 +55,11 @@ public final class AdmittedEntry implements Entry {
     /** The clock reading at admission: the decision's, or the end of a wait for a turn. */
     private final long startNanos;
 
-    private volatile List<Quota> quotas;
-
     /** {@code responseNanos << 2 | state}; see the class comment. */
     @SuppressWarnings("unused") // written through STATE
     private volatile long state;
 
     AdmittedEntry(
-            Clock clock,
             Limit[] limits,
             long token0,
             long token1,
@@ -74,7 +68,6 @@ public final class AdmittedEntry implements Entry {
             int permits,
             long decidedNanos,
             long startNanos) {
-        this.clock = clock;
         this.limits = limits;
         this.token0 = token0;
         this.token1 = token1;
@@ -102,24 +95,19 @@ public final class AdmittedEntry implements Entry {
     /**
      * {@inheritDoc}
      *
-     * <p>Computed when first asked for, as of the decision, so that requests whose quotas nobody
-     * reads do not pay for them.
+     * <p>Computed when asked for, as of the decision, so that requests whose quotas nobody reads
+     * do not pay for them (and their entries stay small); every call gives an equal list.
      */
     @Override
     public List<Quota> quotas() {
-        List<Quota> computed = quotas;
-        if (computed == null) {
-            Quota[] all = new Quota[limits.length];
-            for (int i = 0; i < limits.length; i++) {
-                all[i] = limits[i].quota(decidedNanos, origin, token(i));
-            }
-            if (all.length > 1) {
-                Arrays.sort(all, TIGHTEST_FIRST);
-            }
-            computed = List.of(all);
-            quotas = computed;
+        Quota[] all = new Quota[limits.length];
+        for (int i = 0; i < limits.length; i++) {
+            all[i] = limits[i].quota(decidedNanos, origin, token(i));
         }
-        return computed;
+        if (all.length > 1) {
+            Arrays.sort(all, TIGHTEST_FIRST);
+        }
+        return List.of(all);
     }
 
     @Override
@@ -160,7 +148,7 @@ public final class AdmittedEntry implements Entry {
         if ((word & STATE_BITS) >= CLOSED) {
             return;
         }
-        long now = clock.nanoTime();
+        long now = limits[0].recorder.clock().nanoTime();
         long closed = (now - startNanos) << 2;
         for (; ; ) {
             if (STATE.compareAndSet(this, word, closed | (word + CLOSED))) {

@@ -6,7 +6,13 @@ import dev.leapgate.Rejection;
 import java.time.Duration;
 
 /** The rejection of an origin on the deny list: no quota, no time after which it gets in. */
-public record DeniedRejection(Origin origin) implements Rejection {
+public final class DeniedRejection extends Rejection {
+
+    private final Origin origin;
+
+    public DeniedRejection(Origin origin) {
+        this.origin = origin;
+    }
 
     @Override
     public String rule() {

@@ -65,7 +65,7 @@ public abstract sealed class Limit {
     }
 
     /** Whether the rule's scope includes the origin (always, but for a rule of one named origin). */
-    final boolean includes(Origin origin) {
+    public final boolean includes(Origin origin) {
         return namedOrigin == null || namedOrigin.equals(origin.id());
     }
 
@@ -79,6 +79,11 @@ public abstract sealed class Limit {
             sharedRejection = shared; // a racing second one is equal
         }
         return shared;
+    }
+
+    /** Whether the limit decides at once: it neither schedules nor borrows, so no request waits. */
+    public final boolean decidesAtOnce() {
+        return !schedules() && !borrows();
     }
 
     /** Whether a request this limit rejects may borrow from its next bucket. */

@@ -13,7 +13,7 @@ import java.time.Duration;
  *
  * <p>Immutable; safe to share.
  */
-final class LimitRejection implements Rejection {
+final class LimitRejection extends Rejection {
 
     /** Marks a rejection that reads the clock when asked. */
     private static final long WHEN_ASKED = Long.MIN_VALUE;
@@ -66,10 +66,5 @@ final class LimitRejection implements Rejection {
     @Override
     public Duration retryAfter() {
         return permits > limit.rule.limit() ? Duration.ZERO : limit.retryAfter(now(), origin, permits);
-    }
-
-    @Override
-    public String toString() {
-        return "Rejection[rule=" + rule() + ", reason=" + reason + "]";
     }
 }

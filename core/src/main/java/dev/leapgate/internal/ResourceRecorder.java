@@ -150,6 +150,11 @@ public final class ResourceRecorder implements ResourceStats {
         this.nextRollNanos = originNanos + SECOND_NANOS;
     }
 
+    /** The clock the recorder's limiter reads. */
+    public Clock clock() {
+        return clock;
+    }
+
     /** Records an admission with an entry, to be followed by exactly one {@link #onExit}. */
     public void onEnter(long nowNanos) {
         maybeRoll(nowNanos);

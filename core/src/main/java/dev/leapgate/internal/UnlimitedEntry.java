@@ -9,8 +9,12 @@ import java.util.List;
  * instance serves every such request. Closing and failing it do nothing; it never reports being
  * closed or failed.
  */
-public enum UnlimitedEntry implements Entry {
-    INSTANCE;
+public final class UnlimitedEntry extends Entry {
+
+    /** The one instance. */
+    public static final UnlimitedEntry INSTANCE = new UnlimitedEntry();
+
+    private UnlimitedEntry() {}
 
     @Override
     public List<Quota> quotas() {
