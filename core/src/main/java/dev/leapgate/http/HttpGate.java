@@ -14,6 +14,7 @@ import dev.leapgate.config.RateLimitHeaders;
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.config.ResponseSettings;
 import dev.leapgate.internal.Admission;
+import dev.leapgate.internal.AdmittedEntry;
 import dev.leapgate.internal.DeniedRejection;
 import dev.leapgate.internal.Limit;
 import dev.leapgate.internal.RuleBook;
@@ -24,6 +25,7 @@ import dev.leapgate.stats.ResourceStats;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,15 +74,26 @@ public final class HttpGate {
     private final ReloadingRules reloading; // null without a rules file
     private final AtomicReference<Snapshot> snapshot;
 
-    /** A compiled rule set and its index. */
-    private record Snapshot(RuleBook book, PatternIndex<Limit> index) {
+    /**
+     * A compiled rule set, its index, and each rule's {@code RateLimit-Policy} item, which is the
+     * same for every response.
+     */
+    private record Snapshot(RuleBook book, PatternIndex<Limit> index, Map<Limit, String> policies) {
         static Snapshot of(RuleSet rules, Snapshot previous, Clock clock) {
             RuleBook book = RuleBook.compile(rules, previous == null ? null : previous.book, clock);
             List<PathPattern> patterns = new ArrayList<>();
-            for (FlowRule rule : rules.rules()) {
+            Map<Limit, String> policies = new IdentityHashMap<>();
+            for (Limit limit : book.limits()) {
+                FlowRule rule = limit.rule();
                 patterns.add(rule.match());
+                policies.put(
+                        limit,
+                        RateLimitFields.policyItem(
+                                rule.name(),
+                                rule.limit(),
+                                rule.isInFlight() ? null : rule.window().length()));
             }
-            return new Snapshot(book, new PatternIndex<>(patterns, List.of(book.limits()), Limit[]::new));
+            return new Snapshot(book, new PatternIndex<>(patterns, List.of(book.limits()), Limit[]::new), policies);
         }
     }
 
@@ -245,6 +258,28 @@ public final class HttpGate {
      * rule applied; nothing otherwise.
      */
     public void admittedHeaders(Decision decision, BiConsumer<String, String> header) {
+        if (response.headers() != RateLimitHeaders.ALL) {
+            return;
+        }
+        if (decision instanceof AdmittedEntry entry && entry.limitCount() == 1) {
+            // One rule, the usual case: its policy item as prepared, its state written digit by digit.
+            Limit limit = entry.limit(0);
+            String policy = snapshot.get().policies.get(limit);
+            if (policy != null) { // null: admitted under rules a reload has replaced since
+                long token = entry.token(0);
+                long now = entry.decidedNanos();
+                header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy);
+                header.accept(
+                        RateLimitFields.RATE_LIMIT,
+                        RateLimitFields.appendRateLimit(
+                                        new StringBuilder(32),
+                                        limit.rule().name(),
+                                        limit.remaining(now, entry.origin(), token),
+                                        limit.rule().isInFlight() ? -1 : limit.resetNanos(now, entry.origin(), token))
+                                .toString());
+                return;
+            }
+        }
         List<Quota> quotas = decision.quotas();
         if (response.headers() == RateLimitHeaders.ALL && !quotas.isEmpty()) {
             header.accept(RateLimitFields.RATE_LIMIT_POLICY, RateLimitFields.policy(quotas));

@@ -41,14 +41,24 @@ public final class RateLimitFields {
             if (value.length() > 0) {
                 value.append(", ");
             }
-            value.append('"').append(quota.rule()).append("\";q=").append(quota.limit());
-            if (quota.isInFlight()) {
-                value.append(";qu=\"concurrent-requests\"");
-            } else {
-                value.append(";w=").append(Math.max(1, ceilSeconds(quota.window())));
-            }
+            appendPolicy(value, quota.rule(), quota.limit(), quota.window());
         }
         return value.toString();
+    }
+
+    /** One rule's item of {@code RateLimit-Policy}; {@code window} null for an in-flight limit. */
+    static String policyItem(String rule, long limit, Duration window) {
+        return appendPolicy(new StringBuilder(32), rule, limit, window).toString();
+    }
+
+    private static StringBuilder appendPolicy(StringBuilder value, String rule, long limit, Duration window) {
+        value.append('"').append(rule).append("\";q=").append(limit);
+        if (window == null) {
+            value.append(";qu=\"concurrent-requests\"");
+        } else {
+            value.append(";w=").append(Math.max(1, ceilSeconds(window.toNanos())));
+        }
+        return value;
     }
 
     /** The {@code RateLimit} value for these quotas; empty for none. */
@@ -58,16 +68,30 @@ public final class RateLimitFields {
             if (value.length() > 0) {
                 value.append(", ");
             }
-            value.append('"').append(quota.rule()).append("\";r=").append(quota.remaining());
-            if (!quota.isInFlight()) {
-                value.append(";t=").append(ceilSeconds(quota.reset()));
-            }
+            appendRateLimit(
+                    value,
+                    quota.rule(),
+                    quota.remaining(),
+                    quota.isInFlight() ? -1 : quota.reset().toNanos());
         }
         return value.toString();
+    }
+
+    /** Appends one rule's item of {@code RateLimit}; {@code resetNanos} negative for an in-flight limit. */
+    static StringBuilder appendRateLimit(StringBuilder value, String rule, long remaining, long resetNanos) {
+        value.append('"').append(rule).append("\";r=").append(remaining);
+        if (resetNanos >= 0) {
+            value.append(";t=").append(ceilSeconds(resetNanos));
+        }
+        return value;
     }
 
     private static long ceilSeconds(Duration d) {
         long seconds = d.getSeconds();
         return d.getNano() > 0 ? seconds + 1 : seconds;
+    }
+
+    private static long ceilSeconds(long nanos) {
+        return (nanos + 999_999_999L) / 1_000_000_000L;
     }
 }

@@ -88,8 +88,29 @@ public final class AdmittedEntry extends Entry {
         return startNanos;
     }
 
-    private long token(int i) {
+    /** How many limits admitted the request. */
+    public int limitCount() {
+        return limits.length;
+    }
+
+    /** The {@code i}-th limit that admitted the request, in the order they decided. */
+    public Limit limit(int i) {
+        return limits[i];
+    }
+
+    /** What the {@code i}-th limit returned when it admitted the request. */
+    public long token(int i) {
         return tokens != null ? tokens[i] : i == 0 ? token0 : token1;
+    }
+
+    /** Who the request came from. */
+    public Origin origin() {
+        return origin;
+    }
+
+    /** The clock reading of the decision (before any wait). */
+    public long decidedNanos() {
+        return decidedNanos;
     }
 
     /**

@@ -111,8 +111,24 @@ public abstract sealed class Limit {
         return -1;
     }
 
+    /** Permits left under the limit for {@code origin} after an admission that returned {@code token}. */
+    public abstract long remaining(long nowNanos, Origin origin, long token);
+
+    /**
+     * Nanoseconds from {@code nowNanos} until the quota is whole again after an admission that
+     * returned {@code token}; 0 for an in-flight limit.
+     */
+    public abstract long resetNanos(long nowNanos, Origin origin, long token);
+
     /** Where the origin stands after an admission that returned {@code token}. */
-    abstract Quota quota(long nowNanos, Origin origin, long token);
+    final Quota quota(long nowNanos, Origin origin, long token) {
+        return new Quota(
+                rule.name(),
+                rule.limit(),
+                rule.isInFlight() ? null : rule.window().length(),
+                remaining(nowNanos, origin, token),
+                Duration.ofNanos(resetNanos(nowNanos, origin, token)));
+    }
 
     /** Where the origin stands after a rejection of {@code permits}, and when to retry. */
     abstract Quota rejectedQuota(long nowNanos, Origin origin, int permits);
@@ -180,10 +196,6 @@ public abstract sealed class Limit {
             return perOrigin ? keyed.trackedOrigins() : -1;
         }
 
-        private long remainingAfter(long token) {
-            return perOrigin ? keyed.remainingAfter(token) : shared.remainingAfter(token);
-        }
-
         private long used(long nowNanos, Origin origin) {
             return perOrigin ? keyed.used(origin.key(), nowNanos) : shared.used(nowNanos);
         }
@@ -195,14 +207,16 @@ public abstract sealed class Limit {
         }
 
         @Override
-        Quota quota(long nowNanos, Origin origin, long token) {
+        public long remaining(long nowNanos, Origin origin, long token) {
+            return perOrigin ? keyed.remainingAfter(token) : shared.remainingAfter(token);
+        }
+
+        @Override
+        public long resetNanos(long nowNanos, Origin origin, long token) {
             // Whole again when the admission's own bucket, the newest counted, leaves the window:
             // known from the ticket, without reading the window again.
             long bucketStart = perOrigin ? keyed.ticketStartNanos(token) : shared.ticketStartNanos(token);
-            long reset =
-                    Math.max(0, bucketStart + countedBuckets * rule.window().bucketNanos() - nowNanos);
-            return new Quota(
-                    rule.name(), rule.limit(), rule.window().length(), remainingAfter(token), Duration.ofNanos(reset));
+            return Math.max(0, bucketStart + countedBuckets * rule.window().bucketNanos() - nowNanos);
         }
 
         @Override
@@ -262,9 +276,13 @@ public abstract sealed class Limit {
         }
 
         @Override
-        Quota quota(long nowNanos, Origin origin, long token) {
-            return new Quota(
-                    rule.name(), rule.limit(), null, Math.max(0, rule.limit() - inFlight(origin)), Duration.ZERO);
+        public long remaining(long nowNanos, Origin origin, long token) {
+            return Math.max(0, rule.limit() - inFlight(origin));
+        }
+
+        @Override
+        public long resetNanos(long nowNanos, Origin origin, long token) {
+            return 0;
         }
 
         @Override
@@ -317,10 +335,13 @@ public abstract sealed class Limit {
         }
 
         @Override
-        Quota quota(long nowNanos, Origin origin, long token) {
-            // Paced: a request that did not wait found the schedule free.
-            return new Quota(
-                    rule.name(), rule.limit(), rule.window().length(), token == 0 ? 1 : 0, Duration.ofNanos(token));
+        public long remaining(long nowNanos, Origin origin, long token) {
+            return token == 0 ? 1 : 0; // paced: a request that did not wait found the schedule free
+        }
+
+        @Override
+        public long resetNanos(long nowNanos, Origin origin, long token) {
+            return token;
         }
 
         @Override
