@@ -57,16 +57,19 @@ public final class HttpOverheadServer {
     static final String PATH = "/api/hello";
 
     /**
-     * The Leapgate filter's init-params: one per-IP rule on {@code /api/**} with a 1 s strict window
-     * in the default 10 buckets. 100,000,000 per second and per IP is below the largest limit of
-     * 100 ms buckets (2^27 - 1) and far above any load on loopback, so every request is admitted.
-     * {@code rate-limit-headers} is spelled out at its default, {@code all}: admitted responses
-     * carry {@code RateLimit-Policy} and {@code RateLimit}.
+     * The Leapgate filter's init-params: two rules on {@code /api/**}, as a real API has them, one
+     * per client IP and one for everyone together, each with a 1 s strict window in the default 10
+     * buckets. 100,000,000 per second is below the largest limit of 100 ms buckets (2^27 - 1) and
+     * far above any load on loopback, so every request is admitted by both. {@code
+     * rate-limit-headers} is spelled out at its default, {@code all}: admitted responses carry
+     * {@code RateLimit-Policy} and {@code RateLimit}.
      */
     static final Map<String, String> LEAPGATE_PARAMS = ordered(
             "rule.api-per-ip.match", "/api/**",
             "rule.api-per-ip.limit", "100000000/1s",
             "rule.api-per-ip.scope", "per-origin",
+            "rule.api-all.match", "/api/**",
+            "rule.api-all.limit", "100000000/1s",
             "rate-limit-headers", "all");
 
     /**

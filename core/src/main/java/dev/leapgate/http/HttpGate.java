@@ -261,30 +261,79 @@ public final class HttpGate {
         if (response.headers() != RateLimitHeaders.ALL) {
             return;
         }
-        if (decision instanceof AdmittedEntry entry && entry.limitCount() == 1) {
-            // One rule, the usual case: its policy item as prepared, its state written digit by digit.
-            Limit limit = entry.limit(0);
-            String policy = snapshot.get().policies.get(limit);
-            if (policy != null) { // null: admitted under rules a reload has replaced since
-                long token = entry.token(0);
-                long now = entry.decidedNanos();
-                header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy);
-                header.accept(
-                        RateLimitFields.RATE_LIMIT,
-                        RateLimitFields.appendRateLimit(
-                                        new StringBuilder(32),
-                                        limit.rule().name(),
-                                        limit.remaining(now, entry.origin(), token),
-                                        limit.rule().isInFlight() ? -1 : limit.resetNanos(now, entry.origin(), token))
-                                .toString());
-                return;
-            }
+        if (decision instanceof AdmittedEntry entry && writeFields(entry, header)) {
+            return;
         }
         List<Quota> quotas = decision.quotas();
-        if (response.headers() == RateLimitHeaders.ALL && !quotas.isEmpty()) {
+        if (!quotas.isEmpty()) {
             header.accept(RateLimitFields.RATE_LIMIT_POLICY, RateLimitFields.policy(quotas));
             header.accept(RateLimitFields.RATE_LIMIT, RateLimitFields.rateLimit(quotas));
         }
+    }
+
+    /**
+     * The rate-limit fields of an admitted entry from its limits' tickets, without quota objects:
+     * the rules tightest first (fewest remaining), each rule's policy item as prepared. False if a
+     * limit is no longer in force (a reload replaced it since the admission): the caller then goes
+     * the general way.
+     */
+    private boolean writeFields(AdmittedEntry entry, BiConsumer<String, String> header) {
+        Map<Limit, String> policies = snapshot.get().policies;
+        int n = entry.limitCount();
+        long now = entry.decidedNanos();
+        if (n == 1) {
+            Limit limit = entry.limit(0);
+            String policy = policies.get(limit);
+            if (policy == null) {
+                return false;
+            }
+            long token = entry.token(0);
+            header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy);
+            header.accept(
+                    RateLimitFields.RATE_LIMIT,
+                    appendRateLimit(new StringBuilder(32), limit, entry, now, token)
+                            .toString());
+            return true;
+        }
+        long[] remaining = new long[n];
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) {
+            if (!policies.containsKey(entry.limit(i))) {
+                return false;
+            }
+            remaining[i] = entry.limit(i).remaining(now, entry.origin(), entry.token(i));
+            // Insertion sort by remaining, stable: lists are short.
+            int j = i;
+            while (j > 0 && remaining[order[j - 1]] > remaining[i]) {
+                order[j] = order[j - 1];
+                j--;
+            }
+            order[j] = i;
+        }
+        StringBuilder policy = new StringBuilder(40 * n);
+        StringBuilder rateLimit = new StringBuilder(32 * n);
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            if (k > 0) {
+                policy.append(", ");
+                rateLimit.append(", ");
+            }
+            policy.append(policies.get(entry.limit(i)));
+            appendRateLimit(rateLimit, entry.limit(i), entry, now, entry.token(i));
+        }
+        header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy.toString());
+        header.accept(RateLimitFields.RATE_LIMIT, rateLimit.toString());
+        return true;
+    }
+
+    private static StringBuilder appendRateLimit(
+            StringBuilder value, Limit limit, AdmittedEntry entry, long now, long token) {
+        FlowRule rule = limit.rule();
+        return RateLimitFields.appendRateLimit(
+                value,
+                rule.name(),
+                limit.remaining(now, entry.origin(), token),
+                rule.isInFlight() ? -1 : limit.resetNanos(now, entry.origin(), token));
     }
 
     /** The complete response for a rejection: status, header fields, body. */

@@ -272,4 +272,40 @@ class HttpGateTest {
         assertThat(gate.originOf(Request.of("GET", "/x", "not-an-address")).id())
                 .isEqualTo("unknown");
     }
+
+    @Test
+    void admittedHeaders_ofSeveralRules_listTheTightestFirst_asTheQuotasDo() {
+        HttpGate gate = gate(
+                "rule.per-ip.match", "/api/**",
+                "rule.per-ip.limit", "5/10s",
+                "rule.per-ip.scope", "per-origin",
+                "rule.all.match", "/api/**",
+                "rule.all.limit", "8/1m",
+                "rule.slots.match", "/api/**",
+                "rule.slots.in-flight", "4");
+        List<Entry> open = new java.util.ArrayList<>();
+        for (String client : List.of("203.0.113.1", "203.0.113.1", "203.0.113.2", "203.0.113.1")) {
+            Entry entry = (Entry) gate.enter(Request.of("GET", "/api/x", client));
+            open.add(entry);
+            Map<String, String> written = new LinkedHashMap<>();
+            gate.admittedHeaders(entry, written::put);
+
+            assertThat(written)
+                    .containsExactly(
+                            Map.entry("RateLimit-Policy", RateLimitFields.policy(entry.quotas())),
+                            Map.entry("RateLimit", RateLimitFields.rateLimit(entry.quotas())));
+        }
+        // The fourth: no slot left, 2 for the client (5 - 3), 4 for all (8 - 4).
+        Map<String, String> last = new LinkedHashMap<>();
+        gate.admittedHeaders(open.get(3), last::put);
+        assertThat(last.get("RateLimit")).isEqualTo("\"slots\";r=0, \"per-ip\";r=2;t=11, \"all\";r=4;t=66");
+
+        // After a reload that replaced the rules, an entry of the old ones still gets its fields.
+        gate.update(ConfigParser.parse(Map.of("rule.other.match", "/x", "rule.other.limit", "1/s"), "test")
+                .rules());
+        Map<String, String> afterReload = new LinkedHashMap<>();
+        gate.admittedHeaders(open.get(0), afterReload::put);
+        assertThat(afterReload).containsKeys("RateLimit-Policy", "RateLimit");
+        open.forEach(Entry::close);
+    }
 }
