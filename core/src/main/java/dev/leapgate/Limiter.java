@@ -1,12 +1,12 @@
 package dev.leapgate;
 
-import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.internal.Admission;
 import dev.leapgate.internal.Limit;
 import dev.leapgate.internal.ResourceRecorder;
-import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.stats.ResourceStats;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +58,7 @@ public final class Limiter {
         this.admission = new Admission(b.clock, b.sleeper);
         this.recorder = recorder;
         this.perOrigin = b.perOrigin;
-        this.onlyRate = b.concurrency == null && b.control.kind() == Control.Kind.REJECT && limits.length == 1
+        this.onlyRate = b.concurrency == null && b.onExcess.kind() == OnExcess.Kind.REJECT && limits.length == 1
                 ? limits[0]
                 : null;
         // A limiter's rules have scope all or per-origin: they include every origin.
@@ -217,7 +217,7 @@ public final class Limiter {
         private Long rateLimit;
         private WindowSpec window;
         private Long concurrency;
-        private Control control = Control.reject();
+        private OnExcess onExcess = OnExcess.reject();
         private boolean perOrigin;
         private int maxOrigins = FlowRule.DEFAULT_MAX_ORIGINS;
 
@@ -251,8 +251,8 @@ public final class Limiter {
         }
 
         /** What the rate limit does with excess: reject (the default), pace, warm up or borrow. */
-        public Builder onExcess(Control control) {
-            this.control = Objects.requireNonNull(control, "control");
+        public Builder onExcess(OnExcess onExcess) {
+            this.onExcess = Objects.requireNonNull(onExcess, "onExcess");
             return this;
         }
 
@@ -289,8 +289,8 @@ public final class Limiter {
             if (rateLimit == null && concurrency == null) {
                 throw new IllegalStateException("limiter '" + name + "' needs a rate or a concurrency limit");
             }
-            if (rateLimit == null && control.kind() != Control.Kind.REJECT) {
-                throw new IllegalStateException("limiter '" + name + "': on-excess " + Control.name(control.kind())
+            if (rateLimit == null && onExcess.kind() != OnExcess.Kind.REJECT) {
+                throw new IllegalStateException("limiter '" + name + "': on-excess " + OnExcess.name(onExcess.kind())
                         + " applies to a rate limit; set one with rate(limit, window)");
             }
             Scope scope = perOrigin ? Scope.perOrigin() : Scope.all();
@@ -307,7 +307,7 @@ public final class Limiter {
                 if (rateLimit != null) {
                     rules.add(FlowRule.builder("rate")
                             .limit(rateLimit, window)
-                            .control(control)
+                            .onExcess(onExcess)
                             .scope(scope)
                             .maxOrigins(maxOrigins)
                             .build());

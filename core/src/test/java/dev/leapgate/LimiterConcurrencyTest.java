@@ -2,7 +2,7 @@ package dev.leapgate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.counter.WindowSpec;
+import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.stats.StatsTotals;
 import dev.leapgate.testing.Together;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.leapgate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leapgate.counter.WindowSpec;
+import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Together;
 import java.time.Duration;

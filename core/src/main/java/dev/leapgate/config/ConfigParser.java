@@ -1,11 +1,11 @@
 package dev.leapgate.config;
 
-import dev.leapgate.OriginList;
-import dev.leapgate.RuleSet;
-import dev.leapgate.counter.DurationText;
+import dev.leapgate.internal.DurationText;
 import dev.leapgate.net.CidrList;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.ForwardingHeader;
+import dev.leapgate.rule.OriginList;
+import dev.leapgate.rule.RuleSet;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
 import java.nio.file.AccessDeniedException;

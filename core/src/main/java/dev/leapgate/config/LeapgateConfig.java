@@ -1,7 +1,7 @@
 package dev.leapgate.config;
 
-import dev.leapgate.RuleSet;
 import dev.leapgate.net.ClientIpResolver;
+import dev.leapgate.rule.RuleSet;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package dev.leapgate.config;
 
 import dev.leapgate.Clock;
-import dev.leapgate.RuleSet;
+import dev.leapgate.rule.RuleSet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,13 +1,13 @@
 package dev.leapgate.config;
 
-import dev.leapgate.counter.DurationText;
-import dev.leapgate.counter.WindowMode;
-import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.http.PathPattern;
+import dev.leapgate.internal.DurationText;
 import dev.leapgate.net.IpAddress;
-import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -52,11 +52,11 @@ final class RuleReader {
 
     private static final Map<String, WindowMode> MODES = modes();
 
-    private static final Map<String, Control.Kind> KINDS = kinds();
+    private static final Map<String, OnExcess.Kind> KINDS = kinds();
 
-    private static final Set<Control.Kind> QUEUES = EnumSet.of(Control.Kind.PACE, Control.Kind.WARM_UP_PACE);
-    private static final Set<Control.Kind> WARMS = EnumSet.of(Control.Kind.WARM_UP, Control.Kind.WARM_UP_PACE);
-    private static final Set<Control.Kind> BORROWS = EnumSet.of(Control.Kind.BORROW);
+    private static final Set<OnExcess.Kind> QUEUES = EnumSet.of(OnExcess.Kind.PACE, OnExcess.Kind.WARM_UP_PACE);
+    private static final Set<OnExcess.Kind> WARMS = EnumSet.of(OnExcess.Kind.WARM_UP, OnExcess.Kind.WARM_UP_PACE);
+    private static final Set<OnExcess.Kind> BORROWS = EnumSet.of(OnExcess.Kind.BORROW);
 
     /** A rule's settings as read, before they are understood. */
     private static final class Draft {
@@ -181,8 +181,8 @@ final class RuleReader {
         }
 
         Setting onExcessSetting = d.settings.get("on-excess");
-        Control.Kind kind = onExcessSetting == null
-                ? Control.Kind.REJECT
+        OnExcess.Kind kind = onExcessSetting == null
+                ? OnExcess.Kind.REJECT
                 : value(onExcessSetting, t -> ValueSyntax.choice(t, KINDS));
         Duration maxQueue = controlDuration(d, "max-queue", kind, QUEUES, true);
         Duration warmUp = controlDuration(d, "warm-up", kind, WARMS, false);
@@ -193,27 +193,27 @@ final class RuleReader {
         if (problems.size() != problemsBefore || d.unknownKey) {
             return null;
         }
-        Control control = switch (kind) {
-            case REJECT -> Control.reject();
-            case PACE -> Control.pace(or(maxQueue, Control.DEFAULT_MAX_QUEUE));
+        OnExcess control = switch (kind) {
+            case REJECT -> OnExcess.reject();
+            case PACE -> OnExcess.pace(or(maxQueue, OnExcess.DEFAULT_MAX_QUEUE));
             case WARM_UP ->
-                Control.warmUp(or(coldFactor, Control.DEFAULT_COLD_FACTOR), or(warmUp, Control.DEFAULT_WARM_UP));
+                OnExcess.warmUp(or(coldFactor, OnExcess.DEFAULT_COLD_FACTOR), or(warmUp, OnExcess.DEFAULT_WARM_UP));
             case WARM_UP_PACE ->
-                Control.warmUpPace(
-                        or(coldFactor, Control.DEFAULT_COLD_FACTOR),
-                        or(warmUp, Control.DEFAULT_WARM_UP),
-                        or(maxQueue, Control.DEFAULT_MAX_QUEUE));
-            case BORROW -> Control.borrow(or(maxWait, Control.DEFAULT_MAX_WAIT));
+                OnExcess.warmUpPace(
+                        or(coldFactor, OnExcess.DEFAULT_COLD_FACTOR),
+                        or(warmUp, OnExcess.DEFAULT_WARM_UP),
+                        or(maxQueue, OnExcess.DEFAULT_MAX_QUEUE));
+            case BORROW -> OnExcess.borrow(or(maxWait, OnExcess.DEFAULT_MAX_WAIT));
         };
         // First the limit alone (with borrow, which changes the largest limit), so that its
         // problems are reported under limit / in-flight ...
-        boolean limitDependsOnControl = !concurrency && kind == Control.Kind.BORROW;
+        boolean limitDependsOnControl = !concurrency && kind == OnExcess.Kind.BORROW;
         FlowRule.Builder alone =
-                FlowRule.builder(d.name).match(match).control(limitDependsOnControl ? control : Control.reject());
+                FlowRule.builder(d.name).match(match).onExcess(limitDependsOnControl ? control : OnExcess.reject());
         FlowRule.Builder full = FlowRule.builder(d.name)
                 .match(match)
                 .scope(scope)
-                .control(control)
+                .onExcess(control)
                 .maxOrigins(or(maxOrigins, FlowRule.DEFAULT_MAX_ORIGINS));
         if (concurrency) {
             alone.inFlight(inFlight);
@@ -274,25 +274,25 @@ final class RuleReader {
      * null. With an invalid on-excess ({@code kind} null) applicability is unknown: the setting is
      * still read, so its own mistakes are reported too.
      */
-    private Setting appliesTo(Setting s, Control.Kind kind, Set<Control.Kind> kinds) {
+    private Setting appliesTo(Setting s, OnExcess.Kind kind, Set<OnExcess.Kind> kinds) {
         if (s == null || kind == null || kinds.contains(kind)) {
             return s;
         }
-        String names = ValueSyntax.oneOf(kinds.stream().map(Control::name).collect(Collectors.toList()));
-        problems.add(s, "applies only to on-excess " + names + "; this rule's on-excess is " + Control.name(kind));
+        String names = ValueSyntax.oneOf(kinds.stream().map(OnExcess::name).collect(Collectors.toList()));
+        problems.add(s, "applies only to on-excess " + names + "; this rule's on-excess is " + OnExcess.name(kind));
         return null;
     }
 
     /**
-     * A waiting time of the on-excess: at most {@link Control#MAX_WAIT_ALLOWED}, checked here rather
-     * than by {@link Control} so the message shows the value as it was written.
+     * A waiting time of the on-excess: at most {@link OnExcess#MAX_WAIT_ALLOWED}, checked here rather
+     * than by {@link OnExcess} so the message shows the value as it was written.
      */
     private Duration controlDuration(
-            Draft d, String setting, Control.Kind kind, Set<Control.Kind> kinds, boolean zeroAllowed) {
+            Draft d, String setting, OnExcess.Kind kind, Set<OnExcess.Kind> kinds, boolean zeroAllowed) {
         return value(appliesTo(d.settings.get(setting), kind, kinds), text -> {
             Duration value = ValueSyntax.duration(text);
-            String max = DurationText.format(Control.MAX_WAIT_ALLOWED);
-            if (value.compareTo(Control.MAX_WAIT_ALLOWED) > 0 || (!zeroAllowed && value.isZero())) {
+            String max = DurationText.format(OnExcess.MAX_WAIT_ALLOWED);
+            if (value.compareTo(OnExcess.MAX_WAIT_ALLOWED) > 0 || (!zeroAllowed && value.isZero())) {
                 throw new IllegalArgumentException(
                         (zeroAllowed ? "must be between 0s and " : "must be longer than 0s and at most ") + max
                                 + ", was " + text);
@@ -303,7 +303,7 @@ final class RuleReader {
 
     private static double coldFactor(String text) {
         double factor = ValueSyntax.decimal(text);
-        Control.warmUp(factor, Control.DEFAULT_WARM_UP); // Control owns the range; its message names it
+        OnExcess.warmUp(factor, OnExcess.DEFAULT_WARM_UP); // OnExcess owns the range; its message names it
         return factor;
     }
 
@@ -356,10 +356,10 @@ final class RuleReader {
         return modes;
     }
 
-    private static Map<String, Control.Kind> kinds() {
-        Map<String, Control.Kind> kinds = new LinkedHashMap<>();
-        for (Control.Kind kind : Control.Kind.values()) {
-            kinds.put(Control.name(kind), kind);
+    private static Map<String, OnExcess.Kind> kinds() {
+        Map<String, OnExcess.Kind> kinds = new LinkedHashMap<>();
+        for (OnExcess.Kind kind : OnExcess.Kind.values()) {
+            kinds.put(OnExcess.name(kind), kind);
         }
         return kinds;
     }

@@ -2,16 +2,16 @@ package dev.leapgate.internal;
 
 import dev.leapgate.Origin;
 import dev.leapgate.Quota;
-import dev.leapgate.counter.InFlightCounter;
-import dev.leapgate.counter.KeyedInFlightCounter;
-import dev.leapgate.counter.KeyedRateCounter;
-import dev.leapgate.counter.LeapCounter;
-import dev.leapgate.counter.RateCounter;
-import dev.leapgate.counter.SmoothRate;
-import dev.leapgate.counter.WindowMode;
-import dev.leapgate.rule.Control;
+import dev.leapgate.internal.counter.InFlightCounter;
+import dev.leapgate.internal.counter.KeyedInFlightCounter;
+import dev.leapgate.internal.counter.KeyedRateCounter;
+import dev.leapgate.internal.counter.LeapCounter;
+import dev.leapgate.internal.counter.RateCounter;
+import dev.leapgate.internal.counter.SmoothRate;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowMode;
 import java.time.Duration;
 
 /**
@@ -48,7 +48,7 @@ public abstract sealed class Limit {
         if (rule.isInFlight()) {
             return new InFlight(rule, recorder);
         }
-        return switch (rule.control().kind()) {
+        return switch (rule.onExcess().kind()) {
             case REJECT, BORROW -> new Window(rule, recorder, nowNanos);
             case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, recorder, nowNanos);
         };
@@ -136,7 +136,7 @@ public abstract sealed class Limit {
     abstract Duration retryAfter(long nowNanos, Origin origin, int permits);
 
     /**
-     * A limit on requests per window, exact, shared or per origin; with {@link Control.Kind#BORROW}
+     * A limit on requests per window, exact, shared or per origin; with {@link OnExcess.Kind#BORROW}
      * a request the window rejects may borrow from the next bucket. Tokens: tickets.
      */
     static final class Window extends Limit {
@@ -149,8 +149,8 @@ public abstract sealed class Limit {
 
         Window(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
             super(rule, recorder);
-            boolean borrowing = rule.control().kind() == Control.Kind.BORROW;
-            this.maxWaitNanos = borrowing ? rule.control().maxWait().toNanos() : -1;
+            boolean borrowing = rule.onExcess().kind() == OnExcess.Kind.BORROW;
+            this.maxWaitNanos = borrowing ? rule.onExcess().maxWait().toNanos() : -1;
             this.countedBuckets = rule.window().buckets() + (rule.window().mode() == WindowMode.STRICT ? 1 : 0);
             if (perOrigin) {
                 this.keyed = new KeyedRateCounter(rule.window(), rule.limit(), nowNanos, rule.maxOrigins(), borrowing);
@@ -302,14 +302,14 @@ public abstract sealed class Limit {
 
         Smooth(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
             super(rule, recorder);
-            Control c = rule.control();
+            OnExcess c = rule.onExcess();
             Duration w = rule.window().length();
             this.rate = switch (c.kind()) {
                 case PACE -> SmoothRate.pace(rule.limit(), w, c.maxQueue(), nowNanos);
                 case WARM_UP -> SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), Duration.ZERO, nowNanos);
                 case WARM_UP_PACE ->
                     SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), c.maxQueue(), nowNanos);
-                default -> throw new IllegalArgumentException("not a smooth control: " + c);
+                default -> throw new IllegalArgumentException("not a smooth on-excess: " + c);
             };
         }
 

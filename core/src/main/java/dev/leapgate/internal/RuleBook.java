@@ -1,8 +1,8 @@
 package dev.leapgate.internal;
 
 import dev.leapgate.Clock;
-import dev.leapgate.RuleSet;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
 import dev.leapgate.stats.ResourceStats;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,8 +1,7 @@
 package dev.leapgate.rule;
 
-import dev.leapgate.counter.LeapCounter;
-import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.http.PathPattern;
+import dev.leapgate.internal.counter.LeapCounter;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -27,12 +26,12 @@ import java.util.regex.Pattern;
  * @param limit requests per window, or requests in flight when {@code window} is {@code null}
  * @param window the window counted over; {@code null} for a concurrency (in-flight) limit
  * @param scope everyone together, each origin separately, or one origin
- * @param control what happens to the excess; only {@link Control.Kind#REJECT} for in-flight
+ * @param onExcess what happens to the excess; only {@link OnExcess.Kind#REJECT} for in-flight
  *     limits
  * @param maxOrigins the most origins tracked at once for {@link Scope.Kind#PER_ORIGIN}
  */
 public record FlowRule(
-        String name, PathPattern match, long limit, WindowSpec window, Scope scope, Control control, int maxOrigins) {
+        String name, PathPattern match, long limit, WindowSpec window, Scope scope, OnExcess onExcess, int maxOrigins) {
 
     /** Origins tracked per rule unless configured otherwise. */
     public static final int DEFAULT_MAX_ORIGINS = 100_000;
@@ -48,27 +47,27 @@ public record FlowRule(
                     "rule name must be 1 to 64 letters, digits, '-' or '_', was '" + name + "'");
         }
         Objects.requireNonNull(scope, "scope");
-        Objects.requireNonNull(control, "control");
+        Objects.requireNonNull(onExcess, "onExcess");
         String rule = " (rule '" + name + "')";
         if (window == null) {
             if (limit < 1 || limit > Integer.MAX_VALUE) {
                 throw new IllegalArgumentException(
                         "in-flight limit must be between 1 and " + Integer.MAX_VALUE + ", was " + limit + rule);
             }
-            if (control.kind() != Control.Kind.REJECT) {
-                throw new IllegalArgumentException("on-excess " + Control.name(control.kind())
+            if (onExcess.kind() != OnExcess.Kind.REJECT) {
+                throw new IllegalArgumentException("on-excess " + OnExcess.name(onExcess.kind())
                         + " needs a request rate; an in-flight limit can only reject" + rule);
             }
         } else {
-            boolean borrows = control.kind() == Control.Kind.BORROW;
+            boolean borrows = onExcess.kind() == OnExcess.Kind.BORROW;
             long max = LeapCounter.maxLimit(window, borrows);
             if (limit < 1 || limit > max) {
                 throw new IllegalArgumentException("limit must be between 1 and " + max + " for window " + window
                         + (borrows ? " with on-excess borrow" : "") + ", was " + limit + rule);
             }
-            boolean smooth = control.kind() != Control.Kind.REJECT && control.kind() != Control.Kind.BORROW;
+            boolean smooth = onExcess.kind() != OnExcess.Kind.REJECT && onExcess.kind() != OnExcess.Kind.BORROW;
             if (smooth && scope.kind() == Scope.Kind.PER_ORIGIN) {
-                throw new IllegalArgumentException("on-excess " + Control.name(control.kind())
+                throw new IllegalArgumentException("on-excess " + OnExcess.name(onExcess.kind())
                         + " is not supported with scope per-origin; use reject or borrow" + rule);
             }
         }
@@ -96,13 +95,13 @@ public record FlowRule(
     @Override
     public String toString() {
         return "rule '" + name + "': " + (match == null ? "" : match + ", ")
-                + (window == null ? limit + " in flight" : limit + " per " + window) + ", " + scope + ", " + control
+                + (window == null ? limit + " in flight" : limit + " per " + window) + ", " + scope + ", " + onExcess
                 + (scope.kind() == Scope.Kind.PER_ORIGIN ? ", max-origins " + maxOrigins : "");
     }
 
     /**
      * Builds a {@link FlowRule}. Required: either a limit per window or an in-flight limit, and a
-     * match for a rule of a {@link dev.leapgate.RuleSet} (HTTP requests). Defaults: scope {@link Scope#all()}, control {@link Control#reject()}, max-origins
+     * match for a rule of a {@link dev.leapgate.rule.RuleSet} (HTTP requests). Defaults: scope {@link Scope#all()}, on-excess {@link OnExcess#reject()}, max-origins
      * {@link #DEFAULT_MAX_ORIGINS}.
      */
     public static final class Builder {
@@ -112,7 +111,7 @@ public record FlowRule(
         private WindowSpec window;
         private boolean inFlight;
         private Scope scope = Scope.all();
-        private Control control = Control.reject();
+        private OnExcess onExcess = OnExcess.reject();
         private int maxOrigins = DEFAULT_MAX_ORIGINS;
 
         private Builder(String name) {
@@ -150,8 +149,8 @@ public record FlowRule(
             return this;
         }
 
-        public Builder control(Control control) {
-            this.control = Objects.requireNonNull(control, "control");
+        public Builder onExcess(OnExcess onExcess) {
+            this.onExcess = Objects.requireNonNull(onExcess, "onExcess");
             return this;
         }
 
@@ -172,7 +171,7 @@ public record FlowRule(
             if (window == null && !inFlight) {
                 throw new IllegalStateException("rule '" + name + "' needs a limit per window or an in-flight limit");
             }
-            return new FlowRule(name, match, limit, window, scope, control, maxOrigins);
+            return new FlowRule(name, match, limit, window, scope, onExcess, maxOrigins);
         }
     }
 }

@@ -3,9 +3,9 @@ package dev.leapgate.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leapgate.RuleSet;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.leapgate.Origin;
-import dev.leapgate.RuleSet;
 import dev.leapgate.net.Cidr;
 import dev.leapgate.net.ForwardingHeader;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.leapgate.Origin;
-import dev.leapgate.RuleSet;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -2,10 +2,10 @@ package dev.leapgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.counter.WindowMode;
-import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowMode;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +49,7 @@ class ReadmeExamplesTest {
             assertThat(login.window().length()).isEqualTo(Duration.ofMinutes(1));
             assertThat(login.window().mode()).isEqualTo(WindowMode.STRICT);
             assertThat(login.scope()).isEqualTo(Scope.perOrigin());
-            assertThat(login.control()).isEqualTo(Control.reject());
+            assertThat(login.onExcess()).isEqualTo(OnExcess.reject());
             assertThat(login.maxOrigins()).isEqualTo(FlowRule.DEFAULT_MAX_ORIGINS);
         });
     }

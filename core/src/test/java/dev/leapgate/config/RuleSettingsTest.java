@@ -3,11 +3,11 @@ package dev.leapgate.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
-import dev.leapgate.RuleSet;
-import dev.leapgate.counter.WindowMode;
-import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
+import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowMode;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -292,35 +292,35 @@ class RuleSettingsTest {
 
     @Test
     void onExcess_defaultsToReject() {
-        assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s").control()).isEqualTo(Control.reject());
+        assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s").onExcess()).isEqualTo(OnExcess.reject());
         assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.on-excess=reject")
-                        .control())
-                .isEqualTo(Control.reject());
+                        .onExcess())
+                .isEqualTo(OnExcess.reject());
     }
 
     @Test
     void onExcessPace_takesMaxQueue_withDefault500ms() {
         assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.on-excess=pace")
-                        .control())
-                .isEqualTo(Control.pace(Duration.ofMillis(500)));
+                        .onExcess())
+                .isEqualTo(OnExcess.pace(Duration.ofMillis(500)));
         assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.on-excess=pace", "rule.a.max-queue=2s")
-                        .control())
-                .isEqualTo(Control.pace(Duration.ofSeconds(2)));
+                        .onExcess())
+                .isEqualTo(OnExcess.pace(Duration.ofSeconds(2)));
     }
 
     @Test
     void onExcessWarmUp_takesColdFactorAndWarmUp_withDefaults3And10s() {
         assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.on-excess=warm-up")
-                        .control())
-                .isEqualTo(Control.warmUp(3.0, Duration.ofSeconds(10)));
+                        .onExcess())
+                .isEqualTo(OnExcess.warmUp(3.0, Duration.ofSeconds(10)));
         assertThat(rule(
                                 "rule.a.match=/x",
                                 "rule.a.limit=10/s",
                                 "rule.a.on-excess=warm-up",
                                 "rule.a.cold-factor=2.5",
                                 "rule.a.warm-up=30s")
-                        .control())
-                .isEqualTo(Control.warmUp(2.5, Duration.ofSeconds(30)));
+                        .onExcess())
+                .isEqualTo(OnExcess.warmUp(2.5, Duration.ofSeconds(30)));
     }
 
     @Test
@@ -332,18 +332,18 @@ class RuleSettingsTest {
                                 "rule.a.cold-factor=4",
                                 "rule.a.warm-up=1m",
                                 "rule.a.max-queue=250ms")
-                        .control())
-                .isEqualTo(Control.warmUpPace(4.0, Duration.ofMinutes(1), Duration.ofMillis(250)));
+                        .onExcess())
+                .isEqualTo(OnExcess.warmUpPace(4.0, Duration.ofMinutes(1), Duration.ofMillis(250)));
     }
 
     @Test
     void onExcessBorrow_takesMaxWait_withDefault500ms() {
         assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.on-excess=borrow")
-                        .control())
-                .isEqualTo(Control.borrow(Duration.ofMillis(500)));
+                        .onExcess())
+                .isEqualTo(OnExcess.borrow(Duration.ofMillis(500)));
         assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.on-excess=borrow", "rule.a.max-wait=0s")
-                        .control())
-                .isEqualTo(Control.borrow(Duration.ZERO));
+                        .onExcess())
+                .isEqualTo(OnExcess.borrow(Duration.ZERO));
     }
 
     @Test

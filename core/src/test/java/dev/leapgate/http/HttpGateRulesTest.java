@@ -7,16 +7,16 @@ import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
-import dev.leapgate.OriginList;
 import dev.leapgate.Quota;
 import dev.leapgate.Rejection;
-import dev.leapgate.RuleSet;
 import dev.leapgate.Sleeper;
-import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.net.IpAddress;
-import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
+import dev.leapgate.rule.OriginList;
+import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Configs;
 import dev.leapgate.testing.Together;
@@ -167,7 +167,7 @@ class HttpGateRulesTest {
     void pacedRule_spacesAdmissionsExactlyWOverNApart() {
         HttpGate gate = gate(rule("paced", "/submit")
                 .limit(10, seconds(1))
-                .control(Control.pace(Duration.ofMillis(250)))
+                .onExcess(OnExcess.pace(Duration.ofMillis(250)))
                 .build());
         List<Long> starts = new ArrayList<>();
 
@@ -183,7 +183,7 @@ class HttpGateRulesTest {
         AtomicLong slept = new AtomicLong();
         HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(rule("paced", "/submit")
                         .limit(10, seconds(1))
-                        .control(Control.pace(Duration.ofMillis(250)))
+                        .onExcess(OnExcess.pace(Duration.ofMillis(250)))
                         .build())))
                 .clock(clock)
                 .sleeper(slept::addAndGet) // time does not move: requests pile up
@@ -204,7 +204,7 @@ class HttpGateRulesTest {
     void borrowingRule_lendsFromTheNextBucket_andTheRequestWaitsForIt() {
         HttpGate gate = gate(rule("bursty", "/api/**")
                 .limit(2, seconds(1))
-                .control(Control.borrow(Duration.ofMillis(100)))
+                .onExcess(OnExcess.borrow(Duration.ofMillis(100)))
                 .build());
         gate.enter("GET", "/api/x", ip("203.0.113.1"));
         gate.enter("GET", "/api/x", ip("203.0.113.1"));
@@ -227,7 +227,7 @@ class HttpGateRulesTest {
     void borrowingRule_rejectsWhenTheNextBucketIsTooFarAway() {
         HttpGate gate = gate(rule("bursty", "/api/**")
                 .limit(1, seconds(1))
-                .control(Control.borrow(Duration.ofMillis(10)))
+                .onExcess(OnExcess.borrow(Duration.ofMillis(10)))
                 .build());
         gate.enter("GET", "/api/x", ip("203.0.113.1"));
         clock.advance(Duration.ofMillis(1050)); // next bucket 50 ms away, more than 10 ms
@@ -241,7 +241,7 @@ class HttpGateRulesTest {
                         rule("slots", "/submit").inFlight(1).build(),
                         rule("paced", "/submit")
                                 .limit(10, seconds(1))
-                                .control(Control.pace(Duration.ofSeconds(1)))
+                                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
                                 .build())))
                 .clock(clock)
                 .sleeper(nanos -> {

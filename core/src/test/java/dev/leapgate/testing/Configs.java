@@ -1,10 +1,10 @@
 package dev.leapgate.testing;
 
-import dev.leapgate.RuleSet;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.config.OriginSource;
 import dev.leapgate.config.ResponseSettings;
 import dev.leapgate.net.ClientIpResolver;
+import dev.leapgate.rule.RuleSet;
 import java.util.Optional;
 
 /** Configurations for tests. */

@@ -1,12 +1,12 @@
 package dev.leapgate.jaxrs;
 
 import dev.leapgate.config.ConfigParser;
-import dev.leapgate.counter.WindowMode;
-import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.http.PathPattern;
-import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.DynamicFeature;
@@ -114,7 +114,7 @@ final class AnnotationRules implements DynamicFeature {
 
     /**
      * Builds the rule of one annotation; the checks and their messages are {@link FlowRule}'s,
-     * {@link WindowSpec}'s and {@link Control}'s, as for the configuration.
+     * {@link WindowSpec}'s and {@link OnExcess}'s, as for the configuration.
      */
     static FlowRule rule(RateLimited limit, String name, PathPattern match) {
         boolean rate = limit.limit() != 0 || !limit.window().isEmpty();
@@ -143,7 +143,7 @@ final class AnnotationRules implements DynamicFeature {
             rule.inFlight(limit.inFlight());
         }
         rule.scope(scope(limit));
-        rule.control(control(limit));
+        rule.onExcess(control(limit));
         rule.maxOrigins(limit.maxOrigins());
         return rule.build();
     }
@@ -163,18 +163,18 @@ final class AnnotationRules implements DynamicFeature {
 
     /**
      * The control; a setting the kind uses gets its default when empty, one it does not use is passed
-     * on when set, so that {@link Control} rejects it with its message.
+     * on when set, so that {@link OnExcess} rejects it with its message.
      */
-    private static Control control(RateLimited limit) {
-        Control.Kind kind = limit.onExcess();
-        boolean queues = kind == Control.Kind.PACE || kind == Control.Kind.WARM_UP_PACE;
-        boolean warms = kind == Control.Kind.WARM_UP || kind == Control.Kind.WARM_UP_PACE;
-        boolean borrows = kind == Control.Kind.BORROW;
-        Duration maxQueue = setting("maxQueue", limit.maxQueue(), queues, Control.DEFAULT_MAX_QUEUE);
-        Duration warmUp = setting("warmUp", limit.warmUp(), warms, Control.DEFAULT_WARM_UP);
-        Duration maxWait = setting("maxWait", limit.maxWait(), borrows, Control.DEFAULT_MAX_WAIT);
-        double coldFactor = limit.coldFactor() != 0 ? limit.coldFactor() : warms ? Control.DEFAULT_COLD_FACTOR : 0;
-        return new Control(kind, maxQueue, coldFactor, warmUp, maxWait);
+    private static OnExcess control(RateLimited limit) {
+        OnExcess.Kind kind = limit.onExcess();
+        boolean queues = kind == OnExcess.Kind.PACE || kind == OnExcess.Kind.WARM_UP_PACE;
+        boolean warms = kind == OnExcess.Kind.WARM_UP || kind == OnExcess.Kind.WARM_UP_PACE;
+        boolean borrows = kind == OnExcess.Kind.BORROW;
+        Duration maxQueue = setting("maxQueue", limit.maxQueue(), queues, OnExcess.DEFAULT_MAX_QUEUE);
+        Duration warmUp = setting("warmUp", limit.warmUp(), warms, OnExcess.DEFAULT_WARM_UP);
+        Duration maxWait = setting("maxWait", limit.maxWait(), borrows, OnExcess.DEFAULT_MAX_WAIT);
+        double coldFactor = limit.coldFactor() != 0 ? limit.coldFactor() : warms ? OnExcess.DEFAULT_COLD_FACTOR : 0;
+        return new OnExcess(kind, maxQueue, coldFactor, warmUp, maxWait);
     }
 
     private static Duration setting(String attribute, String text, boolean used, Duration defaultValue) {

@@ -1,10 +1,10 @@
 package dev.leapgate.jaxrs;
 
-import dev.leapgate.counter.WindowMode;
-import dev.leapgate.counter.WindowSpec;
-import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Repeatable;
@@ -78,8 +78,8 @@ public @interface RateLimited {
     /** The most origins tracked at once with {@link Scope.Kind#PER_ORIGIN}. */
     int maxOrigins() default FlowRule.DEFAULT_MAX_ORIGINS;
 
-    /** What happens to a request over the limit; {@link Control.Kind#REJECT} by default. */
-    Control.Kind onExcess() default Control.Kind.REJECT;
+    /** What happens to a request over the limit; {@link OnExcess.Kind#REJECT} by default. */
+    OnExcess.Kind onExcess() default OnExcess.Kind.REJECT;
 
     /** Longest wait for a paced turn ({@code PACE}, {@code WARM_UP_PACE}); empty: 500ms. */
     String maxQueue() default "";

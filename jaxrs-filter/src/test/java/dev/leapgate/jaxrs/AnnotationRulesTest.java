@@ -3,13 +3,13 @@ package dev.leapgate.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leapgate.counter.WindowSpec;
 import dev.leapgate.jaxrs.app.ClassLimitedResource;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.invalid.Samples;
-import dev.leapgate.rule.Control;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowSpec;
 import jakarta.ws.rs.container.ResourceInfo;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -84,10 +84,10 @@ class AnnotationRulesTest {
                 .extracting(FlowRule::name)
                 .containsExactly("Paced-get-1", "Paced-get-2", "Paced-overloaded-1");
         assertThat(rules.get(0).resource()).isEqualTo("GET /paced/%7Bid%7D");
-        assertThat(rules.get(0).control())
-                .isEqualTo(Control.warmUpPace(4, Duration.ofSeconds(20), Duration.ofMillis(500)));
+        assertThat(rules.get(0).onExcess())
+                .isEqualTo(OnExcess.warmUpPace(4, Duration.ofSeconds(20), Duration.ofMillis(500)));
         assertThat(rules.get(1).window()).isEqualTo(WindowSpec.of(Duration.ofMinutes(1), 60));
-        assertThat(rules.get(1).control()).isEqualTo(Control.reject());
+        assertThat(rules.get(1).onExcess()).isEqualTo(OnExcess.reject());
     }
 
     @Test

@@ -1,7 +1,7 @@
 package dev.leapgate.jaxrs.app.invalid;
 
 import dev.leapgate.jaxrs.RateLimited;
-import dev.leapgate.rule.Control;
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -31,7 +31,7 @@ public final class Samples {
         public void badUnit() {}
 
         @GET
-        @RateLimited(limit = 10, window = "1s", onExcess = Control.Kind.PACE, scope = Scope.Kind.PER_ORIGIN)
+        @RateLimited(limit = 10, window = "1s", onExcess = OnExcess.Kind.PACE, scope = Scope.Kind.PER_ORIGIN)
         public void pacePerOrigin() {}
 
         @GET
@@ -69,7 +69,7 @@ public final class Samples {
     }
 
     @Path("paced")
-    @RateLimited(limit = 100, window = "10s", onExcess = Control.Kind.WARM_UP_PACE, coldFactor = 4, warmUp = "20s")
+    @RateLimited(limit = 100, window = "10s", onExcess = OnExcess.Kind.WARM_UP_PACE, coldFactor = 4, warmUp = "20s")
     public static class Paced {
         @GET
         @Path("{id: \\d+}")

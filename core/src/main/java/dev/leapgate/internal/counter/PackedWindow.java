@@ -1,5 +1,8 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal.counter;
 
+import dev.leapgate.internal.DurationText;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;
 

@@ -1,5 +1,6 @@
-package dev.leapgate;
+package dev.leapgate.rule;
 
+import dev.leapgate.Origin;
 import dev.leapgate.net.Cidr;
 import dev.leapgate.net.CidrList;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal.counter;
 
+import dev.leapgate.rule.WindowSpec;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLongArray;
 

@@ -1,5 +1,6 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal.counter;
 
+import dev.leapgate.internal.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -7,7 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * A smooth rate: at most {@code N} permits per window {@code W}, handed out evenly rather than
  * counted per window. It implements the <em>pace</em>, <em>warm-up</em> and <em>warm-up + pace</em>
- * controllers of a request-rate rule ({@code dev.leapgate.rule.Control}).
+ * controllers of a request-rate rule ({@code dev.leapgate.rule.OnExcess}).
  *
  * <h2>From "one every W / N" to a schedule</h2>
  *

@@ -1,6 +1,5 @@
-package dev.leapgate;
+package dev.leapgate.rule;
 
-import dev.leapgate.rule.FlowRule;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

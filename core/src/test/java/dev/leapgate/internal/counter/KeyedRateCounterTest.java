@@ -1,7 +1,9 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

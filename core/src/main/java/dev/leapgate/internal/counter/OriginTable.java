@@ -1,4 +1,4 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal.counter;
 
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,6 +1,6 @@
 package dev.leapgate.rule;
 
-import dev.leapgate.counter.DurationText;
+import dev.leapgate.internal.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -31,7 +31,7 @@ import java.util.Objects;
  * @param warmUp how long a cold rule takes to reach the full limit under load
  * @param maxWait longest a borrowing request may wait for the next bucket ({@link Kind#BORROW})
  */
-public record Control(Kind kind, Duration maxQueue, double coldFactor, Duration warmUp, Duration maxWait) {
+public record OnExcess(Kind kind, Duration maxQueue, double coldFactor, Duration warmUp, Duration maxWait) {
 
     /** The behaviours. */
     public enum Kind {
@@ -49,9 +49,9 @@ public record Control(Kind kind, Duration maxQueue, double coldFactor, Duration 
     /** The longest any request may be made to wait. */
     public static final Duration MAX_WAIT_ALLOWED = Duration.ofMinutes(1);
 
-    private static final Control REJECT = new Control(Kind.REJECT, null, 0, null, null);
+    private static final OnExcess REJECT = new OnExcess(Kind.REJECT, null, 0, null, null);
 
-    public Control {
+    public OnExcess {
         Objects.requireNonNull(kind, "kind");
         boolean queues = kind == Kind.PACE || kind == Kind.WARM_UP_PACE;
         boolean warms = kind == Kind.WARM_UP || kind == Kind.WARM_UP_PACE;
@@ -88,28 +88,28 @@ public record Control(Kind kind, Duration maxQueue, double coldFactor, Duration 
     }
 
     /** Reject at once. */
-    public static Control reject() {
+    public static OnExcess reject() {
         return REJECT;
     }
 
     /** Even spacing with a maximum queueing time. */
-    public static Control pace(Duration maxQueue) {
-        return new Control(Kind.PACE, maxQueue, 0, null, null);
+    public static OnExcess pace(Duration maxQueue) {
+        return new OnExcess(Kind.PACE, maxQueue, 0, null, null);
     }
 
     /** Warm-up from {@code limit / coldFactor} over {@code warmUp}, rejecting the excess. */
-    public static Control warmUp(double coldFactor, Duration warmUp) {
-        return new Control(Kind.WARM_UP, null, coldFactor, warmUp, null);
+    public static OnExcess warmUp(double coldFactor, Duration warmUp) {
+        return new OnExcess(Kind.WARM_UP, null, coldFactor, warmUp, null);
     }
 
     /** Warm-up, pacing the excess with a maximum queueing time. */
-    public static Control warmUpPace(double coldFactor, Duration warmUp, Duration maxQueue) {
-        return new Control(Kind.WARM_UP_PACE, maxQueue, coldFactor, warmUp, null);
+    public static OnExcess warmUpPace(double coldFactor, Duration warmUp, Duration maxQueue) {
+        return new OnExcess(Kind.WARM_UP_PACE, maxQueue, coldFactor, warmUp, null);
     }
 
     /** Borrow from the next bucket, waiting at most {@code maxWait}. */
-    public static Control borrow(Duration maxWait) {
-        return new Control(Kind.BORROW, null, 0, null, maxWait);
+    public static OnExcess borrow(Duration maxWait) {
+        return new OnExcess(Kind.BORROW, null, 0, null, maxWait);
     }
 
     /** The configuration spelling of a kind: {@code reject}, {@code warm-up-pace}, ... */

@@ -1,4 +1,4 @@
-package dev.leapgate.counter;
+package dev.leapgate.rule;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

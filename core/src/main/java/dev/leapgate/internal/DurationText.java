@@ -1,4 +1,4 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal;
 
 import java.time.Duration;
 

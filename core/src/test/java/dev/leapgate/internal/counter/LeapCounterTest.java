@@ -1,8 +1,10 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

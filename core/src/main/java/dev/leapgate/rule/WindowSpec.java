@@ -1,5 +1,6 @@
-package dev.leapgate.counter;
+package dev.leapgate.rule;
 
+import dev.leapgate.internal.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 

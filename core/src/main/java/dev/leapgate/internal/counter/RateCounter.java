@@ -1,4 +1,6 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal.counter;
+
+import dev.leapgate.rule.WindowSpec;
 
 /**
  * The admission state of one rate limit: "do these permits fit in the window, and if so count

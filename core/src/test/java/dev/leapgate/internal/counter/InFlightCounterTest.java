@@ -1,4 +1,4 @@
-package dev.leapgate.counter;
+package dev.leapgate.internal.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

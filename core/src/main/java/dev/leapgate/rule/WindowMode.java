@@ -1,4 +1,4 @@
-package dev.leapgate.counter;
+package dev.leapgate.rule;
 
 /**
  * How a rate window counts the bucket that straddles its start. See {@link WindowSpec} for the
