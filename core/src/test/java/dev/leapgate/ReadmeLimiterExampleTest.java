@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
 class ReadmeLimiterExampleTest {
 
     private static final List<String> SNIPPETS = JavaSnippets.of(JavaSnippets.document("README.md")).stream()
-            .filter(s -> s.contains("class ReportExports") || s.contains("class WithTryWithResources"))
+            .filter(s -> s.contains("class ReportExports")
+                    || s.contains("class WithTryWithResources")
+                    || s.contains("class LoginAttempts"))
             .toList();
 
     private static final Supplier<String> OK = () -> "report";
@@ -31,7 +33,7 @@ class ReadmeLimiterExampleTest {
 
     @Test
     void readmeExample_countsFailedExportsAsFailures() throws Exception {
-        assertThat(SNIPPETS).hasSize(2);
+        assertThat(SNIPPETS).hasSize(3);
         ClassLoader loader = JavaSnippets.compile(SNIPPETS);
         Class<?> type = loader.loadClass("ReportExports");
         Object exports = type.getConstructor().newInstance();
@@ -73,6 +75,24 @@ class ReadmeLimiterExampleTest {
         assertThat(minute.succeeded()).isEqualTo(2);
         assertThat(minute.failed()).isEqualTo(2);
         assertThat(minute.inFlight()).isZero();
+    }
+
+    @Test
+    void readmePerUserExample_allowsFiveAMinute_toEachUser() throws Exception {
+        Class<?> type = JavaSnippets.compile(SNIPPETS).loadClass("LoginAttempts");
+        java.lang.reflect.Constructor<?> constructor = type.getDeclaredConstructor();
+        constructor.setAccessible(true);
+        Object attempts = constructor.newInstance();
+        Method mayTry = type.getDeclaredMethod("mayTry", String.class);
+        mayTry.setAccessible(true);
+
+        List<Object> alice = new java.util.ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            alice.add(mayTry.invoke(attempts, "alice"));
+        }
+
+        assertThat(alice).containsExactly(true, true, true, true, true, false);
+        assertThat(mayTry.invoke(attempts, "bob")).isEqualTo(true);
     }
 
     private static Object invoke(Method method, Object target, Object arg) throws Throwable {
