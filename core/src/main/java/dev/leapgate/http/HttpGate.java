@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * header fields and response to send. The servlet filter and the JAX-RS provider are thin shells
  * around one of these, so both behave the same.
  *
- * <p>Per request: the path is normalized ({@link RequestPath}) and the rules whose patterns match
+ * <p>Per request: the path is normalized ({@link RequestPath}: what the container routed, when the
+ * adapter knows it, else the raw path) and the rules whose patterns match
  * it are found in an index built once per rule set ({@link PatternIndex}: the cost does not grow
  * with the number of rules). If none matches and no origin is denied, the request passes at once,
  * without resolving its origin or creating any state; otherwise the origin is resolved (the client
@@ -174,7 +175,9 @@ public final class HttpGate {
         if (reloading != null) {
             reloading.maybeReload();
         }
-        return decide(request.method(), RequestPath.normalize(request.rawPath()), null, request, 1);
+        String decoded = request.decodedPath();
+        String key = decoded != null ? RequestPath.normalizeDecoded(decoded) : RequestPath.normalize(request.rawPath());
+        return decide(request.method(), key, null, request, 1);
     }
 
     /** Decides on a request given by its parts, with one permit; see {@link #enter(String, String, Origin, int)}. */

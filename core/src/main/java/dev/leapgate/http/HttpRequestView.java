@@ -13,10 +13,22 @@ public interface HttpRequestView {
     String method();
 
     /**
-     * The request path below the application's context path, <em>not</em> percent-decoded (for
-     * a servlet: {@code getRequestURI()} minus {@code getContextPath()}).
+     * The request path below the application's context path, <em>not</em> percent-decoded: what
+     * the core keys the request by when {@link #decodedPath()} is null (the JAX-RS provider passes
+     * the matched route template here).
      */
     String rawPath();
+
+    /**
+     * The path below the context path that the application will serve, as the container decoded and
+     * canonicalized it to route the request (for a servlet: {@code getServletPath() +
+     * getPathInfo()}), or null when the adapter has no such path. When present, it is the key: every
+     * spelling that reaches the same servlet and path info counts against the same rules, whatever
+     * the raw request URI looked like. See {@link RequestPath#normalizeDecoded}.
+     */
+    default String decodedPath() {
+        return null;
+    }
 
     /** The address of the direct peer (the TCP connection's other end), as text. */
     String remoteAddr();

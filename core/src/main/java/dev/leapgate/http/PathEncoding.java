@@ -57,10 +57,23 @@ final class PathEncoding {
      * read as a dot). A lone surrogate is written as U+FFFD. Work is linear in {@code to - from}.
      */
     static void appendCanonical(String source, int from, int to, StringBuilder out) {
+        append(source, from, to, out, true);
+    }
+
+    /**
+     * Appends the canonical spelling of {@code source[from, to)}, text that is already decoded: every
+     * character stands for itself, a {@code %} included (it is written {@code %25}). For paths a
+     * servlet container has decoded; never throws, linear in {@code to - from}.
+     */
+    static void appendDecoded(String source, int from, int to, StringBuilder out) {
+        append(source, from, to, out, false);
+    }
+
+    private static void append(String source, int from, int to, StringBuilder out, boolean decode) {
         int i = from;
         while (i < to) {
             char c = source.charAt(i);
-            if (c == '%') {
+            if (c == '%' && decode) {
                 int high = i + 2 < to ? hexValue(source.charAt(i + 1)) : -1;
                 int low = high >= 0 ? hexValue(source.charAt(i + 2)) : -1;
                 if (low >= 0) {

@@ -10,11 +10,17 @@ package dev.leapgate.http;
  *
  * <h2>Input</h2>
  *
- * The <em>raw</em> path, still percent-encoded, without the context path: for a servlet, {@code
- * getRequestURI()} minus {@code getContextPath()}; for JAX-RS, {@code UriInfo.getPath(false)}. Do not
- * pass an already decoded path ({@code getServletPath() + getPathInfo()}): decoding it here a second
- * time would turn {@code %252e} into a dot, which is exactly the double-decoding attack this class
- * refuses.
+ * Two entry points, for the two things an adapter can have:
+ *
+ * <ul>
+ *   <li>{@link #normalize}: a <em>raw</em> path, still percent-encoded, without the context path
+ *       (a JAX-RS route template). Decoded here, once.
+ *   <li>{@link #normalizeDecoded}: a path a servlet container has already decoded and
+ *       canonicalized, {@code getServletPath() + getPathInfo()}: what the container routed, which
+ *       is what the servlet filter keys on. Not decoded again: decoding a decoded path a second
+ *       time would turn {@code %252e} into a dot, which is exactly the double-decoding attack this
+ *       class refuses. Both give the same key for the same path.
+ * </ul>
  *
  * <h2>Steps, in this order (the order Tomcat uses, so the key agrees with what the app routes)</h2>
  *
@@ -53,10 +59,12 @@ package dev.leapgate.http;
  *   <li>Case is preserved: {@code /ADMIN} and {@code /admin} are different paths.
  * </ul>
  *
- * <p>Guarantees: the result starts with {@code /}, ends with {@code /} only when it is the root, has
- * no empty, {@code .} or {@code ..} segment and no {@code ;} {@code ?} {@code #}; {@code
- * normalize(normalize(p)).equals(normalize(p))}. The method never throws for any input, and its work
- * is linear in the input length.
+ * <p>Guarantees, for both entry points: the result starts with {@code /}, ends with {@code /} only
+ * when it is the root, has no empty, {@code .} or {@code ..} segment and no {@code ;} {@code ?}
+ * {@code #}, and is its own canonical form ({@code normalize(key).equals(key)}). For a path {@code
+ * p} without {@code %}, {@code ;}, {@code ?} or {@code #}, {@code normalizeDecoded(p)} equals
+ * {@code normalize(p)}; and a raw spelling decodes to what {@code normalizeDecoded} is given, the
+ * two agree. Neither method throws for any input, and the work is linear in the input length.
  */
 public final class RequestPath {
 
@@ -80,30 +88,57 @@ public final class RequestPath {
                 break;
             }
         }
+        return canonical(rawPath, end, true);
+    }
+
+    /**
+     * Returns the canonical form of a path that a servlet container has already decoded and
+     * canonicalized ({@code getServletPath() + getPathInfo()}): the same key {@link #normalize}
+     * gives for the raw spellings of that path, without decoding a second time. Every character
+     * stands for itself: {@code %} is a literal percent sign ({@code %25} in the key), and {@code ;},
+     * {@code ?} and {@code #} are literal characters of a segment (escaped), since a container has
+     * removed path parameters, query and fragment before decoding. Dot-segments and empty segments
+     * are removed as by {@link #normalize} (a container has normally removed them already).
+     * {@code null} or empty input gives {@code "/"}. Never throws; linear in the input length.
+     */
+    public static String normalizeDecoded(String decodedPath) {
+        if (decodedPath == null) {
+            return ROOT;
+        }
+        return canonical(decodedPath, decodedPath.length(), false);
+    }
+
+    /** The canonical key of {@code path[0, end)}, raw (decoded once here) or already decoded. */
+    private static String canonical(String path, int end, boolean raw) {
         // Invariant: out is empty (the root) or a sequence of "/segment", each segment canonical,
         // non-empty and not a dot-segment.
         StringBuilder out = new StringBuilder(end + 1);
         int i = 0;
         while (i < end) {
-            if (rawPath.charAt(i) == '/') {
+            if (path.charAt(i) == '/') {
                 i++;
                 continue;
             }
             int segmentEnd = i;
             int parametersAt = -1;
             while (segmentEnd < end) {
-                char c = rawPath.charAt(segmentEnd);
+                char c = path.charAt(segmentEnd);
                 if (c == '/') {
                     break;
                 }
-                if (c == ';' && parametersAt < 0) {
+                if (raw && c == ';' && parametersAt < 0) {
                     parametersAt = segmentEnd;
                 }
                 segmentEnd++;
             }
             int mark = out.length();
             out.append('/');
-            PathEncoding.appendCanonical(rawPath, i, parametersAt < 0 ? segmentEnd : parametersAt, out);
+            int contentEnd = parametersAt < 0 ? segmentEnd : parametersAt;
+            if (raw) {
+                PathEncoding.appendCanonical(path, i, contentEnd, out);
+            } else {
+                PathEncoding.appendDecoded(path, i, contentEnd, out);
+            }
             int length = out.length() - mark - 1;
             if (length == 0 || (length == 1 && out.charAt(mark + 1) == '.')) {
                 out.setLength(mark);

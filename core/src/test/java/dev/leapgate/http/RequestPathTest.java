@@ -314,4 +314,77 @@ class RequestPathTest {
         assertThat(keys.get(5)).isEqualTo("/");
         assertThat(keys.get(6)).isEqualTo("/" + "%C3%A9".repeat(300_000));
     }
+
+    // What a servlet container routed: decoded and canonicalized already.
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @org.junit.jupiter.params.provider.CsvSource(
+            delimiter = '|',
+            value = {
+                "/hello|/hello",
+                "/hello/|/hello",
+                "''|/",
+                "/|/",
+                "//a//./b/../c/|/a/c",
+                "/100%|/100%25",
+                "/a%2Fb|/a%252Fb",
+                "/a%2e%2e|/a%252e%252e",
+                "/a;jsessionid=1|/a%3Bjsessionid=1",
+                "/a?b#c|/a%3Fb%23c",
+                "/caf\u00e9|/caf%C3%A9",
+                "/v1:batch|/v1:batch",
+                "/a b|/a%20b",
+                "/a\\b|/a%5Cb",
+                "/ADMIN|/ADMIN"
+            })
+    void normalizeDecoded_takesEveryCharacterAsItself(String decoded, String key) {
+        assertThat(RequestPath.normalizeDecoded(decoded)).isEqualTo(key);
+        assertThat(RequestPath.normalize(key))
+                .as("a key is its own canonical form")
+                .isEqualTo(key);
+    }
+
+    @Test
+    void normalizeDecoded_ofNull_isTheRoot() {
+        assertThat(RequestPath.normalizeDecoded(null)).isEqualTo("/");
+    }
+
+    /**
+     * For any decoded path, a raw spelling that encodes it (each character as itself or
+     * percent-encoded, at random) normalizes to the same key: the servlet filter, keying on what the
+     * container decoded, and the raw-path normalization agree.
+     */
+    @Test
+    void normalizeDecoded_agreesWithNormalize_onEveryRawSpellingOfThePath() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        String alphabet = "abcAB09-._~!$&'()+,=:@%;?# \u00e9\u4e2d\ud83d\ude00/";
+        for (int n = 0; n < 20_000; n++) {
+            StringBuilder decoded = new StringBuilder("/");
+            int length = random.nextInt(12);
+            for (int i = 0; i < length; i++) {
+                int c = alphabet.codePointAt(
+                        alphabet.offsetByCodePoints(0, random.nextInt(alphabet.codePointCount(0, alphabet.length()))));
+                decoded.appendCodePoint(c);
+            }
+            String d = decoded.toString();
+            StringBuilder raw = new StringBuilder();
+            for (int i = 0; i < d.length(); ) {
+                int c = d.codePointAt(i);
+                i += Character.charCount(c);
+                boolean mustEncode = c == '%' || c == ';' || c == '?' || c == '#' || c > 0x7e || c == ' ';
+                if (c == '/') {
+                    raw.append('/');
+                } else if (mustEncode || random.nextBoolean()) {
+                    for (byte b : new String(Character.toChars(c)).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                        raw.append('%').append(String.format("%02X", b & 0xff));
+                    }
+                } else {
+                    raw.appendCodePoint(c);
+                }
+            }
+            assertThat(RequestPath.normalize(raw.toString()))
+                    .as("decoded %s, raw %s", d, raw)
+                    .isEqualTo(RequestPath.normalizeDecoded(d));
+        }
+    }
 }

@@ -21,12 +21,30 @@ final class ServletRequestView implements HttpRequestView {
         return request.getMethod();
     }
 
-    /** The request URI below the context path, still percent-encoded (the core decodes it once, safely). */
+    /**
+     * The request URI, still percent-encoded; not the key (see {@link #decodedPath()}), kept for
+     * views that have nothing better.
+     */
     @Override
     public String rawPath() {
-        String uri = request.getRequestURI();
-        String context = request.getContextPath();
-        return context.isEmpty() || !uri.startsWith(context) ? uri : uri.substring(context.length());
+        return request.getRequestURI();
+    }
+
+    /**
+     * What the container routed: the servlet path and the path info, which the container decoded,
+     * stripped of path parameters and dot-segments and matched against the servlet mappings, below
+     * the context path however the client spelled it ({@code //app/hello}, {@code /%61pp/hello} and
+     * {@code /./app/hello} all give {@code /hello} at {@code /app}). The raw request URI is never
+     * compared with the context path.
+     */
+    @Override
+    public String decodedPath() {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        if (pathInfo == null) {
+            return servletPath == null ? "/" : servletPath;
+        }
+        return servletPath == null || servletPath.isEmpty() ? pathInfo : servletPath + pathInfo;
     }
 
     @Override
