@@ -9,10 +9,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -21,6 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * for one that goes asynchronous (its slot is freed when it completes, not when its first dispatch
  * returns).
  */
+@ParameterizedClass(name = "{0} at ''{1}''")
+@MethodSource("dev.leapgate.it.TestWebApp#deployments")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ConcurrencyLimitIT {
 
@@ -33,12 +38,18 @@ class ConcurrencyLimitIT {
 
     private TestWebApp web;
 
-    @BeforeAll
+    @Parameter(0)
+    Container container;
+
+    @Parameter(1)
+    String contextPath;
+
+    @BeforeParameterizedClassInvocation(injectArguments = false)
     void start() throws Exception {
-        web = TestWebApp.withRules(RULES).start();
+        web = TestWebApp.withRules(RULES).on(container, contextPath).start();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     void stop() throws Exception {
         web.close();
     }

@@ -3,10 +3,13 @@ package dev.leapgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Forged forwarding headers buy no extra quota. At {@code /exposed} the test client is an untrusted
@@ -16,6 +19,8 @@ import org.junit.jupiter.api.TestInstance;
  * the trusted proxy, a client that prepends forged entries is still known by the address the proxy
  * appended.
  */
+@ParameterizedClass(name = "{0} at ''{1}''")
+@MethodSource("dev.leapgate.it.TestWebApp#deployments")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ForgedForwardingIT {
 
@@ -27,12 +32,21 @@ class ForgedForwardingIT {
 
     private TestWebApp web;
 
-    @BeforeAll
+    @Parameter(0)
+    Container container;
+
+    @Parameter(1)
+    String contextPath;
+
+    @BeforeParameterizedClassInvocation(injectArguments = false)
     void start() throws Exception {
-        web = TestWebApp.withRules(RULES).alsoExposedDirectly().start();
+        web = TestWebApp.withRules(RULES)
+                .alsoExposedDirectly()
+                .on(container, contextPath)
+                .start();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     void stop() throws Exception {
         web.close();
     }

@@ -12,10 +12,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The rules file is rewritten while clients run. The web.xml checks it every 5 s of the test's
@@ -24,6 +27,8 @@ import org.junit.jupiter.api.TestInstance;
  * file is rejected whole and the limit in force stays, with its count; a fixed file applies again.
  * The clock does not move otherwise, so no window slides: every admission is counted exactly.
  */
+@ParameterizedClass(name = "{0} at ''{1}''")
+@MethodSource("dev.leapgate.it.TestWebApp#deployments")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class HotReloadIT {
 
@@ -39,12 +44,23 @@ class HotReloadIT {
     private final LongAdder responses = new LongAdder();
     private final AtomicReference<Throwable> clientFailure = new AtomicReference<>();
 
-    @BeforeAll
+    @Parameter(0)
+    Container container;
+
+    @Parameter(1)
+    String contextPath;
+
+    @BeforeParameterizedClassInvocation(injectArguments = false)
     void start() throws Exception {
-        web = TestWebApp.withRules(rules(20)).start();
+        // One instance serves every deployment of the class: start each from nothing.
+        admitted.clear();
+        rejected.clear();
+        responses.reset();
+        clientFailure.set(null);
+        web = TestWebApp.withRules(rules(20)).on(container, contextPath).start();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     void stop() throws Exception {
         web.close();
     }

@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The JAX-RS provider, registered by class name in web.xml and configured by the Jersey servlet's
@@ -17,17 +20,25 @@ import org.junit.jupiter.api.TestInstance;
  * filter's, field for field. (Its rules run on the system clock: the window of a minute cannot
  * slide while this test runs.)
  */
+@ParameterizedClass(name = "{0} at ''{1}''")
+@MethodSource("dev.leapgate.it.TestWebApp#deployments")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JaxrsTemplateLimitIT {
 
     private TestWebApp web;
 
-    @BeforeAll
+    @Parameter(0)
+    Container container;
+
+    @Parameter(1)
+    String contextPath;
+
+    @BeforeParameterizedClassInvocation(injectArguments = false)
     void start() throws Exception {
-        web = TestWebApp.withRules("").start(); // no filter rules: only the provider's
+        web = TestWebApp.withRules("").on(container, contextPath).start(); // no filter rules: only the provider's
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     void stop() throws Exception {
         web.close();
     }

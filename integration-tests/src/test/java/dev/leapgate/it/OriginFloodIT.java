@@ -9,16 +9,21 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.util.concurrent.atomic.LongAdder;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A flood of 100,000 distinct (spoofable) client addresses through the trusted proxy: the
  * per-client table stays within {@code max-origins}, the flood is served (one-off clients are
  * evicted, not refused), and a client that is being limited stays limited throughout.
  */
+@ParameterizedClass(name = "{0} at ''{1}''")
+@MethodSource("dev.leapgate.it.TestWebApp#deployments")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OriginFloodIT {
 
@@ -36,12 +41,18 @@ class OriginFloodIT {
 
     private TestWebApp web;
 
-    @BeforeAll
+    @Parameter(0)
+    Container container;
+
+    @Parameter(1)
+    String contextPath;
+
+    @BeforeParameterizedClassInvocation(injectArguments = false)
     void start() throws Exception {
-        web = TestWebApp.withRules(RULES).start();
+        web = TestWebApp.withRules(RULES).on(container, contextPath).start();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     void stop() throws Exception {
         web.close();
     }

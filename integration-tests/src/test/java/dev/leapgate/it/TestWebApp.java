@@ -19,19 +19,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
-import org.eclipse.jetty.ee10.webapp.WebAppContext;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.junit.jupiter.params.provider.Arguments;
 
 /**
  * The test application ({@code src/test/webapp}) deployed from its {@code WEB-INF/web.xml} in an
- * embedded Jetty 12 (ee10) on a free loopback port, and an HTTP client to call it.
+ * embedded servlet container ({@link Container}: Jetty 12.1 or Tomcat 11) on a free loopback port,
+ * at the root or under a context path, and an HTTP client to call it.
  *
  * <p><b>Rules.</b> The web.xml names {@code WEB-INF/leapgate-rules.properties}, relative to the
  * application root. Each instance deploys a fresh copy of the application directory in a temporary
@@ -39,26 +40,35 @@ import org.eclipse.jetty.server.handler.ContextHandlerCollection;
  * while the application runs.
  *
  * <p><b>Time.</b> A {@link ManualClock} is put in the servlet-context attribute {@code
- * dev.leapgate.Clock} before the server starts. {@code WebAppContext} parses web.xml and initializes
- * its filters while it starts (before the connector accepts requests), and the filter takes the
- * clock from the attribute in {@code init}; the attribute, set on the context beforehand, is
- * already visible then. Windows and the reload interval therefore move only when a test advances
- * {@link #clock}. The JAX-RS provider is configured by the Jersey servlet's init-params, which
- * cannot carry an object: it runs on the system clock, and no JAX-RS scenario waits for a window.
+ * dev.leapgate.Clock} before the filters start, and the filter takes the clock from it in {@code
+ * init}. Windows and the reload interval therefore move only when a test advances {@link #clock}.
+ * The JAX-RS provider is configured by the Jersey servlet's init-params, which cannot carry an
+ * object: it runs on the system clock, and no JAX-RS scenario waits for a window.
  *
- * <p><b>Deployments.</b> The application runs at {@code /app}, behind "the proxy": web.xml trusts
- * 127.0.0.1, so the test client is the trusted proxy and the client it speaks for is the one in
- * {@code X-Forwarded-For}. {@link Builder#alsoExposedDirectly()} deploys the same application a
- * second time at {@code /exposed} with a Jetty override descriptor that trusts only 10.0.0.0/8:
- * there the test client is an untrusted peer, as an attacker reaching the application directly.
+ * <p><b>Deployments.</b> The application runs at the context path of the test ({@code ""} or
+ * {@code /app}), behind "the proxy": web.xml trusts 127.0.0.1, so the test client is the trusted
+ * proxy and the client it speaks for is the one in {@code X-Forwarded-For}. {@link
+ * Builder#alsoExposedDirectly()} deploys the same application a second time at {@code /exposed} from
+ * a copy of the descriptor that trusts only 10.0.0.0/8: there the test client is an untrusted peer,
+ * as an attacker reaching the application directly.
  */
 final class TestWebApp implements AutoCloseable {
 
     static final String FILTER_NAME = "leapgate";
+    static final String EXPOSED = "/exposed";
     private static final Path WEBAPP = Path.of("src/test/webapp").toAbsolutePath();
-    private static final Path EXPOSED_OVERRIDE =
-            Path.of("src/test/deploy/exposed-override-web.xml").toAbsolutePath();
     private static final String RULES_FILE = "WEB-INF/leapgate-rules.properties";
+
+    /** Every container at the root and under a context path: what the suite runs on. */
+    static List<Arguments> deployments() {
+        List<Arguments> all = new ArrayList<>();
+        for (Container container : Container.values()) {
+            for (String contextPath : List.of("", "/app")) {
+                all.add(Arguments.of(container, contextPath));
+            }
+        }
+        return all;
+    }
 
     final ManualClock clock = new ManualClock();
     final Hold hold = new Hold();
@@ -66,45 +76,42 @@ final class TestWebApp implements AutoCloseable {
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10))
             .build();
+    final Container container;
+    final String contextPath;
 
     private final Path root;
-    private final Server server = new Server();
-    private final ServerConnector connector = new ServerConnector(server);
-    private final WebAppContext app;
-    private final WebAppContext exposed;
+    private final Container.Server server;
+    private final boolean exposed;
     private long rulesModifiedMillis = -1;
 
     private TestWebApp(Builder builder) throws IOException {
+        this.container = builder.container;
+        this.contextPath = builder.contextPath;
+        this.exposed = builder.exposed;
         root = Files.createTempDirectory("leapgate-it-webapp");
         copy(WEBAPP, root);
         rewriteRules(builder.rules);
-        connector.setHost("127.0.0.1");
-        connector.setPort(0);
-        server.addConnector(connector);
-        app = deploy("/app", null);
-        exposed = builder.exposed ? deploy("/exposed", EXPOSED_OVERRIDE) : null;
-        server.setHandler(exposed == null ? app : new ContextHandlerCollection(app, exposed));
-        server.setStopTimeout(5_000);
+        Path descriptor = root.resolve("WEB-INF/web.xml");
+        Map<String, Object> attributes = Map.of(LeapgateFilter.CLOCK_ATTRIBUTE, clock, Hold.ATTRIBUTE, hold);
+        server = container.newServer();
+        server.deploy(contextPath, root, descriptor, attributes);
+        if (exposed) {
+            // The same application, trusting only 10.0.0.0/8 (the filter's and the provider's setting).
+            Path exposedDescriptor = root.resolve("WEB-INF/web-exposed.xml");
+            String webXml = Files.readString(descriptor);
+            String trusting =
+                    webXml.replace("<param-value>127.0.0.1</param-value>", "<param-value>10.0.0.0/8</param-value>");
+            if (trusting.equals(webXml)) {
+                throw new IllegalStateException("web.xml no longer trusts 127.0.0.1 as written here");
+            }
+            Files.writeString(exposedDescriptor, trusting);
+            server.deploy(EXPOSED, root, exposedDescriptor, attributes);
+        }
     }
 
     /** A deployment whose rules file holds {@code rules} (properties text). */
     static Builder withRules(String rules) {
         return new Builder(rules);
-    }
-
-    private WebAppContext deploy(String contextPath, Path overrideDescriptor) {
-        WebAppContext context = new WebAppContext();
-        context.setContextPath(contextPath);
-        context.setBaseResourceAsPath(root);
-        // Application classes come from the test class path, as the test's own: one ManualClock class.
-        context.setParentLoaderPriority(true);
-        context.setThrowUnavailableOnStartupException(true);
-        if (overrideDescriptor != null) {
-            context.addOverrideDescriptor(overrideDescriptor.toUri().toString());
-        }
-        context.setAttribute(LeapgateFilter.CLOCK_ATTRIBUTE, clock);
-        context.setAttribute(Hold.ATTRIBUTE, hold);
-        return context;
     }
 
     private TestWebApp start() throws Exception {
@@ -131,17 +138,18 @@ final class TestWebApp implements AutoCloseable {
         rulesModifiedMillis = modified;
     }
 
-    /** The servlet filter's gate in the {@code /app} deployment (published in its servlet context). */
+    /** The servlet filter's gate in the test's deployment (published in its servlet context). */
     HttpGate gate() {
-        return gate(app);
+        return gate(contextPath);
     }
 
     HttpGate exposedGate() {
-        return gate(exposed);
+        return gate(EXPOSED);
     }
 
-    private static HttpGate gate(WebAppContext context) {
-        return (HttpGate) context.getServletContext().getAttribute(LeapgateFilter.GATE_ATTRIBUTE_PREFIX + FILTER_NAME);
+    private HttpGate gate(String deployment) {
+        return (HttpGate)
+                server.servletContext(deployment).getAttribute(LeapgateFilter.GATE_ATTRIBUTE_PREFIX + FILTER_NAME);
     }
 
     /**
@@ -150,16 +158,16 @@ final class TestWebApp implements AutoCloseable {
      * system clock.
      */
     HttpGate jaxrsGate() {
-        return jaxrsGate(app);
+        return jaxrsGate(contextPath);
     }
 
     HttpGate exposedJaxrsGate() {
-        return jaxrsGate(exposed);
+        return jaxrsGate(EXPOSED);
     }
 
-    private static HttpGate jaxrsGate(WebAppContext context) {
+    private HttpGate jaxrsGate(String deployment) {
         Configuration configuration =
-                (Configuration) context.getServletContext().getAttribute(JaxrsConfigurationPublisher.ATTRIBUTE);
+                (Configuration) server.servletContext(deployment).getAttribute(JaxrsConfigurationPublisher.ATTRIBUTE);
         return LeapgateFeature.gate(configuration).orElseThrow(() -> new AssertionError("no JAX-RS gate"));
     }
 
@@ -181,14 +189,19 @@ final class TestWebApp implements AutoCloseable {
         return resource(resource).lastMinute();
     }
 
-    /** A URI in the {@code /app} deployment. */
+    /** A URI in the test's deployment: {@code path} below its context path. */
     URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/app" + path);
+        return URI.create("http://127.0.0.1:" + server.port() + contextPath + path);
     }
 
     /** A URI in the {@code /exposed} deployment. */
     URI exposedUri(String path) {
-        return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/exposed" + path);
+        return URI.create("http://127.0.0.1:" + server.port() + EXPOSED + path);
+    }
+
+    /** The server's port, for raw-socket clients. */
+    int port() {
+        return server.port();
     }
 
     static HttpRequest request(URI uri, String... headerNamesAndValues) {
@@ -199,7 +212,7 @@ final class TestWebApp implements AutoCloseable {
         return request.build();
     }
 
-    /** GET in the {@code /app} deployment, with header fields given as name, value, name, value... */
+    /** GET in the test's deployment, with header fields given as name, value, name, value... */
     HttpResponse<String> get(String path, String... headerNamesAndValues) throws IOException, InterruptedException {
         return get(uri(path), headerNamesAndValues);
     }
@@ -208,7 +221,7 @@ final class TestWebApp implements AutoCloseable {
         return client.send(request(uri, headerNamesAndValues), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** GET in the {@code /app} deployment as the trusted proxy forwarding for {@code clientIp}. */
+    /** GET in the test's deployment as the trusted proxy forwarding for {@code clientIp}. */
     HttpResponse<String> getFor(String clientIp, String path) throws IOException, InterruptedException {
         return get(path, "X-Forwarded-For", clientIp);
     }
@@ -234,12 +247,24 @@ final class TestWebApp implements AutoCloseable {
     @Override
     public void close() throws Exception {
         try {
-            server.stop();
+            server.close();
         } finally {
-            try (Stream<Path> files = Files.walk(root)) {
-                files.sorted(Comparator.reverseOrder()).forEach(TestWebApp::delete);
-            }
+            deleteTree(root);
         }
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(root)) {
+            files.sorted(Comparator.reverseOrder()).forEach(TestWebApp::delete);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return container + " at '" + contextPath + "'";
     }
 
     private static void copy(Path from, Path to) throws IOException {
@@ -267,9 +292,18 @@ final class TestWebApp implements AutoCloseable {
     static final class Builder {
         private final String rules;
         private boolean exposed;
+        private Container container = Container.JETTY;
+        private String contextPath = "/app";
 
         private Builder(String rules) {
             this.rules = rules;
+        }
+
+        /** The container and the context path ({@code ""} for the root) to deploy in and at. */
+        Builder on(Container container, String contextPath) {
+            this.container = container;
+            this.contextPath = contextPath;
+            return this;
         }
 
         /** Also deploys the application at {@code /exposed}, where loopback is not a trusted proxy. */
