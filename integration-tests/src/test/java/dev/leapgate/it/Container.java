@@ -9,23 +9,20 @@ import java.util.Map;
  * directory and {@code WEB-INF/web.xml} as a user's deployment would.
  */
 enum Container {
-    JETTY("Jetty 12.1 (ee10)"),
-    TOMCAT("Tomcat 11");
-
-    private final String label;
-
-    Container(String label) {
-        this.label = label;
-    }
+    JETTY,
+    TOMCAT;
 
     /** A server on a free loopback port, not started. */
     Server newServer() {
         return this == JETTY ? new JettyServer() : new TomcatServer();
     }
 
+    /** The container and its version, as found on the class path: {@code Tomcat 10.1.52}. */
     @Override
     public String toString() {
-        return label;
+        return this == JETTY
+                ? "Jetty " + org.eclipse.jetty.util.Jetty.VERSION + " (ee10)"
+                : org.apache.catalina.util.ServerInfo.getServerInfo().replace("Apache Tomcat/", "Tomcat ");
     }
 
     /** One embedded server with one or more web applications. */

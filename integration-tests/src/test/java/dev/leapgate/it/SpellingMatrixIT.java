@@ -193,7 +193,8 @@ class SpellingMatrixIT {
         });
         Path dir = Path.of("target/spelling-matrix");
         Files.createDirectories(dir);
-        String file = container.name().toLowerCase(java.util.Locale.ROOT) + (contextPath.isEmpty() ? "-root" : "-app");
+        String file = container.toString().toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9.]+", "-")
+                + (contextPath.isEmpty() ? "-root" : "-app");
         Files.writeString(dir.resolve(file + ".md"), md);
     }
 }

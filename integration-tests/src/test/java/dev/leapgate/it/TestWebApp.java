@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
@@ -59,10 +60,19 @@ final class TestWebApp implements AutoCloseable {
     private static final Path WEBAPP = Path.of("src/test/webapp").toAbsolutePath();
     private static final String RULES_FILE = "WEB-INF/leapgate-rules.properties";
 
-    /** Every container at the root and under a context path: what the suite runs on. */
+    /**
+     * Every container at the root and under a context path: what the suite runs on. The system
+     * property {@code leapgate.it.containers} (comma-separated {@link Container} names, lower case)
+     * narrows the containers: the failsafe run on Tomcat 10.1's class path sets it to {@code tomcat}.
+     */
     static List<Arguments> deployments() {
         List<Arguments> all = new ArrayList<>();
+        String only = System.getProperty("leapgate.it.containers", "");
         for (Container container : Container.values()) {
+            if (!only.isEmpty()
+                    && !List.of(only.split(",")).contains(container.name().toLowerCase(java.util.Locale.ROOT))) {
+                continue;
+            }
             for (String contextPath : List.of("", "/app")) {
                 all.add(Arguments.of(container, contextPath));
             }
@@ -92,6 +102,7 @@ final class TestWebApp implements AutoCloseable {
         copy(WEBAPP, root);
         rewriteRules(builder.rules);
         Path descriptor = root.resolve("WEB-INF/web.xml");
+        Files.writeString(descriptor, builder.descriptorEdit.apply(Files.readString(descriptor)));
         Map<String, Object> attributes = Map.of(LeapgateFilter.CLOCK_ATTRIBUTE, clock, Hold.ATTRIBUTE, hold);
         server = container.newServer();
         server.deploy(contextPath, root, descriptor, attributes);
@@ -294,6 +305,7 @@ final class TestWebApp implements AutoCloseable {
         private boolean exposed;
         private Container container = Container.JETTY;
         private String contextPath = "/app";
+        private UnaryOperator<String> descriptorEdit = UnaryOperator.identity();
 
         private Builder(String rules) {
             this.rules = rules;
@@ -303,6 +315,12 @@ final class TestWebApp implements AutoCloseable {
         Builder on(Container container, String contextPath) {
             this.container = container;
             this.contextPath = contextPath;
+            return this;
+        }
+
+        /** Changes the text of the application's web.xml before it is deployed. */
+        Builder editDescriptor(UnaryOperator<String> edit) {
+            this.descriptorEdit = edit;
             return this;
         }
 
