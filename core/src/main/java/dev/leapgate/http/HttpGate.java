@@ -34,6 +34,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,6 +75,9 @@ public final class HttpGate {
     private final ResponseSettings response;
     private final ReloadingRules reloading; // null without a rules file
     private final AtomicReference<Snapshot> snapshot;
+    private final List<Function<RuleSet, List<String>>> checks;
+    /** What the checks found in the rules in force. */
+    private volatile List<String> warnings = List.of();
 
     /**
      * A compiled rule set, its index, and each rule's {@code RateLimit-Policy} item, which is the
@@ -109,6 +113,8 @@ public final class HttpGate {
         RuleSet initial = withCodeRules.apply(
                 config.rulesFile().map(ConfigParser::readRulesFile).orElse(config.rules()));
         this.snapshot = new AtomicReference<>(Snapshot.of(initial, null, builder.clock));
+        this.checks = List.copyOf(builder.checks);
+        runChecks(initial);
         this.reloading = config.rulesFile()
                 .map(file ->
                         new ReloadingRules(file, config.reloadInterval(), builder.clock, this::update, withCodeRules))
@@ -137,12 +143,30 @@ public final class HttpGate {
         Objects.requireNonNull(rules, "rules");
         Snapshot next = Snapshot.of(rules, snapshot.get(), admission.clock());
         snapshot.set(next);
+        runChecks(rules);
         LOG.info(
                 "Leapgate rules updated: {} rules ({} kept with their counters), exempt [{}], deny [{}]",
                 rules.rules().size(),
                 next.book.kept(),
                 rules.exempt(),
                 rules.deny());
+    }
+
+    private void runChecks(RuleSet rules) {
+        List<String> found = new ArrayList<>();
+        for (Function<RuleSet, List<String>> check : checks) {
+            found.addAll(check.apply(rules));
+        }
+        found.forEach(warning -> LOG.warn("Leapgate: {}", warning));
+        warnings = List.copyOf(found);
+    }
+
+    /**
+     * What the adapter's checks ({@link Builder#check}) found wrong with the rules in force, such as
+     * rules that can never match; logged at WARN when the rules were applied. Empty when all is well.
+     */
+    public List<String> warnings() {
+        return warnings;
     }
 
     /** The statistics of every resource a rule protects. */
@@ -362,6 +386,7 @@ public final class HttpGate {
         private Clock clock = Clock.system();
         private Sleeper sleeper = Sleeper.system();
         private final List<FlowRule> codeRules = new ArrayList<>();
+        private final List<Function<RuleSet, List<String>>> checks = new ArrayList<>();
 
         private Builder(LeapgateConfig config) {
             this.config = Objects.requireNonNull(config, "config");
@@ -386,6 +411,16 @@ public final class HttpGate {
             for (FlowRule rule : Objects.requireNonNull(rules, "rules")) {
                 codeRules.add(Objects.requireNonNull(rule, "rule"));
             }
+            return this;
+        }
+
+        /**
+         * Adds a check that the gate runs on its rules when it starts and at every reload: what the
+         * check returns is logged at WARN and available from {@link HttpGate#warnings()}. For
+         * adapters that know the application ({@link RuleChecks}).
+         */
+        public Builder check(Function<RuleSet, List<String>> check) {
+            checks.add(Objects.requireNonNull(check, "check"));
             return this;
         }
 

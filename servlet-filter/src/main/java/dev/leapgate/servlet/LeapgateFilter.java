@@ -8,6 +8,7 @@ import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.http.RuleChecks;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -20,8 +21,10 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -97,8 +100,12 @@ public class LeapgateFilter implements Filter {
             try {
                 LeapgateConfig config = resolveRulesFile(ConfigParser.parse(params, source), context);
                 Object clock = context.getAttribute(CLOCK_ATTRIBUTE);
+                String contextPath = context.getContextPath();
+                List<String> mappings = servletMappings(context);
                 gate = HttpGate.builder(config)
                         .clock(clock instanceof Clock c ? c : Clock.system())
+                        .check(rules -> RuleChecks.writtenWithPrefix(
+                                rules, contextPath, "the context path", path -> served(path, mappings)))
                         .build();
             } catch (ConfigException e) {
                 throw new ServletException(e.getMessage(), e);
@@ -112,6 +119,34 @@ public class LeapgateFilter implements Filter {
                 "Leapgate filter '{}' started with {} rules",
                 filterConfig.getFilterName(),
                 gate.rules().rules().size());
+    }
+
+    /** The URL patterns of every servlet of the application. */
+    private static List<String> servletMappings(ServletContext context) {
+        List<String> mappings = new ArrayList<>();
+        try {
+            context.getServletRegistrations().values().forEach(r -> mappings.addAll(r.getMappings()));
+        } catch (UnsupportedOperationException notOffered) {
+            // A context handed to a listener added by a ServletContainerInitializer: no mappings known.
+        }
+        return mappings;
+    }
+
+    /**
+     * Whether a servlet mapping other than the default ({@code /}, {@code /*}) serves paths at or
+     * below {@code path}'s first segments: then a rule starting like the context path may be meant.
+     */
+    private static boolean served(String rulePath, List<String> mappings) {
+        for (String mapping : mappings) {
+            if (mapping.equals("/") || mapping.equals("/*") || mapping.isEmpty() || mapping.startsWith("*.")) {
+                continue;
+            }
+            String base = mapping.endsWith("/*") ? mapping.substring(0, mapping.length() - 2) : mapping;
+            if (rulePath.equals(base) || rulePath.startsWith(base + "/") || base.startsWith(rulePath + "/")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A relative rules file is resolved against the web application's root, so {@code WEB-INF/...} works. */

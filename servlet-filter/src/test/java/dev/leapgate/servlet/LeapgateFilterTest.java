@@ -290,4 +290,39 @@ class LeapgateFilterTest {
                 .isEqualTo(2);
         assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
     }
+
+    @Test
+    void ruleWrittenWithTheContextPath_isReportedAtStart_asOneThatCanNeverMatch() throws Exception {
+        start(
+                "rule.login.match", "POST /app/login",
+                "rule.login.limit", "2/1m",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "100/1m",
+                "rule.all.match", "/app/**",
+                "rule.all.limit", "100/1m");
+
+        assertThat(jetty.gate().warnings())
+                .containsExactlyInAnyOrder(
+                        "rule 'login' (POST /app/login) can never match: rules match the path below the context path"
+                                + " /app, so it applies to /app/app/login; write POST /login",
+                        "rule 'all' (/app/**) can never match: rules match the path below the context path /app, so"
+                                + " it applies to /app/app/**; write /**");
+        // What the warning says: /app/login is the path /login here, which the rule does not match.
+        for (int i = 0; i < 3; i++) {
+            assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void ruleStartingLikeTheContextPath_isNotReported_whenTheApplicationServesSuchPaths() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.nested.match", "/app/x/**", "rule.nested.limit", "1/1m"))
+                .servlet("/app/x/*", new TestServlets.Text("nested"));
+        jetty.start();
+
+        assertThat(jetty.gate().warnings()).isEmpty();
+        assertThat(jetty.get("/app/x/1").statusCode()).isEqualTo(200);
+        assertThat(jetty.get("/app/x/1").statusCode())
+                .as("the rule applies below the context path")
+                .isEqualTo(429);
+    }
 }
