@@ -47,6 +47,8 @@ final class AnnotationRules implements DynamicFeature {
     private final Map<String, Integer> numbers = new HashMap<>();
     /** Resource methods already bound, as "HTTP-method template Java-method". */
     private final Set<String> bound = new HashSet<>();
+    /** Every resource method's route, as "HTTP-method template", annotated or not. */
+    private final Set<String> routes = new java.util.LinkedHashSet<>();
 
     private boolean closed;
 
@@ -57,12 +59,30 @@ final class AnnotationRules implements DynamicFeature {
         if (resourceClass == null || method == null) {
             return;
         }
+        recordRoute(resourceClass, method);
         RateLimited[] onClass = resourceClass.getAnnotationsByType(RateLimited.class);
         RateLimited[] onMethod = method.getAnnotationsByType(RateLimited.class);
         if (onClass.length == 0 && onMethod.length == 0) {
             return;
         }
         bind(resourceClass, method, onClass, onMethod);
+    }
+
+    private synchronized void recordRoute(Class<?> resourceClass, Method method) {
+        String httpMethod = httpMethod(method);
+        if (httpMethod == null) {
+            return; // a sub-resource locator: its routes are bound when first reached
+        }
+        String template = RouteTemplate.join(pathOf(resourceClass), pathOf(method));
+        routes.add(httpMethod + " " + template);
+        if (httpMethod.equals("GET")) {
+            routes.add("HEAD " + template); // JAX-RS answers HEAD with the GET method
+        }
+    }
+
+    /** The routes of the resource methods bound so far: {@code GET /users/{id}}. */
+    synchronized List<String> routes() {
+        return List.copyOf(routes);
     }
 
     /** The rules of every annotated method, in the order bound; no more are accepted after this. */

@@ -2,6 +2,7 @@ package dev.leapgate.jaxrs;
 
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.http.RuleChecks;
 import dev.leapgate.rule.FlowRule;
 import java.util.List;
 import org.glassfish.jersey.server.ContainerRequest;
@@ -42,6 +43,11 @@ import org.slf4j.LoggerFactory;
 final class ApplicationGate implements ApplicationEventListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(ApplicationGate.class);
+
+    /** What a rule that matches no route is told. */
+    private static final String ROUTE_HINT = "; the provider's rules match route templates as written in @Path,"
+            + " below the servlet's mapping: GET /users/{id}, not a URL (GET /users/42) or a path with the"
+            + " servlet's prefix (/api/users/**)";
 
     /** The request property under which the filter finds the request's {@link RequestTracker}. */
     static final String TRACKER = "dev.leapgate.jaxrs.RequestTracker";
@@ -87,10 +93,13 @@ final class ApplicationGate implements ApplicationEventListener {
             return;
         }
         try {
+            List<String> routes = annotations.routes();
             gate = HttpGate.builder(config)
                     .clock(settings.clock())
                     .sleeper(settings.sleeper())
                     .addRules(annotated)
+                    .check(rules ->
+                            routes.isEmpty() ? List.of() : RuleChecks.matchingNoRoute(rules, routes, ROUTE_HINT))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(

@@ -54,6 +54,12 @@ class RouteTemplateIT {
             assertThat(server.get("/users/me").statusCode()).isEqualTo(429);
             assertThat(server.gate().stats("GET /users/42").orElseThrow().inFlight())
                     .isZero();
+            // Said at start: the rule matches none of the routes.
+            assertThat(server.gate().warnings())
+                    .singleElement()
+                    .asString()
+                    .startsWith("rule 'raw' (GET /users/42) matches none of the application's")
+                    .contains("GET /users/{id}, not a URL (GET /users/42)");
         }
     }
 
