@@ -1,6 +1,8 @@
 package dev.leapgate.config;
 
 import dev.leapgate.internal.DurationText;
+import dev.leapgate.internal.Shown;
+import dev.leapgate.net.Cidr;
 import dev.leapgate.net.CidrList;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.ForwardingHeader;
@@ -29,7 +31,10 @@ import java.util.Optional;
  * <p>Nothing is applied until everything has been read: every problem of the input is collected
  * and thrown together in one {@link ConfigException}, each naming its line or key, the value and
  * what is allowed. Unknown keys are problems too, never ignored, so that a typo cannot quietly
- * leave a limit out.
+ * leave a limit out. So are settings that would quietly weaken protection: a rules file with no
+ * rule (unless it says {@code rules = none}), trusted proxies or exemptions that cover nearly every
+ * address (unless acknowledged), exemptions and denials that can never match the configured
+ * origin, and two rules that are the same rule.
  *
  * <p>Rules are checked in the order their names first appear, so the input's order matters: pass
  * an insertion-ordered map (a {@link LinkedHashMap}) to {@link #parse(Map, String)}.
@@ -41,22 +46,35 @@ public final class ConfigParser {
             "rules-file",
             "reload-interval",
             "trusted-proxies",
+            "allow-wide-trusted-proxies",
             "forwarded-header",
             "ipv6-prefix",
             "origin",
             "exempt",
+            "allow-wide-exempt",
             "deny",
             "status",
+            "deny-status",
             "rate-limit-headers",
             "body");
 
     /** The keys a rules file may hold besides {@code rule.*}. */
-    static final List<String> RULES_FILE_KEYS = List.of("exempt", "deny");
+    static final List<String> RULES_FILE_KEYS = List.of("rules", "exempt", "allow-wide-exempt", "deny");
 
     /** A shorter interval would poll the file system in a busy loop. */
     static final Duration MIN_RELOAD_INTERVAL = Duration.ofMillis(100);
     /** Longer is "never" in practice (write 0s), and bounds what a scheduler is handed. */
     static final Duration MAX_RELOAD_INTERVAL = Duration.ofHours(24);
+
+    /**
+     * Blocks wider than these (IPv4 shorter than /8, IPv6 shorter than /7) cover nearly every
+     * address: 10.0.0.0/8 and fc00::/7, the widest private networks, are still allowed.
+     */
+    static final int NARROWEST_WIDE_IPV4 = 8;
+
+    static final int NARROWEST_WIDE_IPV6 = 7;
+
+    private static final String BOM = "\uFEFF";
 
     private static final Map<String, ForwardingHeader> FORWARDED_HEADERS = ordered(
             List.of("x-forwarded-for", "forwarded", "prefer-forwarded"),
@@ -65,6 +83,7 @@ public final class ConfigParser {
             List.of("all", "rejected", "none"),
             List.of(RateLimitHeaders.ALL, RateLimitHeaders.REJECTED, RateLimitHeaders.NONE));
     private static final Map<String, Boolean> BODIES = ordered(List.of("problem", "none"), List.of(true, false));
+    private static final Map<String, Boolean> BOOLEANS = ordered(List.of("true", "false"), List.of(true, false));
 
     private final Problems problems;
     private final boolean rulesFileOnly;
@@ -76,63 +95,94 @@ public final class ConfigParser {
     private Setting reloadSetting;
     private Duration reloadInterval = LeapgateConfig.DEFAULT_RELOAD_INTERVAL;
     private final ClientIpResolver.Builder clientIp = ClientIpResolver.builder();
-    private OriginSource origin = OriginSource.ip();
+    private Setting trustedSetting;
+    private CidrList trusted = CidrList.empty();
+    private boolean allowWideProxies;
+    private OriginSource origin;
     private Setting exemptSetting;
     private OriginList exempt = OriginList.empty();
+    private boolean allowWideExempt;
     private Setting denySetting;
     private OriginList deny = OriginList.empty();
+    private Setting rulesNoneSetting;
     private int status = ResponseSettings.DEFAULT_STATUS;
+    private int denyStatus = ResponseSettings.DEFAULT_DENY_STATUS;
     private RateLimitHeaders headers = RateLimitHeaders.ALL;
     private boolean problemBody = true;
 
-    private ConfigParser(String source, boolean rulesFileOnly) {
-        this.problems = new Problems(Objects.requireNonNull(source, "sourceName"));
+    private ConfigParser(String source, boolean rulesFileOnly, String keyPrefix, OriginSource origin) {
+        this.problems = new Problems(Objects.requireNonNull(source, "sourceName"), keyPrefix);
         this.rulesFileOnly = rulesFileOnly;
+        this.origin = origin;
     }
 
     /**
      * Reads the main configuration from a map, such as a filter's init-params. Keys and values are
-     * trimmed; a null value is read as empty.
+     * trimmed (a web.xml may spread a {@code <param-name>} over lines); a null value is read as
+     * empty. Two keys that are the same once trimmed are reported showing both spellings.
      *
      * @param sourceName what the map is, for the exception message, e.g. {@code "web.xml
      *     init-params of filter leapgate"}
      * @throws ConfigException with every problem found
      */
     public static LeapgateConfig parse(Map<String, String> settings, String sourceName) {
+        return parse(settings, sourceName, "");
+    }
+
+    /**
+     * As {@link #parse(Map, String)}, for keys the caller has taken a prefix off, such as the
+     * JAX-RS provider's {@code leapgate.}: messages name the keys, and suggest keys, with it.
+     */
+    public static LeapgateConfig parse(Map<String, String> settings, String sourceName, String keyPrefix) {
         Objects.requireNonNull(settings, "settings");
-        ConfigParser parser = new ConfigParser(sourceName, false);
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        ConfigParser parser = new ConfigParser(sourceName, false, keyPrefix, null);
         List<Setting> list = new ArrayList<>();
-        settings.forEach((key, value) -> list.add(new Setting(
-                Objects.requireNonNull(key, "settings contains a null key").strip(),
-                value == null ? "" : value.strip(),
-                0)));
+        settings.forEach((key, value) -> {
+            Objects.requireNonNull(key, "settings contains a null key");
+            list.add(new Setting(key.strip(), value == null ? "" : value.strip(), 0, key));
+        });
         return parser.config(list);
     }
 
     /**
      * Reads the main configuration from the text of a {@code .properties} file. Problems name
-     * their line.
+     * their line. A byte-order mark at the start of the text is skipped.
      *
      * @throws ConfigException with every problem found
      */
     public static LeapgateConfig parseProperties(String propertiesText, String sourceName) {
         Objects.requireNonNull(propertiesText, "propertiesText");
-        ConfigParser parser = new ConfigParser(sourceName, false);
-        return parser.config(PropertiesText.read(propertiesText, parser.problems));
+        ConfigParser parser = new ConfigParser(sourceName, false, "", null);
+        return parser.config(PropertiesText.read(withoutBom(propertiesText), parser.problems));
     }
 
     /**
-     * Reads a rules file: {@code rule.<name>.<setting>}, {@code exempt} and {@code deny} only.
-     * Problems name their line.
-     *
-     * @throws ConfigException with every problem found
+     * Reads a rules file for an application whose origin is the client IP; see {@link
+     * #parseRules(String, String, OriginSource)}.
      */
     public static RuleSet parseRules(String propertiesText, String sourceName) {
+        return parseRules(propertiesText, sourceName, OriginSource.ip());
+    }
+
+    /**
+     * Reads a rules file: {@code rule.<name>.<setting>}, {@code exempt}, {@code allow-wide-exempt},
+     * {@code deny}, and {@code rules = none}, which says that a file without rules means it.
+     * Problems name their line. A byte-order mark at the start of the text is skipped.
+     *
+     * @param origin who a request is from in the application, which decides what an {@code exempt}
+     *     or {@code deny} entry can match
+     * @throws ConfigException with every problem found
+     */
+    public static RuleSet parseRules(String propertiesText, String sourceName, OriginSource origin) {
         Objects.requireNonNull(propertiesText, "propertiesText");
-        ConfigParser parser = new ConfigParser(sourceName, true);
-        List<Setting> settings = PropertiesText.read(propertiesText, parser.problems);
+        Objects.requireNonNull(origin, "origin");
+        ConfigParser parser = new ConfigParser(sourceName, true, "", origin);
+        List<Setting> settings = PropertiesText.read(withoutBom(propertiesText), parser.problems);
         settings.forEach(parser::take);
         RuleSet rules = parser.ruleSet();
+        parser.requireRulesOrNone();
+        parser.checkOriginLists();
         parser.problems.throwIfAny();
         return rules;
     }
@@ -148,12 +198,17 @@ public final class ConfigParser {
         return ValueSyntax.duration(Objects.requireNonNull(text, "text").strip());
     }
 
+    /** Reads a rules file (UTF-8) for an application whose origin is the client IP. */
+    public static RuleSet readRulesFile(Path file) {
+        return readRulesFile(file, OriginSource.ip());
+    }
+
     /**
-     * Reads a rules file (UTF-8) as {@link #parseRules} does.
+     * Reads a rules file (UTF-8) as {@link #parseRules(String, String, OriginSource)} does.
      *
      * @throws ConfigException naming the file if it cannot be read, or with every problem found
      */
-    public static RuleSet readRulesFile(Path file) {
+    public static RuleSet readRulesFile(Path file, OriginSource origin) {
         Objects.requireNonNull(file, "file");
         String text;
         try {
@@ -161,7 +216,32 @@ public final class ConfigParser {
         } catch (IOException e) {
             throw new ConfigException(file.toString(), List.of("cannot read rules file " + file + ": " + reason(e)));
         }
-        return parseRules(text, file.toString());
+        return parseRules(text, file.toString(), origin);
+    }
+
+    /**
+     * Reads a {@code .properties} file (UTF-8) with every key of the main configuration, as {@link
+     * #parseProperties} does. A relative path is resolved against {@code baseDirectory}, and so is a
+     * relative {@code rules-file} named inside it; both adapters read files this way.
+     *
+     * @throws ConfigException naming the file if it cannot be read, or with every problem found
+     */
+    public static LeapgateConfig readConfigFile(Path file, Path baseDirectory) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(baseDirectory, "baseDirectory");
+        Path resolved = baseDirectory.resolve(file);
+        String text;
+        try {
+            text = Files.readString(resolved);
+        } catch (IOException e) {
+            throw new ConfigException(
+                    resolved.toString(), List.of("cannot read configuration file " + resolved + ": " + reason(e)));
+        }
+        return parseProperties(text, resolved.toString()).withBaseDirectory(baseDirectory);
+    }
+
+    private static String withoutBom(String text) {
+        return text.startsWith(BOM) ? text.substring(1) : text;
     }
 
     private static String reason(IOException e) {
@@ -179,6 +259,9 @@ public final class ConfigParser {
 
     private LeapgateConfig config(List<Setting> settings) {
         settings.forEach(this::take);
+        if (origin == null) {
+            origin = OriginSource.ip();
+        }
         RuleSet rules = RuleSet.empty();
         if (rulesFile != null) {
             // One place for the rules: a reload replaces the file's rules, and inline ones would
@@ -186,8 +269,9 @@ public final class ConfigParser {
             if (!ruleSettings.isEmpty()) {
                 problems.add(
                         ruleSettings.get(0),
-                        "rules come either inline or from rules-file, not both; move the rule.* settings to "
-                                + rulesFile + " or remove rules-file");
+                        "rules come either inline or from rules-file, not both; move the "
+                                + problems.key("rule.*") + " settings to " + rulesFile + " or remove "
+                                + problems.key("rules-file"));
             }
             for (Setting inline : new Setting[] {exemptSetting, denySetting}) {
                 if (inline != null) {
@@ -203,10 +287,87 @@ public final class ConfigParser {
                 problems.add(reloadSetting, "applies only with rules-file; without one there is nothing to reload");
             }
         }
-        ResponseSettings response = new ResponseSettings(status, headers, problemBody);
+        if (trustedSetting != null && !allowWideProxies) {
+            for (Cidr block : trusted.cidrs()) {
+                if (isWide(block)) {
+                    problems.add(
+                            trustedSetting,
+                            Shown.quoted(block.toString()) + " trusts " + coverage(block) + ": any client could then"
+                                    + " choose its own address with a forwarding header and escape every per-client"
+                                    + " limit; list your proxies' addresses or networks, or, if they can really be"
+                                    + " anywhere, say so with " + problems.key("allow-wide-trusted-proxies")
+                                    + " = true");
+                }
+            }
+        }
+        checkOriginLists();
+        ResponseSettings response = new ResponseSettings(status, denyStatus, headers, problemBody);
         problems.throwIfAny();
         return new LeapgateConfig(
                 rules, Optional.ofNullable(rulesFile), reloadInterval, clientIp.build(), origin, response);
+    }
+
+    /** Exemptions that cover nearly everyone, and entries that can never match the origin. */
+    private void checkOriginLists() {
+        if (exemptSetting != null && !allowWideExempt) {
+            for (Cidr block : exempt.ranges().cidrs()) {
+                if (isWide(block)) {
+                    problems.add(
+                            exemptSetting,
+                            Shown.quoted(block.toString()) + " exempts " + coverage(block) + " from every rule;"
+                                    + " list the networks to exempt, or, if that is meant, say so with "
+                                    + problems.key("allow-wide-exempt") + " = true");
+                }
+            }
+        }
+        OriginSource source = origin == null ? OriginSource.ip() : origin;
+        if (source.kind() == OriginSource.Kind.IP) {
+            for (Setting list : new Setting[] {exemptSetting, denySetting}) {
+                OriginList entries = list == exemptSetting ? exempt : deny;
+                if (list == null || entries.identifiers().isEmpty()) {
+                    continue;
+                }
+                for (String id : entries.identifiers().stream().sorted().toList()) {
+                    problems.add(
+                            list,
+                            Shown.quoted(id) + " is not an IP address or block, and with origin = ip every client"
+                                    + " is an address, so it can never match; names are not resolved: write an"
+                                    + " address, e.g. 127.0.0.1 or ::1 (identifiers apply with origin = header:<Name>"
+                                    + " or principal)");
+                }
+            }
+        }
+    }
+
+    private static boolean isWide(Cidr block) {
+        return block.prefixLength() < (block.isIpv4() ? NARROWEST_WIDE_IPV4 : NARROWEST_WIDE_IPV6);
+    }
+
+    private static String coverage(Cidr block) {
+        return block.prefixLength() == 0
+                ? "every " + (block.isIpv4() ? "IPv4" : "IPv6") + " address"
+                : "nearly every " + (block.isIpv4() ? "IPv4" : "IPv6") + " address (a prefix shorter than /"
+                        + (block.isIpv4() ? NARROWEST_WIDE_IPV4 : NARROWEST_WIDE_IPV6) + ")";
+    }
+
+    /** A rules file must hold a rule, or say with {@code rules = none} that it holds none on purpose. */
+    private void requireRulesOrNone() {
+        if (rulesNoneSetting != null) {
+            if (!ruleSettings.isEmpty()) {
+                problems.add(
+                        rulesNoneSetting,
+                        "says the file holds no rule, but it holds " + problems.key("rule.*")
+                                + " settings; remove one or the other");
+            }
+            return;
+        }
+        if (ruleSettings.isEmpty()) {
+            problems.add(
+                    0,
+                    "the file holds no rule: an empty or half-written file must not lift every limit. If it is"
+                            + " meant to hold none, say so with rules = none. (Write rules files atomically: to a"
+                            + " new file, then rename it over the old one.)");
+        }
     }
 
     private RuleSet ruleSet() {
@@ -220,7 +381,11 @@ public final class ConfigParser {
         Setting first = seen.putIfAbsent(s.key(), s);
         if (first != null) {
             // A properties file keeps the last of two; one of them is a mistake either way.
-            problems.add(s, "is set twice" + (first.line() > 0 ? "; first on line " + first.line() : ""));
+            String spellings = first.written().equals(s.written())
+                    ? ""
+                    : " (written " + Shown.quoted(first.written()) + " and " + Shown.quoted(s.written())
+                            + ": blanks around a key do not count)";
+            problems.add(s, "is set twice" + (first.line() > 0 ? "; first on line " + first.line() : "") + spellings);
             return;
         }
         if (s.key().startsWith(RuleReader.PREFIX)) {
@@ -230,7 +395,7 @@ public final class ConfigParser {
                 problems.add(
                         s,
                         "belongs in the main configuration, not in a rules file, which holds only"
-                                + " rule.<name>.<setting>, exempt and deny");
+                                + " rule.<name>.<setting>, exempt, allow-wide-exempt, deny and rules = none");
             } else {
                 unknown(s, RULES_FILE_KEYS);
             }
@@ -260,12 +425,17 @@ public final class ConfigParser {
                     throw new IllegalArgumentException("must be 0s (never) or between "
                             + DurationText.format(MIN_RELOAD_INTERVAL) + " and "
                             + DurationText.format(MAX_RELOAD_INTERVAL)
-                            + ", was " + value);
+                            + ", was " + ValueSyntax.shown(value));
                 }
                 reloadInterval = interval;
                 reloadSetting = s;
             }
-            case "trusted-proxies" -> clientIp.trustedProxies(CidrList.parse(value));
+            case "trusted-proxies" -> {
+                trusted = CidrList.parse(value);
+                clientIp.trustedProxies(trusted);
+                trustedSetting = s;
+            }
+            case "allow-wide-trusted-proxies" -> allowWideProxies = ValueSyntax.choice(value, BOOLEANS);
             case "forwarded-header" -> clientIp.forwardingHeader(ValueSyntax.choice(value, FORWARDED_HEADERS));
             // 32..64 as ClientKey allows; checked here so the message speaks of ipv6-prefix.
             case "ipv6-prefix" -> clientIp.ipv6PrefixLength(ValueSyntax.integer(value, 32, 64));
@@ -274,11 +444,20 @@ public final class ConfigParser {
                 exempt = OriginList.parse(value);
                 exemptSetting = s;
             }
+            case "allow-wide-exempt" -> allowWideExempt = ValueSyntax.choice(value, BOOLEANS);
             case "deny" -> {
                 deny = OriginList.parse(value);
                 denySetting = s;
             }
+            case "rules" -> {
+                if (!value.equals("none")) {
+                    throw new IllegalArgumentException(ValueSyntax.shown(value) + " is not allowed; rules = none"
+                            + " says that the file holds no rule on purpose, and rules go in rule.<name>.<setting>");
+                }
+                rulesNoneSetting = s;
+            }
             case "status" -> status = ValueSyntax.integer(value, 400, 599);
+            case "deny-status" -> denyStatus = ValueSyntax.integer(value, 400, 599);
             case "rate-limit-headers" -> headers = ValueSyntax.choice(value, HEADERS);
             case "body" -> problemBody = ValueSyntax.choice(value, BODIES);
             default -> unknown(s, KEYS);
@@ -295,7 +474,8 @@ public final class ConfigParser {
         if (text.startsWith("header:")) {
             String name = text.substring("header:".length()).strip();
             if (name.isEmpty()) {
-                throw new IllegalArgumentException("'" + text + "' names no header; expected e.g. header:X-Api-Key");
+                throw new IllegalArgumentException(
+                        Shown.quoted(text) + " names no header; expected e.g. header:X-Api-Key");
             }
             return OriginSource.header(name);
         }
@@ -304,24 +484,33 @@ public final class ConfigParser {
                         + Spelling.didYouMean(text, List.of("ip", "principal", "header:")));
     }
 
-    /** Reports an unknown key with the likeliest key meant. */
+    /** Reports an unknown key with the likeliest key meant, written as the user writes keys. */
     private void unknown(Setting s, List<String> keys) {
         String key = s.key();
         if (RuleReader.SETTINGS.contains(key)) {
-            problems.add(s, "unknown key; a rule setting is written rule.<name>." + key + ", e.g. rule.login." + key);
+            problems.add(
+                    s,
+                    "unknown key; a rule setting is written " + problems.key("rule.<name>." + key) + ", e.g. "
+                            + problems.key("rule.login." + key));
+            return;
+        }
+        if (key.equals("rules") && !rulesFileOnly) {
+            problems.add(s, "unknown key; rules = none belongs in a rules file, to say it holds no rule on purpose");
             return;
         }
         int dot = key.indexOf('.');
         if (dot > 0 && Spelling.nearest(key.substring(0, dot), List.of("rule")) != null) {
-            problems.add(s, "unknown key; did you mean rule." + key.substring(dot + 1) + "?");
+            problems.add(s, "unknown key; did you mean " + problems.key("rule." + key.substring(dot + 1)) + "?");
             return;
         }
         String near = Spelling.nearest(key, keys);
         problems.add(
                 s,
                 near != null
-                        ? "unknown key; did you mean " + near + "?"
-                        : "unknown key; expected rule.<name>.<setting> or " + ValueSyntax.oneOf(keys));
+                        ? "unknown key; did you mean " + problems.key(near) + "?"
+                        : "unknown key; expected " + problems.key("rule.<name>.<setting>") + " or "
+                                + ValueSyntax.oneOf(
+                                        keys.stream().map(problems::key).toList()));
     }
 
     /** The spellings of a choice mapped to their values, in the order messages list them. */

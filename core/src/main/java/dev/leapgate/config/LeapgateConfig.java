@@ -57,6 +57,20 @@ public record LeapgateConfig(
     }
 
     /**
+     * This configuration with a relative {@code rulesFile} resolved against {@code baseDirectory}:
+     * for the servlet filter the web application's root, for the JAX-RS provider the directory of
+     * its configuration file (or the application's root). Both adapters resolve files this one way.
+     */
+    public LeapgateConfig withBaseDirectory(Path baseDirectory) {
+        Objects.requireNonNull(baseDirectory, "baseDirectory");
+        if (rulesFile.isEmpty() || rulesFile.get().isAbsolute()) {
+            return this;
+        }
+        return new LeapgateConfig(
+                rules, Optional.of(baseDirectory.resolve(rulesFile.get())), reloadInterval, clientIp, origin, response);
+    }
+
+    /**
      * No rules, no rules file, reload every 5 s, the peer address as the client (no trusted
      * proxies), origin by IP, status 429 with all rate-limit headers and a problem body.
      */

@@ -10,15 +10,24 @@ final class Problems {
     private record Problem(int line, String text) {}
 
     private final String source;
+    /** What the keys are written with where they were read, e.g. {@code leapgate.}; often empty. */
+    private final String keyPrefix;
+
     private final List<Problem> problems = new ArrayList<>();
 
-    Problems(String source) {
+    Problems(String source, String keyPrefix) {
         this.source = source;
+        this.keyPrefix = keyPrefix;
+    }
+
+    /** A key as the user writes it, with the prefix, for messages that suggest one. */
+    String key(String key) {
+        return keyPrefix + key;
     }
 
     /** A problem with a setting's value or key: {@code "line 3: rule.a.limit: <message>"}. */
     void add(Setting setting, String message) {
-        problems.add(new Problem(setting.line(), setting.where() + ": " + message));
+        problems.add(new Problem(setting.line(), setting.where(keyPrefix) + ": " + message));
     }
 
     /** A problem of a line that is not a setting (syntax), or of the input as a whole (line 0). */

@@ -37,6 +37,7 @@ public final class ReloadingRules {
     private final Path file;
     private final long intervalNanos;
     private final Clock clock;
+    private final OriginSource origin;
     private final Consumer<RuleSet> apply;
     private final AtomicLong nextCheckNanos;
     private final UnaryOperator<RuleSet> adjust;
@@ -50,13 +51,20 @@ public final class ReloadingRules {
      * with one of the code's), the file is treated as invalid.
      *
      * @param interval how often to look; {@link Duration#ZERO} only on {@link #reload()}
+     * @param origin who a request is from, which decides what the file's exempt and deny can match
      */
     public ReloadingRules(
-            Path file, Duration interval, Clock clock, Consumer<RuleSet> apply, UnaryOperator<RuleSet> adjust) {
+            Path file,
+            Duration interval,
+            Clock clock,
+            OriginSource origin,
+            Consumer<RuleSet> apply,
+            UnaryOperator<RuleSet> adjust) {
         this.adjust = Objects.requireNonNull(adjust, "adjust");
         this.file = Objects.requireNonNull(file, "file");
         this.intervalNanos = Objects.requireNonNull(interval, "interval").toNanos();
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.origin = Objects.requireNonNull(origin, "origin");
         this.apply = Objects.requireNonNull(apply, "apply");
         this.stamp = stampOf(file);
         this.nextCheckNanos = new AtomicLong(clock.nanoTime() + intervalNanos);
@@ -96,7 +104,7 @@ public final class ReloadingRules {
             return false;
         }
         stamp = current; // a broken file is reported once, not on every check
-        RuleSet rules = ConfigParser.readRulesFile(file);
+        RuleSet rules = ConfigParser.readRulesFile(file, origin);
         try {
             rules = adjust.apply(rules);
         } catch (IllegalArgumentException e) {

@@ -2,9 +2,11 @@ package dev.leapgate.config;
 
 import dev.leapgate.http.PathPattern;
 import dev.leapgate.internal.DurationText;
+import dev.leapgate.internal.Shown;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
+import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
@@ -91,15 +93,16 @@ final class RuleReader {
         if (dot < 0) {
             problems.add(
                     s,
-                    "expected rule.<name>.<setting>, e.g. rule." + (rest.isEmpty() ? "login" : rest)
-                            + ".match; settings are " + ValueSyntax.oneOf(SETTINGS));
+                    "expected " + problems.key("rule.<name>.<setting>") + ", e.g. "
+                            + problems.key("rule." + (rest.isEmpty() ? "login" : rest) + ".match")
+                            + "; settings are " + ValueSyntax.oneOf(SETTINGS));
             return;
         }
         String name = rest.substring(0, dot);
         String setting = rest.substring(dot + 1);
         if (!NAME.matcher(name).matches()) {
             if (badNames.add(name)) { // once per name, not once per key
-                problems.add(s, "rule name '" + name + "' must be 1 to 64 letters, digits, '-' or '_'");
+                problems.add(s, "rule name " + Shown.quoted(name) + " must be 1 to 64 letters, digits, '-' or '_'");
             }
             return;
         }
@@ -109,10 +112,15 @@ final class RuleReader {
             String near = Spelling.nearest(setting, SETTINGS);
             if (near != null) {
                 draft.misspelt.add(near);
-                problems.add(s, "unknown rule setting '" + setting + "'; did you mean rule." + name + "." + near + "?");
+                problems.add(
+                        s,
+                        "unknown rule setting " + Shown.quoted(setting) + "; did you mean "
+                                + problems.key(PREFIX + name + "." + near) + "?");
             } else {
                 problems.add(
-                        s, "unknown rule setting '" + setting + "'; rule settings are " + ValueSyntax.oneOf(SETTINGS));
+                        s,
+                        "unknown rule setting " + Shown.quoted(setting) + "; rule settings are "
+                                + ValueSyntax.oneOf(SETTINGS));
             }
             return;
         }
@@ -122,10 +130,16 @@ final class RuleReader {
     /** The rules whose settings are all valid, in order; problems with the others are reported. */
     List<FlowRule> rules() {
         List<FlowRule> rules = new ArrayList<>();
+        RuleSet.ConflictCheck conflicts = new RuleSet.ConflictCheck();
         for (Draft draft : drafts.values()) {
             FlowRule rule = build(draft);
             if (rule != null) {
-                rules.add(rule);
+                String conflict = conflicts.add(rule);
+                if (conflict != null) {
+                    problems.add(draft.anchor, conflict);
+                } else {
+                    rules.add(rule);
+                }
             }
         }
         return rules;
@@ -133,7 +147,7 @@ final class RuleReader {
 
     private FlowRule build(Draft d) {
         int problemsBefore = problems.size();
-        String key = PREFIX + d.name + ".";
+        String key = problems.key(PREFIX + d.name + ".");
 
         Setting matchSetting = d.settings.get("match");
         PathPattern match = value(matchSetting, PathPattern::parse);
@@ -322,11 +336,12 @@ final class RuleReader {
             String origin = text.substring("origin:".length()).strip();
             if (origin.isEmpty()) {
                 throw new IllegalArgumentException(
-                        "'" + text + "' names no origin; expected e.g. origin:203.0.113.7 or origin:batch-job");
+                        Shown.quoted(text) + " names no origin; expected e.g. origin:203.0.113.7 or origin:batch-job");
             }
             if (origin.indexOf('/') >= 0) {
-                throw new IllegalArgumentException("'" + text + "' is a range; origin:<value> takes one IP address or"
-                        + " identifier (a rule for a range of addresses is a per-origin rule with exempt)");
+                throw new IllegalArgumentException(
+                        Shown.quoted(text) + " is a range; origin:<value> takes one IP address or"
+                                + " identifier (a rule for a range of addresses is a per-origin rule with exempt)");
             }
             // As OriginList does: text meant as an address must not silently become an identifier
             // that no request will ever have.

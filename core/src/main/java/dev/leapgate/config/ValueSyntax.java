@@ -1,5 +1,6 @@
 package dev.leapgate.config;
 
+import dev.leapgate.internal.Shown;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +65,7 @@ final class ValueSyntax {
             return "no unit";
         }
         String unit = parts.group(2);
-        return "unknown unit '" + unit + "'" + unitHint(unit);
+        return "unknown unit " + Shown.quoted(unit) + unitHint(unit);
     }
 
     /** The units people write out of habit from other tools, and what to write instead. */
@@ -202,8 +203,8 @@ final class ValueSyntax {
         return String.join(", ", list.subList(0, list.size() - 1)) + " or " + list.get(list.size() - 1);
     }
 
-    /** The text in quotes, or "the empty value", for messages. */
+    /** The text in quotes, invisible characters escaped, or "the empty value", for messages. */
     static String shown(String text) {
-        return text.isEmpty() ? "the empty value" : "'" + text + "'";
+        return Shown.value(text);
     }
 }

@@ -110,14 +110,15 @@ public final class HttpGate {
         this.response = config.response();
         List<FlowRule> codeRules = List.copyOf(builder.codeRules);
         UnaryOperator<RuleSet> withCodeRules = rules -> rules.withRules(codeRules);
-        RuleSet initial = withCodeRules.apply(
-                config.rulesFile().map(ConfigParser::readRulesFile).orElse(config.rules()));
+        RuleSet initial = withCodeRules.apply(config.rulesFile()
+                .map(file -> ConfigParser.readRulesFile(file, config.origin()))
+                .orElse(config.rules()));
         this.snapshot = new AtomicReference<>(Snapshot.of(initial, null, builder.clock));
         this.checks = List.copyOf(builder.checks);
         runChecks(initial);
         this.reloading = config.rulesFile()
-                .map(file ->
-                        new ReloadingRules(file, config.reloadInterval(), builder.clock, this::update, withCodeRules))
+                .map(file -> new ReloadingRules(
+                        file, config.reloadInterval(), builder.clock, config.origin(), this::update, withCodeRules))
                 .orElse(null);
     }
 

@@ -1,5 +1,6 @@
 package dev.leapgate.net;
 
+import dev.leapgate.internal.Shown;
 import java.util.Objects;
 
 /**
@@ -91,7 +92,7 @@ public final class Cidr {
     }
 
     private static IllegalArgumentException invalid(String text, String reason) {
-        return new IllegalArgumentException("invalid CIDR '" + text + "': " + reason);
+        return new IllegalArgumentException("invalid CIDR " + Shown.quoted(text) + ": " + reason);
     }
 
     /** A mask of the {@code bits} most significant bits of a long; 0 and 64 are included. */

@@ -1,5 +1,6 @@
 package dev.leapgate.net;
 
+import dev.leapgate.internal.Shown;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -42,11 +43,36 @@ public final class CidrList {
      * in a configuration file: {@code "10.0.0.0/8, 192.168.0.0/16 ::1"}. Blank text is the empty
      * list.
      *
-     * @throws IllegalArgumentException naming the first invalid block, see {@link Cidr#parse}
+     * @throws IllegalArgumentException naming every invalid entry with the reason (see {@link
+     *     Cidr#parse}), and the whole value when there is more than one entry
      */
     public static CidrList parse(String text) {
         Objects.requireNonNull(text, "text");
+        List<String> entries = entries(text);
         ArrayList<Cidr> parsed = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        for (int e = 0; e < entries.size(); e++) {
+            String entry = entries.get(e);
+            try {
+                parsed.add(Cidr.parse(entry));
+            } catch (IllegalArgumentException invalid) {
+                problems.add(
+                        isName(entry)
+                                ? "invalid CIDR " + Shown.quoted(entry) + ": not an IP address; names are not resolved:"
+                                        + " write an address, e.g. 127.0.0.1 or ::1"
+                                : invalid.getMessage() + hint(entries, e));
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(
+                    String.join("; ", problems) + (entries.size() > 1 ? " (in " + Shown.quoted(text) + ")" : ""));
+        }
+        return parsed.isEmpty() ? EMPTY : new CidrList(parsed.toArray(new Cidr[0]));
+    }
+
+    /** The entries of a list: the text between separators. */
+    public static List<String> entries(String text) {
+        List<String> entries = new ArrayList<>();
         int i = 0;
         int n = text.length();
         while (i < n) {
@@ -58,10 +84,24 @@ public final class CidrList {
                 i++;
             }
             if (i > start) {
-                parsed.add(Cidr.parse(text.substring(start, i)));
+                entries.add(text.substring(start, i));
             }
         }
-        return parsed.isEmpty() ? EMPTY : new CidrList(parsed.toArray(new Cidr[0]));
+        return entries;
+    }
+
+    /** What the likely mistake is, for an entry that is not a block. */
+    private static String hint(List<String> entries, int e) {
+        String entry = entries.get(e);
+        if (entry.startsWith("/") && e > 0) {
+            return "; no space is allowed inside a block: write " + entries.get(e - 1) + entry;
+        }
+        return "";
+    }
+
+    /** Whether an entry looks like a host name, which a list of addresses never resolves. */
+    private static boolean isName(String entry) {
+        return !entry.isEmpty() && Character.isLetter(entry.charAt(0)) && entry.indexOf(':') < 0;
     }
 
     private static boolean isSeparator(char c) {

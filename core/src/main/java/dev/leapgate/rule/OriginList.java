@@ -1,6 +1,7 @@
 package dev.leapgate.rule;
 
 import dev.leapgate.Origin;
+import dev.leapgate.internal.Shown;
 import dev.leapgate.net.Cidr;
 import dev.leapgate.net.CidrList;
 import java.util.ArrayList;
@@ -35,25 +36,33 @@ public final class OriginList {
     /**
      * Parses a list.
      *
-     * @throws IllegalArgumentException for an entry that looks like an IP range (it has a {@code /})
-     *     but is not a valid one, naming the entry
+     * @throws IllegalArgumentException for entries that look like IP ranges or addresses (a {@code
+     *     /}, or digits with dots or colons) but are not valid ones, naming every such entry
      */
     public static OriginList parse(String text) {
         Objects.requireNonNull(text, "text");
         List<Cidr> ranges = new ArrayList<>();
         List<String> ids = new ArrayList<>();
-        for (String entry : text.split("[,\\s]+")) {
-            if (entry.isEmpty()) {
-                continue;
-            }
+        List<String> problems = new ArrayList<>();
+        List<String> entries = CidrList.entries(text);
+        for (int e = 0; e < entries.size(); e++) {
+            String entry = entries.get(e);
             try {
                 ranges.add(Cidr.parse(entry));
             } catch (IllegalArgumentException notARange) {
-                if (entry.indexOf('/') >= 0 || looksLikeAddress(entry)) {
-                    throw notARange;
+                if (entry.startsWith("/") && e > 0) {
+                    problems.add(notARange.getMessage() + "; no space is allowed inside a block: write "
+                            + entries.get(e - 1) + entry);
+                } else if (entry.indexOf('/') >= 0 || looksLikeAddress(entry)) {
+                    problems.add(notARange.getMessage());
+                } else {
+                    ids.add(entry);
                 }
-                ids.add(entry);
             }
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(
+                    String.join("; ", problems) + (entries.size() > 1 ? " (in " + Shown.quoted(text) + ")" : ""));
         }
         return new OriginList(CidrList.of(ranges), Set.copyOf(ids));
     }
@@ -62,6 +71,16 @@ public final class OriginList {
     private static boolean looksLikeAddress(String entry) {
         return entry.chars().allMatch(c -> Character.isDigit(c) || c == '.' || c == ':')
                 && entry.chars().anyMatch(c -> c == '.' || c == ':');
+    }
+
+    /** The blocks of addresses in the list. */
+    public CidrList ranges() {
+        return ranges;
+    }
+
+    /** The identifiers in the list (API keys, user names): what is not an address. */
+    public Set<String> identifiers() {
+        return ids;
     }
 
     public boolean isEmpty() {

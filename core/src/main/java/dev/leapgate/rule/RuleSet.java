@@ -1,10 +1,11 @@
 package dev.leapgate.rule;
 
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Everything a {@link Leapgate} enforces: its rules, the origins exempt from all of them, and the
@@ -19,20 +20,78 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
 
     private static final RuleSet EMPTY = new RuleSet(List.of(), OriginList.empty(), OriginList.empty());
 
-    /** @throws IllegalArgumentException if two rules share a name, or a rule has no match */
+    /**
+     * @throws IllegalArgumentException if a rule has no match, or rules conflict (see {@link
+     *     #conflicts}): every problem is in the message
+     */
     public RuleSet {
         rules = List.copyOf(Objects.requireNonNull(rules, "rules"));
         Objects.requireNonNull(exempt, "exempt");
         Objects.requireNonNull(deny, "deny");
-        Set<String> names = new HashSet<>();
         for (FlowRule rule : rules) {
             if (rule.match() == null) {
                 throw new IllegalArgumentException("rule '" + rule.name() + "' needs a match: a rule set's rules"
                         + " apply to the HTTP requests their pattern matches");
             }
-            if (!names.add(rule.name())) {
-                throw new IllegalArgumentException("rule name '" + rule.name() + "' is used twice");
+        }
+        List<String> conflicts = conflicts(rules);
+        if (!conflicts.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", conflicts));
+        }
+    }
+
+    /**
+     * What is wrong with rules taken together, one message per later rule at fault, in order:
+     *
+     * <ul>
+     *   <li>a name used twice, or two names that differ only in case ({@code Login} and {@code
+     *       login}): names identify the policies clients see in {@code RateLimit} fields;
+     *   <li>a rule that is another rule under a second name: the same match, limit, window, scope,
+     *       on-excess and max-origins count the same requests the same way, so one is a copy that
+     *       was probably meant to say something else, and the limit meant for it is missing.
+     * </ul>
+     */
+    public static List<String> conflicts(List<FlowRule> rules) {
+        ConflictCheck check = new ConflictCheck();
+        List<String> problems = new ArrayList<>();
+        for (FlowRule rule : rules) {
+            String problem = check.add(rule);
+            if (problem != null) {
+                problems.add(problem);
             }
+        }
+        return problems;
+    }
+
+    /** Finds the conflicts of {@link #conflicts} among rules taken one at a time, in linear time. */
+    public static final class ConflictCheck {
+        private final Map<String, FlowRule> byName = new HashMap<>();
+        private final Map<FlowRule, FlowRule> byDefinition = new HashMap<>();
+
+        /** What is wrong with {@code rule} given the rules added before it, or null. */
+        public String add(FlowRule rule) {
+            FlowRule sameName = byName.putIfAbsent(rule.name().toLowerCase(Locale.ROOT), rule);
+            if (sameName != null) {
+                return sameName.name().equals(rule.name())
+                        ? "rule name '" + rule.name() + "' is used twice"
+                        : "rule names '" + sameName.name() + "' and '" + rule.name() + "' differ only in case;"
+                                + " names must differ ignoring case (clients see them in RateLimit fields)";
+            }
+            FlowRule unnamed = new FlowRule(
+                    "same",
+                    rule.match(),
+                    rule.limit(),
+                    rule.window(),
+                    rule.scope(),
+                    rule.onExcess(),
+                    rule.maxOrigins());
+            FlowRule twin = byDefinition.putIfAbsent(unnamed, rule);
+            if (twin != null) {
+                return "rule '" + rule.name() + "' is the same rule as '" + twin.name() + "' (match, limit, window,"
+                        + " scope and on-excess): a copy that was probably meant to say something else; change or"
+                        + " remove one";
+            }
+            return null;
         }
     }
 

@@ -17,9 +17,9 @@ class ConfigValuesTest {
 
     @Test
     void responseSettings_rejectAStatusOutside400To599() {
-        assertThat(new ResponseSettings(599, RateLimitHeaders.NONE, false).status())
+        assertThat(new ResponseSettings(599, 451, RateLimitHeaders.NONE, false).status())
                 .isEqualTo(599);
-        assertThatThrownBy(() -> new ResponseSettings(302, RateLimitHeaders.ALL, true))
+        assertThatThrownBy(() -> new ResponseSettings(302, 403, RateLimitHeaders.ALL, true))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("status must be between 400 and 599, was 302");
     }

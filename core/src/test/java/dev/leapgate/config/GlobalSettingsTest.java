@@ -52,7 +52,7 @@ class GlobalSettingsTest {
         assertThat(config.clientIp().forwardingHeader()).isEqualTo(ForwardingHeader.X_FORWARDED_FOR);
         assertThat(config.clientIp().ipv6PrefixLength()).isEqualTo(64);
         assertThat(config.origin()).isEqualTo(OriginSource.ip());
-        assertThat(config.response()).isEqualTo(new ResponseSettings(429, RateLimitHeaders.ALL, true));
+        assertThat(config.response()).isEqualTo(new ResponseSettings(429, 403, RateLimitHeaders.ALL, true));
         assertThat(defaults.rules()).isEqualTo(config.rules());
         assertThat(defaults.reloadInterval()).isEqualTo(config.reloadInterval());
         assertThat(defaults.origin()).isEqualTo(config.origin());
@@ -81,9 +81,9 @@ class GlobalSettingsTest {
     @Test
     void reloadInterval_belowTheMinimum_orWithoutRulesFile_isRejected() {
         assertThat(problems("rules-file", "rules.properties", "reload-interval", "10ms"))
-                .containsExactly("reload-interval: must be 0s (never) or between 100ms and 24h, was 10ms");
+                .containsExactly("reload-interval: must be 0s (never) or between 100ms and 24h, was '10ms'");
         assertThat(problems("rules-file", "rules.properties", "reload-interval", "25h"))
-                .containsExactly("reload-interval: must be 0s (never) or between 100ms and 24h, was 25h");
+                .containsExactly("reload-interval: must be 0s (never) or between 100ms and 24h, was '25h'");
         assertThat(problems("reload-interval", "1m"))
                 .containsExactly(
                         "reload-interval: applies only with rules-file; without one there is nothing to reload");
@@ -109,7 +109,7 @@ class GlobalSettingsTest {
 
     @Test
     void rulesFile_withInlineExemptOrDeny_isRejected() {
-        assertThat(problems("rules-file", "r.properties", "exempt", "10.0.0.0/8", "deny", "bad-bot"))
+        assertThat(problems("rules-file", "r.properties", "exempt", "10.0.0.0/8", "deny", "192.0.2.1"))
                 .containsExactly(
                         "exempt: with rules-file, exempt belongs in the rules file r.properties, so that it is"
                                 + " reloaded with the rules",
@@ -194,7 +194,13 @@ class GlobalSettingsTest {
 
     @Test
     void exemptAndDeny_areOriginLists() {
-        RuleSet rules = parse("exempt", "10.0.0.0/8, health-check", "deny", "203.0.113.0/24 bad-bot")
+        RuleSet rules = parse(
+                        "origin",
+                        "header:X-Api-Key",
+                        "exempt",
+                        "10.0.0.0/8, health-check",
+                        "deny",
+                        "203.0.113.0/24 bad-bot")
                 .rules();
 
         assertThat(rules.exempt().contains(Origin.ip(IpAddress.parse("10.9.9.9"), 64)))
@@ -248,8 +254,9 @@ class GlobalSettingsTest {
                 "match             | match: unknown key; a rule setting is written rule.<name>.match,"
                         + " e.g. rule.login.match",
                 "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"
-                        + " reload-interval, trusted-proxies, forwarded-header, ipv6-prefix, origin, exempt, deny,"
-                        + " status, rate-limit-headers or body",
+                        + " reload-interval, trusted-proxies, allow-wide-trusted-proxies, forwarded-header,"
+                        + " ipv6-prefix, origin, exempt, allow-wide-exempt, deny, status, deny-status,"
+                        + " rate-limit-headers or body",
             })
     void unknownKey_isRejected_withTheLikeliestKey(String key, String message) {
         assertThat(problems(key, "x")).containsExactly(message);

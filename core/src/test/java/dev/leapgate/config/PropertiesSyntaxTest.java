@@ -55,8 +55,16 @@ class PropertiesSyntaxTest {
 
     @Test
     void continuationLines_joinWithoutTheirLeadingBlanks() {
-        RuleSet rules = rules(
-                "exempt = 10.0.0.0/8, \\", "         192.168.0.0/16, \\", "         health-check", "deny=bad-bot");
+        RuleSet rules = ConfigParser.parseRules(
+                String.join(
+                        "\n",
+                        "rules = none",
+                        "exempt = 10.0.0.0/8, \\",
+                        "         192.168.0.0/16, \\",
+                        "         health-check",
+                        "deny=bad-bot"),
+                "rules.properties",
+                OriginSource.header("X-Api-Key"));
 
         assertThat(rules.exempt().toString()).isEqualTo("10.0.0.0/8, 192.168.0.0/16, health-check");
         assertThat(rules.deny().contains(Origin.id("bad-bot"))).isTrue();
@@ -74,11 +82,17 @@ class PropertiesSyntaxTest {
         List<String> problems = ConfigProblems.ofRules(
                 "exempt = 10.0.0.0/8, \\", // 1
                 "   192.168.0.0/16", // 2
-                "deny = a\\\\", // 3: ends in an escaped backslash, so no continuation
+                "deny = 10.0.0.1\\\\", // 3: ends in an escaped backslash, so no continuation
                 "rule.a.match=/a", // 4
                 "rule.a.limit=5/1x"); // 5
 
-        assertThat(problems).singleElement(STRING).startsWith("line 5: rule.a.limit: '5/1x' is not a limit");
+        assertThat(problems)
+                .containsExactly(
+                        "line 3: deny: '10.0.0.1\\' is not an IP address or block, and with origin = ip every client"
+                                + " is an address, so it can never match; names are not resolved: write an address,"
+                                + " e.g. 127.0.0.1 or ::1 (identifiers apply with origin = header:<Name> or principal)",
+                        "line 5: rule.a.limit: '5/1x' is not a limit (window '1x': unknown unit 'x'); expected"
+                                + " N/window, e.g. 100/10s, 5/1m, 1000/1h, 10/s (window units ms, s, m, h)");
     }
 
     @Test
@@ -107,7 +121,8 @@ class PropertiesSyntaxTest {
 
     @Test
     void aLineWithoutKey_isRejected() {
-        assertThat(ConfigProblems.ofRules("=5/s")).containsExactly("line 1: no key before '='; expected key=value");
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "=5/s", "rule.a.limit=1/s"))
+                .containsExactly("line 2: no key before '='; expected key=value");
     }
 
     @Test
@@ -143,13 +158,41 @@ class PropertiesSyntaxTest {
         assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit=1/s", "status=503", "exmept=10.0.0.1"))
                 .containsExactly(
                         "line 3: status: belongs in the main configuration, not in a rules file, which holds only"
-                                + " rule.<name>.<setting>, exempt and deny",
+                                + " rule.<name>.<setting>, exempt, allow-wide-exempt, deny and rules = none",
                         "line 4: exmept: unknown key; did you mean exempt?");
     }
 
     @Test
-    void emptyRulesFile_hasNoRules() {
-        assertThat(rules("# nothing yet")).isEqualTo(RuleSet.empty());
+    void rulesFileWithoutRules_isRefused_unlessItSaysRulesNone() {
+        String refusal = "the file holds no rule: an empty or half-written file must not lift every limit. If it is"
+                + " meant to hold none, say so with rules = none. (Write rules files atomically: to a new file,"
+                + " then rename it over the old one.)";
+        assertThat(ConfigProblems.ofRules("")).containsExactly(refusal);
+        assertThat(ConfigProblems.ofRules("# nothing yet")).containsExactly(refusal);
+        assertThat(ConfigProblems.ofRules("exempt = 10.0.0.0/8")).containsExactly(refusal);
+
+        assertThat(rules("# nothing yet", "rules = none")).isEqualTo(RuleSet.empty());
+        assertThat(rules("rules = none", "deny = 192.0.2.0/24").deny().toString())
+                .isEqualTo("192.0.2.0/24");
+        assertThat(ConfigProblems.ofRules("rules = none", "rule.a.match=/a", "rule.a.limit=1/s"))
+                .containsExactly("line 1: rules: says the file holds no rule, but it holds rule.* settings; remove"
+                        + " one or the other");
+        assertThat(ConfigProblems.ofRules("rules = all", "rule.a.match=/a", "rule.a.limit=1/s"))
+                .containsExactly("line 1: rules: 'all' is not allowed; rules = none says that the file holds no rule"
+                        + " on purpose, and rules go in rule.<name>.<setting>");
+    }
+
+    @Test
+    void aByteOrderMarkAtTheStart_isSkipped_oneElsewhereIsShownEscaped() {
+        assertThat(rules("\uFEFFrule.a.match=/a", "rule.a.limit=1/s").rules())
+                .extracting(FlowRule::name)
+                .containsExactly("a");
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit=\uFEFF1/s", "rule.b\u0000.match=/b"))
+                .containsExactly(
+                        "line 2: rule.a.limit: '\\uFEFF1/s' is not a limit (N must be a positive whole number);"
+                                + " expected N/window, e.g. 100/10s, 5/1m, 1000/1h, 10/s (window units ms, s, m, h)",
+                        "line 3: rule.b\\u0000.match: rule name 'b\\u0000' must be 1 to 64 letters, digits, '-' or"
+                                + " '_'");
     }
 
     @Test

@@ -46,8 +46,8 @@ class ReloadingRulesTest {
     void changedFile_isAppliedOnTheFirstCheckAfterTheInterval_notBefore() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
         HttpGate gate = gateFor(file);
-        ReloadingRules reloading =
-                new ReloadingRules(file, Duration.ofSeconds(5), clock, gate::update, UnaryOperator.identity());
+        ReloadingRules reloading = new ReloadingRules(
+                file, Duration.ofSeconds(5), clock, OriginSource.ip(), gate::update, UnaryOperator.identity());
 
         write(file, "rule.a.match=/a\nrule.a.limit=1/1m\nrule.b.match=/b\nrule.b.limit=7/1m\n");
         clock.advance(Duration.ofSeconds(4));
@@ -63,8 +63,8 @@ class ReloadingRulesTest {
     void brokenFile_keepsThePreviousRules_andIsReportedWithItsProblems() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
         HttpGate gate = gateFor(file);
-        ReloadingRules reloading =
-                new ReloadingRules(file, Duration.ofSeconds(1), clock, gate::update, UnaryOperator.identity());
+        ReloadingRules reloading = new ReloadingRules(
+                file, Duration.ofSeconds(1), clock, OriginSource.ip(), gate::update, UnaryOperator.identity());
 
         write(file, "rule.a.match=/a\nrule.a.limit=1/1 m\nrule.a.limt=3\n");
 
@@ -85,8 +85,8 @@ class ReloadingRulesTest {
     void reload_keepsTheCountersOfRulesThatDidNotChange() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
         HttpGate gate = gateFor(file);
-        ReloadingRules reloading =
-                new ReloadingRules(file, Duration.ZERO, clock, gate::update, UnaryOperator.identity());
+        ReloadingRules reloading = new ReloadingRules(
+                file, Duration.ZERO, clock, OriginSource.ip(), gate::update, UnaryOperator.identity());
         gate.enter("GET", "/a", client);
 
         write(file, "# a comment changes the file, not the rule\nrule.a.match=/a\nrule.a.limit=1/1m\n");
@@ -99,8 +99,8 @@ class ReloadingRulesTest {
     void unchangedFile_isNotReapplied_andZeroIntervalNeverChecksOnItsOwn() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
         HttpGate gate = gateFor(file);
-        ReloadingRules reloading =
-                new ReloadingRules(file, Duration.ZERO, clock, gate::update, UnaryOperator.identity());
+        ReloadingRules reloading = new ReloadingRules(
+                file, Duration.ZERO, clock, OriginSource.ip(), gate::update, UnaryOperator.identity());
 
         assertThat(reloading.reload()).isFalse();
         write(file, "rule.a.match=/a\nrule.a.limit=5/1m\n");
@@ -113,8 +113,8 @@ class ReloadingRulesTest {
     void deletedFile_keepsTheRules() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
         HttpGate gate = gateFor(file);
-        ReloadingRules reloading =
-                new ReloadingRules(file, Duration.ZERO, clock, gate::update, UnaryOperator.identity());
+        ReloadingRules reloading = new ReloadingRules(
+                file, Duration.ZERO, clock, OriginSource.ip(), gate::update, UnaryOperator.identity());
 
         Files.delete(file);
 

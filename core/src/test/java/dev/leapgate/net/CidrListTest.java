@@ -36,10 +36,30 @@ class CidrListTest {
     }
 
     @Test
-    void parse_invalidEntry_isRejectedNamingIt() {
+    void parse_invalidEntry_isRejectedNamingIt_andTheWholeValue() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> CidrList.parse("10.0.0.0/8, 10.0.0.0/33"))
+                .withMessage("invalid CIDR '10.0.0.0/33': prefix length must be between 0 and 32 for IPv4"
+                        + " (in '10.0.0.0/8, 10.0.0.0/33')");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("10.0.0.0/33"))
                 .withMessage("invalid CIDR '10.0.0.0/33': prefix length must be between 0 and 32 for IPv4");
+    }
+
+    @Test
+    void parse_reportsEveryInvalidEntry_withHintsForNamesAndStraySpaces() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("localhost, 10.0.0.0/33"))
+                .withMessage("invalid CIDR 'localhost': not an IP address; names are not resolved: write an address,"
+                        + " e.g. 127.0.0.1 or ::1; invalid CIDR '10.0.0.0/33': prefix length must be between 0 and 32"
+                        + " for IPv4 (in 'localhost, 10.0.0.0/33')");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("10.0.0.0 /8"))
+                .withMessageStartingWith("invalid CIDR '/8': ")
+                .withMessageEndingWith("; no space is allowed inside a block: write 10.0.0.0/8 (in '10.0.0.0 /8')");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("10.0.0.1\u0000"))
+                .withMessageStartingWith("invalid CIDR '10.0.0.1\\u0000'");
     }
 
     @Test

@@ -1,0 +1,69 @@
+package dev.leapgate.internal;
+
+/**
+ * Text as error messages quote it: in single quotes, with every character one cannot see written
+ * as an escape, so that a value holding a NUL, a tab, a byte-order mark or a non-breaking space is
+ * not shown as if it were the value the reader sees in the file.
+ */
+public final class Shown {
+
+    private Shown() {}
+
+    /** {@code 'text'} with invisible characters escaped, or {@code the empty value}. */
+    public static String value(String text) {
+        return text.isEmpty() ? "the empty value" : quoted(text);
+    }
+
+    /** {@code 'text'} with invisible characters escaped ({@code \t}, {@code \n}, {@code \u0000}...). */
+    public static String quoted(String text) {
+        return "'" + escaped(text) + "'";
+    }
+
+    /** The text with each character one cannot see written as {@code \t}, {@code \r}, {@code \n} or {@code \\uXXXX}. */
+    public static String escaped(String text) {
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            String escape = escape(c);
+            if (escape != null && out == null) {
+                out = new StringBuilder(text.length() + 8).append(text, 0, i);
+            }
+            if (out != null) {
+                if (escape != null) {
+                    out.append(escape);
+                } else {
+                    out.append(c);
+                }
+            }
+        }
+        return out == null ? text : out.toString();
+    }
+
+    /** Whether the text holds a character one cannot see (a space excepted). */
+    public static boolean hasInvisible(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (escape(text.charAt(i)) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String escape(char c) {
+        switch (c) {
+            case '\t':
+                return "\\t";
+            case '\n':
+                return "\\n";
+            case '\r':
+                return "\\r";
+            default:
+                break;
+        }
+        int type = Character.getType(c);
+        boolean invisible = Character.isISOControl(c)
+                || type == Character.FORMAT // BOM, zero-width spaces, direction marks
+                || (Character.isSpaceChar(c) && c != ' '); // no-break and other spaces
+        return invisible ? String.format("\\u%04X", (int) c) : null;
+    }
+}

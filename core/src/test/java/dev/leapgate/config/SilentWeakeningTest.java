@@ -1,0 +1,175 @@
+package dev.leapgate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Origin;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.RuleSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Configuration that would quietly weaken protection is refused, with a message naming key and
+ * value and saying how to mean it: trusted proxies and exemptions that cover nearly everyone,
+ * exemptions and denials that can never match the configured origin, a rule that is another rule
+ * under a second name, names that differ only in case, and keys that collide once trimmed.
+ */
+class SilentWeakeningTest {
+
+    private static Map<String, String> map(String... keyValues) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            map.put(keyValues[i], keyValues[i + 1]);
+        }
+        return map;
+    }
+
+    private static LeapgateConfig parse(String... keyValues) {
+        return ConfigParser.parse(map(keyValues), "web.xml");
+    }
+
+    private static List<String> problems(String... keyValues) {
+        return ConfigProblems.of(() -> parse(keyValues));
+    }
+
+    @Test
+    void trustedProxiesCoveringNearlyEveryone_areRefused_unlessAcknowledged() {
+        assertThat(problems("trusted-proxies", "10.0.0.0/8, 0.0.0.0/0"))
+                .containsExactly("trusted-proxies: '0.0.0.0/0' trusts every IPv4 address: any client could then choose"
+                        + " its own address with a forwarding header and escape every per-client limit; list your"
+                        + " proxies' addresses or networks, or, if they can really be anywhere, say so with"
+                        + " allow-wide-trusted-proxies = true");
+        assertThat(problems("trusted-proxies", "::/0, 128.0.0.0/1"))
+                .containsExactly(
+                        "trusted-proxies: '::/0' trusts every IPv6 address: any client could then choose its own"
+                                + " address with a forwarding header and escape every per-client limit; list your"
+                                + " proxies' addresses or networks, or, if they can really be anywhere, say so with"
+                                + " allow-wide-trusted-proxies = true",
+                        "trusted-proxies: '128.0.0.0/1' trusts nearly every IPv4 address (a prefix shorter than /8):"
+                                + " any client could then choose its own address with a forwarding header and escape"
+                                + " every per-client limit; list your proxies' addresses or networks, or, if they can"
+                                + " really be anywhere, say so with allow-wide-trusted-proxies = true");
+
+        assertThat(parse("trusted-proxies", "0.0.0.0/0", "allow-wide-trusted-proxies", "true")
+                        .clientIp()
+                        .trustedProxies()
+                        .toString())
+                .isEqualTo("0.0.0.0/0");
+        assertThat(parse("trusted-proxies", "10.0.0.0/8, 172.16.0.0/12, fc00::/7")
+                        .clientIp()
+                        .trustedProxies()
+                        .cidrs())
+                .as("the widest private networks are not wide")
+                .hasSize(3);
+        assertThat(problems("allow-wide-trusted-proxies", "yes"))
+                .containsExactly("allow-wide-trusted-proxies: 'yes' is not allowed; expected true or false");
+    }
+
+    @Test
+    void exemptionsCoveringNearlyEveryone_areRefused_unlessAcknowledged_inARulesFileToo() {
+        assertThat(problems("exempt", "0.0.0.0/0"))
+                .containsExactly("exempt: '0.0.0.0/0' exempts every IPv4 address from every rule; list the networks to"
+                        + " exempt, or, if that is meant, say so with allow-wide-exempt = true");
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit=1/s", "exempt = ::/3"))
+                .containsExactly("line 3: exempt: '::/3' exempts nearly every IPv6 address (a prefix shorter than /7)"
+                        + " from every rule; list the networks to exempt, or, if that is meant, say so with"
+                        + " allow-wide-exempt = true");
+
+        RuleSet rules = ConfigParser.parseRules(
+                "rule.a.match=/a\nrule.a.limit=1/s\nexempt = 0.0.0.0/0\nallow-wide-exempt = true", "rules.properties");
+        assertThat(rules.exempt().contains(Origin.ip(IpAddress.parse("198.51.100.7"), 64)))
+                .isTrue();
+    }
+
+    @Test
+    void namesInExemptOrDeny_areRefusedWithOriginIp_andAcceptedWithAnIdentifierOrigin() {
+        assertThat(problems("exempt", "localhost, 127.0.0.1", "deny", "bad-bot"))
+                .containsExactly(
+                        "exempt: 'localhost' is not an IP address or block, and with origin = ip every client is an"
+                                + " address, so it can never match; names are not resolved: write an address, e.g."
+                                + " 127.0.0.1 or ::1 (identifiers apply with origin = header:<Name> or principal)",
+                        "deny: 'bad-bot' is not an IP address or block, and with origin = ip every client is an"
+                                + " address, so it can never match; names are not resolved: write an address, e.g."
+                                + " 127.0.0.1 or ::1 (identifiers apply with origin = header:<Name> or principal)");
+
+        RuleSet rules = parse("origin", "principal", "exempt", "127.0.0.1, health-checker", "deny", "mallory")
+                .rules();
+        assertThat(rules.exempt().contains(Origin.id("health-checker"))).isTrue();
+        assertThat(rules.exempt().contains(Origin.ip(IpAddress.parse("127.0.0.1"), 64)))
+                .as("an anonymous request falls back to its address, which exempt still matches")
+                .isTrue();
+        assertThat(rules.deny().contains(Origin.id("mallory"))).isTrue();
+
+        assertThat(ConfigProblems.of(() ->
+                        ConfigParser.parseRules("rules = none\ndeny = bad-bot", "rules.properties", OriginSource.ip())))
+                .singleElement()
+                .asString()
+                .startsWith("line 2: deny: 'bad-bot' is not an IP address or block");
+        assertThat(ConfigParser.parseRules(
+                                "rules = none\ndeny = bad-bot", "rules.properties", OriginSource.header("X-Api-Key"))
+                        .deny()
+                        .contains(Origin.id("bad-bot")))
+                .isTrue();
+    }
+
+    @Test
+    void aRuleThatIsAnotherUnderASecondName_isRefused_naturallyDifferentOnesAreNot() {
+        assertThat(problems(
+                        "rule.login.match", "POST /login",
+                        "rule.login.limit", "5/1m",
+                        "rule.login-copy.match", "POST /login",
+                        "rule.login-copy.limit", "5/1m",
+                        "rule.login-hourly.match", "POST /login",
+                        "rule.login-hourly.limit", "20/1h"))
+                .containsExactly("rule.login-copy: rule 'login-copy' is the same rule as 'login' (match, limit,"
+                        + " window, scope and on-excess): a copy that was probably meant to say something else;"
+                        + " change or remove one");
+    }
+
+    @Test
+    void ruleNamesDifferingOnlyInCase_areRefused() {
+        assertThat(problems(
+                        "rule.login.match", "POST /login",
+                        "rule.login.limit", "5/1m",
+                        "rule.Login.match", "POST /login",
+                        "rule.Login.limit", "50/1h"))
+                .containsExactly("rule.Login: rule names 'login' and 'Login' differ only in case; names must differ"
+                        + " ignoring case (clients see them in RateLimit fields)");
+    }
+
+    @Test
+    void twoKeysThatAreOneOnceTrimmed_areReportedWithBothSpellings() {
+        assertThat(problems(
+                        "rule.a.match", "/a",
+                        "rule.a.limit", "5/1m",
+                        "rule.a.limit ", "50/1m"))
+                .containsExactly("rule.a.limit: is set twice (written 'rule.a.limit' and 'rule.a.limit ': blanks"
+                        + " around a key do not count)");
+        assertThat(parse("  rule.a.match\n", "/a", "rule.a.limit", "5/1m")
+                        .rules()
+                        .rules())
+                .as("a key spread over lines in web.xml is read trimmed")
+                .hasSize(1);
+    }
+
+    @Test
+    void denyStatus_isItsOwnSetting_403ByDefault() {
+        assertThat(parse().response().denyStatus()).isEqualTo(403);
+        assertThat(parse("deny-status", "404").response().denyStatus()).isEqualTo(404);
+        assertThat(problems("deny-status", "200")).containsExactly("deny-status: must be between 400 and 599, was 200");
+    }
+
+    @Test
+    void keysWrittenWithAPrefix_areNamedAndSuggestedWithIt() {
+        assertThat(ConfigProblems.of(() -> ConfigParser.parse(
+                        map("rules.c.limit", "5/1m", "rule.c.match", "/c", "rule.c.lmit", "5/1m", "statsu", "503"),
+                        "JAX-RS properties leapgate.*",
+                        "leapgate.")))
+                .containsExactlyInAnyOrder(
+                        "leapgate.rules.c.limit: unknown key; did you mean leapgate.rule.c.limit?",
+                        "leapgate.rule.c.lmit: unknown rule setting 'lmit'; did you mean leapgate.rule.c.limit?",
+                        "leapgate.statsu: unknown key; did you mean leapgate.status?");
+    }
+}
