@@ -364,8 +364,20 @@ public final class HttpGate {
                 rule.isInFlight() ? -1 : limit.resetNanos(now, entry.origin(), token));
     }
 
-    /** The complete response for a rejection: status, header fields, body. */
+    /**
+     * The complete response for a rejection: status, header fields, body. A request over a limit
+     * gets the configured {@code status} (429), {@code Retry-After} and the rate-limit fields; a
+     * request from a denied origin gets {@code deny-status} (403) and nothing that tells it to retry.
+     */
     public RejectionResponse rejection(Rejection rejection) {
+        if (rejection instanceof DeniedRejection) {
+            int status = response.denyStatus();
+            if (!response.problemBody()) {
+                return new RejectionResponse(status, Map.of(), null, new byte[0]);
+            }
+            byte[] body = ProblemBody.denied(status).getBytes(StandardCharsets.UTF_8);
+            return new RejectionResponse(status, Map.of(), ProblemBody.CONTENT_TYPE, body);
+        }
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(
                 RateLimitFields.RETRY_AFTER, Long.toString(RateLimitFields.retryAfterSeconds(rejection.retryAfter())));

@@ -29,11 +29,14 @@ import java.util.Set;
  *   <li>{@code **} matches zero or more segments, so {@code /api/**} matches {@code /api}, {@code
  *       /api/x} and {@code /api/x/y}, but not {@code /apix}; {@code /**} matches every path.
  *   <li>{@code /} alone matches only the root.
- *   <li>The method is an RFC 9110 token, upper-cased ({@code get /x} is {@code GET /x}). Without a
- *       method the pattern matches every method. Request methods are compared ignoring ASCII case, and
- *       a {@code GET} pattern also matches {@code HEAD}: servlets, JAX-RS and Spring all serve {@code
- *       HEAD} with the {@code GET} handler, so a limit on {@code GET} must not be dodged with {@code
- *       HEAD}.
+ *   <li>The method is an RFC 9110 token, compared exactly with the request's: methods are
+ *       case-sensitive, so a request for {@code post /login} is not a {@code POST} (servlet
+ *       containers and JAX-RS runtimes answer it 501 or 405 without reaching a handler). A method
+ *       written in lower or mixed case whose upper case is a standard method ({@code get /x}) is
+ *       refused as a mistake; any other token ({@code PURGE}, {@code MKCOL}) is taken as written.
+ *       Without a method the pattern matches every method. A {@code GET} pattern also matches {@code
+ *       HEAD}: servlets, JAX-RS and Spring all serve {@code HEAD} with the {@code GET} handler, so a
+ *       limit on {@code GET} must not be dodged with {@code HEAD}.
  * </ul>
  *
  * <p>Rejected, with an {@link IllegalArgumentException} naming the pattern: a path not starting with
@@ -148,7 +151,7 @@ public final class PathPattern {
                         pattern,
                         "whitespace and control characters are not allowed in the path; write them as %XX, e.g. %20");
             }
-            method = parseMethod(pattern, token);
+            method = parseMethod(pattern, token, path);
         }
         if (!path.startsWith("/")) {
             throw invalid(pattern, "must start with '/'");
@@ -270,28 +273,14 @@ public final class PathPattern {
     }
 
     private boolean methodMatches(String requestMethod) {
-        return equalsIgnoreAsciiCase(requestMethod, method)
-                || (method.equals("GET") && equalsIgnoreAsciiCase(requestMethod, "HEAD"));
+        return method.equals(requestMethod) || (method.equals("GET") && requestMethod.equals("HEAD"));
     }
 
-    /** ASCII-only on purpose: {@link String#equalsIgnoreCase} would also equate "POſT" with "POST". */
-    private static boolean equalsIgnoreAsciiCase(String candidate, String upperCase) {
-        if (candidate.length() != upperCase.length()) {
-            return false;
-        }
-        for (int i = 0; i < candidate.length(); i++) {
-            char c = candidate.charAt(i);
-            if (c >= 'a' && c <= 'z') {
-                c = (char) (c - ('a' - 'A'));
-            }
-            if (c != upperCase.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
+    /** The methods of RFC 9110 and RFC 5789, which clients always send in upper case. */
+    private static final Set<String> STANDARD_METHODS =
+            Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH");
 
-    private static String parseMethod(String pattern, String token) {
+    private static String parseMethod(String pattern, String token, String path) {
         StringBuilder upper = new StringBuilder(token.length());
         for (int i = 0; i < token.length(); i++) {
             char c = token.charAt(i);
@@ -303,7 +292,14 @@ public final class PathPattern {
             }
             upper.append(c >= 'a' && c <= 'z' ? (char) (c - ('a' - 'A')) : c);
         }
-        return upper.toString();
+        String standard = upper.toString();
+        if (!standard.equals(token) && STANDARD_METHODS.contains(standard)) {
+            throw invalid(
+                    pattern,
+                    "methods are case-sensitive (RFC 9110) and clients send '" + standard + "', never '" + token
+                            + "'; did you mean " + standard + " " + path + "?");
+        }
+        return token;
     }
 
     /** RFC 9110 §5.6.2 tchar. */

@@ -37,12 +37,31 @@ public final class ProblemBody {
         return json.toString();
     }
 
+    /**
+     * The JSON text for a request from a denied origin answered with {@code status}: no retry
+     * advice, since waiting does not help.
+     *
+     * <pre>{@code
+     * {"type":"about:blank","title":"Forbidden","status":403,"detail":"Requests from this origin are denied.","rule":"deny"}
+     * }</pre>
+     */
+    public static String denied(int status) {
+        StringBuilder json = new StringBuilder(128);
+        json.append("{\"type\":\"about:blank\",\"title\":");
+        quote(json, reasonPhrase(status));
+        json.append(",\"status\":").append(status);
+        json.append(",\"detail\":\"Requests from this origin are denied.\",\"rule\":\"deny\"}");
+        return json.toString();
+    }
+
     /** RFC 9110's reason phrase for the statuses a rejection may use. */
     static String reasonPhrase(int status) {
         return switch (status) {
             case 429 -> "Too Many Requests";
             case 503 -> "Service Unavailable";
             case 403 -> "Forbidden";
+            case 404 -> "Not Found";
+            case 451 -> "Unavailable For Legal Reasons";
             case 400 -> "Bad Request";
             case 509 -> "Bandwidth Limit Exceeded";
             default -> status >= 500 ? "Server Error" : "Client Error";

@@ -308,4 +308,34 @@ class HttpGateTest {
         assertThat(afterReload).containsKeys("RateLimit-Policy", "RateLimit");
         open.forEach(Entry::close);
     }
+
+    @Test
+    void deniedOrigin_gets403_withoutRetryAdvice_orRateLimitFields() {
+        HttpGate gate = gate("deny", "198.51.100.0/24", "rule.api.match", "/api/**", "rule.api.limit", "1/10s");
+
+        Rejection denied = (Rejection) gate.enter(Request.of("GET", "/anything", "198.51.100.7"));
+        RejectionResponse response = gate.rejection(denied);
+
+        assertThat(denied.rule()).isEqualTo("deny");
+        assertThat(denied.retryAfter()).isZero();
+        assertThat(response.status()).isEqualTo(403);
+        assertThat(response.headers()).isEmpty();
+        assertThat(response.contentType()).isEqualTo("application/problem+json");
+        assertThat(new String(response.body(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Forbidden\",\"status\":403,"
+                        + "\"detail\":\"Requests from this origin are denied.\",\"rule\":\"deny\"}");
+
+        HttpGate custom = gate("deny", "198.51.100.0/24", "deny-status", "404", "body", "none");
+        RejectionResponse notFound =
+                custom.rejection((Rejection) custom.enter(Request.of("GET", "/x", "198.51.100.7")));
+        assertThat(notFound.status()).isEqualTo(404);
+        assertThat(notFound.headers()).isEmpty();
+        assertThat(notFound.body()).isEmpty();
+
+        // A limit's rejection is unchanged: 429 with Retry-After.
+        gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+        RejectionResponse limited = gate.rejection((Rejection) gate.enter(Request.of("GET", "/api/x", "203.0.113.1")));
+        assertThat(limited.status()).isEqualTo(429);
+        assertThat(limited.headers()).containsKey("Retry-After");
+    }
 }

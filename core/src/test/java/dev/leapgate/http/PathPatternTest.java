@@ -29,10 +29,10 @@ class PathPatternTest {
                 arguments("/api/*/status", "/api/*/status"),
                 arguments("/users/{id}/orders/{orderId}", "/users/{id}/orders/{orderId}"),
                 arguments("/files/{file-name_2}", "/files/{file-name_2}"),
-                arguments("get /login", "GET /login"),
-                arguments("Post\t/login", "POST /login"),
+                arguments("GET\t/login", "GET /login"),
                 arguments("GET    /users/{id}", "GET /users/{id}"),
-                arguments("m-search /x", "M-SEARCH /x"),
+                arguments("m-search /x", "m-search /x"),
+                arguments("M-SEARCH /x", "M-SEARCH /x"),
                 arguments("/caf%c3%a9", "/caf%C3%A9"),
                 arguments("/café", "/caf%C3%A9"),
                 arguments("/%7Euser", "/~user"),
@@ -64,7 +64,8 @@ class PathPatternTest {
             value = {
                 "/login             | ''   | /login",
                 "GET /users/{id}    | GET  | /users/{id}",
-                "delete /users/{id} | DELETE | /users/{id}"
+                "DELETE /users/{id} | DELETE | /users/{id}",
+                "PURGE /cache/**    | PURGE  | /cache/**"
             })
     void methodAndPath_areTheCanonicalParts(String pattern, String method, String path) {
         PathPattern parsed = PathPattern.parse(pattern);
@@ -75,7 +76,8 @@ class PathPatternTest {
 
     @Test
     void equals_dependsOnCanonicalText() {
-        assertThat(PathPattern.parse("get /x")).isEqualTo(PathPattern.parse("GET /x"));
+        assertThat(PathPattern.parse("GET\t/x")).isEqualTo(PathPattern.parse("GET /x"));
+        assertThat(PathPattern.parse("m-search /x")).isNotEqualTo(PathPattern.parse("M-SEARCH /x"));
         assertThat(PathPattern.parse("/caf%c3%a9")).isEqualTo(PathPattern.parse("/café"));
         assertThat(PathPattern.parse("/x")).isNotEqualTo(PathPattern.parse("GET /x"));
         assertThat(PathPattern.parse("/users/{id}")).isNotEqualTo(PathPattern.parse("/users/{userId}"));
@@ -259,22 +261,25 @@ class PathPatternTest {
                 "/caf%C3%A9                   | GET    | /caf%C3%A9        | true",
                 // methods
                 "GET /users/{id}              | GET    | /users/42         | true",
-                "GET /users/{id}              | get    | /users/42         | true",
+                "GET /users/{id}              | get    | /users/42         | false",
                 "GET /users/{id}              | HEAD   | /users/42         | true",
-                "GET /users/{id}              | head   | /users/42         | true",
+                "GET /users/{id}              | head   | /users/42         | false",
                 "GET /users/{id}              | POST   | /users/42         | false",
                 "GET /users/{id}              | GETX   | /users/42         | false",
                 "GET /users/{id}              | GE     | /users/42         | false",
                 "GET /users/{id}              | GET    | /users            | false",
                 "POST /login                  | POST   | /login            | true",
-                "POST /login                  | post   | /login            | true",
+                "POST /login                  | post   | /login            | false",
                 "POST /login                  | GET    | /login            | false",
                 "POST /login                  | HEAD   | /login            | false",
                 "POST /login                  | POſT   | /login            | false",
                 "HEAD /x                      | HEAD   | /x                | true",
                 "HEAD /x                      | GET    | /x                | false",
                 "/login                       | FOO    | /login            | true",
-                "M-SEARCH /x                  | m-search | /x              | true",
+                "M-SEARCH /x                  | m-search | /x              | false",
+                "M-SEARCH /x                  | M-SEARCH | /x              | true",
+                "PURGE /x                     | PURGE  | /x                | true",
+                "PURGE /x                     | purge  | /x                | false",
                 // not a normalized path: never matches
                 "/**                          | GET    | ''                | false",
                 "/**                          | GET    | api               | false"
@@ -335,17 +340,34 @@ class PathPatternTest {
         long threadId = Thread.currentThread().getId();
         int matched = 0;
         for (int i = 0; i < 10_000; i++) {
-            matched += pattern.matches("get", path) ? 1 : 0;
+            matched += pattern.matches("GET", path) ? 1 : 0;
         }
 
         long before = allocation.getThreadAllocatedBytes(threadId);
         for (int i = 0; i < 100_000; i++) {
-            matched += pattern.matches("get", path) ? 1 : 0;
+            matched += pattern.matches("GET", path) ? 1 : 0;
         }
         long allocated = allocation.getThreadAllocatedBytes(threadId) - before;
 
         assertThat(matched).isEqualTo(110_000);
         // Even one small object per call would be over 1 MB here; the slack is for the probe itself.
         assertThat(allocated).isLessThan(10_000);
+    }
+
+    @ParameterizedTest(name = "''{0}''")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "get /x       | GET | /x",
+                "Post /login  | POST | /login",
+                "delete /u/*  | DELETE | /u/*",
+                "patch /u/1   | PATCH | /u/1"
+            })
+    void aStandardMethodInLowerOrMixedCase_isRefused_withTheFix(String pattern, String method, String path) {
+        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+                .isThrownBy(() -> PathPattern.parse(pattern))
+                .withMessage("invalid path pattern '" + pattern + "': methods are case-sensitive (RFC 9110) and"
+                        + " clients send '" + method + "', never '" + pattern.substring(0, pattern.indexOf(' '))
+                        + "'; did you mean " + method + " " + path + "?");
     }
 }

@@ -168,20 +168,40 @@ public class LeapgateFilter implements Filter {
                 config.response());
     }
 
+    /**
+     * The {@code block-handler} named by class name; each way it can fail has its own message: no
+     * such class, not a {@link BlockHandler}, no public no-argument constructor, a constructor that
+     * threw.
+     */
     private static BlockHandler instantiate(String className) throws ServletException {
+        String where = "init-param " + BLOCK_HANDLER_PARAM + ": ";
+        Class<?> type;
         try {
-            Class<?> type =
-                    Class.forName(className, true, Thread.currentThread().getContextClassLoader());
-            if (!BlockHandler.class.isAssignableFrom(type)) {
-                throw new ServletException("init-param " + BLOCK_HANDLER_PARAM + ": class '" + className + "' is not a "
-                        + BlockHandler.class.getName());
-            }
-            return (BlockHandler) type.getConstructor().newInstance();
-        } catch (ReflectiveOperationException | LinkageError e) {
+            type = Class.forName(className, true, Thread.currentThread().getContextClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
             throw new ServletException(
-                    "init-param " + BLOCK_HANDLER_PARAM + ": cannot create '" + className
-                            + "' (it needs a public no-argument constructor): " + e,
+                    where + "class '" + className + "' was not found (" + e + "); check the name and that its jar"
+                            + " is in the application",
                     e);
+        }
+        if (!BlockHandler.class.isAssignableFrom(type)) {
+            throw new ServletException(
+                    where + "class '" + className + "' is not a " + BlockHandler.class.getName() + "; implement it");
+        }
+        java.lang.reflect.Constructor<?> constructor;
+        try {
+            constructor = type.getConstructor();
+        } catch (NoSuchMethodException e) {
+            throw new ServletException(
+                    where + "class '" + className + "' has no public no-argument constructor; add one", e);
+        }
+        try {
+            return (BlockHandler) constructor.newInstance();
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw new ServletException(
+                    where + "the constructor of '" + className + "' threw " + e.getCause(), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new ServletException(where + "cannot create '" + className + "': " + e, e);
         }
     }
 

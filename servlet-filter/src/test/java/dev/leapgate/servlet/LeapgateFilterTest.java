@@ -172,12 +172,47 @@ class LeapgateFilterTest {
         assertThat(r.headers().firstValue("Retry-After")).hasValue("11");
     }
 
-    @Test
-    void unknownBlockHandlerClass_failsTheStart() throws Exception {
-        jetty = new JettyHarness(Map.of("block-handler", "com.example.Missing"))
+    /** Not a block handler. */
+    public static final class NotAHandler {}
+
+    /** A block handler without a public no-argument constructor. */
+    public static final class HandlerWithArgument implements BlockHandler {
+        public HandlerWithArgument(String page) {}
+
+        @Override
+        public void handle(HttpServletRequest q, HttpServletResponse r, Rejection j, RejectionResponse s) {}
+    }
+
+    /** A block handler whose constructor fails. */
+    public static final class FailingHandler implements BlockHandler {
+        public FailingHandler() {
+            throw new IllegalStateException("template missing");
+        }
+
+        @Override
+        public void handle(HttpServletRequest q, HttpServletResponse r, Rejection j, RejectionResponse s) {}
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(
+            delimiter = '|',
+            value = {
+                "com.example.Missing | class 'com.example.Missing' was not found (java.lang.ClassNotFoundException:"
+                        + " com.example.Missing); check the name and that its jar is in the application",
+                "dev.leapgate.servlet.LeapgateFilterTest$NotAHandler | class"
+                        + " 'dev.leapgate.servlet.LeapgateFilterTest$NotAHandler' is not a"
+                        + " dev.leapgate.servlet.BlockHandler; implement it",
+                "dev.leapgate.servlet.LeapgateFilterTest$HandlerWithArgument | class"
+                        + " 'dev.leapgate.servlet.LeapgateFilterTest$HandlerWithArgument' has no public no-argument"
+                        + " constructor; add one",
+                "dev.leapgate.servlet.LeapgateFilterTest$FailingHandler | the constructor of"
+                        + " 'dev.leapgate.servlet.LeapgateFilterTest$FailingHandler' threw"
+                        + " java.lang.IllegalStateException: template missing"
+            })
+    void badBlockHandler_failsTheStart_sayingWhatIsWrong(String className, String message) throws Exception {
+        jetty = new JettyHarness(Map.of("block-handler", className))
                 .servlet("/api/hello", new TestServlets.Text("hello"));
-        assertThat(jetty.startExpectingFailure())
-                .hasMessageContaining("init-param block-handler: cannot create 'com.example.Missing'");
+        assertThat(jetty.startExpectingFailure()).hasMessage("init-param block-handler: " + message);
     }
 
     @Test
