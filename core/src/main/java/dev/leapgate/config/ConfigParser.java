@@ -240,6 +240,57 @@ public final class ConfigParser {
         return parseProperties(text, resolved.toString()).withBaseDirectory(baseDirectory);
     }
 
+    /**
+     * The keys among {@code keys} that look like Leapgate settings but do not start with {@code
+     * prefix} exactly, where an adapter reads its settings from a shared property map (the JAX-RS
+     * provider's {@code leapgate.}): a near miss of the prefix ({@code leapgat.rule.a.match},
+     * {@code Leapgate.status}, {@code leapgate-rule...}), or a setting written without it ({@code
+     * rule.a.match}, {@code trusted-proxies}). Such a key would otherwise be silently ignored, with
+     * the limit it describes. Keys of other libraries are left alone; the plain words among
+     * Leapgate's keys ({@code origin}, {@code status}, {@code body}, {@code exempt}, {@code deny})
+     * are too common to claim without the prefix.
+     *
+     * @return one problem per such key, naming it and the key meant: {@code "leapgat.rule.a.match:
+     *     ..."}
+     */
+    public static List<String> misplacedKeys(java.util.Collection<String> keys, String prefix) {
+        Objects.requireNonNull(prefix, "prefix");
+        String bare = prefix.endsWith(".") ? prefix.substring(0, prefix.length() - 1) : prefix;
+        List<String> problems = new ArrayList<>();
+        for (String key : keys.stream().sorted().toList()) {
+            if (key.startsWith(prefix)) {
+                continue;
+            }
+            int end = 0;
+            while (end < key.length() && key.charAt(end) != '.' && key.charAt(end) != '-' && key.charAt(end) != '_') {
+                end++;
+            }
+            String head = key.substring(0, end);
+            String rest = end < key.length() ? key.substring(end + 1) : "";
+            boolean nearPrefix = head.length() >= bare.length() - 2
+                    && (head.equalsIgnoreCase(bare)
+                            || Spelling.distance(head.toLowerCase(java.util.Locale.ROOT), bare) <= 2);
+            if (nearPrefix && !rest.isEmpty()) {
+                problems.add(Shown.escaped(key) + ": looks like a Leapgate setting, but its prefix is not " + prefix
+                        + " exactly, so it would be ignored; write " + prefix + rest);
+            } else if (isDistinctiveKey(key)) {
+                problems.add(Shown.escaped(key) + ": is a Leapgate setting without its prefix, so it would be ignored;"
+                        + " write " + prefix + key);
+            }
+        }
+        return problems;
+    }
+
+    /** Keys that can only be Leapgate's: a rule setting, or a main key that is not a plain word. */
+    private static boolean isDistinctiveKey(String key) {
+        if (key.startsWith(RuleReader.PREFIX)) {
+            int dot = key.lastIndexOf('.');
+            return dot > RuleReader.PREFIX.length()
+                    && Spelling.nearest(key.substring(dot + 1), RuleReader.SETTINGS) != null;
+        }
+        return KEYS.contains(key) && key.indexOf('-') > 0;
+    }
+
     private static String withoutBom(String text) {
         return text.startsWith(BOM) ? text.substring(1) : text;
     }

@@ -6,8 +6,6 @@ import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import jakarta.ws.rs.core.Configuration;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -66,7 +64,7 @@ record ProviderSettings(LeapgateConfig config, Clock clock, Sleeper sleeper, Str
         }
         String source = "JAX-RS properties " + PREFIX + "*";
         Object file = properties.get(CONFIG_FILE);
-        List<String> conflicts = new ArrayList<>();
+        List<String> conflicts = new ArrayList<>(ConfigParser.misplacedKeys(properties.keySet(), PREFIX));
         if (given != null && file != null) {
             conflicts.add(CONFIG_FILE + ": the configuration is given in code; remove this property");
         }
@@ -82,17 +80,11 @@ record ProviderSettings(LeapgateConfig config, Clock clock, Sleeper sleeper, Str
         if (given != null) {
             config = given;
         } else if (file != null) {
-            Path path = Path.of(file.toString().strip());
-            String text;
-            try {
-                text = Files.readString(path);
-            } catch (IOException e) {
-                throw new ConfigException(
-                        source, List.of(CONFIG_FILE + ": cannot read configuration file " + path + ": " + e));
-            }
-            config = ConfigParser.parseProperties(text, path.toString());
+            // A relative rules-file named in the file is read from the file's directory.
+            Path path = Path.of(file.toString().strip()).toAbsolutePath();
+            config = ConfigParser.readConfigFile(path, path.getParent());
         } else {
-            config = ConfigParser.parse(settings, source);
+            config = ConfigParser.parse(settings, source, PREFIX);
         }
         return new ProviderSettings(
                 config,

@@ -1,0 +1,81 @@
+package dev.leapgate.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.leapgate.config.ConfigException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The provider reads its settings from the application's properties, and never ignores one that
+ * looks like a Leapgate setting: a near miss of the prefix, or a setting without it, is an error
+ * naming the key meant, and every suggestion keeps the prefix.
+ */
+class ProviderSettingsTest {
+
+    private static ConfigException problems(ResourceConfig app) {
+        ConfigException e = catchThrowableOfType(ConfigException.class, () -> ProviderSettings.read(app, null));
+        assertThat(e).as("the settings were accepted").isNotNull();
+        return e;
+    }
+
+    @Test
+    void keysThatLookLikeLeapgates_butLackTheExactPrefix_areErrors() {
+        ResourceConfig app = new ResourceConfig()
+                .property("jersey.config.server.wadl.disableWadl", "true") // Jersey's own: left alone
+                .property("status", "503") // a plain word: not claimed
+                .property("leapgate.rule.ok.match", "/ok")
+                .property("leapgate.rule.ok.limit", "1/s")
+                .property("rule.c.match", "/c")
+                .property("rule.c.limit", "5/1m")
+                .property("leapgat.rule.d.match", "/d")
+                .property("Leapgate.trusted-proxies", "10.0.0.0/8")
+                .property("leapgate-status", "503")
+                .property("trusted-proxies", "10.0.0.0/8");
+
+        assertThat(problems(app).problems())
+                .containsExactly(
+                        "Leapgate.trusted-proxies: looks like a Leapgate setting, but its prefix is not leapgate."
+                                + " exactly, so it would be ignored; write leapgate.trusted-proxies",
+                        "leapgat.rule.d.match: looks like a Leapgate setting, but its prefix is not leapgate."
+                                + " exactly, so it would be ignored; write leapgate.rule.d.match",
+                        "leapgate-status: looks like a Leapgate setting, but its prefix is not leapgate. exactly,"
+                                + " so it would be ignored; write leapgate.status",
+                        "rule.c.limit: is a Leapgate setting without its prefix, so it would be ignored; write"
+                                + " leapgate.rule.c.limit",
+                        "rule.c.match: is a Leapgate setting without its prefix, so it would be ignored; write"
+                                + " leapgate.rule.c.match",
+                        "trusted-proxies: is a Leapgate setting without its prefix, so it would be ignored; write"
+                                + " leapgate.trusted-proxies");
+    }
+
+    @Test
+    void suggestionsKeepThePrefix() {
+        ResourceConfig app = new ResourceConfig()
+                .property("leapgate.rules.c.limit", "5/1m")
+                .property("leapgate.rule.c.match", "/c")
+                .property("leapgate.rule.c.limit", "5/1m");
+
+        assertThat(problems(app).problems())
+                .containsExactly("leapgate.rules.c.limit: unknown key; did you mean leapgate.rule.c.limit?");
+    }
+
+    @Test
+    void aRulesFileNamedInTheConfigFile_isReadFromTheConfigFilesDirectory(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("rules.properties"), "rule.a.match = /a\nrule.a.limit = 3/1m\n");
+        Files.writeString(dir.resolve("leapgate.properties"), "rules-file = rules.properties\n");
+
+        ProviderSettings settings = ProviderSettings.read(
+                new ResourceConfig()
+                        .property(
+                                "leapgate.config-file",
+                                dir.resolve("leapgate.properties").toString()),
+                null);
+
+        assertThat(settings.config().rulesFile()).hasValue(dir.resolve("rules.properties"));
+    }
+}
