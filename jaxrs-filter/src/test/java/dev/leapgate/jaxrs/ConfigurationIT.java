@@ -45,8 +45,9 @@ class ConfigurationIT {
 
         assertThatThrownBy(() -> TestServer.grizzly(app).close())
                 .hasStackTraceContaining("2 problems in JAX-RS properties leapgate.*")
-                .hasStackTraceContaining("rule.users.limit: '5/1min' is not a limit")
-                .hasStackTraceContaining("trusted-proxis: unknown key; did you mean trusted-proxies?");
+                .hasStackTraceContaining("leapgate.rule.users.limit: '5/1min' is not a limit")
+                .hasStackTraceContaining(
+                        "leapgate.trusted-proxis: unknown key; did you mean leapgate.trusted-proxies?");
     }
 
     @Test

@@ -27,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,21 +150,8 @@ public class LeapgateFilter implements Filter {
 
     /** A relative rules file is resolved against the web application's root, so {@code WEB-INF/...} works. */
     private static LeapgateConfig resolveRulesFile(LeapgateConfig config, ServletContext context) {
-        Optional<Path> file = config.rulesFile();
-        if (file.isEmpty() || file.get().isAbsolute()) {
-            return config;
-        }
-        String real = context.getRealPath("/" + file.get().toString().replace('\\', '/'));
-        if (real == null) {
-            return config;
-        }
-        return new LeapgateConfig(
-                config.rules(),
-                Optional.of(Path.of(real)),
-                config.reloadInterval(),
-                config.clientIp(),
-                config.origin(),
-                config.response());
+        String root = context.getRealPath("/");
+        return root == null ? config : config.withBaseDirectory(Path.of(root));
     }
 
     /**
