@@ -16,15 +16,24 @@ import org.junit.jupiter.api.Test;
 /** Every snippet in CONFIGURATION.md parses, so the reference cannot drift from the parser. */
 class ConfigurationDocTest {
 
-    private static final Pattern BLOCK = Pattern.compile("```(properties|xml)\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern BLOCK = Pattern.compile("```(properties|xml|text)\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern INIT_PARAM =
             Pattern.compile("<init-param><param-name>(.*?)</param-name><param-value>(.*?)</param-value></init-param>");
 
-    private static List<String> blocks(String language) throws IOException {
+    private static String doc() throws IOException {
         // Surefire runs in the module directory; the document is at the repository root.
-        String doc = Files.readString(Path.of("..", "CONFIGURATION.md"));
+        return Files.readString(Path.of("..", "CONFIGURATION.md"));
+    }
+
+    /** The fenced blocks of one language, before the section on errors (whose inputs are invalid). */
+    private static List<String> blocks(String language) throws IOException {
+        String doc = doc();
+        return blocks(doc.substring(0, doc.indexOf("## Errors")), language);
+    }
+
+    private static List<String> blocks(String text, String language) {
         List<String> blocks = new ArrayList<>();
-        Matcher m = BLOCK.matcher(doc);
+        Matcher m = BLOCK.matcher(text);
         while (m.find()) {
             if (m.group(1).equals(language)) {
                 blocks.add(m.group(2));
@@ -69,5 +78,44 @@ class ConfigurationDocTest {
                 assertThat(config.rulesFile()).isPresent();
             }
         }
+    }
+
+    @Test
+    void theErrorsSection_quotesWhatTheParserSaysOfItsExample() throws IOException {
+        String errors = doc().substring(doc().indexOf("## Errors"));
+        String input = blocks(errors, "properties").get(0);
+        String quoted = blocks(errors, "text").get(0);
+
+        assertThat(ConfigProblems.catchConfigException(() ->
+                                ConfigParser.parseRules(input, "/etc/leapgate/rules.properties", OriginSource.ip()))
+                        .getMessage()
+                        .strip())
+                .isEqualTo(quoted.strip());
+    }
+
+    @Test
+    void theRefusalsQuoted_areTheParsersOwnWords() throws IOException {
+        String errors = doc().substring(doc().indexOf("## Errors"));
+        List<String> quoted = blocks(errors, "text");
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("rule.login.match", "post /login");
+        params.put("rule.login.limit", "5/1m");
+        params.put("rule.api.match", "/api/**");
+        params.put("rule.api.limit", "100/10s");
+        params.put("rule.copy.match", "/api/**");
+        params.put("rule.copy.limit", "100/10s");
+        params.put("trusted-proxies", "0.0.0.0/0");
+        params.put("exempt", "localhost");
+
+        assertThat(ConfigProblems.catchConfigException(
+                                () -> ConfigParser.parse(params, "init-params of filter 'leapgate'"))
+                        .getMessage()
+                        .strip())
+                .isEqualTo(quoted.get(1).strip());
+        assertThat(ConfigProblems.catchConfigException(() -> ConfigParser.parseRules(
+                                "# no rule yet\n", "/etc/leapgate/rules.properties", OriginSource.ip()))
+                        .getMessage()
+                        .strip())
+                .isEqualTo(quoted.get(2).strip());
     }
 }

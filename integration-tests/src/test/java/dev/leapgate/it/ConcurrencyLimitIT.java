@@ -4,6 +4,7 @@ import static dev.leapgate.it.TestWebApp.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.stats.StatsSnapshot;
+import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,5 +90,33 @@ class ConcurrencyLimitIT {
         assertThat(after.succeeded() - before.succeeded()).isEqualTo(2 * SLOTS);
         assertThat(after.failed() - before.failed()).isZero();
         assertThat(after.peakInFlight()).isEqualTo(SLOTS);
+    }
+
+    /**
+     * A servlet that calls {@code startAsync} and then throws: the client gets an error status, or
+     * on Tomcat 10.1 a dropped connection, and the request's slot comes back either way: more such
+     * requests than there are slots all run, and nothing stays in flight.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = "/reports/async-then-throw")
+    void aRequestThatThrowsAfterStartAsync_givesItsSlotBack(String path) throws Exception {
+        StatsSnapshot before = web.stats("GET /reports/**");
+        List<String> outcomes = new ArrayList<>();
+        for (int i = 0; i < 2 * SLOTS; i++) {
+            try {
+                // Raw, so that a dropped connection is not retried as HttpClient retries a GET.
+                outcomes.add(String.valueOf(
+                        RawHttp.get(web.port(), web.uri(path).getRawPath()).status()));
+            } catch (IOException dropped) {
+                outcomes.add("connection dropped");
+            }
+            eventually(() -> web.resource("GET /reports/**").inFlight() == 0);
+        }
+
+        assertThat(outcomes).as("%s", container).allMatch(o -> o.equals("500") || o.equals("connection dropped"));
+        StatsSnapshot after = web.stats("GET /reports/**");
+        assertThat(after.admitted() - before.admitted()).isEqualTo(2 * SLOTS);
+        assertThat(after.rejected() - before.rejected()).isZero();
+        assertThat(after.failed() - before.failed()).isEqualTo(2 * SLOTS);
     }
 }

@@ -35,7 +35,9 @@ class JaxrsTemplateLimitIT {
 
     @BeforeParameterizedClassInvocation(injectArguments = false)
     void start() throws Exception {
-        web = TestWebApp.withRules("rules = none\n").on(container, contextPath).start(); // no filter rules: only the provider's
+        web = TestWebApp.withRules("rules = none\n")
+                .on(container, contextPath)
+                .start(); // no filter rules: only the provider's
     }
 
     @AfterParameterizedClassInvocation

@@ -1,6 +1,7 @@
 package dev.leapgate.it;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -29,7 +30,9 @@ final class RawHttp {
 
     /**
      * Sends {@code GET target HTTP/1.1} with {@code Connection: close} and the given extra header
-     * lines ({@code "Name: value"}), and reads the whole response.
+     * lines ({@code "Name: value"}), and reads the whole response: once, never retried (as
+     * {@code HttpClient} retries a GET on a dropped connection). {@link EOFException} if the server
+     * closes the connection without answering.
      */
     static Response get(int port, String target, String... headerLines) throws IOException {
         try (Socket socket = new Socket()) {
@@ -48,7 +51,11 @@ final class RawHttp {
             OutputStream out = socket.getOutputStream();
             out.write(request.toString().getBytes(StandardCharsets.UTF_8));
             out.flush();
-            return parse(readAll(socket.getInputStream()));
+            byte[] response = readAll(socket.getInputStream());
+            if (response.length == 0) {
+                throw new EOFException("the server closed the connection without a response");
+            }
+            return parse(response);
         }
     }
 
