@@ -1,5 +1,6 @@
 package dev.leapgate.http;
 
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.Objects;
@@ -78,7 +79,10 @@ public final class PathPattern {
     /** Canonical path text, starting with "/". */
     private final String path;
 
-    /** Canonical pattern text: path, or method + " " + path. Defines equality. */
+    /**
+     * Pattern text: path, or method + " " + path; for a {@link #route} pattern, the template as
+     * written. Defines equality, with the segments' kinds.
+     */
     private final String text;
 
     /** Per segment, its kind (LITERAL, ONE_SEGMENT, ANY_DEPTH); ANY_DEPTH only at the end. */
@@ -97,9 +101,13 @@ public final class PathPattern {
     private final int literalCount;
 
     private PathPattern(String method, String path, int[] kinds, String[] literals) {
+        this(method, path, method == null ? path : method + " " + path, kinds, literals);
+    }
+
+    private PathPattern(String method, String path, String text, int[] kinds, String[] literals) {
         this.method = method;
         this.path = path;
-        this.text = method == null ? path : method + " " + path;
+        this.text = text;
         this.kinds = kinds;
         this.literals = literals;
         int maxKind = LITERAL;
@@ -157,6 +165,27 @@ public final class PathPattern {
             throw invalid(pattern, "must start with '/'");
         }
         return new Compiler(pattern, method, path).compile();
+    }
+
+    /**
+     * The pattern of exactly one route template, as a JAX-RS application names its requests by the
+     * template they were matched through ({@code /users/{id}}, never {@code /users/42}): every
+     * segment is a literal, so the variable {@code {id}} matches the template's own {@code {id}}
+     * segment and not a sibling route such as {@code /users/me}. Its text, the resource name of a
+     * rule with this pattern, is the template as the application writes it: {@code GET
+     * /users/{id}}. It is not equal to the {@link #parse parsed} pattern of that text, whose
+     * {@code {id}} matches any segment.
+     *
+     * @param method the HTTP method, upper case, or null for every method
+     * @param template a route template without regular expressions, starting with {@code /}
+     * @throws IllegalArgumentException when the template is not a valid path
+     */
+    public static PathPattern route(String method, String template) {
+        Objects.requireNonNull(template, "template");
+        String canonical = RequestPath.normalize(template); // braces spelled %7B and %7D: literals
+        PathPattern literal = parse(method == null ? canonical : method + " " + canonical);
+        String text = method == null ? template : method + " " + template;
+        return new PathPattern(literal.method, literal.path, text, literal.kinds, literal.literals);
     }
 
     /**
@@ -219,7 +248,7 @@ public final class PathPattern {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof PathPattern && text.equals(((PathPattern) other).text);
+        return other instanceof PathPattern p && text.equals(p.text) && Arrays.equals(kinds, p.kinds);
     }
 
     @Override
@@ -227,7 +256,10 @@ public final class PathPattern {
         return text.hashCode();
     }
 
-    /** The canonical pattern text, e.g. {@code GET /users/{id}}; parsing it gives an equal pattern. */
+    /**
+     * The pattern text, e.g. {@code GET /users/{id}}: canonical, so that parsing it gives an equal
+     * pattern; for a {@link #route} pattern, its template.
+     */
     @Override
     public String toString() {
         return text;

@@ -364,10 +364,38 @@ class PathPatternTest {
                 "patch /u/1   | PATCH | /u/1"
             })
     void aStandardMethodInLowerOrMixedCase_isRefused_withTheFix(String pattern, String method, String path) {
-        org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+        assertThatIllegalArgumentException()
                 .isThrownBy(() -> PathPattern.parse(pattern))
                 .withMessage("invalid path pattern '" + pattern + "': methods are case-sensitive (RFC 9110) and"
                         + " clients send '" + method + "', never '" + pattern.substring(0, pattern.indexOf(' '))
                         + "'; did you mean " + method + " " + path + "?");
+    }
+
+    @Test
+    void aRoutePattern_matchesItsOwnTemplateOnly_andIsNamedAsTheTemplateIsWritten() {
+        PathPattern route = PathPattern.route("GET", "/users/{id}");
+        PathPattern parsed = PathPattern.parse("GET /users/{id}");
+
+        assertThat(route.toString()).isEqualTo("GET /users/{id}");
+        assertThat(route.matches("GET", RequestPath.normalize("/users/{id}"))).isTrue();
+        assertThat(route.matches("HEAD", RequestPath.normalize("/users/{id}"))).isTrue();
+        assertThat(route.matches("GET", "/users/me")).isFalse();
+        assertThat(route.matches("POST", RequestPath.normalize("/users/{id}"))).isFalse();
+        assertThat(parsed.matches("GET", "/users/me")).isTrue();
+        assertThat(route).isNotEqualTo(parsed);
+        assertThat(PathPattern.mostSpecificFirst().compare(route, parsed)).isNotZero();
+        assertThat(route).isEqualTo(PathPattern.route("GET", "/users/{id}")).hasSameHashCodeAs(parsed);
+        assertThat(PathPattern.route(null, "/users/{id}").toString()).isEqualTo("/users/{id}");
+    }
+
+    @Test
+    void aRoutePattern_takesTemplatesWithMixedSegmentsAndNonAsciiLiterally() {
+        PathPattern route = PathPattern.route(null, "/files/{name}.{ext}/café");
+
+        assertThat(route.matches("PUT", RequestPath.normalize("/files/{name}.{ext}/café")))
+                .isTrue();
+        assertThat(route.matches("PUT", RequestPath.normalize("/files/{name}.txt/café")))
+                .isFalse();
+        assertThat(route.toString()).isEqualTo("/files/{name}.{ext}/café");
     }
 }

@@ -105,7 +105,7 @@ final class AnnotationRules implements DynamicFeature {
         if (!bound.add(httpMethod + " " + template + " " + method)) {
             return;
         }
-        PathPattern match = RouteTemplate.exactPattern(httpMethod, template);
+        PathPattern match = PathPattern.route(httpMethod, template);
         List<RateLimited> all = new ArrayList<>(Arrays.asList(onClass));
         all.addAll(Arrays.asList(onMethod));
         List<FlowRule> built = new ArrayList<>();

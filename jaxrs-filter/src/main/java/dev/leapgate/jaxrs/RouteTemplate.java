@@ -15,7 +15,7 @@ import org.glassfish.jersey.uri.UriTemplate;
  * normalization, which spells the braces of a template variable as {@code %7B} and {@code %7D}: a
  * template variable is one literal segment, so {@code GET /users/{id}} and {@code GET /users/*}
  * match the template {@code /users/{id}}, and so does {@code /users/**}. Annotation rules use
- * {@link #exactPattern}, a literal pattern that matches their own template and no other.
+ * {@link PathPattern#route}, a literal pattern that matches their own template and no other.
  */
 final class RouteTemplate {
 
@@ -43,17 +43,6 @@ final class RouteTemplate {
             }
         }
         return path.length() == 0 ? "/" : path.toString();
-    }
-
-    /**
-     * The pattern that matches exactly {@code template} (and {@code httpMethod}, if not null): its
-     * segments are literals in the canonical spelling of {@link RequestPath}, so the variable
-     * {@code {id}} matches only the template variable {@code {id}}, not a sibling route such as
-     * {@code /users/me}.
-     */
-    static PathPattern exactPattern(String httpMethod, String template) {
-        String path = RequestPath.normalize(template);
-        return PathPattern.parse(httpMethod == null ? path : httpMethod + " " + path);
     }
 
     private static void appendSegments(String template, StringBuilder out) {

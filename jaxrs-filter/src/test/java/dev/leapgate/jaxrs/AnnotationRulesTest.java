@@ -57,7 +57,7 @@ class AnnotationRulesTest {
         List<FlowRule> rules = bind(LimitedResource.class, "get", "free");
 
         assertThat(rules).extracting(FlowRule::name).containsExactly("LimitedResource-get-1", "LimitedResource-get-2");
-        assertThat(rules).extracting(FlowRule::resource).containsOnly("GET /limited/%7Bid%7D");
+        assertThat(rules).extracting(FlowRule::resource).containsOnly("GET /limited/{id}");
         assertThat(rules.get(0).window()).isEqualTo(WindowSpec.of(Duration.ofSeconds(1)));
         assertThat(rules.get(1).window()).isEqualTo(WindowSpec.of(Duration.ofHours(1)));
         assertThat(rules).extracting(FlowRule::scope).containsOnly(Scope.perOrigin());
@@ -83,7 +83,7 @@ class AnnotationRulesTest {
         assertThat(rules)
                 .extracting(FlowRule::name)
                 .containsExactly("Paced-get-1", "Paced-get-2", "Paced-overloaded-1");
-        assertThat(rules.get(0).resource()).isEqualTo("GET /paced/%7Bid%7D");
+        assertThat(rules.get(0).resource()).isEqualTo("GET /paced/{id}");
         assertThat(rules.get(0).onExcess())
                 .isEqualTo(OnExcess.warmUpPace(4, Duration.ofSeconds(20), Duration.ofMillis(500)));
         assertThat(rules.get(1).window()).isEqualTo(WindowSpec.of(Duration.ofMinutes(1), 60));

@@ -25,30 +25,6 @@ class RouteTemplateTest {
     }
 
     @Test
-    void exactPattern_matchesItsOwnTemplate_notASiblingRoute() {
-        PathPattern pattern = RouteTemplate.exactPattern("GET", "/users/{id}");
-
-        assertThat(pattern.matches("GET", RequestPath.normalize("/users/{id}"))).isTrue();
-        assertThat(pattern.matches("HEAD", RequestPath.normalize("/users/{id}")))
-                .isTrue();
-        assertThat(pattern.matches("GET", RequestPath.normalize("/users/me"))).isFalse();
-        assertThat(pattern.matches("GET", RequestPath.normalize("/users/{other}")))
-                .isFalse();
-        assertThat(pattern.matches("POST", RequestPath.normalize("/users/{id}")))
-                .isFalse();
-    }
-
-    @Test
-    void exactPattern_acceptsTemplatesWithMixedSegmentsAndNonAscii() {
-        PathPattern pattern = RouteTemplate.exactPattern(null, "/files/{name}.{ext}/café");
-
-        assertThat(pattern.matches("PUT", RequestPath.normalize("/files/{name}.{ext}/café")))
-                .isTrue();
-        assertThat(pattern.matches("PUT", RequestPath.normalize("/files/{name}.txt/café")))
-                .isFalse();
-    }
-
-    @Test
     void configPatternWithAVariable_matchesATemplateVariable() {
         PathPattern configured = PathPattern.parse("GET /users/{id}");
 
