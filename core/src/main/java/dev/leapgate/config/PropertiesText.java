@@ -41,11 +41,24 @@ final class PropertiesText {
                 continue;
             }
             StringBuilder logical = new StringBuilder(line);
+            boolean cutShort = false;
             while (endsWithContinuation(logical)) {
                 logical.setLength(logical.length() - 1);
                 if (i < lines.size()) {
                     logical.append(stripLeading(lines.get(i++)));
+                } else {
+                    cutShort = true;
                 }
+            }
+            if (cutShort) {
+                problems.add(
+                        lineNumber,
+                        "the text ends in a line continued with '\\', as if it had been cut short; remove the"
+                                + " last '\\' (or write it as '\\\\')");
+                continue;
+            }
+            if (logical.isEmpty()) {
+                continue; // a '\\' continued onto a blank line: a blank line, as Properties reads it
             }
             Setting setting = split(logical.toString(), lineNumber, problems);
             if (setting != null) {

@@ -243,4 +243,18 @@ class PropertiesSyntaxTest {
         assertThat(ConfigProblems.of(() -> ConfigParser.readRulesFile(latin1)))
                 .containsExactly("cannot read rules file " + latin1 + ": not valid UTF-8");
     }
+
+    @Test
+    void aTextEndingInAContinuedLine_isReportedAsCutShort_aLoneContinuationOntoABlankLineIsBlank() {
+        assertThat(ConfigProblems.ofRules("rule.a.match = /x", "rule.a.limit = 1/s", "\\"))
+                .containsExactly("line 3: the text ends in a line continued with '\\', as if it had been cut"
+                        + " short; remove the last '\\' (or write it as '\\\\')");
+        assertThat(ConfigProblems.ofRules("rule.a.match = /x", "rule.a.limit = 1/\\"))
+                .contains("line 2: the text ends in a line continued with '\\', as if it had been cut"
+                        + " short; remove the last '\\' (or write it as '\\\\')");
+        assertThat(ConfigParser.parseRules("\\\n\r\nrule.a.match = /x\nrule.a.limit = 1/s", "rules.properties")
+                        .rules())
+                .as("a line continued onto a blank one is a blank line")
+                .hasSize(1);
+    }
 }
