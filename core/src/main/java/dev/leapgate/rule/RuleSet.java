@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything a {@link Leapgate} enforces: its rules, the origins exempt from all of them, and the
+ * Everything a {@link dev.leapgate.http.HttpGate} enforces: its rules, the origins exempt from all of them, and the
  * origins always rejected. Immutable; replaced as a whole on reload.
  *
  * @param rules the rules, in the order they are checked; every rule that matches a request
