@@ -33,9 +33,9 @@ import org.eclipse.jetty.server.ServerConnector;
  * <ul>
  *   <li>{@code none}: no filter;
  *   <li>{@code leapgate}: {@link LeapgateFilter} on {@code /*}, configured by init-params exactly
- *       as a {@code web.xml} would ({@link #LEAPGATE_PARAMS}): one per-IP rule on {@code /api/**}
- *       whose limit no load on one machine reaches, so every request is admitted and gets its
- *       {@code RateLimit} fields;
+ *       as a {@code web.xml} would ({@link #LEAPGATE_PARAMS}): two rules on {@code /api/**}, one
+ *       per client IP and one for everyone, whose limits no load on one machine reaches, so every
+ *       request is admitted and gets the {@code RateLimit} fields of both;
  *   <li>{@code dosfilter}: Jetty's {@link DoSFilter} on {@code /*} with {@link #DOS_PARAMS}:
  *       {@code maxRequestsPerSec} far above the load, every other setting at its default.
  * </ul>

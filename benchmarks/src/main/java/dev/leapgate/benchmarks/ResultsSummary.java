@@ -174,7 +174,7 @@ public final class ResultsSummary {
             {"leapgateKeyed[buckets=10]", "Leapgate `KeyedRateCounter.tryAcquire` (strict, 10 buckets)"},
             {"bucket4jCaffeine", "Bucket4j in Caffeine `get(key, fn).tryConsume(1)`"},
             {"resilience4jRegistry", "Resilience4j `registry.rateLimiter(name).acquirePermission()`"},
-            {"leapgateEngine", "Leapgate `Leapgate.enter` per-IP rule + `close()`"},
+            {"leapgateEngine", "Leapgate `HttpGate.enter` per-IP rule + `close()`"},
             {"sentinelHotParam", "Sentinel hot param `SphU.entry(res, IN, 1, key)` + `exit`"},
         };
         for (String[] row : rows) {
@@ -320,7 +320,7 @@ public final class ResultsSummary {
 
     private static final String[][] HTTP_MODES = {
         {"none", "no filter"},
-        {"leapgate", "Leapgate filter (per-IP rule, admits all)"},
+        {"leapgate", "Leapgate filter (per-IP and global rules, admits all)"},
         {"dosfilter", "Jetty `DoSFilter` (admits all)"},
     };
 

@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything a {@link dev.leapgate.http.HttpGate} enforces: its rules, the origins exempt from all of them, and the
- * origins always rejected. Immutable; replaced as a whole on reload.
+ * Everything a {@link dev.leapgate.http.HttpGate} enforces: its rules, the origins exempt from all
+ * of them, and the origins always rejected. Immutable; replaced as a whole on reload.
  *
  * @param rules the rules, in the order they are checked; every rule that matches a request
  *     applies to it
