@@ -14,11 +14,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Issue #19: does a reload of 10,000 rules make requests wait? Two request threads call {@code
  * HttpGate.enter} + {@code close} on routes of a 10,000-rule set for {@code --seconds} (each call
  * timed with {@code System.nanoTime}), first with no reload, then while a third thread replaces the
- * whole rule set (a new set of 10,000 rules, alternating between two) as fast as it can. Prints the
+ * whole rule set (a new set of 10,000 rules, alternating between two) as fast as it can, or every
+ * {@code --reload-every} milliseconds (a rules file is checked every 5 s by default). Prints the
  * request-time percentiles of both phases, the number of reloads and how long building a rule set
  * of 10,000 rules takes, and the heap the compiled set holds.
  *
- * <pre>java -cp benchmarks.jar dev.leapgate.benchmarks.ReloadUnderLoad --seconds 10</pre>
+ * <pre>java -cp benchmarks.jar dev.leapgate.benchmarks.ReloadUnderLoad --seconds 10 [--reload-every 1000]</pre>
  */
 public final class ReloadUnderLoad {
 
@@ -26,7 +27,17 @@ public final class ReloadUnderLoad {
     private static final int THREADS = 2;
 
     public static void main(String[] args) throws Exception {
-        int seconds = args.length >= 2 && args[0].equals("--seconds") ? Integer.parseInt(args[1]) : 10;
+        int seconds = 10;
+        long reloadEveryMillis = 0;
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
+                case "--reload-every" -> reloadEveryMillis = Long.parseLong(args[i + 1]);
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown option " + args[i] + "; expected --seconds N and --reload-every MILLISECONDS");
+            }
+        }
         RuleSet a = ManyRulesBenchmark.ruleSet(RULES);
         long heapBefore = usedHeap();
         long buildStart = System.nanoTime();
@@ -34,9 +45,9 @@ public final class ReloadUnderLoad {
         long buildNanos = System.nanoTime() - buildStart;
         long heapAfter = usedHeap();
 
-        phase(gate, seconds / 2, false); // warm-up
-        long[] quiet = phase(gate, seconds, false);
-        long[] reloading = phase(gate, seconds, true);
+        phase(gate, seconds / 2, false, 0); // warm-up
+        long[] quiet = phase(gate, seconds, false, 0);
+        long[] reloading = phase(gate, seconds, true, reloadEveryMillis);
 
         System.out.printf(
                 Locale.ROOT,
@@ -48,7 +59,8 @@ public final class ReloadUnderLoad {
         print("reloading", reloading);
         System.out.printf(
                 Locale.ROOT,
-                "RESULT reload build_ms=%.1f p999_quiet_ns=%d p999_reloading_ns=%d reloads=%d%n",
+                "RESULT reload every_ms=%d build_ms=%.1f p999_quiet_ns=%d p999_reloading_ns=%d reloads=%d%n",
+                reloadEveryMillis,
                 buildNanos / 1e6,
                 percentile(quiet, 99.9),
                 percentile(reloading, 99.9),
@@ -58,7 +70,7 @@ public final class ReloadUnderLoad {
     }
 
     /** Request times of all threads, sorted; the last element is the number of reloads. */
-    private static long[] phase(HttpGate gate, int seconds, boolean reload) throws Exception {
+    private static long[] phase(HttpGate gate, int seconds, boolean reload, long reloadEveryMillis) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         long[][] times = new long[THREADS][];
         int[] counts = new int[THREADS];
@@ -95,6 +107,9 @@ public final class ReloadUnderLoad {
             if (reload) {
                 gate.update(reloads % 2 == 0 ? b : a);
                 reloads++;
+                if (reloadEveryMillis > 0) {
+                    Thread.sleep(reloadEveryMillis);
+                }
             } else {
                 Thread.sleep(50);
             }
