@@ -15,6 +15,10 @@ import java.util.stream.Collectors;
  * <p>A problem is expected to contain {@link Case#key} (written with the surface's prefix, e.g.
  * {@code leapgate.rule.a.limit}) followed by {@link Case#says}, with {@code {prefix}} in it
  * replaced by that prefix.
+ *
+ * <p>A case that {@code @RateLimited} can express too names, in {@link Case#annotation}, the
+ * class of the JAX-RS tests' {@code BadAnnotations} that says the same with annotations, and in
+ * {@link Case#annotationSays} what the application's start must fail with.
  */
 public final class BadSettings {
 
@@ -27,7 +31,19 @@ public final class BadSettings {
      * @param inRulesFile whether every key of the case belongs in a rules file, so that the case
      *     applies to rules files too
      */
-    public record Case(String name, Map<String, String> settings, String key, String says, boolean inRulesFile) {
+    public record Case(
+            String name,
+            Map<String, String> settings,
+            String key,
+            String says,
+            boolean inRulesFile,
+            String annotation,
+            String annotationSays) {
+
+        /** This case, also written as the annotations of {@code BadAnnotations.<className>}. */
+        Case annotated(String className, String says) {
+            return new Case(name, settings, key, this.says, inRulesFile, className, says);
+        }
 
         /** The settings as they are written with a key prefix, in order. */
         public Map<String, String> settings(String prefix) {
@@ -58,13 +74,14 @@ public final class BadSettings {
 
     public static final List<Case> CASES = List.of(
             rules(
-                    "a limit with an unknown unit",
-                    "rule.a.limit",
-                    "'5/1min' is not a limit",
-                    "rule.a.match",
-                    "/a",
-                    "rule.a.limit",
-                    "5/1min"),
+                            "a limit with an unknown unit",
+                            "rule.a.limit",
+                            "'5/1min' is not a limit",
+                            "rule.a.match",
+                            "/a",
+                            "rule.a.limit",
+                            "5/1min")
+                    .annotated("UnknownUnit", "window: '1min' is not a duration"),
             rules(
                     "a misspelt rule setting",
                     "rule.a.bucket",
@@ -84,51 +101,55 @@ public final class BadSettings {
                     "rule.a.limit",
                     "5/1m"),
             rules(
-                    "both limit and in-flight",
-                    "rule.a.in-flight",
-                    "a rule has either limit (requests per window) or" + " in-flight",
-                    "rule.a.match",
-                    "/a",
-                    "rule.a.limit",
-                    "5/1m",
-                    "rule.a.in-flight",
-                    "3"),
+                            "both limit and in-flight",
+                            "rule.a.in-flight",
+                            "a rule has either limit (requests per window) or" + " in-flight",
+                            "rule.a.match",
+                            "/a",
+                            "rule.a.limit",
+                            "5/1m",
+                            "rule.a.in-flight",
+                            "3")
+                    .annotated("Both", "set either limit and window (requests per window) or inFlight"),
             rules(
-                    "pace per origin",
-                    "rule.a.on-excess",
-                    "on-excess pace is not supported with scope per-origin",
-                    "rule.a.match",
-                    "/a",
-                    "rule.a.limit",
-                    "5/1m",
-                    "rule.a.scope",
-                    "per-origin",
-                    "rule.a.on-excess",
-                    "pace"),
+                            "pace per origin",
+                            "rule.a.on-excess",
+                            "on-excess pace is not supported with scope per-origin",
+                            "rule.a.match",
+                            "/a",
+                            "rule.a.limit",
+                            "5/1m",
+                            "rule.a.scope",
+                            "per-origin",
+                            "rule.a.on-excess",
+                            "pace")
+                    .annotated("PacePerOrigin", "on-excess pace is not supported with scope per-origin"),
             rules(
-                    "one rule under two names",
-                    "rule.b",
-                    "rule 'b' is the same rule as 'a'",
-                    "rule.a.match",
-                    "/a",
-                    "rule.a.limit",
-                    "5/1m",
-                    "rule.b.match",
-                    "/a",
-                    "rule.b.limit",
-                    "5/1m"),
+                            "one rule under two names",
+                            "rule.b",
+                            "rule 'b' is the same rule as 'a'",
+                            "rule.a.match",
+                            "/a",
+                            "rule.a.limit",
+                            "5/1m",
+                            "rule.b.match",
+                            "/a",
+                            "rule.b.limit",
+                            "5/1m")
+                    .annotated("Twice", "is the same rule as"),
             rules(
-                    "names differing only in case",
-                    "rule.a",
-                    "rule names 'A' and 'a' differ only in case",
-                    "rule.A.match",
-                    "/a",
-                    "rule.A.limit",
-                    "5/1m",
-                    "rule.a.match",
-                    "/b",
-                    "rule.a.limit",
-                    "5/1m"),
+                            "names differing only in case",
+                            "rule.a",
+                            "rule names 'A' and 'a' differ only in case",
+                            "rule.A.match",
+                            "/a",
+                            "rule.A.limit",
+                            "5/1m",
+                            "rule.a.match",
+                            "/b",
+                            "rule.a.limit",
+                            "5/1m")
+                    .annotated("NamesInCase", "differ only in case"),
             rules(
                     "an exemption of every IPv6 address",
                     "exempt",
@@ -171,11 +192,11 @@ public final class BadSettings {
                     join(RULE, "origin", "header:")));
 
     private static Case rules(String name, String key, String says, String... keyValues) {
-        return new Case(name, map(keyValues), key, says, true);
+        return new Case(name, map(keyValues), key, says, true, null, null);
     }
 
     private static Case main(String name, String key, String says, String... keyValues) {
-        return new Case(name, map(keyValues), key, says, false);
+        return new Case(name, map(keyValues), key, says, false, null, null);
     }
 
     private static String[] join(String[] first, String... more) {

@@ -79,7 +79,8 @@ final class ApplicationGate implements ApplicationEventListener {
 
     /**
      * Builds the gate from the configuration and the annotations. Throws, failing the start, if the
-     * rules file cannot be read or an annotation's rule name is also a configured rule's.
+     * rules file cannot be read, or if two rules clash (a name used twice, names that differ only in
+     * case, one rule under two names), whether they come from annotations or the configuration.
      */
     void start() {
         List<FlowRule> annotated = annotations.close();
@@ -103,8 +104,9 @@ final class ApplicationGate implements ApplicationEventListener {
                     .build();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
-                    "Leapgate: a @RateLimited rule clashes with a configured rule: " + e.getMessage()
-                            + "; rename one of them (@RateLimited(name = ...))",
+                    "Leapgate: the rules from @RateLimited and the configuration clash: " + e.getMessage()
+                            + " (an annotation's rule is named by @RateLimited(name = ...), or after its class"
+                            + " and method)",
                     e);
         }
         LOG.info(

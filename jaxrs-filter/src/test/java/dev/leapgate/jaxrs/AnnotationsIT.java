@@ -103,6 +103,6 @@ class AnnotationsIT {
 
         assertThatThrownBy(() -> TestServer.grizzly(app).close())
                 .hasStackTraceContaining(
-                        "a @RateLimited rule clashes with a configured rule: rule name 'per-ip'" + " is used twice");
+                        "the rules from @RateLimited and the configuration clash: rule name 'per-ip' is used twice");
     }
 }
