@@ -48,13 +48,17 @@ final class RuleReader {
             "cold-factor",
             "warm-up",
             "max-wait",
-            "max-origins");
+            "max-origins",
+            "mode");
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
     private static final Map<String, WindowMode> MODES = modes();
 
     private static final Map<String, OnExcess.Kind> KINDS = kinds();
+
+    /** {@code mode}: whether the rule is enforced, or only watches ({@link FlowRule#shadow}). */
+    private static final Map<String, Boolean> ENFORCEMENT = enforcement();
 
     private static final Set<OnExcess.Kind> QUEUES = EnumSet.of(OnExcess.Kind.PACE, OnExcess.Kind.WARM_UP_PACE);
     private static final Set<OnExcess.Kind> WARMS = EnumSet.of(OnExcess.Kind.WARM_UP, OnExcess.Kind.WARM_UP_PACE);
@@ -204,6 +208,15 @@ final class RuleReader {
         Setting coldSetting = d.settings.get("cold-factor");
         Double coldFactor = value(appliesTo(coldSetting, kind, WARMS), RuleReader::coldFactor);
 
+        Setting shadowSetting = d.settings.get("mode");
+        Boolean shadow = value(shadowSetting, t -> ValueSyntax.choice(t, ENFORCEMENT));
+        if (Boolean.TRUE.equals(shadow) && kind != null && kind != OnExcess.Kind.REJECT) {
+            problems.add(
+                    shadowSetting,
+                    "shadow needs on-excess reject (a shadow rule never makes a request wait); this rule's"
+                            + " on-excess is " + OnExcess.name(kind));
+        }
+
         if (problems.size() != problemsBefore || d.unknownKey) {
             return null;
         }
@@ -228,7 +241,8 @@ final class RuleReader {
                 .match(match)
                 .scope(scope)
                 .onExcess(control)
-                .maxOrigins(or(maxOrigins, FlowRule.DEFAULT_MAX_ORIGINS));
+                .maxOrigins(or(maxOrigins, FlowRule.DEFAULT_MAX_ORIGINS))
+                .shadow(or(shadow, false));
         if (concurrency) {
             alone.inFlight(inFlight);
             full.inFlight(inFlight);
@@ -368,6 +382,13 @@ final class RuleReader {
         Map<String, WindowMode> modes = new LinkedHashMap<>(); // ordered, for "expected strict or sliding"
         modes.put("strict", WindowMode.STRICT);
         modes.put("sliding", WindowMode.SLIDING);
+        return modes;
+    }
+
+    private static Map<String, Boolean> enforcement() {
+        Map<String, Boolean> modes = new LinkedHashMap<>(); // ordered, for "expected enforce or shadow"
+        modes.put("enforce", false);
+        modes.put("shadow", true);
         return modes;
     }
 

@@ -301,9 +301,9 @@ public final class HttpGate {
 
     /**
      * The rate-limit fields of an admitted entry from its limits' tickets, without quota objects:
-     * the rules tightest first (fewest remaining), each rule's policy item as prepared. False if a
-     * limit is no longer in force (a reload replaced it since the admission): the caller then goes
-     * the general way.
+     * the rules tightest first (fewest remaining), each rule's policy item as prepared; shadow
+     * rules, which limit nothing, are not shown. False if a limit is no longer in force (a reload
+     * replaced it since the admission): the caller then goes the general way.
      */
     private boolean writeFields(AdmittedEntry entry, BiConsumer<String, String> header) {
         Map<Limit, String> policies = snapshot.get().policies;
@@ -311,6 +311,9 @@ public final class HttpGate {
         long now = entry.decidedNanos();
         if (n == 1) {
             Limit limit = entry.limit(0);
+            if (limit.rule().shadow()) {
+                return true;
+            }
             String policy = policies.get(limit);
             if (policy == null) {
                 return false;
@@ -325,22 +328,29 @@ public final class HttpGate {
         }
         long[] remaining = new long[n];
         int[] order = new int[n];
+        int shown = 0;
         for (int i = 0; i < n; i++) {
             if (!policies.containsKey(entry.limit(i))) {
                 return false;
             }
+            if (entry.limit(i).rule().shadow()) {
+                continue;
+            }
             remaining[i] = entry.limit(i).remaining(now, entry.origin(), entry.token(i));
             // Insertion sort by remaining, stable: lists are short.
-            int j = i;
+            int j = shown++;
             while (j > 0 && remaining[order[j - 1]] > remaining[i]) {
                 order[j] = order[j - 1];
                 j--;
             }
             order[j] = i;
         }
-        StringBuilder policy = new StringBuilder(40 * n);
-        StringBuilder rateLimit = new StringBuilder(32 * n);
-        for (int k = 0; k < n; k++) {
+        if (shown == 0) {
+            return true;
+        }
+        StringBuilder policy = new StringBuilder(40 * shown);
+        StringBuilder rateLimit = new StringBuilder(32 * shown);
+        for (int k = 0; k < shown; k++) {
             int i = order[k];
             if (k > 0) {
                 policy.append(", ");

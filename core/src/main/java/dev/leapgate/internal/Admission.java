@@ -22,6 +22,12 @@ import dev.leapgate.Sleeper;
  * limit rejected: a reservation moves the schedule of every request after it and is not taken
  * back. The rejection names the limit that rejected.
  *
+ * <p>A shadow limit ({@code mode = shadow}) decides like the others, but a request it would reject
+ * goes on: the would-be rejection is counted in its statistics ({@code shadowRejected}), and the
+ * limit takes no part in the request from then on (it holds no permit, so it gives none back).
+ * A request it admits counts against it as under an enforced limit, so its statistics show what
+ * the rule would do if it were enforced. Shadow limits only reject (never wait).
+ *
  * <p>A request that must wait (paced, or borrowing from the next bucket) waits on the caller's
  * thread through the {@link Sleeper}, for the longest wait any limit asked. If the thread is
  * interrupted meanwhile, its permits are given back as for a rejection, the interrupt status is
@@ -70,7 +76,9 @@ public final class Admission {
         int n = limits.length;
         long t0 = 0;
         long t1 = 0;
-        long[] all = n > 2 ? new long[n] : null;
+        int watching = shadows(limits);
+        long[] all = n > 2 || watching > 0 ? new long[n] : null;
+        int shadowRejected = 0;
         boolean schedules = false;
         // Pass 1: limits that decide at once; pass 2: limits that may make the request wait.
         for (int pass = 0; pass < 2; pass++) {
@@ -86,7 +94,11 @@ public final class Admission {
                 } else {
                     token = limit.tryAcquire(now, origin, permits);
                 }
-                if (token < 0) {
+                if (token < 0 && limit.shadow) {
+                    limit.recorder.onShadowReject(now);
+                    token = Limit.SHADOW_REJECTED; // holds nothing, gives nothing back
+                    shadowRejected++;
+                } else if (token < 0) {
                     giveBack(limits, t0, t1, all, i, pass, origin, permits);
                     String reason = permits > limit.rule.limit()
                             ? TOO_MANY_PERMITS
@@ -101,6 +113,25 @@ public final class Admission {
                     t1 = token;
                 }
             }
+        }
+        if (shadowRejected > 0) {
+            // The limits that took part: without the shadow limits that would have rejected.
+            if (shadowRejected == n) {
+                return UnlimitedEntry.INSTANCE;
+            }
+            Limit[] kept = new Limit[n - shadowRejected];
+            long[] tokens = new long[kept.length];
+            for (int i = 0, k = 0; i < n; i++) {
+                if (all[i] != Limit.SHADOW_REJECTED) {
+                    kept[k] = limits[i];
+                    tokens[k++] = all[i];
+                }
+            }
+            limits = kept;
+            n = kept.length;
+            all = n > 2 ? tokens : null;
+            t0 = tokens[0];
+            t1 = n > 1 ? tokens[1] : 0;
         }
         long wait = 0;
         boolean borrowed = false;
@@ -159,6 +190,10 @@ public final class Admission {
         long now = clock.nanoTime();
         long token = permits <= limit.rule.limit() ? limit.tryAcquire(now, origin, permits) : Limit.REJECTED;
         if (token < 0) {
+            if (limit.shadow) {
+                limit.recorder.onShadowReject(now);
+                return UnlimitedEntry.INSTANCE;
+            }
             limit.recorder.onReject(now);
             return rejectAtOnce(limit, origin, permits, token, now);
         }
@@ -182,6 +217,14 @@ public final class Admission {
         return all != null ? all[i] : i == 0 ? t0 : t1;
     }
 
+    private static int shadows(Limit[] limits) {
+        int shadows = 0;
+        for (Limit limit : limits) {
+            shadows += limit.shadow ? 1 : 0;
+        }
+        return shadows;
+    }
+
     private static boolean hasBorrowing(Limit[] limits) {
         for (Limit limit : limits) {
             if (limit.borrows()) {
@@ -202,7 +245,10 @@ public final class Admission {
                 if (limits[i].schedules() != (p == 1) || (p == pass && i >= upTo)) {
                     continue;
                 }
-                limits[i].release(origin, token(t0, t1, all, i), permits);
+                long token = token(t0, t1, all, i);
+                if (token != Limit.SHADOW_REJECTED) {
+                    limits[i].release(origin, token, permits);
+                }
             }
         }
     }

@@ -117,13 +117,20 @@ public final class AdmittedEntry extends Entry {
      * {@inheritDoc}
      *
      * <p>Computed when asked for, as of the decision, so that requests whose quotas nobody reads
-     * do not pay for them (and their entries stay small); every call gives an equal list.
+     * do not pay for them (and their entries stay small); every call gives an equal list. Shadow
+     * rules are not among them.
      */
     @Override
     public List<Quota> quotas() {
-        Quota[] all = new Quota[limits.length];
-        for (int i = 0; i < limits.length; i++) {
-            all[i] = limits[i].quota(decidedNanos, origin, token(i));
+        int enforced = 0;
+        for (Limit limit : limits) {
+            enforced += limit.shadow ? 0 : 1;
+        }
+        Quota[] all = new Quota[enforced];
+        for (int i = 0, k = 0; i < limits.length; i++) {
+            if (!limits[i].shadow) { // a shadow rule limits nothing: it has no quota to show
+                all[k++] = limits[i].quota(decidedNanos, origin, token(i));
+            }
         }
         if (all.length > 1) {
             Arrays.sort(all, TIGHTEST_FIRST);

@@ -29,16 +29,22 @@ public abstract sealed class Limit {
 
     static final long REJECTED = RateCounter.REJECTED;
     static final long UNTRACKED = KeyedRateCounter.UNTRACKED;
+    /** The token of a shadow limit that would have rejected: it holds nothing. */
+    static final long SHADOW_REJECTED = Long.MIN_VALUE;
 
     final FlowRule rule;
     final ResourceRecorder recorder;
     final boolean perOrigin;
+    /** Whether the rule only watches ({@link FlowRule#shadow}). */
+    final boolean shadow;
+
     private final String namedOrigin;
 
     Limit(FlowRule rule, ResourceRecorder recorder) {
         this.rule = rule;
         this.recorder = recorder;
         this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
+        this.shadow = rule.shadow();
         this.namedOrigin =
                 rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
     }

@@ -28,7 +28,7 @@ import java.util.Objects;
  *   running (request path)          ring of seconds (filed once a second, under the roll lock)
  *   admissions = entered | instant  [s-2: adm 840, rej 3, ...] [s-1: adm 911, ...]
  *   completions = completed | rt    live second s = running - running at the last roll
- *   rejections, failures, borrowed
+ *   rejections, failures, borrowed, shadow rejections
  * </pre>
  *
  * <h2>Two atomic additions per request</h2>
@@ -64,7 +64,7 @@ public final class ResourceRecorder implements ResourceStats {
     /** Seconds in the ring: more than the 61 a minute's window spans. */
     private static final int RING = 64;
     /** Longs per second in the ring. */
-    private static final int SLOT = 6;
+    private static final int SLOT = 7;
     // Fields of a slot: the second it records (+1, so that 0 means empty), then per-second counts.
     private static final int TAG = 0;
     private static final int ADMITTED_REJECTED = 1; // admitted (low 32) | rejected (high 32)
@@ -72,6 +72,7 @@ public final class ResourceRecorder implements ResourceStats {
     private static final int RT_UNITS = 3;
     private static final int BORROWED_PEAK = 4; // borrowed (low 32) | peak in flight (high 32)
     private static final int MIN_RT = 5;
+    private static final int SHADOW_REJECTED = 6;
 
     private static final long LOW32 = 0xFFFF_FFFFL;
     private static final long COUNT24 = (1L << 24) - 1;
@@ -85,6 +86,7 @@ public final class ResourceRecorder implements ResourceStats {
     private static final VarHandle REJECTIONS;
     private static final VarHandle FAILURES;
     private static final VarHandle BORROWED;
+    private static final VarHandle SHADOW_REJECTIONS;
     private static final VarHandle PEAK;
     private static final VarHandle MIN;
     private static final VarHandle LOCK;
@@ -97,6 +99,7 @@ public final class ResourceRecorder implements ResourceStats {
             REJECTIONS = l.findVarHandle(ResourceRecorder.class, "rejections", long.class);
             FAILURES = l.findVarHandle(ResourceRecorder.class, "failures", long.class);
             BORROWED = l.findVarHandle(ResourceRecorder.class, "borrowed", long.class);
+            SHADOW_REJECTIONS = l.findVarHandle(ResourceRecorder.class, "shadowRejections", long.class);
             PEAK = l.findVarHandle(ResourceRecorder.class, "peak", long.class);
             MIN = l.findVarHandle(ResourceRecorder.class, "minRtNanos", long.class);
             LOCK = l.findVarHandle(ResourceRecorder.class, "lock", int.class);
@@ -116,6 +119,7 @@ public final class ResourceRecorder implements ResourceStats {
     private volatile long rejections;
     private volatile long failures;
     private volatile long borrowed;
+    private volatile long shadowRejections;
     /** The most requests in flight seen since the last roll. */
     private volatile long peak;
     /** The shortest response time since the last roll, in ns; {@link Long#MAX_VALUE} if none. */
@@ -134,6 +138,7 @@ public final class ResourceRecorder implements ResourceStats {
     private long seenRejections;
     private long seenFailures;
     private long seenBorrowed;
+    private long seenShadowRejections;
     private long totalEntered;
     private long totalInstant;
     private long totalCompleted;
@@ -180,6 +185,12 @@ public final class ResourceRecorder implements ResourceStats {
     public void onReject(long nowNanos) {
         maybeRoll(nowNanos);
         REJECTIONS.getAndAdd(this, 1L);
+    }
+
+    /** Records a request that a shadow rule would have rejected, and let through. */
+    public void onShadowReject(long nowNanos) {
+        maybeRoll(nowNanos);
+        SHADOW_REJECTIONS.getAndAdd(this, 1L);
     }
 
     /** Records the completion of an admission with an entry. */
@@ -257,6 +268,7 @@ public final class ResourceRecorder implements ResourceStats {
         long rej = rejections;
         long fail = failures;
         long bor = borrowed;
+        long shadow = shadowRejections;
         long entered = (adm - seenAdmissions) & LOW32;
         long instant = ((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32;
         long completed = (com - seenCompletions) & COUNT24;
@@ -268,6 +280,7 @@ public final class ResourceRecorder implements ResourceStats {
         ring[base + RT_UNITS] = rtUnits;
         ring[base + BORROWED_PEAK] = saturate(bor - seenBorrowed) | saturate(peak) << 32;
         ring[base + MIN_RT] = minRtNanos;
+        ring[base + SHADOW_REJECTED] = shadow - seenShadowRejections;
         totalEntered += entered;
         totalInstant += instant;
         totalCompleted += completed;
@@ -277,6 +290,7 @@ public final class ResourceRecorder implements ResourceStats {
         seenRejections = rej;
         seenFailures = fail;
         seenBorrowed = bor;
+        seenShadowRejections = shadow;
         // The new second starts with what is in flight now, and no response time yet.
         PEAK.setVolatile(this, inFlight(adm, com));
         MIN.setVolatile(this, Long.MAX_VALUE);
@@ -335,6 +349,7 @@ public final class ResourceRecorder implements ResourceStats {
             long failed = failures - seenFailures;
             long rtUnits = ((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK;
             long borrowedCount = borrowed - seenBorrowed;
+            long shadowRejected = shadowRejections - seenShadowRejections;
             long peakInFlight = peak;
             long min = minRtNanos;
             if (ring != null) {
@@ -349,6 +364,7 @@ public final class ResourceRecorder implements ResourceStats {
                     failed += ring[base + COMPLETED_FAILED] >>> 32;
                     rtUnits += ring[base + RT_UNITS];
                     borrowedCount += ring[base + BORROWED_PEAK] & LOW32;
+                    shadowRejected += ring[base + SHADOW_REJECTED];
                     peakInFlight = Math.max(peakInFlight, ring[base + BORROWED_PEAK] >>> 32);
                     min = Math.min(min, ring[base + MIN_RT]);
                 }
@@ -359,6 +375,7 @@ public final class ResourceRecorder implements ResourceStats {
                     Duration.ofSeconds(seconds).plusNanos(intoCurrent),
                     admitted,
                     rejected,
+                    shadowRejected,
                     Math.max(0, completed - failed),
                     failed,
                     borrowedCount,
@@ -387,6 +404,7 @@ public final class ResourceRecorder implements ResourceStats {
             return new StatsTotals(
                     entered + instant,
                     rejections,
+                    shadowRejections,
                     Math.max(0, completed - failed),
                     failed,
                     borrowed,

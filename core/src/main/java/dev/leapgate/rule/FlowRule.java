@@ -29,9 +29,19 @@ import java.util.regex.Pattern;
  * @param onExcess what happens to the excess; only {@link OnExcess.Kind#REJECT} for in-flight
  *     limits
  * @param maxOrigins the most origins tracked at once for {@link Scope.Kind#PER_ORIGIN}
+ * @param shadow whether the rule only watches: it decides as usual and counts what it would have
+ *     rejected ({@code shadowRejected} in its statistics), but never rejects, never makes a
+ *     request wait and sends no rate-limit fields; only with {@link OnExcess.Kind#REJECT}
  */
 public record FlowRule(
-        String name, PathPattern match, long limit, WindowSpec window, Scope scope, OnExcess onExcess, int maxOrigins) {
+        String name,
+        PathPattern match,
+        long limit,
+        WindowSpec window,
+        Scope scope,
+        OnExcess onExcess,
+        int maxOrigins,
+        boolean shadow) {
 
     /** Origins tracked per rule unless configured otherwise. */
     public static final int DEFAULT_MAX_ORIGINS = 100_000;
@@ -71,6 +81,10 @@ public record FlowRule(
                         + " is not supported with scope per-origin; use reject or borrow" + rule);
             }
         }
+        if (shadow && onExcess.kind() != OnExcess.Kind.REJECT) {
+            throw new IllegalArgumentException("mode shadow needs on-excess reject: a shadow rule never makes a"
+                    + " request wait, so it cannot " + OnExcess.name(onExcess.kind()) + rule);
+        }
         if (maxOrigins < 1 || maxOrigins > MAX_ORIGINS_ALLOWED) {
             throw new IllegalArgumentException(
                     "max-origins must be between 1 and " + MAX_ORIGINS_ALLOWED + ", was " + maxOrigins + rule);
@@ -96,13 +110,15 @@ public record FlowRule(
     public String toString() {
         return "rule '" + name + "': " + (match == null ? "" : match + ", ")
                 + (window == null ? limit + " in flight" : limit + " per " + window) + ", " + scope + ", " + onExcess
-                + (scope.kind() == Scope.Kind.PER_ORIGIN ? ", max-origins " + maxOrigins : "");
+                + (scope.kind() == Scope.Kind.PER_ORIGIN ? ", max-origins " + maxOrigins : "")
+                + (shadow ? ", shadow" : "");
     }
 
     /**
      * Builds a {@link FlowRule}. Required: either a limit per window or an in-flight limit, and a
-     * match for a rule of a {@link dev.leapgate.rule.RuleSet} (HTTP requests). Defaults: scope {@link Scope#all()}, on-excess {@link OnExcess#reject()}, max-origins
-     * {@link #DEFAULT_MAX_ORIGINS}.
+     * match for a rule of a {@link dev.leapgate.rule.RuleSet} (HTTP requests). Defaults: scope
+     * {@link Scope#all()}, on-excess {@link OnExcess#reject()}, max-origins {@link
+     * #DEFAULT_MAX_ORIGINS}, enforced (not shadow).
      */
     public static final class Builder {
         private final String name;
@@ -113,6 +129,7 @@ public record FlowRule(
         private Scope scope = Scope.all();
         private OnExcess onExcess = OnExcess.reject();
         private int maxOrigins = DEFAULT_MAX_ORIGINS;
+        private boolean shadow;
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -159,6 +176,15 @@ public record FlowRule(
             return this;
         }
 
+        /**
+         * Whether the rule only watches (see {@link FlowRule#shadow}): it counts what it would
+         * reject, and rejects nothing. Off by default.
+         */
+        public Builder shadow(boolean shadow) {
+            this.shadow = shadow;
+            return this;
+        }
+
         private void requireNoLimitYet() {
             if (window != null || inFlight) {
                 throw new IllegalStateException("rule '" + name + "' already has a limit: "
@@ -171,7 +197,7 @@ public record FlowRule(
             if (window == null && !inFlight) {
                 throw new IllegalStateException("rule '" + name + "' needs a limit per window or an in-flight limit");
             }
-            return new FlowRule(name, match, limit, window, scope, onExcess, maxOrigins);
+            return new FlowRule(name, match, limit, window, scope, onExcess, maxOrigins, shadow);
         }
     }
 }

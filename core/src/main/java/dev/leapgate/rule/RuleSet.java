@@ -84,7 +84,8 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
                     rule.window(),
                     rule.scope(),
                     rule.onExcess(),
-                    rule.maxOrigins());
+                    rule.maxOrigins(),
+                    rule.shadow()); // a shadow copy of an enforced rule is not a slip: it watches
             FlowRule twin = byDefinition.putIfAbsent(unnamed, rule);
             if (twin != null) {
                 return "rule '" + rule.name() + "' is the same rule as '" + twin.name() + "' (match, limit, window,"

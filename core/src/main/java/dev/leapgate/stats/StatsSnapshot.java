@@ -13,6 +13,8 @@ import java.util.Objects;
  * @param window how long the window covers: whole seconds and the current second so far
  * @param admitted requests admitted (those that borrowed from the next bucket included)
  * @param rejected requests rejected
+ * @param shadowRejected requests that a shadow rule of the resource would have rejected, and let
+ *     through: they are counted as admitted (or rejected by another rule) too
  * @param succeeded admitted requests that completed without failing
  * @param failed admitted requests that failed (an exception, a 5xx response, a timeout)
  * @param borrowed requests admitted by borrowing from the next bucket
@@ -28,6 +30,7 @@ public record StatsSnapshot(
         Duration window,
         long admitted,
         long rejected,
+        long shadowRejected,
         long succeeded,
         long failed,
         long borrowed,
@@ -52,6 +55,10 @@ public record StatsSnapshot(
 
     public double rejectedPerSecond() {
         return perSecond(rejected);
+    }
+
+    public double shadowRejectedPerSecond() {
+        return perSecond(shadowRejected);
     }
 
     public double succeededPerSecond() {

@@ -7,10 +7,17 @@ package dev.leapgate.stats;
  *
  * @param admitted requests admitted
  * @param rejected requests rejected
+ * @param shadowRejected requests a shadow rule would have rejected, and let through
  * @param succeeded admitted requests completed without failing
  * @param failed admitted requests that failed
  * @param borrowed requests admitted by borrowing from the next bucket
  * @param responseNanos the sum of the completed requests' response times (to the microsecond)
  */
 public record StatsTotals(
-        long admitted, long rejected, long succeeded, long failed, long borrowed, long responseNanos) {}
+        long admitted,
+        long rejected,
+        long shadowRejected,
+        long succeeded,
+        long failed,
+        long borrowed,
+        long responseNanos) {}

@@ -456,8 +456,8 @@ class RuleSettingsTest {
     void unknownSetting_farFromAny_listsTheSettings() {
         assertThat(problems("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.colour=red"))
                 .containsExactly("line 3: rule.a.colour: unknown rule setting 'colour'; rule settings are match, limit,"
-                        + " in-flight, buckets, window, scope, on-excess, max-queue, cold-factor, warm-up, max-wait or"
-                        + " max-origins");
+                        + " in-flight, buckets, window, scope, on-excess, max-queue, cold-factor, warm-up, max-wait,"
+                        + " max-origins or mode");
     }
 
     @Test
@@ -506,5 +506,22 @@ class RuleSettingsTest {
                         p -> assertThat(p).startsWith("line 3: rule.b: needs a match"),
                         p -> assertThat(p).startsWith("line 4: rule.a.buckets: must be between 1 and 1000, was 0"),
                         p -> assertThat(p).startsWith("line 7: rule.c.scope: 'everyone' is not allowed"));
+    }
+
+    @Test
+    void mode_isEnforceByDefault_orShadow_andAMisspeltModeIsNamed() {
+        assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s").shadow()).isFalse();
+        assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.mode=enforce")
+                        .shadow())
+                .isFalse();
+        assertThat(rule("rule.a.match=/x", "rule.a.in-flight=3", "rule.a.mode=shadow")
+                        .shadow())
+                .isTrue();
+        assertThat(problems("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.mode=shadw"))
+                .singleElement()
+                .asString()
+                .startsWith("line 3: rule.a.mode: ")
+                .contains("'shadw'")
+                .endsWith("expected enforce or shadow; did you mean 'shadow'?");
     }
 }

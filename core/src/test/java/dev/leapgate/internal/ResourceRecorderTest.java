@@ -179,4 +179,21 @@ class ResourceRecorderTest {
         assertThat(recorder.inFlight()).isZero();
         assertThat(clock.nanoTime() - START).as("the run spanned many seconds").isGreaterThan(10 * S);
     }
+
+    @Test
+    void shadowRejections_areFiledPerSecond_andKeptInTheTotals() {
+        recorder.onShadowReject(at(100 * MS)); // second 0
+        recorder.onShadowReject(at(200 * MS));
+        recorder.onShadowReject(at(1_500 * MS)); // second 1
+        at(2_100 * MS); // second 2: second 0 is out of the last-second window
+
+        assertThat(recorder.lastSecond().shadowRejected()).isEqualTo(1);
+        assertThat(recorder.lastMinute().shadowRejected()).isEqualTo(3);
+        assertThat(recorder.lastMinute().admitted()).isZero();
+        assertThat(recorder.lastMinute().rejected()).isZero();
+        assertThat(recorder.totals().shadowRejected()).isEqualTo(3);
+        at(70 * S);
+        assertThat(recorder.lastMinute().shadowRejected()).isZero();
+        assertThat(recorder.totals().shadowRejected()).isEqualTo(3);
+    }
 }

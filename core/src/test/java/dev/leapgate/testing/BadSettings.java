@@ -125,6 +125,18 @@ public final class BadSettings {
                             "pace")
                     .annotated("PacePerOrigin", "on-excess pace is not supported with scope per-origin"),
             rules(
+                    "a shadow rule that would make requests wait",
+                    "rule.a.mode",
+                    "shadow needs on-excess reject (a shadow rule never makes a request wait)",
+                    "rule.a.match",
+                    "/a",
+                    "rule.a.limit",
+                    "5/1m",
+                    "rule.a.on-excess",
+                    "pace",
+                    "rule.a.mode",
+                    "shadow"),
+            rules(
                             "one rule under two names",
                             "rule.b",
                             "rule 'b' is the same rule as 'a'",
