@@ -68,6 +68,7 @@ final class OriginTable {
     static final int EVICTION_SAMPLE = 16;
     private static final int SWEEP_PER_INSERT = 2;
     private static final int MIN_CAPACITY = 8;
+    private static final int MAX_SEGMENTS = 1024;
 
     private final State state;
     private final int stride;
@@ -90,8 +91,11 @@ final class OriginTable {
         this.state = state;
         this.stride = state.stride();
         this.maxOrigins = maxOrigins;
-        // About 256 origins a segment at least, at most 64 segments.
-        int count = Integer.highestOneBit(Math.max(1, Math.min(64, maxOrigins / 256)));
+        // About 256 origins a segment at least, at most 1024 segments. Many segments keep each
+        // segment's arrays small: under G1, an array over half a region (1 MB with a 4 GB heap) is
+        // a humongous object rounded up to whole regions, and 64 segments of a million origins
+        // held 3 MB arrays that cost half as much again as their size.
+        int count = Integer.highestOneBit(Math.max(1, Math.min(MAX_SEGMENTS, maxOrigins / 256)));
         this.segments = new Segment[count];
         // A segment may take a quarter more than its even share, since keys never spread evenly;
         // the bound that matters, maxOrigins, is kept across all segments by `tracked`.
