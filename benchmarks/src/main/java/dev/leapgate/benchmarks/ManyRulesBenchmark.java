@@ -73,7 +73,8 @@ public class ManyRulesBenchmark {
 
     static LeapgateConfig withRules(RuleSet rules) {
         LeapgateConfig d = LeapgateConfig.defaults();
-        return new LeapgateConfig(rules, d.rulesFile(), d.reloadInterval(), d.clientIp(), d.origin(), d.response());
+        return new LeapgateConfig(
+                rules, d.rulesFile(), d.reloadInterval(), d.clientIp(), d.origin(), d.response(), d.rejectionLog());
     }
 
     @Benchmark

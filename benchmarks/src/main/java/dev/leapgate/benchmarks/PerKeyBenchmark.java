@@ -140,7 +140,8 @@ public class PerKeyBenchmark {
                             defaults.reloadInterval(),
                             defaults.clientIp(),
                             defaults.origin(),
-                            defaults.response()))
+                            defaults.response(),
+                            defaults.rejectionLog()))
                     .build();
             for (Origin origin : origins) {
                 enter(gate, origin);

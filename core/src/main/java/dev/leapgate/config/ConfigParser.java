@@ -56,7 +56,8 @@ public final class ConfigParser {
             "status",
             "deny-status",
             "rate-limit-headers",
-            "body");
+            "body",
+            "rejection-log");
 
     /** The keys a rules file may hold besides {@code rule.*}. */
     static final List<String> RULES_FILE_KEYS = List.of("rules", "exempt", "allow-wide-exempt", "deny");
@@ -65,6 +66,8 @@ public final class ConfigParser {
     static final Duration MIN_RELOAD_INTERVAL = Duration.ofMillis(100);
     /** Longer is "never" in practice (write 0s), and bounds what a scheduler is handed. */
     static final Duration MAX_RELOAD_INTERVAL = Duration.ofHours(24);
+    /** The shortest {@code rejection-log} interval: a line a second per rule at most. */
+    static final Duration MIN_REJECTION_LOG = Duration.ofSeconds(1);
 
     /**
      * Blocks wider than these (IPv4 shorter than /8, IPv6 shorter than /7) cover nearly every
@@ -94,6 +97,7 @@ public final class ConfigParser {
     private Path rulesFile;
     private Setting reloadSetting;
     private Duration reloadInterval = LeapgateConfig.DEFAULT_RELOAD_INTERVAL;
+    private Duration rejectionLog = LeapgateConfig.DEFAULT_REJECTION_LOG;
     private final ClientIpResolver.Builder clientIp = ClientIpResolver.builder();
     private Setting trustedSetting;
     private CidrList trusted = CidrList.empty();
@@ -355,7 +359,13 @@ public final class ConfigParser {
         ResponseSettings response = new ResponseSettings(status, denyStatus, headers, problemBody);
         problems.throwIfAny();
         return new LeapgateConfig(
-                rules, Optional.ofNullable(rulesFile), reloadInterval, clientIp.build(), origin, response);
+                rules,
+                Optional.ofNullable(rulesFile),
+                reloadInterval,
+                clientIp.build(),
+                origin,
+                response,
+                rejectionLog);
     }
 
     /** Exemptions that cover nearly everyone, and entries that can never match the origin. */
@@ -467,6 +477,17 @@ public final class ConfigParser {
                     throw new IllegalArgumentException("the empty value is not a file path");
                 }
                 rulesFile = Path.of(value);
+            }
+            case "rejection-log" -> {
+                Duration interval = ValueSyntax.duration(value);
+                if (!interval.isZero()
+                        && (interval.compareTo(MIN_REJECTION_LOG) < 0 || interval.compareTo(MAX_RELOAD_INTERVAL) > 0)) {
+                    throw new IllegalArgumentException("must be 0s (no lines) or between "
+                            + DurationText.format(MIN_REJECTION_LOG) + " and "
+                            + DurationText.format(MAX_RELOAD_INTERVAL)
+                            + ", was " + ValueSyntax.shown(value));
+                }
+                rejectionLog = interval;
             }
             case "reload-interval" -> {
                 Duration interval = ValueSyntax.duration(value);

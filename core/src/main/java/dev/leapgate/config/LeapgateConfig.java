@@ -19,6 +19,8 @@ import java.util.Optional;
  * @param clientIp how the client address is found behind proxies
  * @param origin who a request is from
  * @param response how a rejection is answered
+ * @param rejectionLog the shortest time between two log lines of one rule saying how many requests
+ *     it rejected and who sent most of them; zero for no such lines
  */
 public record LeapgateConfig(
         RuleSet rules,
@@ -26,10 +28,14 @@ public record LeapgateConfig(
         Duration reloadInterval,
         ClientIpResolver clientIp,
         OriginSource origin,
-        ResponseSettings response) {
+        ResponseSettings response,
+        Duration rejectionLog) {
 
     /** How often a rules file is checked for changes unless configured otherwise. */
     public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(5);
+
+    /** How often a rule may say what it rejected, unless configured otherwise. */
+    public static final Duration DEFAULT_REJECTION_LOG = Duration.ofSeconds(10);
 
     private static final LeapgateConfig DEFAULTS = new LeapgateConfig(
             RuleSet.empty(),
@@ -37,7 +43,8 @@ public record LeapgateConfig(
             DEFAULT_RELOAD_INTERVAL,
             ClientIpResolver.builder().build(),
             OriginSource.ip(),
-            ResponseSettings.defaults());
+            ResponseSettings.defaults(),
+            DEFAULT_REJECTION_LOG);
 
     public LeapgateConfig {
         Objects.requireNonNull(rules, "rules");
@@ -46,6 +53,10 @@ public record LeapgateConfig(
         Objects.requireNonNull(clientIp, "clientIp");
         Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(response, "response");
+        Objects.requireNonNull(rejectionLog, "rejectionLog");
+        if (rejectionLog.isNegative()) {
+            throw new IllegalArgumentException("rejectionLog must not be negative, was " + rejectionLog);
+        }
         if (reloadInterval.isNegative()) {
             throw new IllegalArgumentException("reloadInterval must not be negative, was " + reloadInterval);
         }
@@ -67,7 +78,13 @@ public record LeapgateConfig(
             return this;
         }
         return new LeapgateConfig(
-                rules, Optional.of(baseDirectory.resolve(rulesFile.get())), reloadInterval, clientIp, origin, response);
+                rules,
+                Optional.of(baseDirectory.resolve(rulesFile.get())),
+                reloadInterval,
+                clientIp,
+                origin,
+                response,
+                rejectionLog);
     }
 
     /**

@@ -16,6 +16,7 @@ import dev.leapgate.internal.Admission;
 import dev.leapgate.internal.AdmittedEntry;
 import dev.leapgate.internal.DeniedRejection;
 import dev.leapgate.internal.Limit;
+import dev.leapgate.internal.RejectionLog;
 import dev.leapgate.internal.RuleBook;
 import dev.leapgate.internal.UnlimitedEntry;
 import dev.leapgate.net.ClientIpResolver;
@@ -34,6 +35,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -68,6 +70,8 @@ import org.slf4j.LoggerFactory;
 public final class HttpGate {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpGate.class);
+    /** The rejection log's own logger, so that operators can route or silence it alone. */
+    private static final Logger REJECTIONS = LoggerFactory.getLogger("dev.leapgate.rejections");
 
     private final Admission admission;
     private final ClientIpResolver clientIp;
@@ -104,7 +108,12 @@ public final class HttpGate {
 
     private HttpGate(Builder builder) {
         LeapgateConfig config = builder.config;
-        this.admission = new Admission(builder.clock, builder.sleeper);
+        this.admission = new Admission(
+                builder.clock,
+                builder.sleeper,
+                config.rejectionLog().isZero()
+                        ? null
+                        : new RejectionLog(config.rejectionLog(), builder.rejectionLines));
         this.clientIp = config.clientIp();
         this.originSource = config.origin();
         this.response = config.response();
@@ -410,6 +419,7 @@ public final class HttpGate {
         private Sleeper sleeper = Sleeper.system();
         private final List<FlowRule> codeRules = new ArrayList<>();
         private final List<Function<RuleSet, List<String>>> checks = new ArrayList<>();
+        private Consumer<String> rejectionLines = REJECTIONS::info;
 
         private Builder(LeapgateConfig config) {
             this.config = Objects.requireNonNull(config, "config");
@@ -444,6 +454,12 @@ public final class HttpGate {
          */
         public Builder check(Function<RuleSet, List<String>> check) {
             checks.add(Objects.requireNonNull(check, "check"));
+            return this;
+        }
+
+        /** Where the rejection log's lines go: logger {@code dev.leapgate.rejections} at INFO; tests collect them. */
+        Builder rejectionLines(Consumer<String> lines) {
+            this.rejectionLines = Objects.requireNonNull(lines, "lines");
             return this;
         }
 

@@ -48,10 +48,17 @@ public final class Admission {
 
     private final Clock clock;
     private final Sleeper sleeper;
+    private final RejectionLog rejections; // null: no rejection log
 
     public Admission(Clock clock, Sleeper sleeper) {
+        this(clock, sleeper, null);
+    }
+
+    /** @param rejections where rejections are told, with the decision's clock reading; null for nowhere */
+    public Admission(Clock clock, Sleeper sleeper, RejectionLog rejections) {
         this.clock = clock;
         this.sleeper = sleeper;
+        this.rejections = rejections;
     }
 
     public Clock clock() {
@@ -202,6 +209,9 @@ public final class Admission {
     }
 
     private Rejection rejectAtOnce(Limit limit, Origin origin, int permits, long token, long now) {
+        if (rejections != null) {
+            rejections.record(limit.rule.name(), origin, now);
+        }
         if (permits > limit.rule.limit()) {
             return LimitRejection.at(limit, origin, permits, TOO_MANY_PERMITS, now);
         }
@@ -258,6 +268,9 @@ public final class Admission {
             if (firstWithItsRecorder(limits, i)) {
                 limits[i].recorder.onReject(now);
             }
+        }
+        if (rejections != null) {
+            rejections.record(by.rule.name(), origin, now);
         }
         if (permits == 1 && reason == LIMIT_EXCEEDED && !by.perOrigin) {
             return by.sharedRejection(clock);

@@ -46,7 +46,8 @@ class ConfigValuesTest {
                         Duration.ofSeconds(5),
                         ClientIpResolver.builder().build(),
                         OriginSource.ip(),
-                        ResponseSettings.defaults()))
+                        ResponseSettings.defaults(),
+                        LeapgateConfig.DEFAULT_REJECTION_LOG))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("rules come either inline or from rules-file rules.properties, not both");
     }

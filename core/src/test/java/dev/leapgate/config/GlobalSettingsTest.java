@@ -256,7 +256,7 @@ class GlobalSettingsTest {
                 "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"
                         + " reload-interval, trusted-proxies, allow-wide-trusted-proxies, forwarded-header,"
                         + " ipv6-prefix, origin, exempt, allow-wide-exempt, deny, status, deny-status,"
-                        + " rate-limit-headers or body",
+                        + " rate-limit-headers, body or rejection-log",
             })
     void unknownKey_isRejected_withTheLikeliestKey(String key, String message) {
         assertThat(problems(key, "x")).containsExactly(message);
@@ -302,5 +302,16 @@ class GlobalSettingsTest {
                         + "  - ipv6-prefix: must be between 32 and 64, was 80\n"
                         + "  - bodyy: unknown key; did you mean body?\n"
                         + "  - rule.a: needs a match, e.g. rule.a.match=POST /login or rule.a.match=/api/**");
+    }
+
+    @Test
+    void rejectionLog_isTenSecondsByDefault_zeroTurnsItOff_andShortOrBadValuesAreNamed() {
+        assertThat(ConfigParser.parse(Map.of(), "test").rejectionLog()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(ConfigParser.parse(Map.of("rejection-log", "0s"), "test").rejectionLog())
+                .isZero();
+        assertThat(ConfigParser.parse(Map.of("rejection-log", "1m"), "test").rejectionLog())
+                .isEqualTo(Duration.ofMinutes(1));
+        assertThat(ConfigProblems.of(() -> ConfigParser.parse(Map.of("rejection-log", "500ms"), "test")))
+                .containsExactly("rejection-log: must be 0s (no lines) or between 1s and 24h, was '500ms'");
     }
 }

@@ -20,6 +20,7 @@ public final class Configs {
                 LeapgateConfig.DEFAULT_RELOAD_INTERVAL,
                 ClientIpResolver.builder().build(),
                 OriginSource.ip(),
-                ResponseSettings.defaults());
+                ResponseSettings.defaults(),
+                LeapgateConfig.DEFAULT_REJECTION_LOG);
     }
 }

@@ -1,0 +1,182 @@
+package dev.leapgate.internal;
+
+import dev.leapgate.Origin;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * Says, at most once per rule and interval, how many requests a rule rejected and who sent most of
+ * them: never a line per request. With no background thread, a rule's line for an interval is
+ * written by its first rejection after the interval: it covers the time since the previous line
+ * (at least the interval; longer when rejections paused), and a rule that stops rejecting says
+ * nothing more.
+ *
+ * <p>The top senders of each rule are counted in a space-saving summary of {@value #TRACKED}
+ * origins: an origin that sent more than a {@value #TRACKED}th of the rule's rejections is in it,
+ * and its count can only be over-estimated (by at most the smallest tracked count), so the line
+ * says "about".
+ *
+ * <p>Concurrency: a rejection adds to its rule's count with one atomic addition and updates the
+ * summary under a lock that it only tries (a rejection that finds it taken counts, without
+ * naming its origin); the line is written by the one thread that moves the interval on.
+ */
+public final class RejectionLog {
+
+    /** Origins tracked per rule and interval. */
+    static final int TRACKED = 8;
+    /** Origins named in a line. */
+    static final int SHOWN = 3;
+
+    private final long intervalNanos;
+    private final Consumer<String> sink;
+    private final ConcurrentHashMap<String, Tally> tallies = new ConcurrentHashMap<>();
+
+    /**
+     * @param interval the shortest time between two lines of one rule; positive
+     * @param sink where the lines go (a logger)
+     */
+    public RejectionLog(Duration interval, Consumer<String> sink) {
+        if (interval.isZero() || interval.isNegative()) {
+            throw new IllegalArgumentException("interval must be positive, was " + interval);
+        }
+        this.intervalNanos = interval.toNanos();
+        this.sink = Objects.requireNonNull(sink, "sink");
+    }
+
+    /** Counts a rejection by {@code rule} of a request from {@code origin} (null when unknown). */
+    public void record(String rule, Origin origin, long nowNanos) {
+        Tally tally = tallies.get(rule);
+        if (tally == null) {
+            Tally fresh = new Tally(rule, nowNanos);
+            tally = tallies.putIfAbsent(rule, fresh);
+            if (tally == null) {
+                tally = fresh;
+            }
+        }
+        tally.record(origin, nowNanos);
+    }
+
+    private static final VarHandle START;
+    private static final VarHandle COUNT;
+    private static final VarHandle LOCK;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            START = l.findVarHandle(Tally.class, "start", long.class);
+            COUNT = l.findVarHandle(Tally.class, "count", long.class);
+            LOCK = l.findVarHandle(Tally.class, "lock", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** One rule's rejections since its last line. */
+    private final class Tally {
+        private final String rule;
+        private volatile long start;
+        private volatile long count;
+
+        @SuppressWarnings("unused") // through LOCK
+        private volatile int lock;
+
+        // Guarded by the lock: the space-saving summary, by origin key.
+        private final long[] keys = new long[TRACKED];
+        private final Origin[] origins = new Origin[TRACKED];
+        private final long[] counts = new long[TRACKED];
+
+        Tally(String rule, long nowNanos) {
+            this.rule = rule;
+            this.start = nowNanos;
+        }
+
+        void record(Origin origin, long nowNanos) {
+            long since = start;
+            if (nowNanos - since >= intervalNanos && START.compareAndSet(this, since, nowNanos)) {
+                report(nowNanos - since);
+            }
+            COUNT.getAndAdd(this, 1L);
+            if (origin != null && LOCK.compareAndSet(this, 0, 1)) {
+                try {
+                    offer(origin);
+                } finally {
+                    LOCK.setVolatile(this, 0);
+                }
+            }
+        }
+
+        /** Space-saving: count a tracked origin; else take a free place, or the least counted one's. */
+        private void offer(Origin origin) {
+            long key = origin.key();
+            int least = 0;
+            for (int i = 0; i < TRACKED; i++) {
+                if (origins[i] != null && keys[i] == key) {
+                    counts[i]++;
+                    return;
+                }
+                if (origins[i] == null) {
+                    keys[i] = key;
+                    origins[i] = origin;
+                    counts[i] = 1;
+                    return;
+                }
+                if (counts[i] < counts[least]) {
+                    least = i;
+                }
+            }
+            keys[least] = key;
+            origins[least] = origin;
+            counts[least]++;
+        }
+
+        /** Writes the line of the interval that just ended, and starts the next one empty. */
+        private void report(long periodNanos) {
+            long rejected = (long) COUNT.getAndSet(this, 0L);
+            Origin[] top = new Origin[SHOWN];
+            long[] topCounts = new long[SHOWN];
+            while (!LOCK.compareAndSet(this, 0, 1)) {
+                Thread.onSpinWait();
+            }
+            try {
+                for (int i = 0; i < TRACKED; i++) {
+                    for (int k = 0; k < SHOWN && origins[i] != null; k++) {
+                        if (top[k] == null || counts[i] > topCounts[k]) {
+                            System.arraycopy(top, k, top, k + 1, SHOWN - k - 1);
+                            System.arraycopy(topCounts, k, topCounts, k + 1, SHOWN - k - 1);
+                            top[k] = origins[i];
+                            topCounts[k] = counts[i];
+                            break;
+                        }
+                    }
+                    origins[i] = null;
+                    counts[i] = 0;
+                }
+            } finally {
+                LOCK.setVolatile(this, 0);
+            }
+            if (rejected == 0) {
+                return;
+            }
+            StringBuilder line = new StringBuilder(120)
+                    .append("Leapgate: rule '")
+                    .append(rule)
+                    .append("' rejected ")
+                    .append(rejected)
+                    .append(rejected == 1 ? " request" : " requests")
+                    .append(String.format(Locale.ROOT, " in the last %.1f s", periodNanos / 1e9));
+            for (int k = 0; k < SHOWN && top[k] != null; k++) {
+                line.append(k == 0 ? "; most from " : ", ")
+                        .append(top[k])
+                        .append(" (about ")
+                        .append(topCounts[k])
+                        .append(')');
+            }
+            sink.accept(line.toString());
+        }
+    }
+}

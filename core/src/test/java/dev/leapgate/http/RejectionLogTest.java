@@ -1,0 +1,127 @@
+package dev.leapgate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.Origin;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.net.IpAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rejection log: at most one line per rule and interval, with the count and the top senders,
+ * written by the rule's first rejection after the interval; never a line per request.
+ */
+class RejectionLogTest {
+
+    private final ManualClock clock = new ManualClock();
+    private final List<String> lines = new ArrayList<>();
+
+    private HttpGate gate(String... keyValues) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            settings.put(keyValues[i], keyValues[i + 1]);
+        }
+        return HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .rejectionLines(lines::add)
+                .build();
+    }
+
+    private static Origin client(int n) {
+        return Origin.ip(IpAddress.parse("203.0.113." + n), 64);
+    }
+
+    @Test
+    void aRule_saysOncePerInterval_howManyItRejected_andWhoSentMost() {
+        HttpGate gate = gate(
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1h",
+                "rule.api.scope", "per-origin");
+        for (int n = 1; n <= 3; n++) {
+            gate.enter("GET", "/api/x", client(n)); // each client's one admission
+        }
+        for (int i = 0; i < 50; i++) {
+            gate.enter("GET", "/api/x", client(1));
+        }
+        for (int i = 0; i < 20; i++) {
+            gate.enter("GET", "/api/x", client(2));
+        }
+        gate.enter("GET", "/api/x", client(3));
+
+        assertThat(lines).as("no line within the first interval").isEmpty();
+        clock.advance(Duration.ofSeconds(12));
+        gate.enter("GET", "/api/x", client(3)); // the first rejection after the interval writes the line
+
+        assertThat(lines)
+                .containsExactly("Leapgate: rule 'api' rejected 71 requests in the last 12.0 s; most from"
+                        + " 203.0.113.1 (about 50), 203.0.113.2 (about 20), 203.0.113.3 (about 1)");
+        clock.advance(Duration.ofSeconds(3));
+        gate.enter("GET", "/api/x", client(3));
+        assertThat(lines).as("the next line waits for the next interval").hasSize(1);
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/api/x", client(3));
+        assertThat(lines)
+                .last()
+                .isEqualTo("Leapgate: rule 'api' rejected 2 requests in the last 13.0 s; most from 203.0.113.3"
+                        + " (about 2)");
+    }
+
+    @Test
+    void admissions_writeNothing_andTheLogIsOffWithZero() {
+        HttpGate quiet = gate("rule.api.match", "/api/**", "rule.api.limit", "1/1h", "rejection-log", "0s");
+        HttpGate busy = gate("rule.api.match", "/api/**", "rule.api.limit", "1000/1h");
+        for (int i = 0; i < 5; i++) {
+            quiet.enter("GET", "/api/x", client(1));
+            busy.enter("GET", "/api/x", client(1));
+            clock.advance(Duration.ofSeconds(11));
+        }
+
+        assertThat(lines).isEmpty();
+    }
+
+    @Test
+    void manySenders_nameTheHeaviestOnes_andCountEveryRejection() {
+        HttpGate gate = gate("rule.all.match", "/**", "rule.all.limit", "1/1h");
+        gate.enter("GET", "/x", client(200));
+        for (int n = 1; n <= 100; n++) {
+            for (int i = 0; i < (n == 7 ? 500 : 1); i++) {
+                gate.enter("GET", "/x", client(n));
+            }
+        }
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/x", client(1));
+
+        assertThat(lines)
+                .singleElement()
+                .asString()
+                .startsWith("Leapgate: rule 'all' rejected 599 requests in the last 10.0 s; most from 203.0.113.7"
+                        + " (about 5");
+    }
+
+    @Test
+    void rejectionsFromManyThreads_areAllCounted() throws InterruptedException {
+        HttpGate gate = gate("rule.all.match", "/**", "rule.all.limit", "1/1h");
+        gate.enter("GET", "/x", client(250));
+        int threads = 4;
+        int each = 20_000;
+
+        dev.leapgate.testing.Together.run(threads, t -> {
+            for (int i = 0; i < each; i++) {
+                gate.enter("GET", "/x", client(t + 1));
+            }
+        });
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/x", client(1));
+
+        assertThat(lines)
+                .singleElement()
+                .asString()
+                .startsWith("Leapgate: rule 'all' rejected " + threads * each + " requests in the last 10.0 s");
+    }
+}
