@@ -427,19 +427,40 @@ class HttpGateRulesTest {
     }
 
     @Test
-    void fullOriginTable_rejectsNewOriginsWithAReason() {
+    void originTableFullOfRequestsInFlight_rejectsNewOriginsWithAReason() {
+        HttpGate gate = gate(rule("per-ip", "/**")
+                .inFlight(1)
+                .scope(Scope.perOrigin())
+                .maxOrigins(20)
+                .build());
+        for (int i = 0; i < 20; i++) {
+            assertThat(gate.enter("GET", "/", ip("203.0.113." + i))).isInstanceOf(Entry.class); // never closed
+        }
+
+        Rejection r = (Rejection) gate.enter("GET", "/", ip("198.51.100.1"));
+
+        assertThat(r.reason()).isEqualTo("too many origins tracked");
+    }
+
+    @Test
+    void originTableFullOfLimitedClients_tracksNewOnes_andAnEvictedClientComesBackLimited() {
         HttpGate gate = gate(rule("per-ip", "/**")
                 .limit(1, seconds(10))
                 .scope(Scope.perOrigin())
                 .maxOrigins(20)
                 .build());
         for (int i = 0; i < 20; i++) {
-            gate.enter("GET", "/", ip("203.0.113." + i));
+            ((Entry) gate.enter("GET", "/", ip("203.0.113." + i))).close();
         }
 
-        Rejection r = (Rejection) gate.enter("GET", "/", ip("198.51.100.1"));
-
-        assertThat(r.reason()).isEqualTo("too many origins tracked");
+        assertThat(gate.enter("GET", "/", ip("198.51.100.1")))
+                .as("a new client takes the place of a limited one")
+                .isInstanceOf(Entry.class);
+        assertThat(gate.trackedOrigins("per-ip")).hasValue(20);
+        for (int i = 0; i < 20; i++) {
+            Rejection r = (Rejection) gate.enter("GET", "/", ip("203.0.113." + i));
+            assertThat(r.reason()).as("client %d", i).isEqualTo("limit exceeded");
+        }
     }
 
     @Test
@@ -454,7 +475,9 @@ class HttpGateRulesTest {
         assertThat(gate.trackedOrigins("per-ip")).hasValue(0);
 
         for (int i = 0; i < 200; i++) {
-            ((Entry) gate.enter("GET", "/", ip("10.0." + (i / 250) + "." + (i % 250)))).close();
+            if (gate.enter("GET", "/", ip("10.0." + (i / 250) + "." + (i % 250))) instanceof Entry entry) {
+                entry.close();
+            }
         }
 
         assertThat(gate.trackedOrigins("per-ip")).hasValue(50);

@@ -10,9 +10,12 @@ import java.util.Objects;
  * LeapCounter}'s.
  *
  * <p>A strict window of {@code n} buckets takes {@code 8·(n + 3)} bytes of state per origin (the
- * head, the cached past and {@code n + 1} ring slots; a sliding one {@code 8·(n + 2)}), plus 9 bytes
- * of key and occupancy, with the table's arrays kept between half and three quarters full: about
- * 66 to 98 bytes an origin for a strict 2-bucket window.
+ * head, the cached past and {@code n + 1} ring slots; a sliding one {@code 8·(n + 2)}), plus 8
+ * bytes of key and an index slot of 8 bytes kept at most three quarters full, in arrays that grow
+ * by half: about 63 bytes an origin for a strict 2-bucket window and 131 for the default 10, at a
+ * million origins. An origin evicted from a full table leaves what its window counts in the
+ * table's memory of evicted origins, and starts from it when it comes back (see {@link
+ * OriginTable}): the limit holds for every origin, tracked or not.
  *
  * <p>Concurrency: as {@link OriginTable}; the admission itself is one CAS, exact under any
  * concurrency.

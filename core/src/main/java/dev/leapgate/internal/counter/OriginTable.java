@@ -1,5 +1,6 @@
 package dev.leapgate.internal.counter;
 
+import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -7,36 +8,61 @@ import java.util.concurrent.locks.StampedLock;
 
 /**
  * A bounded table of per-origin admission state: for each origin key (a {@code long}: an IPv4
- * address, an IPv6 prefix, a hashed API key) a fixed number of {@code long} cells, stored inline
- * in one array, so that an origin costs its cells plus 9 bytes of key and occupancy, and nothing
- * else: no entry objects, no boxed keys.
+ * address, an IPv6 prefix, a hashed API key) a fixed number of {@code long} cells, with no entry
+ * objects and no boxed keys.
  *
  * <h2>Layout</h2>
  *
- * The table is split into segments, each an open-addressing hash table with linear probing over
- * parallel arrays: {@code keys[slot]}, {@code used[slot]}, and {@code cells[slot * stride ...]}.
- * Keys are spread by a seeded mix (a fresh random seed per table), so a client cannot pick
- * addresses that collide. Deletion shifts the following entries back (no tombstones). A segment
- * grows by half when three quarters full, up to its share of {@code maxOrigins} (with some slack,
- * as keys never spread evenly), so the arrays stay between one half and three quarters full.
+ * The table is split into segments. A segment keeps its origins in one dense array of
+ * <em>entries</em>: entry {@code e} is the origin's key in {@code cells[e * width]} followed by
+ * the state's {@code stride} cells ({@code width = stride + 1}). An entry never moves while its
+ * origin is tracked, and a freed entry is reused in place (free entries are linked through their
+ * key cell). Origins find their entry through an open-addressing <em>index</em> with linear
+ * probing, one {@code long} a slot packing the low 32 bits of the key's hash (which also give the
+ * slot the key belongs in), a referenced bit and the entry number; the index is kept at most three
+ * quarters full, and deleting shifts later slots back (no tombstones), never the cells. So a lookup
+ * reads one index slot (or a few adjacent ones) and, when the hash bits match, the entry it must
+ * read anyway. Keys are spread by a seeded mix (a fresh random seed per table), so a client cannot
+ * pick addresses that collide. A segment's arrays grow by half when its entries are all taken, up
+ * to its share of {@code maxOrigins} (with some slack, as keys never spread evenly), and never
+ * while it is at that size.
  *
  * <h2>Bounded, without a background thread</h2>
  *
- * Every insertion also sweeps two slots ahead of a cursor and deletes entries that are idle (their
- * state no longer counts anything), so the table tracks the origins that are active, and shrinks
- * when most of a segment is free. When the table holds {@code maxOrigins} origins (or a segment
- * its share), the new origin takes the place of an existing one in its segment: of up to {@link #EVICTION_SAMPLE} entries sampled,
- * the first idle one, else the one under the least pressure (fewest permits counted). An entry
- * at or above its {@link State#saturation() saturation} (a client being limited right now, or one
- * with requests in flight) is never evicted; if every sampled entry is saturated, the new origin
- * is not tracked and the caller is told so ({@link #FULL}). A flood of one-off origins therefore
- * neither grows the table past its bound nor resets the state of a client that is being limited.
+ * While the table has room, every insertion also looks at two index slots past a sweep cursor and
+ * frees the entries there that are idle (their state no longer counts anything), so the table
+ * tracks the origins that are active, and a mostly empty segment shrinks. When the table holds
+ * {@code maxOrigins} origins (or a segment its share), the new origin takes the place of an
+ * existing one in its segment. The first candidate is the origin inserted {@link #RECENT}
+ * insertions before in the segment, if it has not been used since (a one-off origin, as in a flood
+ * of them, whose cells are still in the processor's cache); otherwise a CLOCK hand over the index
+ * chooses: an entry used since the hand last passed (its <em>referenced</em> bit, set by any operation on it) gets a second chance and
+ * the hand moves on; the first other entry below its {@link State#saturation() saturation} is
+ * evicted. Entries at or above saturation (a client being limited right now, or one with requests
+ * in flight) are passed over; if the hand finds {@link #EVICTION_SAMPLE} of those, the first of
+ * them is evicted if the state {@link State#remembers() remembers} evicted entries (a rate window:
+ * see below), and otherwise (requests in flight) the new origin is not tracked and the caller is
+ * told so ({@link #FULL}). The hand moves forward only, so each insertion costs a few steps on
+ * average whatever the table's size.
+ *
+ * <h2>What an evicted origin leaves behind</h2>
+ *
+ * An origin evicted while its state still counts something (a client that used part of its
+ * window) leaves a word in the segment's <em>memory</em> of evicted origins, a count-max sketch:
+ * the origin's hash picks a block of 8 words (one cache line or two) and two words in it, and each
+ * of the two becomes the {@link State#atLeast larger} of what it held and what the origin leaves.
+ * An origin that enters the table starts from the {@link State#atMost smaller} of its two words:
+ * never less than what it used before it was evicted (both words are at least that), so a client
+ * cannot shed its history by being evicted; an innocent client whose two words both hold heavier
+ * clients' use starts with that use, and is at worst limited early. The memory is allocated on
+ * the first such eviction: one word per origin of the segment's share, at most 8 bytes per origin.
  *
  * <p>Concurrency: each segment has a {@link StampedLock}. Operations on an existing entry take
  * the read lock, so any number of threads work on one segment at once, and update the cells with
- * the state's own compare-and-swap; inserting, deleting and resizing take the write lock, so an
- * entry can never be moved or reused while a thread works on its cells. The lock is not held
- * across anything that blocks.
+ * the state's own compare-and-swap (and set the referenced bit with a plain write, which only ever
+ * sets it); inserting, deleting, evicting and resizing take the write lock, so an entry can never
+ * be moved or reused while a thread works on its cells, and write cells with plain stores, which
+ * releasing the lock publishes.
  */
 final class OriginTable {
 
@@ -53,6 +79,35 @@ final class OriginTable {
 
         /** Pressure at which an entry must not be evicted. */
         long saturation();
+
+        /**
+         * Whether {@link #remember} keeps everything that matters of an evicted entry, so that
+         * even a saturated entry may be evicted (its origin comes back as limited as it left).
+         */
+        default boolean remembers() {
+            return false;
+        }
+
+        /**
+         * What an entry evicted at {@code nowNanos} must leave behind so that its origin, coming
+         * back, is not treated more leniently than if it had stayed: a word, or 0 for nothing.
+         */
+        default long remember(AtomicLongArray cells, int base, long nowNanos) {
+            return 0;
+        }
+
+        /** A word that counts at least what {@code a} and {@code b} count, for at least as long. */
+        default long atLeast(long a, long b, long nowNanos) {
+            return 0;
+        }
+
+        /** A word that counts at most what {@code a} and {@code b} count (0 if either counts nothing). */
+        default long atMost(long a, long b, long nowNanos) {
+            return 0;
+        }
+
+        /** Sets up the zeroed cells of a new entry from a remembered word (nothing for 0); under the write lock. */
+        default void restore(AtomicLongArray cells, int base, long remembered, long nowNanos) {}
     }
 
     /** An operation on one origin's cells. */
@@ -65,13 +120,34 @@ final class OriginTable {
     /** Returned when the origin could not be inserted: every candidate for eviction is saturated. */
     static final long FULL = Long.MIN_VALUE + 1;
 
+    /** Saturated entries the eviction hand passes before it gives up. */
     static final int EVICTION_SAMPLE = 16;
+
     private static final int SWEEP_PER_INSERT = 2;
     private static final int MIN_CAPACITY = 8;
     private static final int MAX_SEGMENTS = 1024;
+    /** Insertions an origin has to be used again before it is the first candidate for eviction; a power of two. */
+    static final int RECENT = 16;
+    /**
+     * Words of the memory of evicted origins per origin of a segment's share (rounded down to a
+     * power of two). Two words per evicted origin, so that with E origins evicted in a window, a
+     * newcomer finds both its words taken with a chance of about {@code (1 - exp(-2E / words))^2}:
+     * about 5 % when as many origins are evicted as the table holds, and nearly 100 % when twenty
+     * times as many are.
+     */
+    static final int MEMORY_WORDS = 8;
+    /** Words in a block of the memory of evicted origins. */
+    private static final int BLOCK = 8;
+
+    // An index slot: hash bits (high 32) | referenced (bit 31) | entry + 1 (low 31); 0 when empty.
+    private static final long REFERENCED = 1L << 31;
+    private static final long ENTRY = REFERENCED - 1;
 
     private final State state;
     private final int stride;
+    /** Longs per entry: the key, then the state's cells. */
+    private final int width;
+
     private final int maxOrigins;
     private final long seed = ThreadLocalRandom.current().nextLong();
     private final Segment[] segments;
@@ -90,11 +166,11 @@ final class OriginTable {
         }
         this.state = state;
         this.stride = state.stride();
+        this.width = stride + 1;
         this.maxOrigins = maxOrigins;
         // About 256 origins a segment at least, at most 1024 segments. Many segments keep each
         // segment's arrays small: under G1, an array over half a region (1 MB with a 4 GB heap) is
-        // a humongous object rounded up to whole regions, and 64 segments of a million origins
-        // held 3 MB arrays that cost half as much again as their size.
+        // a humongous object rounded up to whole regions.
         int count = Integer.highestOneBit(Math.max(1, Math.min(MAX_SEGMENTS, maxOrigins / 256)));
         this.segments = new Segment[count];
         // A segment may take a quarter more than its even share, since keys never spread evenly;
@@ -107,8 +183,9 @@ final class OriginTable {
     }
 
     /**
-     * Applies {@code op} to the cells of {@code key}, inserting a fresh (all-zero) entry first if
-     * {@code insert} is set and the key is absent.
+     * Applies {@code op} to the cells of {@code key}, inserting an entry first if {@code insert}
+     * is set and the key is absent (zeroed, or restored from what the key left when it was
+     * evicted).
      *
      * @return the operation's result, {@link #ABSENT} if the key is absent and not inserted, or
      *     {@link #FULL} if it could not be inserted
@@ -120,7 +197,11 @@ final class OriginTable {
         try {
             int slot = segment.find(key, hash);
             if (slot >= 0) {
-                return op.apply(segment.cells, slot * stride, nowNanos, a, b);
+                long word = segment.slots[slot];
+                if ((word & REFERENCED) == 0) {
+                    segment.slots[slot] = word | REFERENCED; // only ever set by readers
+                }
+                return op.apply(segment.cells, base(word), nowNanos, a, b);
             }
         } finally {
             segment.lock.unlockRead(stamp);
@@ -131,13 +212,11 @@ final class OriginTable {
         stamp = segment.lock.writeLock();
         try {
             int slot = segment.find(key, hash);
-            if (slot < 0) {
-                slot = segment.insert(key, hash, nowNanos);
-                if (slot < 0) {
-                    return FULL;
-                }
+            int entry = slot >= 0 ? entry(segment.slots[slot]) : segment.insert(key, hash, nowNanos);
+            if (entry < 0) {
+                return FULL;
             }
-            return op.apply(segment.cells, slot * stride, nowNanos, a, b);
+            return op.apply(segment.cells, entry * width + 1, nowNanos, a, b);
         } finally {
             segment.lock.unlockWrite(stamp);
         }
@@ -152,14 +231,14 @@ final class OriginTable {
         return maxOrigins;
     }
 
-    /** Bytes of the table's arrays (keys, occupancy, cells, array headers) now. */
+    /** Bytes of the table's arrays (index, entries, memory of evicted origins, array headers) now. */
     long footprintBytes() {
         long bytes = 0;
         for (Segment segment : segments) {
             long stamp = segment.lock.readLock();
             try {
-                int capacity = segment.keys.length;
-                bytes += 16L + 8L * capacity + 16L + capacity + 16L + 8L * capacity * stride + 64; // + Segment, lock
+                bytes += 16 + 8L * segment.slots.length + 16 + 8L * segment.cells.length() + 64; // + Segment, lock
+                bytes += segment.memory == null ? 0 : 16 + 8L * segment.memory.length;
             } finally {
                 segment.lock.unlockRead(stamp);
             }
@@ -178,66 +257,118 @@ final class OriginTable {
         return h;
     }
 
-    /** One open-addressing table. Fields are guarded by {@code lock}; cells are also CAS-updated under the read lock. */
+    private static int entry(long word) {
+        return (int) (word & ENTRY) - 1;
+    }
+
+    /** Where the state of an index slot's entry starts. */
+    private int base(long word) {
+        return entry(word) * width + 1;
+    }
+
+    /**
+     * One segment. Fields are guarded by {@code lock}; cells are also CAS-updated, and referenced
+     * bits set, under the read lock.
+     */
     private final class Segment {
         final StampedLock lock = new StampedLock();
+        /** The most origins this segment tracks. */
         final int maxEntries;
-        long[] keys;
-        boolean[] used;
+
+        /** The index: hash bits | referenced | entry + 1, by slot; 0 for an empty slot. */
+        long[] slots;
+
+        /** The entries, {@code width} longs each: the key, then the state. */
         AtomicLongArray cells;
+        /** Entries below this have been handed out at least once; above it, never. */
+        int allocated;
+        /** The first free entry below {@code allocated}, -1 if none; each links the next in its key cell. */
+        int freeEntry = -1;
+
         int size;
+        int hand;
         int sweepCursor;
+        /** The entries of the last {@link #RECENT} insertions, + 1, the oldest at {@code recentNext}. */
+        final int[] recent = new int[RECENT];
+
+        int recentNext;
+        /** The memory of evicted origins, in blocks of {@link #BLOCK} words; null until needed. */
+        long[] memory;
 
         Segment(int maxEntries) {
             this.maxEntries = Math.max(1, maxEntries);
-            allocate(MIN_CAPACITY);
+            int entries = Math.min(MIN_CAPACITY, this.maxEntries);
+            slots = new long[indexCapacityFor(entries)];
+            cells = new AtomicLongArray(entries * width);
         }
 
-        private void allocate(int capacity) {
-            keys = new long[capacity];
-            used = new boolean[capacity];
-            cells = new AtomicLongArray(capacity * stride);
+        private int entryCapacity() {
+            return cells.length() / width;
         }
 
-        /** Home slot of a hash: the high bits scaled to the capacity (no power of two needed). */
+        /** Home slot of a hash: the high bits of its low word scaled to the index (no power of two needed). */
         private int home(long hash) {
-            return (int) (((hash & 0xffffffffL) * keys.length) >>> 32);
+            return (int) (((hash & 0xffffffffL) * slots.length) >>> 32);
         }
 
         private int next(int slot) {
-            return slot + 1 == keys.length ? 0 : slot + 1;
+            return slot + 1 == slots.length ? 0 : slot + 1;
         }
 
         int find(long key, long hash) {
-            for (int slot = home(hash); used[slot]; slot = next(slot)) {
-                if (keys[slot] == key) {
+            int bits = (int) hash;
+            for (int slot = home(hash); ; slot = next(slot)) {
+                long word = slots[slot];
+                if (word == 0) {
+                    return -1;
+                }
+                if ((int) (word >>> 32) == bits && cells.getPlain(entry(word) * width) == key) {
                     return slot;
                 }
             }
-            return -1;
         }
 
-        /** Inserts an absent key with zeroed cells; returns its slot, or -1 if it may not. Write lock held. */
+        /**
+         * Inserts an absent key: returns its entry, zeroed or restored from the memory of evicted
+         * origins, or -1 if it may not be tracked. Write lock held.
+         */
         int insert(long key, long hash, long nowNanos) {
-            sweep(nowNanos);
-            if (size >= maxEntries || !claimPlace()) {
-                int victim = evictionCandidate(nowNanos);
+            int entry;
+            if (size < maxEntries && claimPlace()) {
+                for (int i = 0; i < SWEEP_PER_INSERT; i++) {
+                    sweep(nowNanos);
+                }
+                entry = freeEntry();
+            } else {
+                int victim = recentVictim(nowNanos);
+                if (victim < 0) {
+                    victim = evictionCandidate(nowNanos);
+                }
                 if (victim < 0) {
                     return -1;
                 }
-                remove(victim); // the new origin takes over the victim's place in `tracked`
-            }
-            if (size + 1 > keys.length * 3L / 4) {
-                resize(Math.min(capacityFor(maxEntries), Math.max(MIN_CAPACITY, keys.length + keys.length / 2)));
+                // The new origin takes over the victim's entry and its place in `tracked`.
+                entry = entry(slots[victim]);
+                remember(slots[victim], entry, nowNanos);
+                unlink(victim);
+                clearCells(entry);
             }
             int slot = home(hash);
-            while (used[slot]) {
+            while (slots[slot] != 0) {
                 slot = next(slot);
             }
-            keys[slot] = key;
-            used[slot] = true;
+            slots[slot] = (hash << 32) | (entry + 1);
+            cells.setPlain(entry * width, key);
             size++;
-            return slot;
+            recent[recentNext] = entry + 1;
+            recentNext = (recentNext + 1) & (RECENT - 1);
+            if (memory != null) {
+                long remembered = recall(hash, nowNanos);
+                if (remembered != 0) {
+                    state.restore(cells, entry * width + 1, remembered, nowNanos);
+                }
+            }
+            return entry;
         }
 
         /** Claims a place for one more origin under {@code maxOrigins}; false if there is none. */
@@ -250,108 +381,195 @@ final class OriginTable {
             return false;
         }
 
-        /** Smallest capacity that holds {@code entries} at most three quarters full, plus one free slot. */
-        private int capacityFor(int entries) {
-            return (int) Math.min(Integer.MAX_VALUE / Math.max(1, stride), entries * 4L / 3 + 2);
+        /** A zeroed entry no origin uses, growing the arrays if every entry is taken (size < maxEntries). */
+        private int freeEntry() {
+            if (freeEntry < 0 && allocated == entryCapacity()) {
+                resize(Math.min(maxEntries, Math.max(MIN_CAPACITY, allocated + allocated / 2)));
+            }
+            if (freeEntry < 0) {
+                return allocated++;
+            }
+            int entry = freeEntry;
+            freeEntry = (int) cells.getPlain(entry * width) - 1;
+            cells.setPlain(entry * width, 0);
+            return entry;
         }
 
-        /** Deletes idle entries in a few slots past the cursor; shrinks a mostly empty segment. */
+        /** Index slots for {@code entries} at most three quarters full, plus one free slot. */
+        private int indexCapacityFor(int entries) {
+            return (int) Math.min(Integer.MAX_VALUE, entries * 4L / 3 + 2);
+        }
+
+        /** Frees the entry at the slot past the cursor if it is idle; shrinks a mostly empty segment. */
         private void sweep(long nowNanos) {
-            for (int i = 0; i < SWEEP_PER_INSERT; i++) {
-                int slot = sweepCursor;
-                sweepCursor = next(sweepCursor);
-                if (used[slot] && state.pressure(cells, slot * stride, nowNanos) == 0) {
-                    delete(slot);
+            int slot = sweepCursor;
+            sweepCursor = next(sweepCursor);
+            long word = slots[slot];
+            if (word != 0 && state.pressure(cells, base(word), nowNanos) == 0) {
+                unlink(slot);
+                release(entry(word));
+                tracked.decrementAndGet();
+                int capacity = entryCapacity();
+                if (capacity > MIN_CAPACITY * 4 && size < capacity / 4) {
+                    resize(Math.max(MIN_CAPACITY, size * 2));
                 }
             }
-            if (keys.length > MIN_CAPACITY * 4 && size < keys.length / 4) {
-                resize(Math.max(MIN_CAPACITY, size * 2));
-            }
         }
 
-        /** The slot of the best entry to evict, of a sample; -1 if all sampled are saturated (or none). */
+        /**
+         * The slot of the entry inserted {@link #RECENT} insertions ago, if it is still tracked, was
+         * not used since and is not saturated: a one-off origin. Its cells are likely still in the
+         * processor's cache, unlike those of an entry the hand finds anywhere in the segment; -1 if
+         * there is no such entry.
+         */
+        private int recentVictim(long nowNanos) {
+            int entry = recent[recentNext] - 1;
+            if (entry < 0 || entry >= allocated) {
+                return -1;
+            }
+            long key = cells.getPlain(entry * width);
+            int slot = find(key, mix(key));
+            if (slot < 0) {
+                return -1;
+            }
+            long word = slots[slot];
+            return entry(word) == entry
+                            && (word & REFERENCED) == 0
+                            && state.pressure(cells, base(word), nowNanos) < state.saturation()
+                    ? slot
+                    : -1;
+        }
+
+        /**
+         * The slot of the entry to evict, found by the CLOCK hand. If the hand finds {@link
+         * #EVICTION_SAMPLE} saturated entries first: the first of them if the state {@link
+         * State#remembers() remembers} evicted entries, else -1 (also for an empty segment).
+         */
         private int evictionCandidate(long nowNanos) {
-            int start = ThreadLocalRandom.current().nextInt(keys.length);
-            int victim = -1;
-            long least = Long.MAX_VALUE;
-            int sampled = 0;
-            for (int i = 0, slot = start; i < keys.length && sampled < EVICTION_SAMPLE; i++, slot = next(slot)) {
-                if (!used[slot]) {
+            long saturation = state.saturation();
+            int saturated = 0;
+            int firstSaturated = -1;
+            // Two turns at most: the first may only clear referenced bits.
+            for (int step = 2 * slots.length; step > 0 && saturated < EVICTION_SAMPLE; step--) {
+                int slot = hand;
+                hand = next(hand);
+                long word = slots[slot];
+                if (word == 0) {
                     continue;
                 }
-                sampled++;
-                long pressure = state.pressure(cells, slot * stride, nowNanos);
-                if (pressure < least) {
-                    least = pressure;
-                    victim = slot;
-                    if (pressure == 0) {
-                        break;
-                    }
+                if ((word & REFERENCED) != 0) {
+                    slots[slot] = word & ~REFERENCED; // a second chance
+                    continue;
                 }
+                if (state.pressure(cells, base(word), nowNanos) < saturation) {
+                    return slot;
+                }
+                firstSaturated = saturated++ == 0 ? slot : firstSaturated;
             }
-            return victim < 0 || least >= state.saturation() ? -1 : victim;
+            // Evicting a saturated entry is safe only if its origin comes back as limited as it left.
+            return state.remembers() ? firstSaturated : -1;
         }
 
-        /** Deletes the entry at {@code slot}: the table tracks one origin less. */
-        private void delete(int slot) {
-            remove(slot);
-            tracked.decrementAndGet();
+        /** Writes what an entry still counts into the memory of evicted origins. */
+        private void remember(long slotWord, int entry, long nowNanos) {
+            long word = state.remember(cells, entry * width + 1, nowNanos);
+            if (word == 0) {
+                return;
+            }
+            if (memory == null) {
+                memory = new long[Math.max(2 * BLOCK, MEMORY_WORDS * Integer.highestOneBit(maxEntries))];
+            }
+            // The index keeps the low half of the hash: the memory needs no more.
+            long bits = memoryBits(slotWord >>> 32);
+            int first = firstWord(bits);
+            int second = secondWord(bits, first);
+            memory[first] = state.atLeast(memory[first], word, nowNanos);
+            memory[second] = state.atLeast(memory[second], word, nowNanos);
         }
 
-        /** Removes the entry at {@code slot}, shifting later entries of its probe run back. */
-        private void remove(int slot) {
+        /** What the memory holds for a key of this hash: at least what it left when evicted. */
+        private long recall(long hash, long nowNanos) {
+            long bits = memoryBits(hash & 0xffffffffL);
+            int first = firstWord(bits);
+            long word = memory[first];
+            return word == 0 ? 0 : state.atMost(word, memory[secondWord(bits, first)], nowNanos);
+        }
+
+        /** A second mix of the hash's low half: the home slot already uses its high bits. */
+        private long memoryBits(long lowHash) {
+            long h = lowHash * 0x9e3779b97f4a7c15L;
+            return h ^ (h >>> 29);
+        }
+
+        private int firstWord(long bits) {
+            int blocks = memory.length / BLOCK;
+            return (int) (((bits >>> 32) * blocks) >>> 32) * BLOCK + (int) (bits & (BLOCK - 1));
+        }
+
+        /** Another word of the first's block. */
+        private int secondWord(long bits, int first) {
+            int block = first & -BLOCK;
+            return block + ((first - block + 1 + (int) ((bits >>> 3) % (BLOCK - 1))) & (BLOCK - 1));
+        }
+
+        /** Removes index slot {@code slot}, shifting later slots of its probe run back. */
+        private void unlink(int slot) {
             int hole = slot;
-            for (int probe = next(hole); used[probe]; probe = next(probe)) {
-                int home = home(mix(keys[probe]));
-                // Move the entry into the hole unless its home lies cyclically in (hole, probe].
+            for (int probe = next(hole); slots[probe] != 0; probe = next(probe)) {
+                int home = home(slots[probe] >>> 32);
+                // Move the slot into the hole unless its home lies cyclically in (hole, probe].
                 boolean homeBetween = hole <= probe ? (home > hole && home <= probe) : (home > hole || home <= probe);
                 if (!homeBetween) {
-                    move(probe, hole);
+                    slots[hole] = slots[probe];
                     hole = probe;
                 }
             }
-            used[hole] = false;
-            keys[hole] = 0;
-            clearCells(hole);
+            slots[hole] = 0;
             size--;
         }
 
-        private void move(int from, int to) {
-            keys[to] = keys[from];
-            used[to] = true;
-            for (int i = 0; i < stride; i++) {
-                cells.set(to * stride + i, cells.get(from * stride + i));
+        /** Zeroes an unlinked entry and puts it on the free list. */
+        private void release(int entry) {
+            clearCells(entry);
+            cells.setPlain(entry * width, freeEntry + 1L);
+            freeEntry = entry;
+        }
+
+        private void clearCells(int entry) {
+            for (int i = entry * width, end = i + width; i < end; i++) {
+                cells.setPlain(i, 0);
             }
         }
 
-        private void clearCells(int slot) {
-            for (int i = 0; i < stride; i++) {
-                cells.set(slot * stride + i, 0);
-            }
-        }
-
+        /**
+         * Moves the live entries into arrays of {@code capacity} entries (at least {@code size}),
+         * renumbered from 0, and rebuilds the index for them.
+         */
         private void resize(int capacity) {
-            if (capacity == keys.length) {
-                return;
-            }
-            long[] oldKeys = keys;
-            boolean[] oldUsed = used;
+            long[] oldSlots = slots;
             AtomicLongArray oldCells = cells;
-            allocate(capacity);
-            for (int from = 0; from < oldKeys.length; from++) {
-                if (!oldUsed[from]) {
+            slots = new long[indexCapacityFor(capacity)];
+            cells = new AtomicLongArray(capacity * width);
+            int entry = 0;
+            for (long word : oldSlots) {
+                if (word == 0) {
                     continue;
                 }
-                int to = home(mix(oldKeys[from]));
-                while (used[to]) {
+                int to = home(word >>> 32);
+                while (slots[to] != 0) {
                     to = next(to);
                 }
-                keys[to] = oldKeys[from];
-                used[to] = true;
-                for (int i = 0; i < stride; i++) {
-                    cells.set(to * stride + i, oldCells.get(from * stride + i));
+                slots[to] = (word & ~ENTRY) | (entry + 1);
+                int source = entry(word) * width;
+                for (int i = 0; i < width; i++) {
+                    cells.setPlain(entry * width + i, oldCells.getPlain(source + i));
                 }
+                entry++;
             }
+            allocated = entry;
+            freeEntry = -1;
+            Arrays.fill(recent, 0);
+            hand = 0;
             sweepCursor = 0;
         }
     }

@@ -190,6 +190,56 @@ final class PackedWindow implements OriginTable.State {
         return limit;
     }
 
+    @Override
+    public boolean remembers() {
+        return true;
+    }
+
+    /**
+     * What the window counts at {@code nowNanos}, as one ring word: every permit it counts, placed
+     * in its newest bucket (the next one when borrowing, where a loan counts), so that the word
+     * never counts less, nor for less long, than the window did; 0 if the window counts nothing.
+     */
+    @Override
+    public long remember(AtomicLongArray cells, int base, long nowNanos) {
+        long head = cells.get(base);
+        long at = Math.max(epochAt(nowNanos), headEpoch(head));
+        long used = Math.min(limit, used(cells, base, head, at));
+        return used == 0 ? 0 : pack(at + (borrowing ? 1 : 0), used);
+    }
+
+    /** Whether a remembered word still counts anything in the window at {@code nowNanos}. */
+    private boolean counts(long word, long nowNanos) {
+        return count(word) > 0 && epoch(word) >= epochAt(nowNanos) - span;
+    }
+
+    @Override
+    public long atLeast(long a, long b, long nowNanos) {
+        if (!counts(a, nowNanos)) {
+            return b;
+        }
+        if (!counts(b, nowNanos)) {
+            return a;
+        }
+        return pack(Math.max(epoch(a), epoch(b)), Math.max(count(a), count(b)));
+    }
+
+    @Override
+    public long atMost(long a, long b, long nowNanos) {
+        if (!counts(a, nowNanos) || !counts(b, nowNanos)) {
+            return 0;
+        }
+        return pack(Math.min(epoch(a), epoch(b)), Math.min(count(a), count(b)));
+    }
+
+    /** Starts a new window with the remembered permits counted in the head, at the word's bucket. */
+    @Override
+    public void restore(AtomicLongArray cells, int base, long remembered, long nowNanos) {
+        if (counts(remembered, nowNanos)) {
+            cells.setPlain(base, packHead(epoch(remembered), 0, count(remembered)));
+        }
+    }
+
     /** @throws IllegalArgumentException unless {@code 1 <= permits <= limit} */
     void checkPermits(int permits) {
         if (permits < 1 || permits > limit) {

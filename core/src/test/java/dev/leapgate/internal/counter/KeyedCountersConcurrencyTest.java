@@ -55,26 +55,7 @@ class KeyedCountersConcurrencyTest {
             }
         });
 
-        long worst = 0;
-        for (int key = 0; key < KEYS; key++) {
-            long[] perEpoch = new long[0];
-            for (int t = 0; t < THREADS; t++) {
-                long[] row = tallies[t][key];
-                if (row.length > perEpoch.length) {
-                    perEpoch = Arrays.copyOf(perEpoch, row.length);
-                }
-                for (int e = 0; e < row.length; e++) {
-                    perEpoch[e] += row[e];
-                }
-            }
-            for (int e = 0; e < perEpoch.length; e++) {
-                long window = 0;
-                for (int k = Math.max(0, e - spec.buckets()); k <= e; k++) {
-                    window += perEpoch[k];
-                }
-                worst = Math.max(worst, window);
-            }
-        }
+        long worst = worstWindow(tallies, spec);
         assertThat(worst).isLessThanOrEqualTo(limit);
         assertThat(worst).as("the limit was reached").isEqualTo(limit);
     }
@@ -99,6 +80,75 @@ class KeyedCountersConcurrencyTest {
 
         assertThat(worst.get()).as("most origins seen tracked at once").isLessThanOrEqualTo(maxOrigins);
         assertThat(counter.trackedOrigins()).isLessThanOrEqualTo(maxOrigins);
+    }
+
+    /**
+     * Three times as many clients as the table tracks, all far above their limit, from eight
+     * threads while the clock moves through several windows: clients are evicted and come back all
+     * the time, and none may ever get more than the limit in a window, tracked or not.
+     */
+    @Test
+    void overSubscribedTable_everyClientKeepsItsLimit_evictedOrNot() throws Exception {
+        WindowSpec spec = new WindowSpec(Duration.ofMillis(100), 4, WindowMode.STRICT);
+        long b = spec.bucketNanos();
+        int limit = 5;
+        int clients = 3_000;
+        KeyedRateCounter counter = new KeyedRateCounter(spec, limit, 0, 1_000);
+        AtomicLong clock = new AtomicLong();
+        long[][][] tallies = new long[THREADS][clients][0];
+        Together.run(THREADS, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < 200_000; j++) {
+                if (id == 0 && j % 256 == 0) {
+                    clock.addAndGet(random.nextLong(b / 4));
+                }
+                int key = random.nextInt(clients);
+                long ticket = counter.tryAcquire(key, clock.get(), 1);
+                assertThat(ticket).isNotEqualTo(KeyedRateCounter.UNTRACKED);
+                if (ticket >= 0) {
+                    int epoch = Math.toIntExact(ticketEpoch(counter, ticket));
+                    long[] row = tallies[id][key];
+                    if (epoch >= row.length) {
+                        row = Arrays.copyOf(row, Math.max(epoch + 1, 2 * row.length));
+                        tallies[id][key] = row;
+                    }
+                    row[epoch]++;
+                }
+            }
+        });
+
+        assertThat(clock.get())
+                .as("the run spans several windows")
+                .isGreaterThan(4 * spec.length().toNanos());
+        assertThat(counter.trackedOrigins()).isEqualTo(1_000);
+        long worst = worstWindow(tallies, spec);
+        assertThat(worst).isLessThanOrEqualTo(limit);
+        assertThat(worst).as("the limit was reached").isEqualTo(limit);
+    }
+
+    /** The most permits any origin had admitted in one strict window, from per-thread tallies by epoch. */
+    private static long worstWindow(long[][][] tallies, WindowSpec spec) {
+        long worst = 0;
+        for (int key = 0; key < tallies[0].length; key++) {
+            long[] perEpoch = new long[0];
+            for (long[][] thread : tallies) {
+                long[] row = thread[key];
+                if (row.length > perEpoch.length) {
+                    perEpoch = Arrays.copyOf(perEpoch, row.length);
+                }
+                for (int e = 0; e < row.length; e++) {
+                    perEpoch[e] += row[e];
+                }
+            }
+            for (int e = 0; e < perEpoch.length; e++) {
+                long window = 0;
+                for (int k = Math.max(0, e - spec.buckets()); k <= e; k++) {
+                    window += perEpoch[k];
+                }
+                worst = Math.max(worst, window);
+            }
+        }
+        return worst;
     }
 
     private static long ticketEpoch(KeyedRateCounter counter, long ticket) {

@@ -67,7 +67,7 @@ class KeyedRateCounterTest {
 
         for (int i = 0; i < 1_000_000; i++) {
             now += 50_000; // 1M requests over 50 s: every one-off is still inside its window
-            assertThat(c.tryAcquire(i, now, 1)).isNotEqualTo(RateCounter.REJECTED);
+            assertThat(c.tryAcquire(i, now, 1)).isNotEqualTo(KeyedRateCounter.UNTRACKED);
             if (i % 1000 == 0) {
                 assertThat(c.tryAcquire(limited, now, 1))
                         .as("the limited client stays limited at request %d", i)
@@ -78,21 +78,50 @@ class KeyedRateCounterTest {
 
         assertThat(c.trackedOrigins()).isLessThanOrEqualTo(maxOrigins);
         assertThat(c.used(limited, now)).isEqualTo(5);
-        assertThat(maxFootprint).as("bytes for 10,000 origins").isLessThan(100L * maxOrigins);
+        // The table (about 80 bytes an origin at this window) and the memory of evicted origins.
+        assertThat(maxFootprint).as("bytes for 10,000 origins").isLessThan(130L * maxOrigins);
     }
 
+    /**
+     * Twice as many limited clients as the table holds, each coming back again and again: every
+     * one is tracked when it comes (taking the place of another), and none is ever admitted more
+     * than its limit within its window, tracked or evicted meanwhile. (A client that arrives once
+     * the table is full may be limited early: its cells in the memory of evicted clients may hold
+     * another client's use.)
+     */
     @Test
-    void tableFullOfLimitedClients_doesNotTrackNewOnes() {
-        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 1, 0, 64);
-        for (int key = 0; key < 64; key++) {
-            assertThat(c.tryAcquire(key, 0, 1)).isNotNegative();
+    void moreLimitedClientsThanTheTableHolds_allStayLimited_evictedOrNot() {
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 3, 0, 256);
+        for (int key = 0; key < 512; key++) {
+            int admitted = 0;
+            for (int i = 0; i < 5; i++) {
+                long ticket = c.tryAcquire(key, 0, 1);
+                assertThat(ticket).isNotEqualTo(KeyedRateCounter.UNTRACKED);
+                admitted += ticket >= 0 ? 1 : 0;
+            }
+            if (key < 256) {
+                assertThat(admitted)
+                        .as("client %d, while the table has room", key)
+                        .isEqualTo(3);
+            } else {
+                assertThat(admitted).as("client %d", key).isLessThanOrEqualTo(3);
+            }
         }
+        assertThat(c.trackedOrigins()).isEqualTo(256);
 
-        assertThat(c.tryAcquire(1000, 0, 1)).isEqualTo(KeyedRateCounter.UNTRACKED);
-        for (int key = 0; key < 64; key++) {
-            assertThat(c.tryAcquire(key, 0, 1))
-                    .as("origin %d still limited", key)
+        SplittableRandom random = new SplittableRandom(7);
+        for (int i = 0; i < 100_000; i++) {
+            long now = i * 40_000L; // 4 s in all: inside every client's window
+            int key = random.nextInt(512);
+            assertThat(c.tryAcquire(key, now, 1))
+                    .as("client %d at %d ns", key, now)
                     .isEqualTo(RateCounter.REJECTED);
+        }
+        assertThat(c.trackedOrigins()).isEqualTo(256);
+        for (int key = 0; key < 512; key++) {
+            assertThat(c.tryAcquire(key, 15 * S, 1))
+                    .as("client %d once its window has passed", key)
+                    .isNotNegative();
         }
     }
 

@@ -1,0 +1,183 @@
+package dev.leapgate.benchmarks;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.internal.counter.KeyedRateCounter;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.WindowSpec;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Issue #20: a flood of clients. Every call comes from a client not seen for millions of calls
+ * (4,194,304 addresses in turn), against one per-client rule at the default {@code max-origins}
+ * (100,000) and the default window shape (1 s, 10 buckets), so that after the first 100,000 calls
+ * every call inserts into a full table and evicts.
+ *
+ * <ul>
+ *   <li>{@link #leapgateNewClient}: {@code HttpGate.enter} + {@code close} for a new client;
+ *   <li>{@link #leapgateKnownClient}: the same call for one of 1,000 clients that stay tracked,
+ *       in a table filled by the flood (what O(1) is measured against: a new client at a full
+ *       table should cost at most twice this);
+ *   <li>{@link #leapgateTableNewClient}: the per-client table beneath, alone ({@code
+ *       KeyedRateCounter.tryAcquire} for a new key: no rule, no entry, no statistics);
+ *   <li>{@link #bucket4jCaffeineNewClient}: Bucket4j with a bucket per key in a Caffeine cache of
+ *       the same size, for a new key (a lookup, a new bucket, an insertion and an eviction).
+ * </ul>
+ *
+ * The limit (1,000,000 a second per client) is never reached, so that the admitted path is what
+ * is measured ({@code :rejected} stays 0); what remembering evicted clients costs well-behaved
+ * ones is measured by {@link OverSubscribedClients}. Report every iteration, not only the mean:
+ *
+ * <pre>java -jar benchmarks.jar ClientFloodBenchmark -rf json</pre>
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 15, time = 1)
+@Measurement(iterations = 10, time = 1)
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+public class ClientFloodBenchmark {
+
+    /** Distinct flood addresses, a power of two. */
+    static final int FLOOD = 1 << 22;
+
+    static final int KNOWN = 1_000;
+    static final int LIMIT = 1_000_000;
+    static final int MAX_ORIGINS = 100_000;
+
+    /** The flood's addresses, 10.0.0.0 on, as the engine sees a client. */
+    @State(Scope.Benchmark)
+    public static class Addresses {
+        Origin[] flood;
+        Long[] floodKeys;
+        Origin[] known;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            flood = new Origin[FLOOD];
+            floodKeys = new Long[FLOOD];
+            for (int i = 0; i < FLOOD; i++) {
+                flood[i] = Workload.origin(i);
+                floodKeys[i] = Workload.key(i);
+            }
+            known = new Origin[KNOWN];
+            for (int i = 0; i < KNOWN; i++) {
+                known[i] = Origin.ip(IpAddress.parse("192.168." + (i / 250) + "." + (i % 250)), 64);
+            }
+        }
+    }
+
+    /** Where this thread is in the flood. */
+    @State(Scope.Thread)
+    public static class Cursor {
+        int position;
+    }
+
+    @State(Scope.Benchmark)
+    public static class Gate {
+        HttpGate gate;
+
+        @Setup(Level.Trial)
+        public void setUp(Addresses addresses) {
+            gate = HttpGate.builder(ConfigParser.parse(
+                            Map.of(
+                                    "rule.per-ip.match", "/api/**",
+                                    "rule.per-ip.limit", LIMIT + "/1s",
+                                    "rule.per-ip.scope", "per-origin",
+                                    "rule.per-ip.max-origins", Integer.toString(MAX_ORIGINS),
+                                    "rejection-log", "0s"),
+                            "benchmark"))
+                    .build();
+            // A full table: the known clients, then the flood's last 200,000 addresses (the
+            // measured flood starts at its first), then the known clients once more.
+            for (Origin origin : addresses.known) {
+                enter(gate, origin);
+            }
+            for (int i = FLOOD - 200_000; i < FLOOD; i++) {
+                enter(gate, addresses.flood[i]);
+            }
+            for (Origin origin : addresses.known) {
+                enter(gate, origin);
+            }
+        }
+    }
+
+    /** The per-client table beneath the engine, alone: one window per key, no rule, no entry. */
+    @State(Scope.Benchmark)
+    public static class Table {
+        KeyedRateCounter counter;
+        long[] keys;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            counter = new KeyedRateCounter(WindowSpec.of(Duration.ofSeconds(1)), LIMIT, System.nanoTime(), MAX_ORIGINS);
+            keys = new long[FLOOD];
+            for (int i = 0; i < FLOOD; i++) {
+                keys[i] = Workload.key(i);
+            }
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class Bucket4jCaffeine {
+        Peers.Bucket4jPerKey buckets;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            buckets = new Peers.Bucket4jPerKey(LIMIT, Duration.ofSeconds(1), MAX_ORIGINS);
+        }
+    }
+
+    @Benchmark
+    public boolean leapgateNewClient(Gate gate, Addresses addresses, Cursor cursor, Outcome outcome) {
+        boolean admitted = enter(gate.gate, addresses.flood[cursor.position++ & (FLOOD - 1)]);
+        outcome.rejected += admitted ? 0 : 1;
+        return admitted;
+    }
+
+    @Benchmark
+    public long leapgateTableNewClient(Table table, Cursor cursor) {
+        return table.counter.tryAcquire(table.keys[cursor.position++ & (FLOOD - 1)], System.nanoTime(), 1);
+    }
+
+    @Benchmark
+    public boolean leapgateKnownClient(Gate gate, Addresses addresses, Cursor cursor, Outcome outcome) {
+        boolean admitted = enter(gate.gate, addresses.known[cursor.position++ % KNOWN]);
+        outcome.rejected += admitted ? 0 : 1;
+        return admitted;
+    }
+
+    @Benchmark
+    public boolean bucket4jCaffeineNewClient(
+            Bucket4jCaffeine state, Addresses addresses, Cursor cursor, Outcome outcome) {
+        boolean admitted = state.buckets.tryConsume(addresses.floodKeys[cursor.position++ & (FLOOD - 1)]);
+        outcome.rejected += admitted ? 0 : 1;
+        return admitted;
+    }
+
+    private static boolean enter(HttpGate gate, Origin origin) {
+        Decision decision = gate.enter("GET", "/api/orders", origin);
+        if (decision instanceof Entry entry) {
+            entry.close();
+            return true;
+        }
+        return false;
+    }
+}

@@ -1,0 +1,124 @@
+package dev.leapgate.benchmarks;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Issue #20: the per-key workload of {@link PerKeyBenchmark} (1,000,000 keys, Zipf 1.0) from an
+ * empty table with {@code max-origins} 1,000,000, measured through the table filling and full: 3 s
+ * of warm-up, then 40 iterations of 1 s, each of which is reported, so that a slow phase cannot
+ * hide in a mean. {@link #leapgateEngine} is {@code HttpGate.enter} + {@code close} with one
+ * per-client rule (1 s, 2 buckets, strict); {@link #bucket4jCaffeine} a bucket per key in a
+ * Caffeine cache of the same size.
+ *
+ * <pre>java -jar benchmarks.jar PerKeyFromEmptyBenchmark -rf json</pre>
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 40, time = 1)
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+public class PerKeyFromEmptyBenchmark {
+
+    static final int MAX_ORIGINS = 1_000_000;
+
+    @State(Scope.Benchmark)
+    public static class Keys {
+        int[] draws;
+        Origin[] origins;
+        Long[] keys;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            draws = ZipfKeys.draw(Workload.KEYS, Workload.ZIPF_EXPONENT, 1 << 22, 7);
+            origins = new Origin[Workload.KEYS];
+            keys = new Long[Workload.KEYS];
+            for (int i = 0; i < Workload.KEYS; i++) {
+                origins[i] = Workload.origin(i);
+                keys[i] = Workload.key(i);
+            }
+        }
+    }
+
+    @State(Scope.Thread)
+    public static class Cursor {
+        int position;
+
+        int next(Keys keys) {
+            return keys.draws[position++ & (keys.draws.length - 1)];
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class Gate {
+        HttpGate gate;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            gate = HttpGate.builder(ConfigParser.parse(
+                            Map.of(
+                                    "rule.per-ip.match", "/api/**",
+                                    "rule.per-ip.limit", Workload.PER_KEY_LIMIT_PER_SECOND + "/1s",
+                                    "rule.per-ip.buckets", "2",
+                                    "rule.per-ip.scope", "per-origin",
+                                    "rule.per-ip.max-origins", Integer.toString(MAX_ORIGINS),
+                                    "rejection-log", "0s"),
+                            "benchmark"))
+                    .build();
+        }
+
+        /** Prints how full the table is after each iteration, so that each phase can be told apart. */
+        @TearDown(Level.Iteration)
+        public void tracked() {
+            System.out.print(" [tracked " + gate.trackedOrigins("per-ip").orElse(-1) + "]");
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class Bucket4jCaffeine {
+        Peers.Bucket4jPerKey buckets;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            buckets = new Peers.Bucket4jPerKey(Workload.PER_KEY_LIMIT_PER_SECOND, Duration.ofSeconds(1), MAX_ORIGINS);
+        }
+    }
+
+    @Benchmark
+    public boolean leapgateEngine(Gate gate, Keys keys, Cursor cursor, Outcome outcome) {
+        Decision decision = gate.gate.enter("GET", "/api/orders", keys.origins[cursor.next(keys)]);
+        if (decision instanceof Entry entry) {
+            entry.close();
+            return true;
+        }
+        outcome.rejected++;
+        return false;
+    }
+
+    @Benchmark
+    public boolean bucket4jCaffeine(Bucket4jCaffeine state, Keys keys, Cursor cursor, Outcome outcome) {
+        boolean admitted = state.buckets.tryConsume(keys.keys[cursor.next(keys)]);
+        outcome.rejected += admitted ? 0 : 1;
+        return admitted;
+    }
+}
