@@ -55,7 +55,8 @@ import java.util.concurrent.locks.StampedLock;
  * never less than what it used before it was evicted (both words are at least that), so a client
  * cannot shed its history by being evicted; an innocent client whose two words both hold heavier
  * clients' use starts with that use, and is at worst limited early. The memory is allocated on
- * the first such eviction: one word per origin of the segment's share, at most 8 bytes per origin.
+ * the first such eviction: {@link #MEMORY_WORDS} words per origin of the segment's share (rounded down
+ * to a power of two), about 64 bytes per origin.
  *
  * <p>Concurrency: each segment has a {@link StampedLock}. Operations on an existing entry take
  * the read lock, so any number of threads work on one segment at once, and update the cells with
