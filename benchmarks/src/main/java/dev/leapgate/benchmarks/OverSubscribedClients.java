@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 public final class OverSubscribedClients {
 
     private static final long WINDOW_NANOS = 1_000_000_000L;
-    private static final int WELL_BEHAVED = 2_000;
+    private static final int WELL_BEHAVED = 200;
 
     private OverSubscribedClients() {}
 
