@@ -36,26 +36,26 @@ import java.util.concurrent.locks.StampedLock;
  * existing one in its segment. The first candidate is the origin inserted {@link #RECENT}
  * insertions before in the segment, if it has not been used since (a one-off origin, as in a flood
  * of them, whose cells are still in the processor's cache); otherwise a CLOCK hand over the index
- * chooses: an entry used since the hand last passed (its <em>referenced</em> bit, set by any operation on it) gets a second chance and
- * the hand moves on; the first other entry below its {@link State#saturation() saturation} is
- * evicted. Entries at or above saturation (a client being limited right now, or one with requests
- * in flight) are passed over; if the hand finds {@link #EVICTION_SAMPLE} of those, the first of
- * them is evicted if the state {@link State#remembers() remembers} evicted entries (a rate window:
- * see below), and otherwise (requests in flight) the new origin is not tracked and the caller is
- * told so ({@link #FULL}). The hand moves forward only, so each insertion costs a few steps on
- * average whatever the table's size.
+ * chooses: an entry used since the hand last passed (its <em>referenced</em> bit, set by any
+ * operation on it) gets a second chance and the hand moves on; the first other entry below its
+ * {@link State#saturation() saturation} is evicted. Entries at or above saturation (a client being
+ * limited right now, or one with requests in flight) are passed over; if the hand finds {@link
+ * #EVICTION_SAMPLE} of those, the first of them is evicted if the state {@link State#remembers()
+ * remembers} evicted entries (a rate window: see below), and otherwise (requests in flight) the
+ * new origin is not tracked and the caller is told so ({@link #FULL}). The hand moves forward
+ * only, so each insertion costs a few steps on average whatever the table's size.
  *
  * <h2>What an evicted origin leaves behind</h2>
  *
- * An origin evicted while its state still counts something (a client that used part of its
- * window) leaves a word in the segment's <em>memory</em> of evicted origins, a count-max sketch:
- * the origin's hash picks a block of 8 words (one cache line or two) and two words in it, and each
- * of the two becomes the {@link State#atLeast larger} of what it held and what the origin leaves.
- * An origin that enters the table starts from the {@link State#atMost smaller} of its two words:
+ * An origin evicted while its state still counts something (a client that used part of its window)
+ * leaves a word in the segment's <em>memory</em> of evicted origins, a count-max sketch: the
+ * origin's hash picks a block of 8 words (one cache line or two) and two words in it, and each of
+ * the two becomes the {@link State#atLeast larger} of what it held and what the origin leaves. An
+ * origin that enters the table starts from the {@link State#atMost smaller} of its two words:
  * never less than what it used before it was evicted (both words are at least that), so a client
  * cannot shed its history by being evicted; an innocent client whose two words both hold heavier
- * clients' use starts with that use, and is at worst limited early. The memory is allocated on
- * the first such eviction: {@link #MEMORY_WORDS} words per origin of the segment's share (rounded down
+ * clients' use starts with that use, and is at worst limited early. The memory is allocated on the
+ * first such eviction: {@link #MEMORY_WORDS} words per origin of the segment's share (rounded down
  * to a power of two), about 64 bytes per origin.
  *
  * <p>Concurrency: each segment has a {@link StampedLock}. Operations on an existing entry take
@@ -132,9 +132,10 @@ final class OriginTable {
     /**
      * Words of the memory of evicted origins per origin of a segment's share (rounded down to a
      * power of two). Two words per evicted origin, so that with E origins evicted in a window, a
-     * newcomer finds both its words taken with a chance of about {@code (1 - exp(-2E / words))^2}:
-     * about 5 % when as many origins are evicted as the table holds, and nearly 100 % when twenty
-     * times as many are.
+     * newcomer finds both its words taken with a chance of at least {@code (1 - exp(-2E /
+     * words))^2}: 5 % when as many origins are evicted as the table holds, nearly 100 % when twenty
+     * times as many are. More in practice: a word keeps the largest count it was given for as long
+     * as origins keep being evicted into it ({@link State#atLeast} cannot split it by time).
      */
     static final int MEMORY_WORDS = 8;
     /** Words in a block of the memory of evicted origins. */
