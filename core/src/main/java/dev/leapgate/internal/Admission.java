@@ -103,6 +103,9 @@ public final class Admission {
                 }
                 if (token < 0 && limit.shadow) {
                     limit.recorder.onShadowReject(now);
+                    if (rejections != null) {
+                        rejections.recordShadow(limit.rule.name(), origin, now);
+                    }
                     token = Limit.SHADOW_REJECTED; // holds nothing, gives nothing back
                     shadowRejected++;
                 } else if (token < 0) {
@@ -199,6 +202,9 @@ public final class Admission {
         if (token < 0) {
             if (limit.shadow) {
                 limit.recorder.onShadowReject(now);
+                if (rejections != null) {
+                    rejections.recordShadow(limit.rule.name(), origin, now);
+                }
                 return UnlimitedEntry.INSTANCE;
             }
             limit.recorder.onReject(now);

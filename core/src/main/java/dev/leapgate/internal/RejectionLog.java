@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * Says, at most once per rule and interval, how many requests a rule rejected and who sent most of
- * them: never a line per request. With no background thread, a rule's line for an interval is
+ * Says, at most once per rule and interval, how many requests a rule rejected (or, for a shadow
+ * rule, would have rejected) and who sent most of them: never a line per request. With no background thread, a rule's line for an interval is
  * written by its first rejection after the interval: it covers the time since the previous line
  * (at least the interval; longer when rejections paused), and a rule that stops rejecting says
  * nothing more.
@@ -35,6 +35,7 @@ public final class RejectionLog {
     private final long intervalNanos;
     private final Consumer<String> sink;
     private final ConcurrentHashMap<String, Tally> tallies = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Tally> shadowTallies = new ConcurrentHashMap<>();
 
     /**
      * @param interval the shortest time between two lines of one rule; positive
@@ -50,15 +51,24 @@ public final class RejectionLog {
 
     /** Counts a rejection by {@code rule} of a request from {@code origin} (null when unknown). */
     public void record(String rule, Origin origin, long nowNanos) {
-        Tally tally = tallies.get(rule);
+        tally(tallies, rule, false, nowNanos).record(origin, nowNanos);
+    }
+
+    /** Counts a request that shadow rule {@code rule} would have rejected; its lines say so. */
+    public void recordShadow(String rule, Origin origin, long nowNanos) {
+        tally(shadowTallies, rule, true, nowNanos).record(origin, nowNanos);
+    }
+
+    private Tally tally(ConcurrentHashMap<String, Tally> byRule, String rule, boolean shadow, long nowNanos) {
+        Tally tally = byRule.get(rule);
         if (tally == null) {
-            Tally fresh = new Tally(rule, nowNanos);
-            tally = tallies.putIfAbsent(rule, fresh);
+            Tally fresh = new Tally(rule, shadow, nowNanos);
+            tally = byRule.putIfAbsent(rule, fresh);
             if (tally == null) {
                 tally = fresh;
             }
         }
-        tally.record(origin, nowNanos);
+        return tally;
     }
 
     private static final VarHandle START;
@@ -79,6 +89,7 @@ public final class RejectionLog {
     /** One rule's rejections since its last line. */
     private final class Tally {
         private final String rule;
+        private final boolean shadow;
         private volatile long start;
         private volatile long count;
 
@@ -90,8 +101,9 @@ public final class RejectionLog {
         private final Origin[] origins = new Origin[TRACKED];
         private final long[] counts = new long[TRACKED];
 
-        Tally(String rule, long nowNanos) {
+        Tally(String rule, boolean shadow, long nowNanos) {
             this.rule = rule;
+            this.shadow = shadow;
             this.start = nowNanos;
         }
 
@@ -163,9 +175,9 @@ public final class RejectionLog {
                 return;
             }
             StringBuilder line = new StringBuilder(120)
-                    .append("Leapgate: rule '")
+                    .append(shadow ? "Leapgate: shadow rule '" : "Leapgate: rule '")
                     .append(rule)
-                    .append("' rejected ")
+                    .append(shadow ? "' would have rejected " : "' rejected ")
                     .append(rejected)
                     .append(rejected == 1 ? " request" : " requests")
                     .append(String.format(Locale.ROOT, " in the last %.1f s", periodNanos / 1e9));

@@ -124,4 +124,24 @@ class RejectionLogTest {
                 .asString()
                 .startsWith("Leapgate: rule 'all' rejected " + threads * each + " requests in the last 10.0 s");
     }
+
+    @Test
+    void aShadowRule_saysWhatItWouldHaveRejected_inALineOfItsOwn() {
+        HttpGate gate = gate(
+                "rule.trial.match", "/api/**",
+                "rule.trial.limit", "2/1h",
+                "rule.trial.scope", "per-origin",
+                "rule.trial.mode", "shadow",
+                "rule.all.match", "/api/**",
+                "rule.all.limit", "100/1h");
+        for (int i = 0; i < 10; i++) {
+            assertThat(gate.enter("GET", "/api/x", client(9))).isInstanceOf(dev.leapgate.Entry.class);
+        }
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/api/x", client(9));
+
+        assertThat(lines)
+                .containsExactly("Leapgate: shadow rule 'trial' would have rejected 8 requests in the last 10.0 s;"
+                        + " most from 203.0.113.9 (about 8)");
+    }
 }

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Together;
-import java.net.http.HttpResponse;
+import java.io.EOFException;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -90,6 +91,8 @@ class MixedRequestsIT {
         final LongAdder rejected = new LongAdder();
         final LongAdder failed = new LongAdder();
         final LongAdder succeeded = new LongAdder();
+        /** Requests the server closed the connection on without answering: decided, outcome unseen. */
+        final LongAdder unanswered = new LongAdder();
     }
 
     @Test
@@ -101,15 +104,22 @@ class MixedRequestsIT {
         Together.run(CLIENTS, client -> {
             for (int i = 0; i < requestsPerClient(container); i++) {
                 Endpoint endpoint = ENDPOINTS.get((client * 5 + i) % ENDPOINTS.size());
-                HttpResponse<String> response;
-                try {
-                    response = web.getFor("203.0.113." + client, endpoint.path());
-                } catch (Exception e) {
-                    throw new AssertionError(endpoint.path(), e);
-                }
-                int status = response.statusCode();
                 Seen s = seen.get(endpoint.resource());
                 s.requests.increment();
+                RawHttp.Response response;
+                try {
+                    // Raw, so that a request is sent once: HttpClient silently sends a GET again when
+                    // the server closes a kept-alive connection without answering (Tomcat does, now
+                    // and then, in its asynchronous error path), and the server would see two.
+                    response = RawHttp.get(
+                            web.port(), web.uri(endpoint.path()).getRawPath(), "X-Forwarded-For: 203.0.113." + client);
+                } catch (EOFException unanswered) {
+                    s.unanswered.increment();
+                    continue;
+                } catch (IOException e) {
+                    throw new AssertionError(endpoint.path(), e);
+                }
+                int status = response.status();
                 if (status == 429) {
                     s.rejected.increment();
                 } else {
@@ -132,13 +142,21 @@ class MixedRequestsIT {
             assertThat(m.admitted() + m.rejected())
                     .as("%s: every request decided once", resource)
                     .isEqualTo(s.requests.sum());
-            assertThat(m.rejected()).as("%s: rejections", resource).isEqualTo(s.rejected.sum());
+            // An unanswered request was decided, but its client saw no outcome: it may be any one.
+            long unanswered = s.unanswered.sum();
+            assertThat(unanswered).as("%s: requests never answered", resource).isLessThanOrEqualTo(2);
+            assertThat(m.rejected())
+                    .as("%s: rejections", resource)
+                    .isBetween(s.rejected.sum(), s.rejected.sum() + unanswered);
             assertThat(m.failed())
                     .as("%s: failures (5xx, thrown, timed out)", resource)
-                    .isEqualTo(s.failed.sum());
+                    .isBetween(s.failed.sum(), s.failed.sum() + unanswered);
             assertThat(m.succeeded())
                     .as("%s: successes (2xx, mapped 404)", resource)
-                    .isEqualTo(s.succeeded.sum());
+                    .isBetween(s.succeeded.sum(), s.succeeded.sum() + unanswered);
+            assertThat(m.rejected() + m.failed() + m.succeeded())
+                    .as("%s: every request rejected, failed or succeeded", resource)
+                    .isEqualTo(s.requests.sum());
             assertThat(m.peakInFlight()).isLessThanOrEqualTo(SLOTS);
             assertThat(s.failed.sum())
                     .as("%s: failing requests were admitted", resource)
