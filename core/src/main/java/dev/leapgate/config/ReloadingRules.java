@@ -42,6 +42,8 @@ public final class ReloadingRules {
     private final AtomicLong nextCheckNanos;
     private final UnaryOperator<RuleSet> adjust;
     private String stamp;
+    private final AtomicLong applied = new AtomicLong();
+    private final AtomicLong rejected = new AtomicLong();
 
     /**
      * Follows {@code file}, whose rules are already in force: when it changes, its rules go through
@@ -104,15 +106,31 @@ public final class ReloadingRules {
             return false;
         }
         stamp = current; // a broken file is reported once, not on every check
-        RuleSet rules = ConfigParser.readRulesFile(file, origin);
+        RuleSet rules;
         try {
+            rules = ConfigParser.readRulesFile(file, origin);
             rules = adjust.apply(rules);
+        } catch (ConfigException e) {
+            rejected.incrementAndGet();
+            throw e;
         } catch (IllegalArgumentException e) {
+            rejected.incrementAndGet();
             throw new ConfigException(file.toString(), List.of(e.getMessage()));
         }
         apply.accept(rules);
+        applied.incrementAndGet();
         LOG.info("Leapgate applied rules file {}", file);
         return true;
+    }
+
+    /** Changed versions of the file applied since it was first read. */
+    public long appliedReloads() {
+        return applied.get();
+    }
+
+    /** Changed versions of the file rejected (unreadable or invalid) since it was first read. */
+    public long rejectedReloads() {
+        return rejected.get();
     }
 
     private static String stampOf(Path file) {

@@ -33,7 +33,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -80,6 +82,9 @@ public final class HttpGate {
     private final ReloadingRules reloading; // null without a rules file
     private final AtomicReference<Snapshot> snapshot;
     private final List<Function<RuleSet, List<String>>> checks;
+    private final LongAdder exempt = new LongAdder();
+    private final LongAdder denied = new LongAdder();
+    private final List<Consumer<RuleSet>> rulesListeners = new CopyOnWriteArrayList<>();
     /** What the checks found in the rules in force. */
     private volatile List<String> warnings = List.of();
 
@@ -160,6 +165,33 @@ public final class HttpGate {
                 next.book.kept(),
                 rules.exempt(),
                 rules.deny());
+        for (Consumer<RuleSet> listener : rulesListeners) {
+            try {
+                listener.accept(rules);
+            } catch (RuntimeException e) {
+                LOG.warn("Leapgate: a rules listener failed; the new rules are in force", e);
+            }
+        }
+    }
+
+    /**
+     * Calls {@code listener} with the new rules each time they replace the rules in force (a
+     * reloaded rules file, or {@link #update}), on the thread that replaced them, after they are in
+     * force: for a metrics binder that follows the rules. A listener that throws is logged, and the
+     * rules stay in force.
+     */
+    public void addRulesListener(Consumer<RuleSet> listener) {
+        rulesListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Requests from an exempt origin that a rule matched (let through unlimited), since the gate was built. */
+    public long exemptRequests() {
+        return exempt.sum();
+    }
+
+    /** Requests refused because their origin is in {@code deny}, since the gate was built. */
+    public long deniedRequests() {
+        return denied.sum();
     }
 
     private void runChecks(RuleSet rules) {
@@ -244,6 +276,7 @@ public final class HttpGate {
         if (!rules.deny().isEmpty()) {
             origin = origin != null ? origin : originOf(request);
             if (rules.deny().contains(origin)) {
+                denied.increment();
                 return new DeniedRejection(origin);
             }
         }
@@ -255,6 +288,7 @@ public final class HttpGate {
         // without reading its headers, and creates no state.
         origin = origin != null ? origin : originOf(request);
         if (!rules.exempt().isEmpty() && rules.exempt().contains(origin)) {
+            exempt.increment();
             return UnlimitedEntry.INSTANCE;
         }
         return admission.decide(candidates, origin, permits);

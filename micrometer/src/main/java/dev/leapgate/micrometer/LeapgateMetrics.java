@@ -1,0 +1,215 @@
+package dev.leapgate.micrometer;
+
+import dev.leapgate.config.ReloadingRules;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.Scope;
+import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsTotals;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The metrics of one {@link HttpGate}, for any Micrometer registry (Prometheus names in brackets):
+ *
+ * <ul>
+ *   <li>{@code leapgate.requests} ({@code leapgate_requests_total}), tags {@code resource} and
+ *       {@code outcome}: {@code admitted}, {@code rejected}, {@code shadow-rejected};
+ *   <li>{@code leapgate.requests.completed} ({@code leapgate_requests_completed_total}), tags
+ *       {@code resource} and {@code outcome}: {@code succeeded}, {@code failed};
+ *   <li>{@code leapgate.requests.in.flight} ({@code leapgate_requests_in_flight}), tag {@code
+ *       resource}: admitted and not yet completed;
+ *   <li>{@code leapgate.response.time} ({@code leapgate_response_time_seconds_count} and {@code
+ *       _sum}), tag {@code resource}: completed requests and their summed response time;
+ *   <li>{@code leapgate.gate.requests} ({@code leapgate_gate_requests_total}), tag {@code
+ *       outcome}: {@code exempt} (matched by a rule, let through: the origin is exempt) and {@code
+ *       denied} (the origin is in {@code deny});
+ *   <li>{@code leapgate.rule.limit} ({@code leapgate_rule_limit}), tags {@code rule} and {@code
+ *       kind} ({@code window} or {@code in-flight}): each rule's limit;
+ *   <li>{@code leapgate.clients.tracked} ({@code leapgate_clients_tracked}), tag {@code rule}: the
+ *       clients a per-client rule tracks now, at most its {@code max-origins};
+ *   <li>{@code leapgate.config.reloads} ({@code leapgate_config_reloads_total}), tag {@code
+ *       result}: {@code applied} or {@code rejected} changed versions of the rules file (only with a
+ *       rules file).
+ * </ul>
+ *
+ * <p>Tags come only from the configuration (rule names, their patterns as resource names) and
+ * fixed sets of values: never a client, a user or a request path, so that the number of series
+ * stays what the configuration says. Everything is read from the gate's own statistics when the
+ * registry asks (a scrape): the request path pays nothing for the metrics. When the rules change
+ * (a reloaded rules file, {@link HttpGate#update}), the meters follow: new rules and resources get
+ * meters, and the meters of those gone are removed from the registry.
+ *
+ * <pre>{@code
+ * new LeapgateMetrics(gate).bindTo(registry);
+ * }</pre>
+ *
+ * <p>Concurrency: thread-safe; bind it to one registry.
+ */
+public final class LeapgateMetrics implements MeterBinder {
+
+    private final HttpGate gate;
+    private final Tags tags;
+    private MeterRegistry registry; // guarded by this
+    /** The meters of each resource and rule now registered, by "resource:name" or "rule:name". */
+    private final Map<String, List<Meter>> meters = new HashMap<>(); // guarded by this
+
+    /** The metrics of {@code gate}, with no further tags. */
+    public LeapgateMetrics(HttpGate gate) {
+        this(gate, Tags.empty());
+    }
+
+    /** The metrics of {@code gate}, each with {@code tags} too (such as the application's name). */
+    public LeapgateMetrics(HttpGate gate, Iterable<Tag> tags) {
+        this.gate = Objects.requireNonNull(gate, "gate");
+        this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
+    }
+
+    @Override
+    public synchronized void bindTo(MeterRegistry registry) {
+        if (this.registry != null) {
+            throw new IllegalStateException("these metrics are bound to a registry already");
+        }
+        this.registry = Objects.requireNonNull(registry, "registry");
+        for (String outcome : List.of("exempt", "denied")) {
+            FunctionCounter.builder(
+                            "leapgate.gate.requests",
+                            gate,
+                            g -> outcome.equals("exempt") ? g.exemptRequests() : g.deniedRequests())
+                    .description("Requests matched by a rule from an exempt origin, or refused: their origin is denied")
+                    .tags(tags)
+                    .tag("outcome", outcome)
+                    .register(registry);
+        }
+        gate.rulesFile().ifPresent(file -> {
+            FunctionCounter.builder("leapgate.config.reloads", file, ReloadingRules::appliedReloads)
+                    .description("Changed versions of the rules file applied or rejected")
+                    .tags(tags)
+                    .tag("result", "applied")
+                    .register(registry);
+            FunctionCounter.builder("leapgate.config.reloads", file, ReloadingRules::rejectedReloads)
+                    .description("Changed versions of the rules file applied or rejected")
+                    .tags(tags)
+                    .tag("result", "rejected")
+                    .register(registry);
+        });
+        follow(gate.rules());
+        gate.addRulesListener(this::follow);
+    }
+
+    /** Registers the meters of the rules and resources in {@code rules}, and removes the others'. */
+    private synchronized void follow(RuleSet rules) {
+        Map<String, Supplier<List<Meter>>> wanted = new HashMap<>();
+        for (FlowRule rule : rules.rules()) {
+            wanted.put("rule:" + rule.name() + ":" + ruleShape(rule), () -> registerRule(rule));
+            String resource = rule.resource();
+            wanted.putIfAbsent("resource:" + resource, () -> registerResource(resource));
+        }
+        meters.entrySet().removeIf(registered -> {
+            if (wanted.containsKey(registered.getKey())) {
+                return false;
+            }
+            registered.getValue().forEach(registry::remove);
+            return true;
+        });
+        wanted.forEach((key, register) -> meters.computeIfAbsent(key, k -> register.get()));
+    }
+
+    /** What a rule's meters say about it: a rule redefined under its name gets new ones. */
+    private static String ruleShape(FlowRule rule) {
+        return rule.limit() + ":" + rule.isInFlight() + ":" + rule.scope().kind();
+    }
+
+    private List<Meter> registerRule(FlowRule rule) {
+        List<Meter> registered = new ArrayList<>();
+        Tags ruleTags = tags.and("rule", rule.name());
+        long limit = rule.limit();
+        registered.add(Gauge.builder("leapgate.rule.limit", () -> limit)
+                .description("The rule's limit: requests per window, or requests in flight")
+                .tags(ruleTags)
+                .tag("kind", rule.isInFlight() ? "in-flight" : "window")
+                .register(registry));
+        if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
+            String name = rule.name();
+            registered.add(Gauge.builder(
+                            "leapgate.clients.tracked",
+                            gate,
+                            g -> g.trackedOrigins(name).orElse(0))
+                    .description("Clients a per-client rule tracks now, at most its max-origins")
+                    .tags(ruleTags)
+                    .strongReference(true)
+                    .register(registry));
+        }
+        return registered;
+    }
+
+    private List<Meter> registerResource(String resource) {
+        List<Meter> registered = new ArrayList<>();
+        Tags resourceTags = tags.and("resource", resource);
+        registered.add(counter(resource, "leapgate.requests", "admitted", StatsTotals::admitted, "Requests decided"));
+        registered.add(counter(resource, "leapgate.requests", "rejected", StatsTotals::rejected, "Requests decided"));
+        registered.add(counter(
+                resource, "leapgate.requests", "shadow-rejected", StatsTotals::shadowRejected, "Requests decided"));
+        registered.add(counter(
+                resource,
+                "leapgate.requests.completed",
+                "succeeded",
+                StatsTotals::succeeded,
+                "Admitted requests completed"));
+        registered.add(counter(
+                resource, "leapgate.requests.completed", "failed", StatsTotals::failed, "Admitted requests completed"));
+        registered.add(Gauge.builder(
+                        "leapgate.requests.in.flight",
+                        gate,
+                        g -> stats(g, resource).map(ResourceStats::inFlight).orElse(0L))
+                .description("Requests admitted and not yet completed")
+                .tags(resourceTags)
+                .strongReference(true)
+                .register(registry));
+        registered.add(FunctionTimer.builder(
+                        "leapgate.response.time",
+                        gate,
+                        g -> (long) total(g, resource, t -> t.succeeded() + t.failed()),
+                        g -> total(g, resource, StatsTotals::responseNanos),
+                        TimeUnit.NANOSECONDS)
+                .description("Completed requests and their response times")
+                .tags(resourceTags)
+                .register(registry));
+        return registered;
+    }
+
+    private Meter counter(
+            String resource, String name, String outcome, ToDoubleFunction<StatsTotals> count, String description) {
+        return FunctionCounter.builder(name, gate, g -> total(g, resource, count))
+                .description(description)
+                .tags(tags)
+                .tag("resource", resource)
+                .tag("outcome", outcome)
+                .register(registry);
+    }
+
+    private static Optional<ResourceStats> stats(HttpGate gate, String resource) {
+        return gate.stats(resource);
+    }
+
+    /** One of a resource's totals; 0 once no rule protects the resource. */
+    private static double total(HttpGate gate, String resource, ToDoubleFunction<StatsTotals> count) {
+        return stats(gate, resource).map(s -> count.applyAsDouble(s.totals())).orElse(0.0);
+    }
+}

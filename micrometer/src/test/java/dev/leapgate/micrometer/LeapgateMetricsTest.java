@@ -1,0 +1,229 @@
+package dev.leapgate.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.ManualClock;
+import dev.leapgate.Origin;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.WindowSpec;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LeapgateMetricsTest {
+
+    private final ManualClock clock = new ManualClock();
+
+    private HttpGate gate(String... keyValues) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            settings.put(keyValues[i], keyValues[i + 1]);
+        }
+        return HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .build();
+    }
+
+    private static Origin ip(String address) {
+        return Origin.ip(IpAddress.parse(address), 64);
+    }
+
+    private static final String[] RULES = {
+        "rule.api.match", "/api/**",
+        "rule.api.limit", "2/1h",
+        "rule.api.scope", "per-origin",
+        "rule.slots.match", "/export",
+        "rule.slots.in-flight", "1",
+        "rule.trial.match", "/search",
+        "rule.trial.limit", "1/1h",
+        "rule.trial.mode", "shadow",
+        "exempt", "10.0.0.1",
+        "deny", "10.0.0.66"
+    };
+
+    /** Requests of every kind: admitted, rejected, failed, in flight, shadow-rejected, exempt, denied. */
+    private static Entry traffic(HttpGate gate, ManualClock clock) {
+        for (int i = 0; i < 3; i++) {
+            Decision decision = gate.enter("GET", "/api/x", ip("203.0.113.7"));
+            if (decision instanceof Entry entry) {
+                clock.advance(Duration.ofMillis(20));
+                if (i == 1) {
+                    entry.fail();
+                }
+                entry.close();
+            }
+        }
+        Entry held = (Entry) gate.enter("GET", "/export", ip("203.0.113.7"));
+        assertThat(gate.enter("GET", "/export", ip("203.0.113.8")).admitted()).isFalse();
+        for (int i = 0; i < 2; i++) {
+            ((Entry) gate.enter("GET", "/search", ip("203.0.113.7"))).close();
+        }
+        ((Entry) gate.enter("GET", "/api/x", ip("10.0.0.1"))).close();
+        assertThat(gate.enter("GET", "/api/x", ip("10.0.0.66")).admitted()).isFalse();
+        return held;
+    }
+
+    private static double counter(MeterRegistry registry, String name, String... tags) {
+        return registry.get(name).tags(tags).functionCounter().count();
+    }
+
+    private static double gauge(MeterRegistry registry, String name, String... tags) {
+        return registry.get(name).tags(tags).gauge().value();
+    }
+
+    @Test
+    void everyOutcome_isCountedPerResource_andTheRulesAreDescribed() {
+        HttpGate gate = gate(RULES);
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new LeapgateMetrics(gate, Tags.of("app", "shop")).bindTo(registry);
+
+        Entry held = traffic(gate, clock);
+
+        assertThat(counter(registry, "leapgate.requests", "resource", "/api/**", "outcome", "admitted"))
+                .isEqualTo(2);
+        assertThat(counter(registry, "leapgate.requests", "resource", "/api/**", "outcome", "rejected"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.requests.completed", "resource", "/api/**", "outcome", "failed"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.requests.completed", "resource", "/api/**", "outcome", "succeeded"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.requests", "resource", "/search", "outcome", "shadow-rejected"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.requests", "resource", "/search", "outcome", "admitted"))
+                .as("the shadow rule admitted one; the other went through without it")
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.requests", "resource", "/export", "outcome", "rejected"))
+                .isEqualTo(1);
+        assertThat(gauge(registry, "leapgate.requests.in.flight", "resource", "/export"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.gate.requests", "outcome", "exempt"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.gate.requests", "outcome", "denied"))
+                .isEqualTo(1);
+        assertThat(gauge(registry, "leapgate.rule.limit", "rule", "api", "kind", "window"))
+                .isEqualTo(2);
+        assertThat(gauge(registry, "leapgate.rule.limit", "rule", "slots", "kind", "in-flight"))
+                .isEqualTo(1);
+        assertThat(gauge(registry, "leapgate.clients.tracked", "rule", "api")).isEqualTo(1);
+        assertThat(registry.find("leapgate.clients.tracked")
+                        .tag("rule", "slots")
+                        .gauge())
+                .as("only per-client rules track clients")
+                .isNull();
+        assertThat(registry.get("leapgate.response.time")
+                        .tag("resource", "/api/**")
+                        .functionTimer()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.get("leapgate.response.time")
+                        .tag("resource", "/api/**")
+                        .functionTimer()
+                        .totalTime(TimeUnit.MILLISECONDS))
+                .isEqualTo(40);
+        assertThat(registry.getMeters())
+                .as("every meter has the binder's tags")
+                .allSatisfy(meter -> assertThat(meter.getId().getTag("app")).isEqualTo("shop"));
+
+        held.close();
+        assertThat(gauge(registry, "leapgate.requests.in.flight", "resource", "/export"))
+                .isZero();
+    }
+
+    @Test
+    void newRules_getMeters_andTheMetersOfRulesGone_areRemoved() {
+        HttpGate gate = gate(RULES);
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new LeapgateMetrics(gate).bindTo(registry);
+
+        gate.update(RuleSet.of(
+                FlowRule.builder("api")
+                        .match("/api/**")
+                        .limit(5, WindowSpec.of(Duration.ofHours(1)))
+                        .build(),
+                FlowRule.builder("reports").match("/reports/**").inFlight(3).build()));
+
+        assertThat(gauge(registry, "leapgate.rule.limit", "rule", "api"))
+                .as("redefined")
+                .isEqualTo(5);
+        assertThat(gauge(registry, "leapgate.rule.limit", "rule", "reports")).isEqualTo(3);
+        assertThat(registry.find("leapgate.rule.limit").tag("rule", "slots").gauge())
+                .isNull();
+        assertThat(registry.find("leapgate.clients.tracked").gauges())
+                .as("api no longer counts per client")
+                .isEmpty();
+        assertThat(registry.find("leapgate.requests").tag("resource", "/export").meters())
+                .isEmpty();
+        assertThat(registry.find("leapgate.requests")
+                        .tag("resource", "/reports/**")
+                        .meters())
+                .hasSize(3);
+    }
+
+    @Test
+    void rulesFileReloads_areCountedAppliedOrRejected(@TempDir Path dir) throws Exception {
+        Path rules = dir.resolve("rules.properties");
+        Files.writeString(rules, "rule.api.match = /api/**\nrule.api.limit = 2/1h\n");
+        HttpGate gate = gate("rules-file", rules.toString(), "reload-interval", "0s");
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new LeapgateMetrics(gate).bindTo(registry);
+
+        Files.writeString(rules, "rule.api.match = /api/**\nrule.api.limit = 3/1h\n");
+        assertThat(gate.rulesFile().orElseThrow().reload()).isTrue();
+        Files.writeString(rules, "rule.api.match = /api/**\nrule.api.limit = lots\n");
+        assertThatThrownBy(() -> gate.rulesFile().orElseThrow().reload()).hasMessageContaining("lots");
+
+        assertThat(counter(registry, "leapgate.config.reloads", "result", "applied"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.config.reloads", "result", "rejected"))
+                .isEqualTo(1);
+        assertThat(gauge(registry, "leapgate.rule.limit", "rule", "api")).isEqualTo(3);
+    }
+
+    @Test
+    void aPrometheusScrape_namesTheMetricsByItsConventions() {
+        HttpGate gate = gate(RULES);
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new LeapgateMetrics(gate).bindTo(registry);
+        traffic(gate, clock);
+
+        String scrape = registry.scrape();
+
+        assertThat(scrape)
+                .contains("leapgate_requests_total{outcome=\"rejected\",resource=\"/api/**\"} 1.0")
+                .contains("leapgate_requests_total{outcome=\"shadow-rejected\",resource=\"/search\"} 1.0")
+                .contains("leapgate_requests_completed_total{outcome=\"failed\",resource=\"/api/**\"} 1.0")
+                .contains("leapgate_requests_in_flight{resource=\"/export\"} 1.0")
+                .contains("leapgate_gate_requests_total{outcome=\"denied\"} 1.0")
+                .contains("leapgate_rule_limit{kind=\"window\",rule=\"api\"} 2.0")
+                .contains("leapgate_clients_tracked{rule=\"api\"} 1.0")
+                .contains("leapgate_response_time_seconds_count{resource=\"/api/**\"} 2");
+        assertThat(scrape).as("no client address in any series").doesNotContain("203.0.113.");
+    }
+
+    @Test
+    void aBinder_bindsToOneRegistry() {
+        LeapgateMetrics metrics = new LeapgateMetrics(gate(RULES));
+        metrics.bindTo(new SimpleMeterRegistry());
+
+        assertThatThrownBy(() -> metrics.bindTo(new SimpleMeterRegistry()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("these metrics are bound to a registry already");
+    }
+}
