@@ -141,7 +141,7 @@ public class PerKeyBenchmark {
                             defaults.clientIp(),
                             defaults.origin(),
                             defaults.response(),
-                            defaults.rejectionLog()))
+                            defaults.monitoring()))
                     .build();
             for (Origin origin : origins) {
                 enter(gate, origin);

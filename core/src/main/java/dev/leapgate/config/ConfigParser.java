@@ -57,7 +57,9 @@ public final class ConfigParser {
             "deny-status",
             "rate-limit-headers",
             "body",
-            "rejection-log");
+            "rejection-log",
+            "status-path",
+            "status-allow");
 
     /** The keys a rules file may hold besides {@code rule.*}. */
     static final List<String> RULES_FILE_KEYS = List.of("rules", "exempt", "allow-wide-exempt", "deny");
@@ -97,7 +99,10 @@ public final class ConfigParser {
     private Path rulesFile;
     private Setting reloadSetting;
     private Duration reloadInterval = LeapgateConfig.DEFAULT_RELOAD_INTERVAL;
-    private Duration rejectionLog = LeapgateConfig.DEFAULT_REJECTION_LOG;
+    private Duration rejectionLog = MonitoringSettings.DEFAULT_REJECTION_LOG;
+    private String statusPath;
+    private Setting statusAllowSetting;
+    private CidrList statusAllow = MonitoringSettings.defaults().statusAllow();
     private final ClientIpResolver.Builder clientIp = ClientIpResolver.builder();
     private Setting trustedSetting;
     private CidrList trusted = CidrList.empty();
@@ -356,6 +361,11 @@ public final class ConfigParser {
             }
         }
         checkOriginLists();
+        if (statusAllowSetting != null && statusPath == null) {
+            problems.add(
+                    statusAllowSetting,
+                    "applies only with " + problems.key("status-path") + "; without it there is no status to answer");
+        }
         ResponseSettings response = new ResponseSettings(status, denyStatus, headers, problemBody);
         problems.throwIfAny();
         return new LeapgateConfig(
@@ -365,7 +375,7 @@ public final class ConfigParser {
                 clientIp.build(),
                 origin,
                 response,
-                rejectionLog);
+                new MonitoringSettings(rejectionLog, Optional.ofNullable(statusPath), statusAllow));
     }
 
     /** Exemptions that cover nearly everyone, and entries that can never match the origin. */
@@ -488,6 +498,19 @@ public final class ConfigParser {
                             + ", was " + ValueSyntax.shown(value));
                 }
                 rejectionLog = interval;
+            }
+            case "status-path" -> {
+                String normalized = value.startsWith("/") ? dev.leapgate.http.RequestPath.normalize(value) : null;
+                if (normalized == null || !normalized.equals(value) || value.contains("*") || value.contains("{")) {
+                    throw new IllegalArgumentException("must be a plain path within the application, such as"
+                            + " /leapgate/status (starting with '/', no wildcards, no dot segments), was "
+                            + ValueSyntax.shown(value));
+                }
+                statusPath = value;
+            }
+            case "status-allow" -> {
+                statusAllow = CidrList.parse(value);
+                statusAllowSetting = s;
             }
             case "reload-interval" -> {
                 Duration interval = ValueSyntax.duration(value);

@@ -19,8 +19,7 @@ import java.util.Optional;
  * @param clientIp how the client address is found behind proxies
  * @param origin who a request is from
  * @param response how a rejection is answered
- * @param rejectionLog the shortest time between two log lines of one rule saying how many requests
- *     it rejected and who sent most of them; zero for no such lines
+ * @param monitoring the rejection log and the status endpoint
  */
 public record LeapgateConfig(
         RuleSet rules,
@@ -29,13 +28,10 @@ public record LeapgateConfig(
         ClientIpResolver clientIp,
         OriginSource origin,
         ResponseSettings response,
-        Duration rejectionLog) {
+        MonitoringSettings monitoring) {
 
     /** How often a rules file is checked for changes unless configured otherwise. */
     public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(5);
-
-    /** How often a rule may say what it rejected, unless configured otherwise. */
-    public static final Duration DEFAULT_REJECTION_LOG = Duration.ofSeconds(10);
 
     private static final LeapgateConfig DEFAULTS = new LeapgateConfig(
             RuleSet.empty(),
@@ -44,7 +40,7 @@ public record LeapgateConfig(
             ClientIpResolver.builder().build(),
             OriginSource.ip(),
             ResponseSettings.defaults(),
-            DEFAULT_REJECTION_LOG);
+            MonitoringSettings.defaults());
 
     public LeapgateConfig {
         Objects.requireNonNull(rules, "rules");
@@ -53,10 +49,7 @@ public record LeapgateConfig(
         Objects.requireNonNull(clientIp, "clientIp");
         Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(response, "response");
-        Objects.requireNonNull(rejectionLog, "rejectionLog");
-        if (rejectionLog.isNegative()) {
-            throw new IllegalArgumentException("rejectionLog must not be negative, was " + rejectionLog);
-        }
+        Objects.requireNonNull(monitoring, "monitoring");
         if (reloadInterval.isNegative()) {
             throw new IllegalArgumentException("reloadInterval must not be negative, was " + reloadInterval);
         }
@@ -84,7 +77,7 @@ public record LeapgateConfig(
                 clientIp,
                 origin,
                 response,
-                rejectionLog);
+                monitoring);
     }
 
     /**

@@ -19,7 +19,9 @@ import dev.leapgate.internal.Limit;
 import dev.leapgate.internal.RejectionLog;
 import dev.leapgate.internal.RuleBook;
 import dev.leapgate.internal.UnlimitedEntry;
+import dev.leapgate.net.CidrList;
 import dev.leapgate.net.ClientIpResolver;
+import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.stats.ResourceStats;
@@ -82,6 +84,8 @@ public final class HttpGate {
     private final ReloadingRules reloading; // null without a rules file
     private final AtomicReference<Snapshot> snapshot;
     private final List<Function<RuleSet, List<String>>> checks;
+    private final String statusPath; // null: no status endpoint
+    private final CidrList statusAllow;
     private final LongAdder exempt = new LongAdder();
     private final LongAdder denied = new LongAdder();
     private final List<Consumer<RuleSet>> rulesListeners = new CopyOnWriteArrayList<>();
@@ -116,9 +120,11 @@ public final class HttpGate {
         this.admission = new Admission(
                 builder.clock,
                 builder.sleeper,
-                config.rejectionLog().isZero()
+                config.monitoring().rejectionLog().isZero()
                         ? null
-                        : new RejectionLog(config.rejectionLog(), builder.rejectionLines));
+                        : new RejectionLog(config.monitoring().rejectionLog(), builder.rejectionLines));
+        this.statusPath = config.monitoring().statusPath().orElse(null);
+        this.statusAllow = config.monitoring().statusAllow();
         this.clientIp = config.clientIp();
         this.originSource = config.origin();
         this.response = config.response();
@@ -182,6 +188,40 @@ public final class HttpGate {
      */
     public void addRulesListener(Consumer<RuleSet> listener) {
         rulesListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * The gate's status as JSON: each rule with what it holds now, each resource's statistics, the
+     * exempt and denied requests, the rules file's reloads. Names no client. See the README's
+     * "Status endpoint".
+     */
+    public String statusJson() {
+        return GateStatus.json(
+                this, snapshot.get().book.limits(), admission.clock().nanoTime());
+    }
+
+    /**
+     * The status as JSON if {@code request} asks for it: a {@code GET} of the configured {@code
+     * status-path} from an address in {@code status-allow} (the TCP peer's address, never a
+     * forwarded one). Empty otherwise, and always without a {@code status-path}: the request then
+     * goes on as any other.
+     */
+    public Optional<String> status(HttpRequestView request) {
+        if (statusPath == null || !"GET".equals(request.method())) {
+            return Optional.empty();
+        }
+        String decoded = request.decodedPath();
+        String key = decoded != null ? RequestPath.normalizeDecoded(decoded) : RequestPath.normalize(request.rawPath());
+        if (!statusPath.equals(key)) {
+            return Optional.empty();
+        }
+        IpAddress peer;
+        try {
+            peer = IpAddress.parse(request.remoteAddr());
+        } catch (IllegalArgumentException notAnAddress) {
+            return Optional.empty();
+        }
+        return statusAllow.contains(peer) ? Optional.of(statusJson()) : Optional.empty();
     }
 
     /** Requests from an exempt origin that a rule matched (let through unlimited), since the gate was built. */

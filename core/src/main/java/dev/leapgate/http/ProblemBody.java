@@ -69,7 +69,7 @@ public final class ProblemBody {
     }
 
     /** Appends {@code text} as a JSON string, escaping what RFC 8259 requires. */
-    private static void quote(StringBuilder json, String text) {
+    static void quote(StringBuilder json, String text) {
         json.append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

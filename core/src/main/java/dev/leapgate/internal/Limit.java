@@ -117,6 +117,14 @@ public abstract sealed class Limit {
         return -1;
     }
 
+    /**
+     * What a rule that counts everyone together holds at {@code nowNanos}: permits counted in its
+     * window, or requests in flight; -1 for a per-origin rule or a paced one.
+     */
+    public long sharedUse(long nowNanos) {
+        return -1;
+    }
+
     /** Permits left under the limit for {@code origin} after an admission that returned {@code token}. */
     public abstract long remaining(long nowNanos, Origin origin, long token);
 
@@ -202,6 +210,11 @@ public abstract sealed class Limit {
             return perOrigin ? keyed.trackedOrigins() : -1;
         }
 
+        @Override
+        public long sharedUse(long nowNanos) {
+            return perOrigin ? -1 : shared.used(nowNanos);
+        }
+
         private long used(long nowNanos, Origin origin) {
             return perOrigin ? keyed.used(origin.key(), nowNanos) : shared.used(nowNanos);
         }
@@ -275,6 +288,11 @@ public abstract sealed class Limit {
         @Override
         public int trackedOrigins() {
             return perOrigin ? keyed.trackedOrigins() : -1;
+        }
+
+        @Override
+        public long sharedUse(long nowNanos) {
+            return perOrigin ? -1 : shared.inFlight();
         }
 
         private long inFlight(Origin origin) {

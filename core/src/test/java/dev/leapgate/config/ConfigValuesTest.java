@@ -47,7 +47,7 @@ class ConfigValuesTest {
                         ClientIpResolver.builder().build(),
                         OriginSource.ip(),
                         ResponseSettings.defaults(),
-                        LeapgateConfig.DEFAULT_REJECTION_LOG))
+                        MonitoringSettings.defaults()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("rules come either inline or from rules-file rules.properties, not both");
     }

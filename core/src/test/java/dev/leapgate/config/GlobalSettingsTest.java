@@ -256,7 +256,7 @@ class GlobalSettingsTest {
                 "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"
                         + " reload-interval, trusted-proxies, allow-wide-trusted-proxies, forwarded-header,"
                         + " ipv6-prefix, origin, exempt, allow-wide-exempt, deny, status, deny-status,"
-                        + " rate-limit-headers, body or rejection-log",
+                        + " rate-limit-headers, body, rejection-log, status-path or status-allow",
             })
     void unknownKey_isRejected_withTheLikeliestKey(String key, String message) {
         assertThat(problems(key, "x")).containsExactly(message);
@@ -306,12 +306,41 @@ class GlobalSettingsTest {
 
     @Test
     void rejectionLog_isTenSecondsByDefault_zeroTurnsItOff_andShortOrBadValuesAreNamed() {
-        assertThat(ConfigParser.parse(Map.of(), "test").rejectionLog()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(ConfigParser.parse(Map.of("rejection-log", "0s"), "test").rejectionLog())
+        assertThat(ConfigParser.parse(Map.of(), "test").monitoring().rejectionLog())
+                .isEqualTo(Duration.ofSeconds(10));
+        assertThat(ConfigParser.parse(Map.of("rejection-log", "0s"), "test")
+                        .monitoring()
+                        .rejectionLog())
                 .isZero();
-        assertThat(ConfigParser.parse(Map.of("rejection-log", "1m"), "test").rejectionLog())
+        assertThat(ConfigParser.parse(Map.of("rejection-log", "1m"), "test")
+                        .monitoring()
+                        .rejectionLog())
                 .isEqualTo(Duration.ofMinutes(1));
         assertThat(ConfigProblems.of(() -> ConfigParser.parse(Map.of("rejection-log", "500ms"), "test")))
                 .containsExactly("rejection-log: must be 0s (no lines) or between 1s and 24h, was '500ms'");
+    }
+
+    @Test
+    void statusPath_isOffByDefault_mustBeAPlainPath_andStatusAllowNeedsIt() {
+        MonitoringSettings defaults = ConfigParser.parse(Map.of(), "test").monitoring();
+        assertThat(defaults.statusPath()).isEmpty();
+        assertThat(defaults.statusAllow().contains(dev.leapgate.net.IpAddress.parse("127.0.0.1")))
+                .isTrue();
+        assertThat(defaults.statusAllow().contains(dev.leapgate.net.IpAddress.parse("10.0.0.1")))
+                .isFalse();
+        assertThat(ConfigParser.parse(Map.of("status-path", "/leapgate/status"), "test")
+                        .monitoring()
+                        .statusPath())
+                .hasValue("/leapgate/status");
+        for (String bad : List.of("leapgate/status", "/a/../status", "/status/**", "/a//b", "/%73tatus")) {
+            assertThat(ConfigProblems.of(() -> ConfigParser.parse(Map.of("status-path", bad), "test")))
+                    .as(bad)
+                    .containsExactly("status-path: must be a plain path within the application, such as"
+                            + " /leapgate/status (starting with '/', no wildcards, no dot segments), was '" + bad
+                            + "'");
+        }
+        assertThat(ConfigProblems.of(() -> ConfigParser.parse(Map.of("status-allow", "10.0.0.0/8"), "test")))
+                .containsExactly(
+                        "status-allow: applies only with status-path; without it there is no status to answer");
     }
 }

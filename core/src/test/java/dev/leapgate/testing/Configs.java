@@ -21,6 +21,6 @@ public final class Configs {
                 ClientIpResolver.builder().build(),
                 OriginSource.ip(),
                 ResponseSettings.defaults(),
-                LeapgateConfig.DEFAULT_REJECTION_LOG);
+                dev.leapgate.config.MonitoringSettings.defaults());
     }
 }

@@ -92,9 +92,7 @@ class OriginFloodIT {
         // A one-off client starts from the memory of evicted clients, which can only over-count:
         // with ten times max-origins of them in one window, a rare one starts at the limit (one
         // in 100,000 in a run that found it). Far more would mean the memory has gone wrong.
-        assertThat(admitted.sum())
-                .as("one-off clients served")
-                .isGreaterThanOrEqualTo(FLOOD - FLOOD / 1_000);
+        assertThat(admitted.sum()).as("one-off clients served").isGreaterThanOrEqualTo(FLOOD - FLOOD / 1_000);
         assertThat(limitedAdmitted.sum())
                 .as("the limited client, during the flood")
                 .isZero();

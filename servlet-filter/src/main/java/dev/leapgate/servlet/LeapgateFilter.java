@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -200,7 +201,17 @@ public class LeapgateFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
-        Decision decision = gate.enter(new ServletRequestView(request));
+        ServletRequestView view = new ServletRequestView(request);
+        Optional<String> status = gate.status(view);
+        if (status.isPresent()) {
+            response.setStatus(HttpServletResponse.SC_OK);
+            response.setContentType("application/json");
+            response.setCharacterEncoding("UTF-8");
+            response.setHeader("Cache-Control", "no-store");
+            response.getWriter().write(status.get());
+            return;
+        }
+        Decision decision = gate.enter(view);
         if (decision instanceof Rejection rejection) {
             if (!response.isCommitted()) {
                 blockHandler.handle(request, response, rejection, gate.rejection(rejection));

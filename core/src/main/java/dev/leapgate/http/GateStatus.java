@@ -1,0 +1,123 @@
+package dev.leapgate.http;
+
+import dev.leapgate.config.ReloadingRules;
+import dev.leapgate.internal.Limit;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
+import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.stats.StatsTotals;
+import java.util.Locale;
+
+/**
+ * The status of a gate as JSON, for operators: each rule (its definition, and what it holds now:
+ * the use of its window or its requests in flight when everyone shares it, the clients it tracks
+ * when it counts each client apart), each resource's statistics over the last minute and since
+ * the start, the exempt and denied requests, and the rules file's reloads. Nothing in it names a
+ * client.
+ *
+ * <pre>{@code
+ * {"rules":[{"name":"api","resource":"/api/**","limit":100,"window":"1m in 10 buckets, strict",
+ *   "scope":"per-origin","onExcess":"reject","mode":"enforce","maxOrigins":100000,
+ *   "trackedClients":42}],
+ *  "resources":[{"resource":"/api/**","inFlight":0,"lastMinute":{"admittedPerSecond":1.5,
+ *   "rejectedPerSecond":0.2,"shadowRejectedPerSecond":0.0},"totals":{"admitted":90,"rejected":12,
+ *   "shadowRejected":0,"succeeded":88,"failed":2}}],
+ *  "exemptRequests":0,"deniedRequests":0,
+ *  "rulesFile":{"path":"/etc/app/rules.properties","appliedReloads":1,"rejectedReloads":0}}
+ * }</pre>
+ */
+final class GateStatus {
+
+    private GateStatus() {}
+
+    static String json(HttpGate gate, Limit[] limits, long nowNanos) {
+        StringBuilder json = new StringBuilder(512);
+        json.append("{\"rules\":[");
+        for (int i = 0; i < limits.length; i++) {
+            json.append(i == 0 ? "" : ",");
+            rule(json, limits[i], nowNanos);
+        }
+        json.append("],\"resources\":[");
+        boolean first = true;
+        for (ResourceStats stats : gate.stats()) {
+            json.append(first ? "" : ",");
+            first = false;
+            resource(json, stats);
+        }
+        json.append("],\"exemptRequests\":").append(gate.exemptRequests());
+        json.append(",\"deniedRequests\":").append(gate.deniedRequests());
+        gate.rulesFile().ifPresent(file -> rulesFile(json, file));
+        return json.append('}').toString();
+    }
+
+    private static void rule(StringBuilder json, Limit limit, long nowNanos) {
+        FlowRule rule = limit.rule();
+        json.append("{\"name\":");
+        ProblemBody.quote(json, rule.name());
+        json.append(",\"resource\":");
+        ProblemBody.quote(json, rule.resource());
+        json.append(",\"limit\":").append(rule.limit());
+        if (rule.isInFlight()) {
+            json.append(",\"inFlightLimit\":true");
+        } else {
+            json.append(",\"window\":");
+            ProblemBody.quote(json, rule.window().toString());
+        }
+        json.append(",\"scope\":");
+        ProblemBody.quote(json, rule.scope().toString());
+        json.append(",\"onExcess\":");
+        ProblemBody.quote(
+                json, rule.onExcess().kind().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        json.append(",\"mode\":\"").append(rule.shadow() ? "shadow" : "enforce").append('"');
+        if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
+            json.append(",\"maxOrigins\":").append(rule.maxOrigins());
+            json.append(",\"trackedClients\":").append(Math.max(0, limit.trackedOrigins()));
+        } else {
+            long use = limit.sharedUse(nowNanos);
+            if (use >= 0) {
+                json.append(rule.isInFlight() ? ",\"inFlight\":" : ",\"used\":").append(use);
+            }
+        }
+        json.append('}');
+    }
+
+    private static void resource(StringBuilder json, ResourceStats stats) {
+        StatsSnapshot minute = stats.lastMinute();
+        StatsTotals totals = stats.totals();
+        json.append("{\"resource\":");
+        ProblemBody.quote(json, stats.resource());
+        json.append(",\"inFlight\":").append(stats.inFlight());
+        json.append(",\"lastMinute\":{\"admittedPerSecond\":")
+                .append(rate(minute.admittedPerSecond()))
+                .append(",\"rejectedPerSecond\":")
+                .append(rate(minute.rejectedPerSecond()))
+                .append(",\"shadowRejectedPerSecond\":")
+                .append(rate(minute.shadowRejectedPerSecond()))
+                .append('}');
+        json.append(",\"totals\":{\"admitted\":")
+                .append(totals.admitted())
+                .append(",\"rejected\":")
+                .append(totals.rejected())
+                .append(",\"shadowRejected\":")
+                .append(totals.shadowRejected())
+                .append(",\"succeeded\":")
+                .append(totals.succeeded())
+                .append(",\"failed\":")
+                .append(totals.failed())
+                .append("}}");
+    }
+
+    private static void rulesFile(StringBuilder json, ReloadingRules file) {
+        json.append(",\"rulesFile\":{\"path\":");
+        ProblemBody.quote(json, file.file().toString());
+        json.append(",\"appliedReloads\":").append(file.appliedReloads());
+        json.append(",\"rejectedReloads\":").append(file.rejectedReloads());
+        json.append('}');
+    }
+
+    /** A rate with at most three decimals, as JSON. */
+    private static String rate(double perSecond) {
+        return String.format(Locale.ROOT, "%.3f", perSecond).replaceAll("\\.?0+$", "");
+    }
+}

@@ -1,0 +1,56 @@
+package dev.leapgate.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The filter answers the status path itself, to allowed peers only; everyone else reaches the application. */
+class StatusEndpointTest {
+
+    private static JettyHarness server(String... extra) throws Exception {
+        Map<String, String> params = new java.util.HashMap<>(Map.of(
+                "rule.api.match", "/**",
+                "rule.api.limit", "2/1m",
+                "rule.api.scope", "per-origin",
+                "trusted-proxies", "127.0.0.1, ::1"));
+        for (int i = 0; i < extra.length; i += 2) {
+            params.put(extra[i], extra[i + 1]);
+        }
+        return new JettyHarness(params)
+                .servlet("/*", new TestServlets.Text("app"))
+                .start();
+    }
+
+    @Test
+    void anAllowedPeer_getsTheStatusAsJson_withoutBeingLimited() throws Exception {
+        try (JettyHarness jetty = server("status-path", "/leapgate/status")) {
+            jetty.get("/orders", "X-Forwarded-For", "203.0.113.9");
+            for (int i = 0; i < 4; i++) {
+                HttpResponse<String> status = jetty.get("/leapgate/status");
+                assertThat(status.statusCode()).isEqualTo(200);
+                assertThat(status.headers().firstValue("Content-Type"))
+                        .hasValueSatisfying(type -> assertThat(type).startsWith("application/json"));
+                assertThat(status.headers().firstValue("Cache-Control")).hasValue("no-store");
+                assertThat(status.body())
+                        .startsWith("{\"rules\":[{\"name\":\"api\"")
+                        .contains("\"trackedClients\":1")
+                        .doesNotContain("203.0.113.9");
+            }
+        }
+    }
+
+    @Test
+    void aPeerNotAllowed_reachesTheApplication_underTheRules() throws Exception {
+        try (JettyHarness jetty = server("status-path", "/leapgate/status", "status-allow", "10.0.0.0/8")) {
+            HttpResponse<String> first = jetty.get("/leapgate/status", "X-Forwarded-For", "127.0.0.1");
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.body()).as("the application's answer").isEqualTo("app");
+            jetty.get("/leapgate/status");
+            assertThat(jetty.get("/leapgate/status").statusCode())
+                    .as("limited like any other request")
+                    .isEqualTo(429);
+        }
+    }
+}
