@@ -2,24 +2,26 @@ package dev.leapgate.http;
 
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.internal.Limit;
+import dev.leapgate.internal.TopOrigins;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.StatsTotals;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * The status of a gate as JSON, for operators: each rule (its definition, and what it holds now:
  * the use of its window or its requests in flight when everyone shares it, the clients it tracks
- * when it counts each client apart), each resource's statistics over the last minute and since
- * the start, the exempt and denied requests, and the rules file's reloads. Nothing in it names a
- * client.
+ * and the ones it rejected most over the last minute or two when it counts each client apart),
+ * each resource's statistics over the last minute and since the start, the exempt and denied
+ * requests, and the rules file's reloads.
  *
  * <pre>{@code
  * {"rules":[{"name":"api","resource":"/api/**","limit":100,"window":"1m in 10 buckets, strict",
  *   "scope":"per-origin","onExcess":"reject","mode":"enforce","maxOrigins":100000,
- *   "trackedClients":42}],
+ *   "trackedClients":42,"rejectedMost":[{"client":"203.0.113.7","about":50}]}],
  *  "resources":[{"resource":"/api/**","inFlight":0,"lastMinute":{"admittedPerSecond":1.5,
  *   "rejectedPerSecond":0.2,"shadowRejectedPerSecond":0.0},"totals":{"admitted":90,"rejected":12,
  *   "shadowRejected":0,"succeeded":88,"failed":2}}],
@@ -28,6 +30,9 @@ import java.util.Locale;
  * }</pre>
  */
 final class GateStatus {
+
+    /** Clients named per per-client rule. */
+    static final int OFFENDERS = 10;
 
     private GateStatus() {}
 
@@ -73,6 +78,14 @@ final class GateStatus {
         if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
             json.append(",\"maxOrigins\":").append(rule.maxOrigins());
             json.append(",\"trackedClients\":").append(Math.max(0, limit.trackedOrigins()));
+            json.append(",\"rejectedMost\":[");
+            List<TopOrigins.Counted> top = limit.recentOffenders(OFFENDERS, nowNanos);
+            for (int i = 0; i < top.size(); i++) {
+                json.append(i == 0 ? "{\"client\":" : ",{\"client\":");
+                ProblemBody.quote(json, top.get(i).origin().toString());
+                json.append(",\"about\":").append(top.get(i).count()).append('}');
+            }
+            json.append(']');
         } else {
             long use = limit.sharedUse(nowNanos);
             if (use >= 0) {

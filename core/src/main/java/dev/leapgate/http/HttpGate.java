@@ -191,9 +191,9 @@ public final class HttpGate {
     }
 
     /**
-     * The gate's status as JSON: each rule with what it holds now, each resource's statistics, the
-     * exempt and denied requests, the rules file's reloads. Names no client. See the README's
-     * "Status endpoint".
+     * The gate's status as JSON: each rule with what it holds now (and, for a per-client rule, the
+     * clients it rejected most recently), each resource's statistics, the exempt and denied
+     * requests, the rules file's reloads. See the README's "Status endpoint".
      */
     public String statusJson() {
         return GateStatus.json(
@@ -215,10 +215,14 @@ public final class HttpGate {
         if (!statusPath.equals(key)) {
             return Optional.empty();
         }
+        String remote = request.remoteAddr();
         IpAddress peer;
         try {
-            peer = IpAddress.parse(request.remoteAddr());
+            peer = remote == null ? null : IpAddress.parse(remote);
         } catch (IllegalArgumentException notAnAddress) {
+            peer = null;
+        }
+        if (peer == null) {
             return Optional.empty();
         }
         return statusAllow.contains(peer) ? Optional.of(statusJson()) : Optional.empty();

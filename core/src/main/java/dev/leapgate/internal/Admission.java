@@ -218,6 +218,9 @@ public final class Admission {
         if (rejections != null) {
             rejections.record(limit.rule.name(), origin, now);
         }
+        if (limit.offenders != null) {
+            limit.offenders.offer(origin, now);
+        }
         if (permits > limit.rule.limit()) {
             return LimitRejection.at(limit, origin, permits, TOO_MANY_PERMITS, now);
         }
@@ -277,6 +280,9 @@ public final class Admission {
         }
         if (rejections != null) {
             rejections.record(by.rule.name(), origin, now);
+        }
+        if (by.offenders != null) {
+            by.offenders.offer(origin, now);
         }
         if (permits == 1 && reason == LIMIT_EXCEEDED && !by.perOrigin) {
             return by.sharedRejection(clock);

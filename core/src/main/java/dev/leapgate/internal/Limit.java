@@ -13,6 +13,7 @@ import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A rule compiled for enforcement: the counter that enforces its limit (one shared counter, or a
@@ -37,6 +38,8 @@ public abstract sealed class Limit {
     final boolean perOrigin;
     /** Whether the rule only watches ({@link FlowRule#shadow}). */
     final boolean shadow;
+    /** The origins a per-origin rule rejected most recently; null for other scopes. */
+    final RecentOffenders offenders;
 
     private final String namedOrigin;
 
@@ -45,6 +48,7 @@ public abstract sealed class Limit {
         this.recorder = recorder;
         this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
         this.shadow = rule.shadow();
+        this.offenders = perOrigin ? new RecentOffenders() : null;
         this.namedOrigin =
                 rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
     }
@@ -63,6 +67,11 @@ public abstract sealed class Limit {
     /** The rule this limit enforces. */
     public final FlowRule rule() {
         return rule;
+    }
+
+    /** The origins this per-origin limit rejected most over the last one to two minutes; empty for other scopes. */
+    public final List<TopOrigins.Counted> recentOffenders(int n, long nowNanos) {
+        return offenders == null ? List.of() : offenders.top(n, nowNanos);
     }
 
     /** The statistics of the rule's resource. */

@@ -4,6 +4,7 @@ import dev.leapgate.Origin;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -73,14 +74,12 @@ public final class RejectionLog {
 
     private static final VarHandle START;
     private static final VarHandle COUNT;
-    private static final VarHandle LOCK;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             START = l.findVarHandle(Tally.class, "start", long.class);
             COUNT = l.findVarHandle(Tally.class, "count", long.class);
-            LOCK = l.findVarHandle(Tally.class, "lock", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -93,13 +92,7 @@ public final class RejectionLog {
         private volatile long start;
         private volatile long count;
 
-        @SuppressWarnings("unused") // through LOCK
-        private volatile int lock;
-
-        // Guarded by the lock: the space-saving summary, by origin key.
-        private final long[] keys = new long[TRACKED];
-        private final Origin[] origins = new Origin[TRACKED];
-        private final long[] counts = new long[TRACKED];
+        private final TopOrigins senders = new TopOrigins(TRACKED);
 
         Tally(String rule, boolean shadow, long nowNanos) {
             this.rule = rule;
@@ -113,64 +106,15 @@ public final class RejectionLog {
                 report(nowNanos - since);
             }
             COUNT.getAndAdd(this, 1L);
-            if (origin != null && LOCK.compareAndSet(this, 0, 1)) {
-                try {
-                    offer(origin);
-                } finally {
-                    LOCK.setVolatile(this, 0);
-                }
+            if (origin != null) {
+                senders.offer(origin);
             }
-        }
-
-        /** Space-saving: count a tracked origin; else take a free place, or the least counted one's. */
-        private void offer(Origin origin) {
-            long key = origin.key();
-            int least = 0;
-            for (int i = 0; i < TRACKED; i++) {
-                if (origins[i] != null && keys[i] == key) {
-                    counts[i]++;
-                    return;
-                }
-                if (origins[i] == null) {
-                    keys[i] = key;
-                    origins[i] = origin;
-                    counts[i] = 1;
-                    return;
-                }
-                if (counts[i] < counts[least]) {
-                    least = i;
-                }
-            }
-            keys[least] = key;
-            origins[least] = origin;
-            counts[least]++;
         }
 
         /** Writes the line of the interval that just ended, and starts the next one empty. */
         private void report(long periodNanos) {
             long rejected = (long) COUNT.getAndSet(this, 0L);
-            Origin[] top = new Origin[SHOWN];
-            long[] topCounts = new long[SHOWN];
-            while (!LOCK.compareAndSet(this, 0, 1)) {
-                Thread.onSpinWait();
-            }
-            try {
-                for (int i = 0; i < TRACKED; i++) {
-                    for (int k = 0; k < SHOWN && origins[i] != null; k++) {
-                        if (top[k] == null || counts[i] > topCounts[k]) {
-                            System.arraycopy(top, k, top, k + 1, SHOWN - k - 1);
-                            System.arraycopy(topCounts, k, topCounts, k + 1, SHOWN - k - 1);
-                            top[k] = origins[i];
-                            topCounts[k] = counts[i];
-                            break;
-                        }
-                    }
-                    origins[i] = null;
-                    counts[i] = 0;
-                }
-            } finally {
-                LOCK.setVolatile(this, 0);
-            }
+            List<TopOrigins.Counted> top = senders.top(SHOWN, true);
             if (rejected == 0) {
                 return;
             }
@@ -181,11 +125,11 @@ public final class RejectionLog {
                     .append(rejected)
                     .append(rejected == 1 ? " request" : " requests")
                     .append(String.format(Locale.ROOT, " in the last %.1f s", periodNanos / 1e9));
-            for (int k = 0; k < SHOWN && top[k] != null; k++) {
+            for (int k = 0; k < top.size(); k++) {
                 line.append(k == 0 ? "; most from " : ", ")
-                        .append(top[k])
+                        .append(top.get(k).origin())
                         .append(" (about ")
-                        .append(topCounts[k])
+                        .append(top.get(k).count())
                         .append(')');
             }
             sink.accept(line.toString());

@@ -57,7 +57,7 @@ class GateStatusTest {
     }
 
     @Test
-    void theJson_describesEachRule_andWhatItHoldsNow_withoutNamingAClient() {
+    void theJson_describesEachRule_andWhatItHoldsNow_andWhomItRejectedMost() {
         HttpGate gate = gate(
                 "rule.api.match", "/api/**",
                 "rule.api.limit", "3/1m",
@@ -85,7 +85,8 @@ class GateStatusTest {
         assertThat(json)
                 .startsWith("{\"rules\":[{\"name\":\"api\",\"resource\":\"/api/**\",\"limit\":3,\"window\":\"1m in 10"
                         + " buckets, strict\",\"scope\":\"per-origin\",\"onExcess\":\"reject\",\"mode\":\"enforce\","
-                        + "\"maxOrigins\":100000,\"trackedClients\":2}")
+                        + "\"maxOrigins\":100000,\"trackedClients\":2,\"rejectedMost\":[{\"client\":\"203.0.113.7\","
+                        + "\"about\":2}]}")
                 .contains("{\"name\":\"all\",\"resource\":\"/api/**\",\"limit\":100,\"window\":\"1m in 10 buckets,"
                         + " strict\",\"scope\":\"all\",\"onExcess\":\"reject\",\"mode\":\"enforce\",\"used\":4}")
                 .contains("{\"name\":\"slots\",\"resource\":\"/export\",\"limit\":2,\"inFlightLimit\":true,"
@@ -97,7 +98,8 @@ class GateStatusTest {
                         "\"totals\":{\"admitted\":4,\"rejected\":2,\"shadowRejected\":0,\"succeeded\":4,\"failed\":0}")
                 .contains("{\"resource\":\"/export\",\"inFlight\":1,")
                 .endsWith("\"exemptRequests\":0,\"deniedRequests\":1}")
-                .doesNotContain("203.0.113.");
+                .as("a client the rules never rejected is not named")
+                .doesNotContain("203.0.113.8");
     }
 
     @Test
@@ -134,5 +136,27 @@ class GateStatusTest {
         assertThat(gate.status(request("GET", "/status", "127.0.0.1"))).isPresent();
         assertThat(gate.status(request("GET", "/status", "::1"))).isPresent();
         assertThat(gate.status(request("GET", "/status", "10.0.0.1"))).isEmpty();
+    }
+
+    @Test
+    void theClientsRejectedMost_areThoseOfTheLastMinuteOrTwo() {
+        HttpGate gate = gate("rule.api.match", "/**", "rule.api.limit", "1/1h", "rule.api.scope", "per-origin");
+        for (int i = 0; i < 4; i++) {
+            gate.enter("GET", "/x", ip("203.0.113.1"));
+        }
+        clock.advance(Duration.ofSeconds(70)); // a new minute
+        for (int i = 0; i < 6; i++) {
+            gate.enter("GET", "/x", ip("203.0.113.2"));
+        }
+        gate.enter("GET", "/x", ip("203.0.113.1"));
+
+        assertThat(gate.statusJson())
+                .contains("\"rejectedMost\":[{\"client\":\"203.0.113.2\",\"about\":5},{\"client\":\"203.0.113.1\","
+                        + "\"about\":4}]");
+        clock.advance(Duration.ofSeconds(70)); // the first minute is over two minutes old
+        gate.enter("GET", "/x", ip("203.0.113.2"));
+        assertThat(gate.statusJson())
+                .contains("\"rejectedMost\":[{\"client\":\"203.0.113.2\",\"about\":6},{\"client\":\"203.0.113.1\","
+                        + "\"about\":1}]");
     }
 }
