@@ -7,8 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -44,6 +46,8 @@ public final class ReloadingRules {
     private String stamp;
     private final AtomicLong applied = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
+    private volatile Instant lastApplied; // null until a change is applied
+    private volatile String lastError; // null unless the last changed version was rejected
 
     /**
      * Follows {@code file}, whose rules are already in force: when it changes, its rules go through
@@ -112,13 +116,18 @@ public final class ReloadingRules {
             rules = adjust.apply(rules);
         } catch (ConfigException e) {
             rejected.incrementAndGet();
+            lastError = e.getMessage();
             throw e;
         } catch (IllegalArgumentException e) {
+            ConfigException problem = new ConfigException(file.toString(), List.of(e.getMessage()));
             rejected.incrementAndGet();
-            throw new ConfigException(file.toString(), List.of(e.getMessage()));
+            lastError = problem.getMessage();
+            throw problem;
         }
         apply.accept(rules);
         applied.incrementAndGet();
+        lastApplied = Instant.now();
+        lastError = null;
         LOG.info("Leapgate applied rules file {}", file);
         return true;
     }
@@ -131,6 +140,16 @@ public final class ReloadingRules {
     /** Changed versions of the file rejected (unreadable or invalid) since it was first read. */
     public long rejectedReloads() {
         return rejected.get();
+    }
+
+    /** When a changed version was last applied (wall-clock time); empty if none was yet. */
+    public Optional<Instant> lastApplied() {
+        return Optional.ofNullable(lastApplied);
+    }
+
+    /** Why the last changed version was rejected; empty if it was applied, or none changed yet. */
+    public Optional<String> lastError() {
+        return Optional.ofNullable(lastError);
     }
 
     private static String stampOf(Path file) {

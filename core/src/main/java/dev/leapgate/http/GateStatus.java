@@ -126,6 +126,14 @@ final class GateStatus {
         ProblemBody.quote(json, file.file().toString());
         json.append(",\"appliedReloads\":").append(file.appliedReloads());
         json.append(",\"rejectedReloads\":").append(file.rejectedReloads());
+        file.lastApplied().ifPresent(when -> {
+            json.append(",\"lastApplied\":");
+            ProblemBody.quote(json, when.toString());
+        });
+        file.lastError().ifPresent(error -> {
+            json.append(",\"lastError\":");
+            ProblemBody.quote(json, error);
+        });
         json.append('}');
     }
 

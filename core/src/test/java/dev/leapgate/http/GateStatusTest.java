@@ -1,17 +1,22 @@
 package dev.leapgate.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
+import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.net.IpAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The status JSON, and which requests get it. */
 class GateStatusTest {
@@ -158,5 +163,29 @@ class GateStatusTest {
         assertThat(gate.statusJson())
                 .contains("\"rejectedMost\":[{\"client\":\"203.0.113.2\",\"about\":6},{\"client\":\"203.0.113.1\","
                         + "\"about\":1}]");
+    }
+
+    @Test
+    void theRulesFile_saysWhenItWasLastApplied_andWhyTheLastChangeWasRejected(@TempDir Path dir) throws Exception {
+        Path rules = dir.resolve("rules.properties");
+        Files.writeString(rules, "rule.api.match = /api/**\nrule.api.limit = 2/1h\n");
+        HttpGate gate = gate("rules-file", rules.toString(), "reload-interval", "0s");
+        assertThat(gate.statusJson())
+                .contains(",\"appliedReloads\":0,\"rejectedReloads\":0}")
+                .doesNotContain("lastApplied")
+                .doesNotContain("lastError");
+
+        Files.writeString(rules, "rule.api.match = /api/**\nrule.api.limit = 3/1h\n");
+        gate.rulesFile().orElseThrow().reload();
+        assertThat(gate.statusJson())
+                .containsPattern(",\"appliedReloads\":1,\"rejectedReloads\":0,\"lastApplied\":\"20\\d\\d-[^\"]+Z\"}")
+                .doesNotContain("lastError");
+
+        Files.writeString(rules, "rule.api.match = /api/**\nrule.api.limit = lots\n");
+        assertThatThrownBy(() -> gate.rulesFile().orElseThrow().reload()).isInstanceOf(ConfigException.class);
+        assertThat(gate.statusJson())
+                .contains(",\"appliedReloads\":1,\"rejectedReloads\":1,\"lastApplied\":")
+                .containsPattern("\"lastError\":\"1 problem in [^\"]*rules.properties:\\\\n[^\"]*lots")
+                .contains("\"limit\":3");
     }
 }
