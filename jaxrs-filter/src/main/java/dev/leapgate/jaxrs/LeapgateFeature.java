@@ -1,5 +1,6 @@
 package dev.leapgate.jaxrs;
 
+import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.config.OriginSource;
 import dev.leapgate.http.HttpGate;
@@ -11,6 +12,7 @@ import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -83,6 +85,15 @@ public final class LeapgateFeature implements Feature {
                 : Priorities.AUTHENTICATION - 100;
         context.register(
                 filter, Map.of(ContainerRequestFilter.class, priority, ContainerResponseFilter.class, priority));
+        if (settings.config().monitoring().statusPath().isPresent()) {
+            if (!servletApiPresent()) {
+                throw new ConfigException(
+                        "LeapgateFeature",
+                        List.of(ProviderSettings.PREFIX + "status-path: the status is answered only in a servlet"
+                                + " container, whose requests give the peer's address; there is no Servlet API here"));
+            }
+            context.register(new StatusFilter(application));
+        }
         context.register(annotations);
         context.register(application);
         context.property(STATE, application);

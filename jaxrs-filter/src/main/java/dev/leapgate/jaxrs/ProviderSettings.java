@@ -86,14 +86,6 @@ record ProviderSettings(LeapgateConfig config, Clock clock, Sleeper sleeper, Str
         } else {
             config = ConfigParser.parse(settings, source, PREFIX);
         }
-        if (config.monitoring().statusPath().isPresent()) {
-            // Accepting it would leave an operator looking for a status that is never served.
-            throw new ConfigException(
-                    source,
-                    List.of((file != null ? "" : PREFIX) + "status-path: the JAX-RS provider does not serve the status"
-                            + " yet; serve it with the servlet filter (leapgate-servlet), or read"
-                            + " HttpGate.statusJson() in your own resource"));
-        }
         return new ProviderSettings(
                 config,
                 object(properties, CLOCK, Clock.class, Clock.system(), source),

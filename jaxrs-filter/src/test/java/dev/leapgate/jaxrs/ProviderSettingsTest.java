@@ -54,19 +54,6 @@ class ProviderSettingsTest {
     }
 
     @Test
-    void aStatusPath_isRefused_sinceTheProviderDoesNotServeTheStatusYet() {
-        ResourceConfig app = new ResourceConfig()
-                .property("leapgate.rule.c.match", "/c")
-                .property("leapgate.rule.c.limit", "5/1m")
-                .property("leapgate.status-path", "/leapgate/status");
-
-        assertThat(problems(app).problems())
-                .containsExactly("leapgate.status-path: the JAX-RS provider does not serve the status yet; serve it"
-                        + " with the servlet filter (leapgate-servlet), or read HttpGate.statusJson() in your own"
-                        + " resource");
-    }
-
-    @Test
     void suggestionsKeepThePrefix() {
         ResourceConfig app = new ResourceConfig()
                 .property("leapgate.rules.c.limit", "5/1m")
