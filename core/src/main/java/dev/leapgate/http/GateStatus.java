@@ -21,7 +21,7 @@ import java.util.Locale;
  * <pre>{@code
  * {"rules":[{"name":"api","resource":"/api/**","limit":100,"window":"1m in 10 buckets, strict",
  *   "scope":"per-origin","onExcess":"reject","mode":"enforce","maxOrigins":100000,
- *   "trackedClients":42,"rejectedMost":[{"client":"203.0.113.7","about":50}]}],
+ *   "trackedClients":42,"evictedClients":0,"rejectedMost":[{"client":"203.0.113.7","about":50}]}],
  *  "resources":[{"resource":"/api/**","inFlight":0,"lastMinute":{"admittedPerSecond":1.5,
  *   "rejectedPerSecond":0.2,"shadowRejectedPerSecond":0.0},"totals":{"admitted":90,"rejected":12,
  *   "shadowRejected":0,"succeeded":88,"failed":2}}],
@@ -78,6 +78,7 @@ final class GateStatus {
         if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
             json.append(",\"maxOrigins\":").append(rule.maxOrigins());
             json.append(",\"trackedClients\":").append(Math.max(0, limit.trackedOrigins()));
+            json.append(",\"evictedClients\":").append(Math.max(0, limit.evictions()));
             json.append(",\"rejectedMost\":[");
             List<TopOrigins.Counted> top = limit.recentOffenders(OFFENDERS, nowNanos);
             for (int i = 0; i < top.size(); i++) {

@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -272,6 +273,16 @@ public final class HttpGate {
      */
     public OptionalInt trackedOrigins(String ruleName) {
         return snapshot.get().book.trackedOrigins(Objects.requireNonNull(ruleName, "ruleName"));
+    }
+
+    /**
+     * How many clients the {@code per-origin} rule named {@code ruleName} evicted to make room for
+     * new ones (see the README's "When more clients are active than max-origins"); a rule kept
+     * through a reload keeps its count. Empty when no rule of that name is in force, or the rule
+     * has another scope.
+     */
+    public OptionalLong evictions(String ruleName) {
+        return snapshot.get().book.evictions(Objects.requireNonNull(ruleName, "ruleName"));
     }
 
     /** The reloading rules file, if one is configured. */

@@ -126,6 +126,11 @@ public abstract sealed class Limit {
         return -1;
     }
 
+    /** Origins a per-origin rule evicted to make room for new ones; -1 for a rule of another scope. */
+    public long evictions() {
+        return -1;
+    }
+
     /**
      * What a rule that counts everyone together holds at {@code nowNanos}: permits counted in its
      * window, or requests in flight; -1 for a per-origin rule or a paced one.
@@ -220,6 +225,11 @@ public abstract sealed class Limit {
         }
 
         @Override
+        public long evictions() {
+            return perOrigin ? keyed.evictions() : -1;
+        }
+
+        @Override
         public long sharedUse(long nowNanos) {
             return perOrigin ? -1 : shared.used(nowNanos);
         }
@@ -297,6 +307,11 @@ public abstract sealed class Limit {
         @Override
         public int trackedOrigins() {
             return perOrigin ? keyed.trackedOrigins() : -1;
+        }
+
+        @Override
+        public long evictions() {
+            return perOrigin ? keyed.evictions() : -1;
         }
 
         @Override

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 
 /**
  * A rule set compiled for enforcement: a {@link Limit} per rule, in the rule set's order, and the
@@ -97,5 +98,20 @@ public final class RuleBook {
             }
         }
         return OptionalInt.empty();
+    }
+
+    /**
+     * How many origins the per-origin rule named {@code ruleName} evicted to make room for new ones
+     * since it was made (a rule kept through a reload keeps its count); empty when no rule of that
+     * name is in force, or it has another scope.
+     */
+    public OptionalLong evictions(String ruleName) {
+        for (Limit limit : limits) {
+            if (limit.rule.name().equals(ruleName)) {
+                long evicted = limit.evictions();
+                return evicted < 0 ? OptionalLong.empty() : OptionalLong.of(evicted);
+            }
+        }
+        return OptionalLong.empty();
     }
 }

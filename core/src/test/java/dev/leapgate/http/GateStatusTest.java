@@ -90,7 +90,7 @@ class GateStatusTest {
         assertThat(json)
                 .startsWith("{\"rules\":[{\"name\":\"api\",\"resource\":\"/api/**\",\"limit\":3,\"window\":\"1m in 10"
                         + " buckets, strict\",\"scope\":\"per-origin\",\"onExcess\":\"reject\",\"mode\":\"enforce\","
-                        + "\"maxOrigins\":100000,\"trackedClients\":2,\"rejectedMost\":[{\"client\":\"203.0.113.7\","
+                        + "\"maxOrigins\":100000,\"trackedClients\":2,\"evictedClients\":0,\"rejectedMost\":[{\"client\":\"203.0.113.7\","
                         + "\"about\":2}]}")
                 .contains("{\"name\":\"all\",\"resource\":\"/api/**\",\"limit\":100,\"window\":\"1m in 10 buckets,"
                         + " strict\",\"scope\":\"all\",\"onExcess\":\"reject\",\"mode\":\"enforce\",\"used\":4}")

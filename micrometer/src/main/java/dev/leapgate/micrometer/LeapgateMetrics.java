@@ -44,6 +44,9 @@ import java.util.function.ToDoubleFunction;
  *       kind} ({@code window} or {@code in-flight}): each rule's limit;
  *   <li>{@code leapgate.clients.tracked} ({@code leapgate_clients_tracked}), tag {@code rule}: the
  *       clients a per-client rule tracks now, at most its {@code max-origins};
+ *   <li>{@code leapgate.clients.evicted} ({@code leapgate_clients_evicted_total}), tag {@code
+ *       rule}: the clients a per-client rule evicted to make room for new ones (remembered: see
+ *       the README);
  *   <li>{@code leapgate.config.reloads} ({@code leapgate_config_reloads_total}), tag {@code
  *       result}: {@code applied} or {@code rejected} changed versions of the rules file (only with a
  *       rules file).
@@ -154,6 +157,13 @@ public final class LeapgateMetrics implements MeterBinder {
                     .description("Clients a per-client rule tracks now, at most its max-origins")
                     .tags(ruleTags)
                     .strongReference(true)
+                    .register(registry));
+            registered.add(FunctionCounter.builder(
+                            "leapgate.clients.evicted",
+                            gate,
+                            g -> g.evictions(name).orElse(0))
+                    .description("Clients a per-client rule evicted to make room for new ones")
+                    .tags(ruleTags)
                     .register(registry));
         }
         return registered;

@@ -213,8 +213,27 @@ class LeapgateMetricsTest {
                 .contains("leapgate_gate_requests_total{outcome=\"denied\"} 1.0")
                 .contains("leapgate_rule_limit{kind=\"window\",rule=\"api\"} 2.0")
                 .contains("leapgate_clients_tracked{rule=\"api\"} 1.0")
+                .contains("leapgate_clients_evicted_total{rule=\"api\"} 0.0")
                 .contains("leapgate_response_time_seconds_count{resource=\"/api/**\"} 2");
         assertThat(scrape).as("no client address in any series").doesNotContain("203.0.113.");
+    }
+
+    @Test
+    void evictedClients_areCountedPerRule() {
+        HttpGate gate = gate(
+                "rule.small.match", "/**",
+                "rule.small.limit", "5/1h",
+                "rule.small.scope", "per-origin",
+                "rule.small.max-origins", "2");
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new LeapgateMetrics(gate).bindTo(registry);
+        for (int i = 1; i <= 5; i++) {
+            ((Entry) gate.enter("GET", "/x", ip("203.0.113." + i))).close();
+        }
+
+        assertThat(counter(registry, "leapgate.clients.evicted", "rule", "small"))
+                .isEqualTo(3);
+        assertThat(gauge(registry, "leapgate.clients.tracked", "rule", "small")).isEqualTo(2);
     }
 
     @Test

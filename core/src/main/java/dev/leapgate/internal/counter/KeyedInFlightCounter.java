@@ -104,6 +104,11 @@ public final class KeyedInFlightCounter {
         return table.size();
     }
 
+    /** Origins evicted to make room for new ones, since the counter was made. */
+    public long evictions() {
+        return table.evictions();
+    }
+
     @Override
     public String toString() {
         return "KeyedInFlightCounter[" + limit + " in flight per origin, " + table.size() + " tracked]";

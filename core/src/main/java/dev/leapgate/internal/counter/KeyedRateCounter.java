@@ -119,6 +119,11 @@ public final class KeyedRateCounter {
         return table.size();
     }
 
+    /** Origins evicted to make room for new ones, since the counter was made. */
+    public long evictions() {
+        return table.evictions();
+    }
+
     /** The most origins tracked at once. */
     public int maxOrigins() {
         return table.maxOrigins();

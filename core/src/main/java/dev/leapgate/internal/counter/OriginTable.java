@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.StampedLock;
 
 /**
@@ -161,6 +162,8 @@ final class OriginTable {
      * last place). An origin that replaces an evicted one takes over its place without a claim.
      */
     private final AtomicInteger tracked = new AtomicInteger();
+    /** Origins evicted to make room for new ones (idle origins swept are not counted). */
+    private final LongAdder evicted = new LongAdder();
 
     OriginTable(State state, int maxOrigins) {
         if (maxOrigins < 1) {
@@ -227,6 +230,11 @@ final class OriginTable {
     /** Origins tracked now. */
     int size() {
         return tracked.get();
+    }
+
+    /** Origins evicted since the table was made, each to make room for a new one. */
+    long evictions() {
+        return evicted.sum();
     }
 
     int maxOrigins() {
@@ -350,6 +358,7 @@ final class OriginTable {
                     return -1;
                 }
                 // The new origin takes over the victim's entry and its place in `tracked`.
+                evicted.increment();
                 entry = entry(slots[victim]);
                 remember(slots[victim], entry, nowNanos);
                 unlink(victim);

@@ -108,6 +108,7 @@ class KeyedRateCounterTest {
             }
         }
         assertThat(c.trackedOrigins()).isEqualTo(256);
+        assertThat(c.evictions()).as("each client past the 256th took a place").isEqualTo(256);
 
         SplittableRandom random = new SplittableRandom(7);
         for (int i = 0; i < 100_000; i++) {
