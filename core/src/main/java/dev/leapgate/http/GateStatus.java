@@ -8,22 +8,27 @@ import dev.leapgate.rule.Scope;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.StatsTotals;
+import dev.leapgate.stats.WaitStats;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.ToLongFunction;
 
 /**
  * The status of a gate as JSON, for operators: each rule (its definition, and what it holds now:
- * the use of its window or its requests in flight when everyone shares it, the clients it tracks
- * and the ones it rejected most over the last minute or two when it counts each client apart),
- * each resource's statistics over the last minute and since the start, the exempt and denied
- * requests, and the rules file's reloads.
+ * the use of its window or its requests in flight when everyone shares it; the clients it tracks,
+ * those at their limit now and the ones it rejected most over the last minute or two when it
+ * counts each client apart; the requests waiting for it and their average wait when it paces or
+ * borrows), each resource's statistics over the last minute (in all and second by second) and
+ * since the start, the exempt and denied requests, and the rules file's reloads.
  *
  * <pre>{@code
  * {"rules":[{"name":"api","resource":"/api/**","limit":100,"window":"1m in 10 buckets, strict",
  *   "scope":"per-origin","onExcess":"reject","mode":"enforce","maxOrigins":100000,
- *   "trackedClients":42,"evictedClients":0,"rejectedMost":[{"client":"203.0.113.7","about":50}]}],
+ *   "trackedClients":42,"limitedClients":1,"evictedClients":0,
+ *   "rejectedMost":[{"client":"203.0.113.7","about":50}]}],
  *  "resources":[{"resource":"/api/**","inFlight":0,"lastMinute":{"admittedPerSecond":1.5,
- *   "rejectedPerSecond":0.2,"shadowRejectedPerSecond":0.0},"totals":{"admitted":90,"rejected":12,
+ *   "rejectedPerSecond":0.2,"shadowRejectedPerSecond":0},"lastMinuteBySecond":{"admitted":[0,2,...],
+ *   "rejected":[0,0,...],"shadowRejected":[0,0,...]},"totals":{"admitted":90,"rejected":12,
  *   "shadowRejected":0,"succeeded":88,"failed":2}}],
  *  "exemptRequests":0,"deniedRequests":0,
  *  "rulesFile":{"path":"/etc/app/rules.properties","appliedReloads":1,"rejectedReloads":0}}
@@ -78,6 +83,7 @@ final class GateStatus {
         if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
             json.append(",\"maxOrigins\":").append(rule.maxOrigins());
             json.append(",\"trackedClients\":").append(Math.max(0, limit.trackedOrigins()));
+            json.append(",\"limitedClients\":").append(Math.max(0, limit.limitedOrigins(nowNanos)));
             json.append(",\"evictedClients\":").append(Math.max(0, limit.evictions()));
             json.append(",\"rejectedMost\":[");
             List<TopOrigins.Counted> top = limit.recentOffenders(OFFENDERS, nowNanos);
@@ -93,6 +99,14 @@ final class GateStatus {
                 json.append(rule.isInFlight() ? ",\"inFlight\":" : ",\"used\":").append(use);
             }
         }
+        limit.waits().ifPresent(waits -> {
+            WaitStats now = waits.read();
+            json.append(",\"waiting\":").append(now.waitingNow());
+            json.append(",\"waited\":").append(now.waited());
+            if (now.waited() > 0) {
+                json.append(",\"averageWaitMillis\":").append(rate(now.averageWaitMillis()));
+            }
+        });
         json.append('}');
     }
 
@@ -109,6 +123,12 @@ final class GateStatus {
                 .append(",\"shadowRejectedPerSecond\":")
                 .append(rate(minute.shadowRejectedPerSecond()))
                 .append('}');
+        List<StatsSnapshot> seconds = stats.lastMinuteBySecond();
+        json.append(",\"lastMinuteBySecond\":{");
+        series(json, "admitted", seconds, StatsSnapshot::admitted);
+        series(json.append(','), "rejected", seconds, StatsSnapshot::rejected);
+        series(json.append(','), "shadowRejected", seconds, StatsSnapshot::shadowRejected);
+        json.append('}');
         json.append(",\"totals\":{\"admitted\":")
                 .append(totals.admitted())
                 .append(",\"rejected\":")
@@ -120,6 +140,15 @@ final class GateStatus {
                 .append(",\"failed\":")
                 .append(totals.failed())
                 .append("}}");
+    }
+
+    private static void series(
+            StringBuilder json, String name, List<StatsSnapshot> seconds, ToLongFunction<StatsSnapshot> count) {
+        json.append('"').append(name).append("\":[");
+        for (int i = 0; i < seconds.size(); i++) {
+            json.append(i == 0 ? "" : ",").append(count.applyAsLong(seconds.get(i)));
+        }
+        json.append(']');
     }
 
     private static void rulesFile(StringBuilder json, ReloadingRules file) {

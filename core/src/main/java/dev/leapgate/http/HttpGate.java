@@ -19,18 +19,21 @@ import dev.leapgate.internal.Limit;
 import dev.leapgate.internal.RejectionLog;
 import dev.leapgate.internal.RuleBook;
 import dev.leapgate.internal.UnlimitedEntry;
+import dev.leapgate.internal.Waits;
 import dev.leapgate.net.CidrList;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.WaitStats;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -202,12 +205,13 @@ public final class HttpGate {
     }
 
     /**
-     * The status as JSON if {@code request} asks for it: a {@code GET} of the configured {@code
+     * The status if {@code request} asks for it: a {@code GET} of the configured {@code
      * status-path} from an address in {@code status-allow} (the TCP peer's address, never a
-     * forwarded one). Empty otherwise, and always without a {@code status-path}: the request then
-     * goes on as any other.
+     * forwarded one). The answer is the live page for a request that accepts {@code text/html} (a
+     * browser), the JSON otherwise. Empty when the request does not ask for the status, and always
+     * without a {@code status-path}: the request then goes on as any other.
      */
-    public Optional<String> status(HttpRequestView request) {
+    public Optional<StatusResponse> status(HttpRequestView request) {
         if (statusPath == null || !"GET".equals(request.method())) {
             return Optional.empty();
         }
@@ -223,10 +227,19 @@ public final class HttpGate {
         } catch (IllegalArgumentException notAnAddress) {
             peer = null;
         }
-        if (peer == null) {
+        if (peer == null || !statusAllow.contains(peer)) {
             return Optional.empty();
         }
-        return statusAllow.contains(peer) ? Optional.of(statusJson()) : Optional.empty();
+        return Optional.of(acceptsHtml(request) ? StatusResponse.page() : StatusResponse.json(statusJson()));
+    }
+
+    private static boolean acceptsHtml(HttpRequestView request) {
+        for (String accept : request.headers("Accept")) {
+            if (accept.toLowerCase(Locale.ROOT).contains("text/html")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Requests from an exempt origin that a rule matched (let through unlimited), since the gate was built. */
@@ -272,7 +285,33 @@ public final class HttpGate {
      * another scope (it keeps no per-origin state).
      */
     public OptionalInt trackedOrigins(String ruleName) {
-        return snapshot.get().book.trackedOrigins(Objects.requireNonNull(ruleName, "ruleName"));
+        int tracked = limit(ruleName).map(Limit::trackedOrigins).orElse(-1);
+        return tracked < 0 ? OptionalInt.empty() : OptionalInt.of(tracked);
+    }
+
+    /**
+     * How many clients the {@code per-origin} rule named {@code ruleName} holds at their limit now
+     * (their window full, or every in-flight slot taken): a scan of the rule's table, for
+     * monitoring. Empty when no rule of that name
+     * is in force, or the rule has another scope.
+     */
+    public OptionalInt limitedOrigins(String ruleName) {
+        long now = admission.clock().nanoTime();
+        int limited = limit(ruleName).map(l -> l.limitedOrigins(now)).orElse(-1);
+        return limited < 0 ? OptionalInt.empty() : OptionalInt.of(limited);
+    }
+
+    /**
+     * The requests that waited for the rule named {@code ruleName}: a rule that paces, warms up or
+     * borrows from the next bucket (and is enforced, not in shadow mode). Empty when no rule of
+     * that name is in force, or the rule never makes a request wait.
+     */
+    public Optional<WaitStats> waits(String ruleName) {
+        return limit(ruleName).flatMap(Limit::waits).map(Waits::read);
+    }
+
+    private Optional<Limit> limit(String ruleName) {
+        return snapshot.get().book.limit(Objects.requireNonNull(ruleName, "ruleName"));
     }
 
     /**
@@ -282,7 +321,8 @@ public final class HttpGate {
      * has another scope.
      */
     public OptionalLong evictions(String ruleName) {
-        return snapshot.get().book.evictions(Objects.requireNonNull(ruleName, "ruleName"));
+        long evicted = limit(ruleName).map(Limit::evictions).orElse(-1L);
+        return evicted < 0 ? OptionalLong.empty() : OptionalLong.of(evicted);
     }
 
     /** The reloading rules file, if one is configured. */

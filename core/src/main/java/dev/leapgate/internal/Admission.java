@@ -102,10 +102,7 @@ public final class Admission {
                     token = limit.tryAcquire(now, origin, permits);
                 }
                 if (token < 0 && limit.shadow) {
-                    limit.recorder.onShadowReject(now);
-                    if (rejections != null) {
-                        rejections.recordShadow(limit.rule.name(), origin, now);
-                    }
+                    shadowRejected(limit, origin, now);
                     token = Limit.SHADOW_REJECTED; // holds nothing, gives nothing back
                     shadowRejected++;
                 } else if (token < 0) {
@@ -154,14 +151,17 @@ public final class Admission {
         }
         long start = now;
         if (wait > 0) {
+            waiting(limits, t0, t1, all, now, 0);
             try {
                 sleeper.sleep(wait);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                waiting(limits, t0, t1, all, now, Math.max(1, clock.nanoTime() - now));
                 giveBack(limits, t0, t1, all, n, 1, origin, permits);
                 return reject(limits, limits[0], now, origin, permits, INTERRUPTED);
             }
             start = clock.nanoTime();
+            waiting(limits, t0, t1, all, now, Math.max(1, start - now));
         }
         for (int i = 0; i < n; i++) {
             if (firstWithItsRecorder(limits, i)) {
@@ -172,6 +172,23 @@ public final class Admission {
             }
         }
         return new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start);
+    }
+
+    /**
+     * Counts a wait that begins ({@code waitedNanos} 0) or ends after {@code waitedNanos} in the
+     * {@link Waits} of each limit that asked for it.
+     */
+    private static void waiting(Limit[] limits, long t0, long t1, long[] all, long now, long waitedNanos) {
+        for (int i = 0; i < limits.length; i++) {
+            Limit limit = limits[i];
+            if (limit.waits != null && limit.waitNanos(now, token(t0, t1, all, i)) > 0) {
+                if (waitedNanos == 0) {
+                    limit.waits.begin();
+                } else {
+                    limit.waits.end(waitedNanos);
+                }
+            }
+        }
     }
 
     /**
@@ -201,10 +218,7 @@ public final class Admission {
         long token = permits <= limit.rule.limit() ? limit.tryAcquire(now, origin, permits) : Limit.REJECTED;
         if (token < 0) {
             if (limit.shadow) {
-                limit.recorder.onShadowReject(now);
-                if (rejections != null) {
-                    rejections.recordShadow(limit.rule.name(), origin, now);
-                }
+                shadowRejected(limit, origin, now);
                 return UnlimitedEntry.INSTANCE;
             }
             limit.recorder.onReject(now);
@@ -269,6 +283,17 @@ public final class Admission {
                     limits[i].release(origin, token, permits);
                 }
             }
+        }
+    }
+
+    /** Records what the shadow limit {@code limit} would have rejected: statistics, offenders, log. */
+    private void shadowRejected(Limit limit, Origin origin, long now) {
+        limit.recorder.onShadowReject(now);
+        if (limit.offenders != null) {
+            limit.offenders.offer(origin, now);
+        }
+        if (rejections != null) {
+            rejections.recordShadow(limit.rule.name(), origin, now);
         }
     }
 

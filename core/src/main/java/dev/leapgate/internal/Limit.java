@@ -14,6 +14,7 @@ import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A rule compiled for enforcement: the counter that enforces its limit (one shared counter, or a
@@ -38,8 +39,10 @@ public abstract sealed class Limit {
     final boolean perOrigin;
     /** Whether the rule only watches ({@link FlowRule#shadow}). */
     final boolean shadow;
-    /** The origins a per-origin rule rejected most recently; null for other scopes. */
+    /** The origins a per-origin rule rejected (or, in shadow mode, would have rejected) most recently; null for other scopes. */
     final RecentOffenders offenders;
+    /** The requests that waited for the limit; null for a limit that never makes one wait. */
+    final Waits waits;
 
     private final String namedOrigin;
 
@@ -49,6 +52,9 @@ public abstract sealed class Limit {
         this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
         this.shadow = rule.shadow();
         this.offenders = perOrigin ? new RecentOffenders() : null;
+        this.waits = rule.isInFlight() || rule.shadow() || rule.onExcess().kind() == OnExcess.Kind.REJECT
+                ? null
+                : new Waits();
         this.namedOrigin =
                 rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
     }
@@ -72,6 +78,11 @@ public abstract sealed class Limit {
     /** The origins this per-origin limit rejected most over the last one to two minutes; empty for other scopes. */
     public final List<TopOrigins.Counted> recentOffenders(int n, long nowNanos) {
         return offenders == null ? List.of() : offenders.top(n, nowNanos);
+    }
+
+    /** The requests that waited for this limit (paced, warming up, borrowing); empty if none ever waits. */
+    public final Optional<Waits> waits() {
+        return Optional.ofNullable(waits);
     }
 
     /** The statistics of the rule's resource. */
@@ -128,6 +139,14 @@ public abstract sealed class Limit {
 
     /** Origins a per-origin rule evicted to make room for new ones; -1 for a rule of another scope. */
     public long evictions() {
+        return -1;
+    }
+
+    /**
+     * Origins a per-origin rule holds at their limit at {@code nowNanos} (a window full, or every
+     * in-flight slot taken): a scan of its table, for monitoring; -1 for a rule of another scope.
+     */
+    public int limitedOrigins(long nowNanos) {
         return -1;
     }
 
@@ -230,6 +249,11 @@ public abstract sealed class Limit {
         }
 
         @Override
+        public int limitedOrigins(long nowNanos) {
+            return perOrigin ? keyed.limitedOrigins(nowNanos) : -1;
+        }
+
+        @Override
         public long sharedUse(long nowNanos) {
             return perOrigin ? -1 : shared.used(nowNanos);
         }
@@ -312,6 +336,11 @@ public abstract sealed class Limit {
         @Override
         public long evictions() {
             return perOrigin ? keyed.evictions() : -1;
+        }
+
+        @Override
+        public int limitedOrigins(long nowNanos) {
+            return perOrigin ? keyed.limitedOrigins(nowNanos) : -1;
         }
 
         @Override

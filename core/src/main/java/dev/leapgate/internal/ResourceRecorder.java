@@ -7,6 +7,7 @@ import dev.leapgate.stats.StatsTotals;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -61,6 +62,7 @@ import java.util.Objects;
 public final class ResourceRecorder implements ResourceStats {
 
     private static final long SECOND_NANOS = 1_000_000_000L;
+    private static final Duration ONE_SECOND = Duration.ofSeconds(1);
     /** Seconds in the ring: more than the 61 a minute's window spans. */
     private static final int RING = 64;
     /** Longs per second in the ring. */
@@ -386,6 +388,45 @@ public final class ResourceRecorder implements ResourceStats {
         } finally {
             LOCK.setVolatile(this, 0);
         }
+    }
+
+    @Override
+    public List<StatsSnapshot> lastMinuteBySecond() {
+        long now = clock.nanoTime();
+        StatsSnapshot[] seconds = new StatsSnapshot[60];
+        lockForRead();
+        try {
+            roll(now);
+            long inFlight = inFlight(admissions, completions);
+            long current = secondOf(now);
+            for (int i = 0; i < seconds.length; i++) {
+                long s = current - seconds.length + i;
+                int base = (int) Math.floorMod(s, (long) RING) * SLOT;
+                if (ring == null || ring[base + TAG] != s + 1) {
+                    seconds[i] = new StatsSnapshot(resource, ONE_SECOND, 0, 0, 0, 0, 0, 0, 0, -1, inFlight, 0);
+                    continue;
+                }
+                long completed = ring[base + COMPLETED_FAILED] & LOW32;
+                long failed = ring[base + COMPLETED_FAILED] >>> 32;
+                long min = ring[base + MIN_RT];
+                seconds[i] = new StatsSnapshot(
+                        resource,
+                        ONE_SECOND,
+                        ring[base + ADMITTED_REJECTED] & LOW32,
+                        ring[base + ADMITTED_REJECTED] >>> 32,
+                        ring[base + SHADOW_REJECTED],
+                        Math.max(0, completed - failed),
+                        failed,
+                        ring[base + BORROWED_PEAK] & LOW32,
+                        ring[base + RT_UNITS] * RT_UNIT_NANOS,
+                        min == Long.MAX_VALUE ? -1 : min,
+                        inFlight,
+                        ring[base + BORROWED_PEAK] >>> 32);
+            }
+        } finally {
+            LOCK.setVolatile(this, 0);
+        }
+        return List.of(seconds);
     }
 
     @Override

@@ -9,8 +9,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
+import java.util.Optional;
 
 /**
  * A rule set compiled for enforcement: a {@link Limit} per rule, in the rule set's order, and the
@@ -86,32 +85,13 @@ public final class RuleBook {
         return recorders.get(resource);
     }
 
-    /**
-     * How many origins the per-origin rule named {@code ruleName} tracks now; empty when no rule of
-     * that name is in force, or it has another scope.
-     */
-    public OptionalInt trackedOrigins(String ruleName) {
+    /** The limit of the rule named {@code ruleName}, if one is in force. */
+    public Optional<Limit> limit(String ruleName) {
         for (Limit limit : limits) {
             if (limit.rule.name().equals(ruleName)) {
-                int tracked = limit.trackedOrigins();
-                return tracked < 0 ? OptionalInt.empty() : OptionalInt.of(tracked);
+                return Optional.of(limit);
             }
         }
-        return OptionalInt.empty();
-    }
-
-    /**
-     * How many origins the per-origin rule named {@code ruleName} evicted to make room for new ones
-     * since it was made (a rule kept through a reload keeps its count); empty when no rule of that
-     * name is in force, or it has another scope.
-     */
-    public OptionalLong evictions(String ruleName) {
-        for (Limit limit : limits) {
-            if (limit.rule.name().equals(ruleName)) {
-                long evicted = limit.evictions();
-                return evicted < 0 ? OptionalLong.empty() : OptionalLong.of(evicted);
-            }
-        }
-        return OptionalLong.empty();
+        return Optional.empty();
     }
 }

@@ -1,5 +1,7 @@
 package dev.leapgate.stats;
 
+import java.util.List;
+
 /**
  * The statistics of one protected resource (a limiter, or the pattern of an HTTP rule): what was
  * admitted, rejected, completed and failed, response times and requests in flight. Read-only; the
@@ -26,6 +28,13 @@ public interface ResourceStats {
 
     /** The 60 seconds before the current one, and the current one so far. */
     StatsSnapshot lastMinute();
+
+    /**
+     * Each of the 60 whole seconds before the current one, oldest first: a snapshot one second
+     * long per second (all zero for a second without requests), for a chart of the last minute.
+     * Its {@code inFlight} is the requests in flight when read, as in every snapshot.
+     */
+    List<StatsSnapshot> lastMinuteBySecond();
 
     /** Everything since the resource was first protected. */
     StatsTotals totals();

@@ -38,6 +38,10 @@ class GateStatusTest {
     }
 
     private static HttpRequestView request(String method, String path, String peer) {
+        return request(method, path, peer, "*/*");
+    }
+
+    private static HttpRequestView request(String method, String path, String peer, String accept) {
         return new HttpRequestView() {
             public String method() {
                 return method;
@@ -52,7 +56,7 @@ class GateStatusTest {
             }
 
             public List<String> headers(String name) {
-                return List.of();
+                return name.equalsIgnoreCase("Accept") ? List.of(accept) : List.of();
             }
 
             public String principal() {
@@ -90,7 +94,7 @@ class GateStatusTest {
         assertThat(json)
                 .startsWith("{\"rules\":[{\"name\":\"api\",\"resource\":\"/api/**\",\"limit\":3,\"window\":\"1m in 10"
                         + " buckets, strict\",\"scope\":\"per-origin\",\"onExcess\":\"reject\",\"mode\":\"enforce\","
-                        + "\"maxOrigins\":100000,\"trackedClients\":2,\"evictedClients\":0,\"rejectedMost\":[{\"client\":\"203.0.113.7\","
+                        + "\"maxOrigins\":100000,\"trackedClients\":2,\"limitedClients\":1,\"evictedClients\":0,\"rejectedMost\":[{\"client\":\"203.0.113.7\","
                         + "\"about\":2}]}")
                 .contains("{\"name\":\"all\",\"resource\":\"/api/**\",\"limit\":100,\"window\":\"1m in 10 buckets,"
                         + " strict\",\"scope\":\"all\",\"onExcess\":\"reject\",\"mode\":\"enforce\",\"used\":4}")
@@ -102,6 +106,10 @@ class GateStatusTest {
                 .contains(
                         "\"totals\":{\"admitted\":4,\"rejected\":2,\"shadowRejected\":0,\"succeeded\":4,\"failed\":0}")
                 .contains("{\"resource\":\"/export\",\"inFlight\":1,")
+                .as("second by second, oldest first: the requests were all in the second before this one")
+                .contains("\"lastMinuteBySecond\":{\"admitted\":[" + "0,".repeat(59) + "4],\"rejected\":["
+                        + "0,".repeat(59) + "2],\"shadowRejected\":["
+                        + "0,".repeat(60).replaceAll(",$", "") + "]}")
                 .endsWith("\"exemptRequests\":0,\"deniedRequests\":1}")
                 .as("a client the rules never rejected is not named")
                 .doesNotContain("203.0.113.8");
@@ -115,7 +123,13 @@ class GateStatusTest {
                 "status-path", "/leapgate/status",
                 "status-allow", "127.0.0.1, 192.0.2.0/24");
 
-        assertThat(gate.status(request("GET", "/leapgate/status", "127.0.0.1"))).hasValue(gate.statusJson());
+        assertThat(gate.status(request("GET", "/leapgate/status", "127.0.0.1")))
+                .get()
+                .satisfies(json -> {
+                    assertThat(json.contentType()).isEqualTo("application/json");
+                    assertThat(json.text()).isEqualTo(gate.statusJson());
+                    assertThat(json.headers()).containsEntry("Cache-Control", "no-store");
+                });
         assertThat(gate.status(request("GET", "/leapgate//status?x=1", "192.0.2.9")))
                 .as("the same path, spelled otherwise")
                 .isPresent();
@@ -141,6 +155,115 @@ class GateStatusTest {
         assertThat(gate.status(request("GET", "/status", "127.0.0.1"))).isPresent();
         assertThat(gate.status(request("GET", "/status", "::1"))).isPresent();
         assertThat(gate.status(request("GET", "/status", "10.0.0.1"))).isEmpty();
+    }
+
+    @Test
+    void aBrowser_getsTheLivePage_withAPolicyThatAllowsOnlyItsOwnStyleAndScript() throws Exception {
+        HttpGate gate = gate("rule.api.match", "/**", "rule.api.limit", "3/1m", "status-path", "/status");
+
+        StatusResponse page = gate.status(request(
+                        "GET",
+                        "/status",
+                        "127.0.0.1",
+                        "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"))
+                .orElseThrow();
+        StatusResponse json = gate.status(request("GET", "/status", "127.0.0.1", "application/json"))
+                .orElseThrow();
+
+        assertThat(page.contentType()).isEqualTo("text/html;charset=utf-8");
+        assertThat(page.text()).contains("<title>Leapgate status</title>").doesNotContain("src=\"http");
+        String html = page.text();
+        String script = html.substring(html.indexOf("<script>") + 8, html.indexOf("</script>"));
+        String style = html.substring(html.indexOf("<style>") + 7, html.indexOf("</style>"));
+        assertThat(page.headers())
+                .containsEntry("Cache-Control", "no-store")
+                .containsEntry("X-Content-Type-Options", "nosniff")
+                .containsEntry(
+                        "Content-Security-Policy",
+                        "default-src 'none'; script-src 'sha256-" + sha256(script) + "'; style-src 'sha256-"
+                                + sha256(style) + "'; connect-src 'self'; img-src data:; base-uri 'none';"
+                                + " form-action 'none'; frame-ancestors 'none'");
+        assertThat(json.contentType()).as("what the page itself asks for").isEqualTo("application/json");
+        assertThat(json.text()).startsWith("{\"rules\":[");
+    }
+
+    private static String sha256(String text) throws Exception {
+        return java.util.Base64.getEncoder()
+                .encodeToString(java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void aPacedRule_saysHowManyRequestsWaitNow_andHowLongTheyWaited() throws Exception {
+        java.util.concurrent.CountDownLatch asleep = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch wake = new java.util.concurrent.CountDownLatch(1);
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(
+                        Map.of(
+                                "rule.paced.match", "/slow",
+                                "rule.paced.limit", "10/1s",
+                                "rule.paced.on-excess", "pace",
+                                "rule.quick.match", "/quick",
+                                "rule.quick.limit", "10/1s"),
+                        "test"))
+                .clock(clock)
+                .sleeper(nanos -> {
+                    asleep.countDown();
+                    wake.await();
+                    clock.advanceNanos(nanos);
+                })
+                .build();
+        ((Entry) gate.enter("GET", "/slow", ip("203.0.113.1"))).close(); // its turn at once
+        Thread waiter = new Thread(() -> gate.enter("GET", "/slow", ip("203.0.113.1"))); // 100 ms later
+        waiter.start();
+        asleep.await();
+
+        assertThat(gate.waits("paced")).get().satisfies(w -> {
+            assertThat(w.waitingNow()).isEqualTo(1);
+            assertThat(w.waited()).isZero();
+        });
+        assertThat(gate.statusJson()).contains("\"mode\":\"enforce\",\"waiting\":1,\"waited\":0}");
+        wake.countDown();
+        waiter.join();
+
+        assertThat(gate.waits("paced")).get().satisfies(w -> {
+            assertThat(w.waitingNow()).isZero();
+            assertThat(w.waited()).isEqualTo(1);
+            assertThat(w.averageWaitMillis()).isEqualTo(100.0);
+        });
+        assertThat(gate.statusJson()).contains("\"waiting\":0,\"waited\":1,\"averageWaitMillis\":100}");
+        assertThat(gate.waits("quick"))
+                .as("a rule that rejects its excess never makes one wait")
+                .isEmpty();
+        assertThat(gate.waits("no-such-rule")).isEmpty();
+    }
+
+    @Test
+    void limitedClients_areThoseAtTheirLimitNow() {
+        HttpGate gate = gate(
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "2/1m",
+                "rule.api.scope", "per-origin",
+                "rule.slots.match", "/export",
+                "rule.slots.in-flight", "2",
+                "rule.slots.scope", "per-origin");
+        for (int c = 1; c <= 5; c++) {
+            for (int i = 0; i < c; i++) {
+                gate.enter("GET", "/api/x", ip("203.0.113." + c)); // clients 2 to 5 reach 2 of 2
+            }
+        }
+        Entry first = (Entry) gate.enter("GET", "/export", ip("198.51.100.1"));
+        gate.enter("GET", "/export", ip("198.51.100.1"));
+        gate.enter("GET", "/export", ip("198.51.100.2")); // one of two: not at its limit
+
+        assertThat(gate.limitedOrigins("api")).hasValue(4);
+        assertThat(gate.limitedOrigins("slots")).hasValue(1);
+        first.close();
+        assertThat(gate.limitedOrigins("slots")).hasValue(0);
+        clock.advance(Duration.ofSeconds(65)); // strict: the first 6 s bucket leaves the window at 66 s
+        assertThat(gate.limitedOrigins("api")).hasValue(4);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(gate.limitedOrigins("api")).as("the window moved on").hasValue(0);
+        assertThat(gate.limitedOrigins("no-such-rule")).isEmpty();
     }
 
     @Test

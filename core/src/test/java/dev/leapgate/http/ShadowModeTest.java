@@ -65,6 +65,23 @@ class ShadowModeTest {
     }
 
     @Test
+    void aPerClientShadowRule_namesTheClientsItWouldHaveRejectedMost() {
+        HttpGate gate = gate(
+                "rule.new.match", "GET /api/**",
+                "rule.new.limit", "2/10s",
+                "rule.new.scope", "per-origin",
+                "rule.new.mode", "shadow");
+        for (int i = 0; i < 5; i++) {
+            gate.enter("GET", "/api/items", client);
+        }
+        gate.enter("GET", "/api/items", Origin.ip(IpAddress.parse("198.51.100.1"), 64));
+
+        assertThat(gate.statusJson())
+                .contains("\"mode\":\"shadow\"")
+                .contains("\"rejectedMost\":[{\"client\":\"203.0.113.7\",\"about\":3}]");
+    }
+
+    @Test
     void besideAnEnforcedRule_onlyTheEnforcedRulesFieldsAreSent_andItsRejectionsStand() {
         HttpGate gate = gate(
                 "rule.shadowed.match", "/api/**",

@@ -7,6 +7,7 @@ import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.StatsTotals;
 import dev.leapgate.testing.Together;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +76,50 @@ class ResourceRecorderTest {
         at(62_000 * MS);
         assertThat(recorder.lastMinute().admitted()).isZero();
         assertThat(recorder.totals().admitted()).as("totals forget nothing").isEqualTo(2);
+    }
+
+    @Test
+    void lastMinuteBySecond_filesEachSecondInItsPlace_oldestFirst_andLeavesTheCurrentOneOut() {
+        recorder.onEnter(at(100 * MS)); // second 0
+        recorder.onEnter(at(200 * MS));
+        recorder.onReject(at(300 * MS));
+        recorder.onExit(at(400 * MS), 30 * MS, false);
+        recorder.onShadowReject(at(2_500 * MS)); // second 2
+        recorder.onReject(at(2_600 * MS));
+        recorder.onEnter(at(59_100 * MS)); // second 59
+        recorder.onEnter(at(60_500 * MS)); // second 60: the current one, not in the list
+
+        List<StatsSnapshot> seconds = recorder.lastMinuteBySecond();
+
+        assertThat(seconds).hasSize(60);
+        assertThat(seconds).allSatisfy(s -> assertThat(s.window()).isEqualTo(Duration.ofSeconds(1)));
+        assertThat(seconds.get(0).admitted()).isEqualTo(2);
+        assertThat(seconds.get(0).rejected()).isEqualTo(1);
+        assertThat(seconds.get(0).succeeded()).isEqualTo(1);
+        assertThat(seconds.get(0).minResponseMillis()).isEqualTo(30.0);
+        assertThat(seconds.get(0).peakInFlight()).isEqualTo(2);
+        assertThat(seconds.get(1).admitted() + seconds.get(1).rejected()).isZero();
+        assertThat(seconds.get(1).minResponseNanos()).isEqualTo(-1);
+        assertThat(seconds.get(2).shadowRejected()).isEqualTo(1);
+        assertThat(seconds.get(2).rejected()).isEqualTo(1);
+        assertThat(seconds.get(59).admitted()).isEqualTo(1);
+        assertThat(seconds.stream().mapToLong(StatsSnapshot::admitted).sum())
+                .as("the current second is not a whole second yet")
+                .isEqualTo(3);
+        assertThat(seconds.get(59).inFlight()).as("in flight when read").isEqualTo(3);
+
+        at(61_000 * MS);
+        List<StatsSnapshot> later = recorder.lastMinuteBySecond();
+        assertThat(later.get(0).rejected())
+                .as("second 0 left the list; second 1 is first")
+                .isZero();
+        assertThat(later.get(1).shadowRejected()).isEqualTo(1);
+        assertThat(later.get(59).admitted()).as("second 60, now whole").isEqualTo(1);
+        at(200_000 * MS);
+        assertThat(recorder.lastMinuteBySecond())
+                .as("after an idle gap longer than the ring, no old second shows again")
+                .allSatisfy(s -> assertThat(s.admitted() + s.rejected() + s.shadowRejected())
+                        .isZero());
     }
 
     @Test

@@ -2,11 +2,13 @@ package dev.leapgate.jaxrs;
 
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.HttpRequestView;
+import dev.leapgate.http.StatusResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Optional;
@@ -45,22 +47,25 @@ final class StatusFilter implements ContainerRequestFilter {
         }
         String path = request.getUriInfo().getPath(false);
         String peer = servletRequest != null ? servletRequest.getRemoteAddr() : null;
-        Optional<String> status =
-                gate.status(new View(request.getMethod(), path.startsWith("/") ? path : "/" + path, peer));
+        Optional<StatusResponse> status = gate.status(
+                new View(request.getMethod(), path.startsWith("/") ? path : "/" + path, peer, request.getHeaders()));
         if (status.isPresent()) {
-            request.abortWith(Response.ok(status.get(), "application/json")
-                    .header("Cache-Control", "no-store")
-                    .build());
+            Response.ResponseBuilder answer =
+                    Response.ok(status.get().body(), status.get().contentType());
+            status.get().headers().forEach(answer::header);
+            request.abortWith(answer.build());
         } else if (peer == null && warnedNoPeer.compareAndSet(false, true)) {
             LOG.warn("Leapgate JAX-RS: status-path is set, but there is no servlet request to take the peer's"
                     + " address from: the status is not served here");
         }
     }
 
-    private record View(String method, String rawPath, String remoteAddr) implements HttpRequestView {
+    private record View(String method, String rawPath, String remoteAddr, MultivaluedMap<String, String> fields)
+            implements HttpRequestView {
         @Override
         public List<String> headers(String name) {
-            return List.of();
+            List<String> values = fields.get(name);
+            return values == null ? List.of() : values;
         }
 
         @Override

@@ -45,6 +45,20 @@ class StatusIT {
     }
 
     @Test
+    void aBrowser_getsTheLivePage_underItsContentSecurityPolicy() throws Exception {
+        try (TestServer server = TestServer.jetty(app())) {
+            HttpResponse<String> page = server.get("/leapgate/status", "Accept", "text/html");
+
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(type -> assertThat(type).startsWith("text/html"));
+            assertThat(page.headers().firstValue("Content-Security-Policy"))
+                    .hasValueSatisfying(csp -> assertThat(csp).startsWith("default-src 'none'; script-src 'sha256-"));
+            assertThat(page.body()).contains("<title>Leapgate status</title>");
+        }
+    }
+
+    @Test
     void aPeerNotAllowed_orNoServletRequest_getsNoStatus() throws Exception {
         try (TestServer jetty = TestServer.jetty(app("leapgate.status-allow", "10.0.0.0/8"));
                 TestServer grizzly = TestServer.grizzly(app())) {

@@ -7,6 +7,7 @@ import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsTotals;
+import dev.leapgate.stats.WaitStats;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -44,9 +45,17 @@ import java.util.function.ToDoubleFunction;
  *       kind} ({@code window} or {@code in-flight}): each rule's limit;
  *   <li>{@code leapgate.clients.tracked} ({@code leapgate_clients_tracked}), tag {@code rule}: the
  *       clients a per-client rule tracks now, at most its {@code max-origins};
+ *   <li>{@code leapgate.clients.limited} ({@code leapgate_clients_limited}), tag {@code rule}: the
+ *       clients a per-client rule holds at their limit now (their window full, or every in-flight
+ *       slot taken), counted by a scan of the rule's table at each read;
  *   <li>{@code leapgate.clients.evicted} ({@code leapgate_clients_evicted_total}), tag {@code
  *       rule}: the clients a per-client rule evicted to make room for new ones (remembered: see
  *       the README);
+ *   <li>{@code leapgate.queue.waiting} ({@code leapgate_queue_waiting}), tag {@code rule}: the
+ *       requests waiting for their turn now, for each enforced rule that paces, warms up or borrows
+ *       from the next bucket;
+ *   <li>{@code leapgate.queue.wait} ({@code leapgate_queue_wait_seconds_count} and {@code _sum}),
+ *       tag {@code rule}: the requests that waited for such a rule, and their summed waits;
  *   <li>{@code leapgate.config.reloads} ({@code leapgate_config_reloads_total}), tag {@code
  *       result}: {@code applied} or {@code rejected} changed versions of the rules file (only with a
  *       rules file).
@@ -136,7 +145,8 @@ public final class LeapgateMetrics implements MeterBinder {
 
     /** What a rule's meters say about it: a rule redefined under its name gets new ones. */
     private static String ruleShape(FlowRule rule) {
-        return rule.limit() + ":" + rule.isInFlight() + ":" + rule.scope().kind();
+        return rule.limit() + ":" + rule.isInFlight() + ":" + rule.scope().kind() + ":"
+                + rule.onExcess().kind() + ":" + rule.shadow();
     }
 
     private List<Meter> registerRule(FlowRule rule) {
@@ -158,11 +168,39 @@ public final class LeapgateMetrics implements MeterBinder {
                     .tags(ruleTags)
                     .strongReference(true)
                     .register(registry));
+            registered.add(Gauge.builder(
+                            "leapgate.clients.limited",
+                            gate,
+                            g -> g.limitedOrigins(name).orElse(0))
+                    .description("Clients a per-client rule holds at their limit now (a scan of its table per read)")
+                    .tags(ruleTags)
+                    .strongReference(true)
+                    .register(registry));
             registered.add(FunctionCounter.builder(
                             "leapgate.clients.evicted",
                             gate,
                             g -> g.evictions(name).orElse(0))
                     .description("Clients a per-client rule evicted to make room for new ones")
+                    .tags(ruleTags)
+                    .register(registry));
+        }
+        if (gate.waits(rule.name()).isPresent()) {
+            String name = rule.name();
+            registered.add(Gauge.builder(
+                            "leapgate.queue.waiting",
+                            gate,
+                            g -> g.waits(name).map(WaitStats::waitingNow).orElse(0))
+                    .description("Requests waiting for their turn now (a paced, warming-up or borrowing rule)")
+                    .tags(ruleTags)
+                    .strongReference(true)
+                    .register(registry));
+            registered.add(FunctionTimer.builder(
+                            "leapgate.queue.wait",
+                            gate,
+                            g -> g.waits(name).map(WaitStats::waited).orElse(0L),
+                            g -> g.waits(name).map(WaitStats::waitedNanos).orElse(0L),
+                            TimeUnit.NANOSECONDS)
+                    .description("Requests that waited for their turn, and how long")
                     .tags(ruleTags)
                     .register(registry));
         }

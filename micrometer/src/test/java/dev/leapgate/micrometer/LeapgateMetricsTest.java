@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,6 +123,12 @@ class LeapgateMetricsTest {
         assertThat(gauge(registry, "leapgate.rule.limit", "rule", "slots", "kind", "in-flight"))
                 .isEqualTo(1);
         assertThat(gauge(registry, "leapgate.clients.tracked", "rule", "api")).isEqualTo(1);
+        assertThat(gauge(registry, "leapgate.clients.limited", "rule", "api"))
+                .as("203.0.113.7 used its 2 of 2")
+                .isEqualTo(1);
+        assertThat(registry.find("leapgate.queue.waiting").gauges())
+                .as("no rule makes a request wait")
+                .isEmpty();
         assertThat(registry.find("leapgate.clients.tracked")
                         .tag("rule", "slots")
                         .gauge())
@@ -214,6 +221,7 @@ class LeapgateMetricsTest {
                 .contains("leapgate_rule_limit{kind=\"window\",rule=\"api\"} 2.0")
                 .contains("leapgate_clients_tracked{rule=\"api\"} 1.0")
                 .contains("leapgate_clients_evicted_total{rule=\"api\"} 0.0")
+                .contains("leapgate_clients_limited{rule=\"api\"} 1.0")
                 .contains("leapgate_response_time_seconds_count{resource=\"/api/**\"} 2");
         assertThat(scrape).as("no client address in any series").doesNotContain("203.0.113.");
     }
@@ -234,6 +242,45 @@ class LeapgateMetricsTest {
         assertThat(counter(registry, "leapgate.clients.evicted", "rule", "small"))
                 .isEqualTo(3);
         assertThat(gauge(registry, "leapgate.clients.tracked", "rule", "small")).isEqualTo(2);
+    }
+
+    @Test
+    void aPacedRule_hasItsQueue_whatWaitsNow_andHowLongRequestsWaited() throws Exception {
+        CountDownLatch asleep = new CountDownLatch(1);
+        CountDownLatch wake = new CountDownLatch(1);
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(
+                        Map.of(
+                                "rule.paced.match", "/slow",
+                                "rule.paced.limit", "10/1s",
+                                "rule.paced.on-excess", "pace"),
+                        "test"))
+                .clock(clock)
+                .sleeper(nanos -> {
+                    asleep.countDown();
+                    wake.await();
+                    clock.advanceNanos(nanos);
+                })
+                .build();
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new LeapgateMetrics(gate).bindTo(registry);
+        ((Entry) gate.enter("GET", "/slow", ip("203.0.113.1"))).close(); // its turn at once
+        Thread waiter = new Thread(() -> gate.enter("GET", "/slow", ip("203.0.113.1"))); // 100 ms later
+        waiter.start();
+        asleep.await();
+
+        assertThat(gauge(registry, "leapgate.queue.waiting", "rule", "paced")).isEqualTo(1);
+        wake.countDown();
+        waiter.join();
+
+        assertThat(gauge(registry, "leapgate.queue.waiting", "rule", "paced")).isZero();
+        assertThat(registry.get("leapgate.queue.wait")
+                        .tags("rule", "paced")
+                        .functionTimer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.scrape())
+                .contains("leapgate_queue_wait_seconds_count{rule=\"paced\"} 1")
+                .contains("leapgate_queue_wait_seconds_sum{rule=\"paced\"} 0.1");
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RuleChecks;
+import dev.leapgate.http.StatusResponse;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -202,13 +203,14 @@ public class LeapgateFilter implements Filter {
             return;
         }
         ServletRequestView view = new ServletRequestView(request);
-        Optional<String> status = gate.status(view);
+        Optional<StatusResponse> status = gate.status(view);
         if (status.isPresent()) {
+            StatusResponse answer = status.get();
             response.setStatus(HttpServletResponse.SC_OK);
-            response.setContentType("application/json");
-            response.setCharacterEncoding("UTF-8");
-            response.setHeader("Cache-Control", "no-store");
-            response.getWriter().write(status.get());
+            answer.headers().forEach(response::setHeader);
+            response.setContentType(answer.contentType());
+            response.setContentLength(answer.body().length);
+            response.getOutputStream().write(answer.body());
             return;
         }
         Decision decision = gate.enter(view);

@@ -42,6 +42,22 @@ class StatusEndpointTest {
     }
 
     @Test
+    void aBrowser_getsTheLivePage_underItsContentSecurityPolicy() throws Exception {
+        try (JettyHarness jetty = server("status-path", "/leapgate/status")) {
+            HttpResponse<String> page = jetty.get("/leapgate/status", "Accept", "text/html,*/*;q=0.8");
+
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(type -> assertThat(type).startsWith("text/html"));
+            assertThat(page.headers().firstValue("Content-Security-Policy"))
+                    .hasValueSatisfying(csp -> assertThat(csp).startsWith("default-src 'none'; script-src 'sha256-"));
+            assertThat(page.headers().firstValue("Content-Length"))
+                    .hasValue(String.valueOf(page.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
+            assertThat(page.body()).contains("<title>Leapgate status</title>");
+        }
+    }
+
+    @Test
     void aPeerNotAllowed_reachesTheApplication_underTheRules() throws Exception {
         try (JettyHarness jetty = server("status-path", "/leapgate/status", "status-allow", "10.0.0.0/8")) {
             HttpResponse<String> first = jetty.get("/leapgate/status", "X-Forwarded-For", "127.0.0.1");

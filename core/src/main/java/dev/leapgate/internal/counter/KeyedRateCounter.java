@@ -119,6 +119,11 @@ public final class KeyedRateCounter {
         return table.size();
     }
 
+    /** Origins at their limit at {@code nowNanos}: a scan of the table, for monitoring. */
+    public int limitedOrigins(long nowNanos) {
+        return table.countAtLeast(layout.limit, nowNanos);
+    }
+
     /** Origins evicted to make room for new ones, since the counter was made. */
     public long evictions() {
         return table.evictions();

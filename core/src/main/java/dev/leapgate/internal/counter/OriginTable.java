@@ -232,6 +232,28 @@ final class OriginTable {
         return tracked.get();
     }
 
+    /**
+     * Origins whose state's {@link State#pressure pressure} is at least {@code pressure} at {@code
+     * nowNanos} (clients at their limit now, say): a scan of every entry under each segment's read
+     * lock, for monitoring, never on the request path.
+     */
+    int countAtLeast(long pressure, long nowNanos) {
+        int count = 0;
+        for (Segment segment : segments) {
+            long stamp = segment.lock.readLock();
+            try {
+                for (long word : segment.slots) {
+                    if (word != 0 && state.pressure(segment.cells, base(word), nowNanos) >= pressure) {
+                        count++;
+                    }
+                }
+            } finally {
+                segment.lock.unlockRead(stamp);
+            }
+        }
+        return count;
+    }
+
     /** Origins evicted since the table was made, each to make room for a new one. */
     long evictions() {
         return evicted.sum();
