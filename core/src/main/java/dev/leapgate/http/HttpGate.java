@@ -89,6 +89,13 @@ public final class HttpGate {
     private final AtomicReference<Snapshot> snapshot;
     private final List<Function<RuleSet, List<String>>> checks;
     private final String statusPath; // null: no status endpoint
+    /**
+     * The status path's last segment, which a request's path must contain literally (decoded) to
+     * normalize to the status path: normalizing only removes characters or writes escapes. Null
+     * when the status path holds an escape itself (then every request is normalized to check).
+     */
+    private final String statusLeaf;
+
     private final CidrList statusAllow;
     private final LongAdder exempt = new LongAdder();
     private final LongAdder denied = new LongAdder();
@@ -128,6 +135,9 @@ public final class HttpGate {
                         ? null
                         : new RejectionLog(config.monitoring().rejectionLog(), builder.rejectionLines));
         this.statusPath = config.monitoring().statusPath().orElse(null);
+        this.statusLeaf = statusPath == null || statusPath.indexOf('%') >= 0
+                ? null
+                : statusPath.substring(statusPath.lastIndexOf('/') + 1);
         this.statusAllow = config.monitoring().statusAllow();
         this.clientIp = config.clientIp();
         this.originSource = config.origin();
@@ -216,6 +226,13 @@ public final class HttpGate {
             return Optional.empty();
         }
         String decoded = request.decodedPath();
+        if (statusLeaf != null) {
+            // Most requests are not for the status: tell without normalizing their path a second time.
+            String text = decoded != null ? decoded : request.rawPath();
+            if ((decoded != null || text.indexOf('%') < 0) && !text.contains(statusLeaf)) {
+                return Optional.empty();
+            }
+        }
         String key = decoded != null ? RequestPath.normalizeDecoded(decoded) : RequestPath.normalize(request.rawPath());
         if (!statusPath.equals(key)) {
             return Optional.empty();

@@ -133,6 +133,11 @@ class GateStatusTest {
         assertThat(gate.status(request("GET", "/leapgate//status?x=1", "192.0.2.9")))
                 .as("the same path, spelled otherwise")
                 .isPresent();
+        assertThat(gate.status(request("GET", "/x/../leapgate/%73tatus;v=1", "127.0.0.1")))
+                .as("encoded, with a dot segment and a matrix parameter")
+                .isPresent();
+        assertThat(gate.status(request("GET", "/leapgate/statu", "127.0.0.1"))).isEmpty();
+        assertThat(gate.status(request("GET", "/leapgate/Status", "127.0.0.1"))).isEmpty();
         assertThat(gate.status(request("GET", "/leapgate/status", "203.0.113.1")))
                 .isEmpty();
         assertThat(gate.status(request("GET", "/leapgate/status", "::1")))

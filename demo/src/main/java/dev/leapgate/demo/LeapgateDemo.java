@@ -97,7 +97,7 @@ public final class LeapgateDemo {
                   JAX-RS:    %1$s/api/items   %1$s/api/items/1   %1$s/api/items/1/stock (async)
                   rules:     %2$s
                              (edit it while the demo runs: checked every 2 s)
-                  status:    %1$s/leapgate/status (JSON, to this machine only)
+                  status:    %1$s/leapgate/status (a live page in a browser, JSON to curl; this machine only)
 
                 Send 7 requests; the 6th and 7th are rejected (5 per 10 s per client):
                   for i in 1 2 3 4 5 6 7; do curl -s -i %1$s/hello | grep -E '^(HTTP|Retry-After|RateLimit)'; done

@@ -54,6 +54,9 @@ class StatusEndpointTest {
             assertThat(page.headers().firstValue("Content-Length"))
                     .hasValue(String.valueOf(page.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
             assertThat(page.body()).contains("<title>Leapgate status</title>");
+            assertThat(jetty.get("/leapgate/%73tatus").body())
+                    .as("spelled otherwise, as the container routes it")
+                    .startsWith("{\"rules\":");
         }
     }
 
