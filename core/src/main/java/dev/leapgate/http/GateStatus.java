@@ -5,6 +5,7 @@ import dev.leapgate.internal.Limit;
 import dev.leapgate.internal.TopOrigins;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.stats.RejectionCounts;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.StatsTotals;
@@ -14,7 +15,8 @@ import java.util.Locale;
 import java.util.function.ToLongFunction;
 
 /**
- * The status of a gate as JSON, for operators: each rule (its definition, and what it holds now:
+ * The status of a gate as JSON, for operators: each rule (its definition, the requests it rejected
+ * by reason, and what it holds now:
  * the use of its window or its requests in flight when everyone shares it; the clients it tracks,
  * those at their limit now and the ones it rejected most over the last minute or two when it
  * counts each client apart; the requests waiting for it and their average wait when it paces or
@@ -23,7 +25,8 @@ import java.util.function.ToLongFunction;
  *
  * <pre>{@code
  * {"rules":[{"name":"api","resource":"/api/**","limit":100,"window":"1m in 10 buckets, strict",
- *   "scope":"per-origin","onExcess":"reject","mode":"enforce","maxOrigins":100000,
+ *   "scope":"per-origin","onExcess":"reject","mode":"enforce","rejected":{"limitExceeded":50,
+ *   "notTracked":0,"tooManyPermits":0,"interrupted":0},"maxOrigins":100000,
  *   "trackedClients":42,"limitedClients":1,"evictedClients":0,
  *   "rejectedMost":[{"client":"203.0.113.7","about":50}]}],
  *  "resources":[{"resource":"/api/**","inFlight":0,"lastMinute":{"admittedPerSecond":1.5,
@@ -80,6 +83,11 @@ final class GateStatus {
         ProblemBody.quote(
                 json, rule.onExcess().kind().name().toLowerCase(Locale.ROOT).replace('_', '-'));
         json.append(",\"mode\":\"").append(rule.shadow() ? "shadow" : "enforce").append('"');
+        RejectionCounts rejections = limit.rejections();
+        json.append(",\"rejected\":{\"limitExceeded\":").append(rejections.limitExceeded());
+        json.append(",\"notTracked\":").append(rejections.notTracked());
+        json.append(",\"tooManyPermits\":").append(rejections.tooManyPermits());
+        json.append(",\"interrupted\":").append(rejections.interrupted()).append('}');
         if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
             json.append(",\"maxOrigins\":").append(rule.maxOrigins());
             json.append(",\"trackedClients\":").append(Math.max(0, limit.trackedOrigins()));

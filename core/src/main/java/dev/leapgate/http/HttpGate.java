@@ -25,6 +25,7 @@ import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
+import dev.leapgate.stats.RejectionCounts;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.WaitStats;
 import java.nio.charset.StandardCharsets;
@@ -325,6 +326,15 @@ public final class HttpGate {
      */
     public Optional<WaitStats> waits(String ruleName) {
         return limit(ruleName).flatMap(Limit::waits).map(Waits::read);
+    }
+
+    /**
+     * The requests the rule named {@code ruleName} rejected since it came into force (a rule kept
+     * through a reload keeps its counts), by reason; for a rule in shadow mode, those it would have
+     * rejected. Empty when no rule of that name is in force.
+     */
+    public Optional<RejectionCounts> rejections(String ruleName) {
+        return limit(ruleName).map(Limit::rejections);
     }
 
     private Optional<Limit> limit(String ruleName) {

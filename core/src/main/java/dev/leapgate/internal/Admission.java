@@ -102,15 +102,12 @@ public final class Admission {
                     token = limit.tryAcquire(now, origin, permits);
                 }
                 if (token < 0 && limit.shadow) {
-                    shadowRejected(limit, origin, now);
+                    shadowRejected(limit, origin, now, reason(limit, permits, token));
                     token = Limit.SHADOW_REJECTED; // holds nothing, gives nothing back
                     shadowRejected++;
                 } else if (token < 0) {
                     giveBack(limits, t0, t1, all, i, pass, origin, permits);
-                    String reason = permits > limit.rule.limit()
-                            ? TOO_MANY_PERMITS
-                            : token == Limit.UNTRACKED ? UNTRACKED : LIMIT_EXCEEDED;
-                    return reject(limits, limit, now, origin, permits, reason);
+                    return reject(limits, limit, now, origin, permits, reason(limit, permits, token));
                 }
                 if (all != null) {
                     all[i] = token;
@@ -141,11 +138,15 @@ public final class Admission {
             t1 = n > 1 ? tokens[1] : 0;
         }
         long wait = 0;
+        int longest = 0; // the limit that asked for the longest wait
         boolean borrowed = false;
         if (schedules || hasBorrowing(limits)) {
             for (int i = 0; i < n; i++) {
                 long w = limits[i].waitNanos(now, token(t0, t1, all, i));
-                wait = Math.max(wait, w);
+                if (w > wait) {
+                    wait = w;
+                    longest = i;
+                }
                 borrowed |= w > 0 && !limits[i].schedules();
             }
         }
@@ -158,7 +159,7 @@ public final class Admission {
                 Thread.currentThread().interrupt();
                 waiting(limits, t0, t1, all, now, Math.max(1, clock.nanoTime() - now));
                 giveBack(limits, t0, t1, all, n, 1, origin, permits);
-                return reject(limits, limits[0], now, origin, permits, INTERRUPTED);
+                return reject(limits, limits[longest], now, origin, permits, INTERRUPTED);
             }
             start = clock.nanoTime();
             waiting(limits, t0, t1, all, now, Math.max(1, start - now));
@@ -203,6 +204,7 @@ public final class Admission {
             rate.recorder.onInstant(now);
         } else {
             rate.recorder.onReject(now);
+            rate.rejections.count(permits > rate.rule.limit() ? TOO_MANY_PERMITS : LIMIT_EXCEEDED);
         }
         return admitted;
     }
@@ -218,7 +220,7 @@ public final class Admission {
         long token = permits <= limit.rule.limit() ? limit.tryAcquire(now, origin, permits) : Limit.REJECTED;
         if (token < 0) {
             if (limit.shadow) {
-                shadowRejected(limit, origin, now);
+                shadowRejected(limit, origin, now, reason(limit, permits, token));
                 return UnlimitedEntry.INSTANCE;
             }
             limit.recorder.onReject(now);
@@ -229,21 +231,22 @@ public final class Admission {
     }
 
     private Rejection rejectAtOnce(Limit limit, Origin origin, int permits, long token, long now) {
+        String reason = reason(limit, permits, token);
+        limit.rejections.count(reason);
         if (rejections != null) {
             rejections.record(limit.rule.name(), origin, now);
         }
         if (limit.offenders != null) {
             limit.offenders.offer(origin, now);
         }
-        if (permits > limit.rule.limit()) {
-            return LimitRejection.at(limit, origin, permits, TOO_MANY_PERMITS, now);
-        }
-        if (token == Limit.UNTRACKED) {
-            return LimitRejection.at(limit, origin, permits, UNTRACKED, now);
-        }
-        return limit.perOrigin || permits != 1
-                ? LimitRejection.at(limit, origin, permits, LIMIT_EXCEEDED, now)
+        return reason != LIMIT_EXCEEDED || limit.perOrigin || permits != 1
+                ? LimitRejection.at(limit, origin, permits, reason, now)
                 : limit.sharedRejection(clock);
+    }
+
+    /** Why {@code limit} refused {@code permits} with {@code token}. */
+    private static String reason(Limit limit, int permits, long token) {
+        return permits > limit.rule.limit() ? TOO_MANY_PERMITS : token == Limit.UNTRACKED ? UNTRACKED : LIMIT_EXCEEDED;
     }
 
     private static long token(long t0, long t1, long[] all, int i) {
@@ -287,8 +290,9 @@ public final class Admission {
     }
 
     /** Records what the shadow limit {@code limit} would have rejected: statistics, offenders, log. */
-    private void shadowRejected(Limit limit, Origin origin, long now) {
+    private void shadowRejected(Limit limit, Origin origin, long now, String reason) {
         limit.recorder.onShadowReject(now);
+        limit.rejections.count(reason);
         if (limit.offenders != null) {
             limit.offenders.offer(origin, now);
         }
@@ -298,6 +302,7 @@ public final class Admission {
     }
 
     private Rejection reject(Limit[] limits, Limit by, long now, Origin origin, int permits, String reason) {
+        by.rejections.count(reason);
         for (int i = 0; i < limits.length; i++) {
             if (firstWithItsRecorder(limits, i)) {
                 limits[i].recorder.onReject(now);

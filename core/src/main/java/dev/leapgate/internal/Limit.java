@@ -12,6 +12,7 @@ import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
+import dev.leapgate.stats.RejectionCounts;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -41,6 +42,8 @@ public abstract sealed class Limit {
     final boolean shadow;
     /** The origins a per-origin rule rejected (or, in shadow mode, would have rejected) most recently; null for other scopes. */
     final RecentOffenders offenders;
+    /** The requests the limit rejected (in shadow mode: would have rejected), by reason. */
+    final RuleRejections rejections = new RuleRejections();
     /** The requests that waited for the limit; null for a limit that never makes one wait. */
     final Waits waits;
 
@@ -83,6 +86,11 @@ public abstract sealed class Limit {
     /** The requests that waited for this limit (paced, warming up, borrowing); empty if none ever waits. */
     public final Optional<Waits> waits() {
         return Optional.ofNullable(waits);
+    }
+
+    /** The requests this limit rejected (in shadow mode: would have rejected), by reason. */
+    public final RejectionCounts rejections() {
+        return rejections.read();
     }
 
     /** The statistics of the rule's resource. */

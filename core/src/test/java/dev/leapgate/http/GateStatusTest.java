@@ -21,6 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** The status JSON, and which requests get it. */
 class GateStatusTest {
 
+    private static final String NO_REJECTIONS =
+            "\"rejected\":{\"limitExceeded\":0,\"notTracked\":0,\"tooManyPermits\":0,\"interrupted\":0}";
+
     private final ManualClock clock = new ManualClock();
 
     private HttpGate gate(String... keyValues) {
@@ -94,12 +97,15 @@ class GateStatusTest {
         assertThat(json)
                 .startsWith("{\"rules\":[{\"name\":\"api\",\"resource\":\"/api/**\",\"limit\":3,\"window\":\"1m in 10"
                         + " buckets, strict\",\"scope\":\"per-origin\",\"onExcess\":\"reject\",\"mode\":\"enforce\","
+                        + "\"rejected\":{\"limitExceeded\":2,\"notTracked\":0,\"tooManyPermits\":0,\"interrupted\":0},"
                         + "\"maxOrigins\":100000,\"trackedClients\":2,\"limitedClients\":1,\"evictedClients\":0,\"rejectedMost\":[{\"client\":\"203.0.113.7\","
                         + "\"about\":2}]}")
                 .contains("{\"name\":\"all\",\"resource\":\"/api/**\",\"limit\":100,\"window\":\"1m in 10 buckets,"
-                        + " strict\",\"scope\":\"all\",\"onExcess\":\"reject\",\"mode\":\"enforce\",\"used\":4}")
+                        + " strict\",\"scope\":\"all\",\"onExcess\":\"reject\",\"mode\":\"enforce\"," + NO_REJECTIONS
+                        + ",\"used\":4}")
                 .contains("{\"name\":\"slots\",\"resource\":\"/export\",\"limit\":2,\"inFlightLimit\":true,"
-                        + "\"scope\":\"all\",\"onExcess\":\"reject\",\"mode\":\"enforce\",\"inFlight\":1}")
+                        + "\"scope\":\"all\",\"onExcess\":\"reject\",\"mode\":\"enforce\"," + NO_REJECTIONS
+                        + ",\"inFlight\":1}")
                 .contains("\"name\":\"trial\"")
                 .contains("\"mode\":\"shadow\"")
                 .contains("{\"resource\":\"/api/**\",\"inFlight\":0,\"lastMinute\":{\"admittedPerSecond\":")
@@ -226,7 +232,8 @@ class GateStatusTest {
             assertThat(w.waitingNow()).isEqualTo(1);
             assertThat(w.waited()).isZero();
         });
-        assertThat(gate.statusJson()).contains("\"mode\":\"enforce\",\"waiting\":1,\"waited\":0}");
+        assertThat(gate.statusJson())
+                .contains("\"mode\":\"enforce\"," + NO_REJECTIONS + ",\"waiting\":1,\"waited\":0}");
         wake.countDown();
         waiter.join();
 

@@ -108,6 +108,11 @@ class HttpGateRulesTest {
         assertThat(byIp.quota().limit()).isEqualTo(2);
         assertThat(byGlobal.rule()).isEqualTo("global");
         assertThat(byGlobal.quota().remaining()).isZero();
+        assertThat(gate.rejections("per-ip").orElseThrow().limitExceeded())
+                .as("each rejection is the rejecting rule's")
+                .isEqualTo(1);
+        assertThat(gate.rejections("global").orElseThrow().limitExceeded()).isEqualTo(1);
+        assertThat(gate.rejections("no-such-rule")).isEmpty();
     }
 
     @Test
@@ -257,6 +262,9 @@ class HttpGateRulesTest {
                 .isTrue();
         assertThat(d).isInstanceOf(Rejection.class);
         assertThat(((Rejection) d).reason()).isEqualTo("interrupted");
+        assertThat(((Rejection) d).rule()).as("the rule it waited for").isEqualTo("paced");
+        assertThat(gate.rejections("paced").orElseThrow().interrupted()).isEqualTo(1);
+        assertThat(gate.rejections("slots").orElseThrow().total()).isZero();
         clock.advance(Duration.ofSeconds(5));
         assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted())
                 .as("the in-flight slot was given back")
@@ -419,6 +427,9 @@ class HttpGateRulesTest {
 
         assertThat(r.rule()).isEqualTo("small");
         assertThat(r.reason()).isEqualTo("request needs more permits than the limit");
+        assertThat(gate.rejections("small").orElseThrow())
+                .isEqualTo(new dev.leapgate.stats.RejectionCounts(0, 0, 1, 0));
+        assertThat(gate.rejections("big").orElseThrow().total()).isZero();
         assertThat(gate.enter("GET", "/x", ip("203.0.113.1"), 2).quotas())
                 .extracting(Quota::remaining)
                 .containsExactly(0L, 98L);
@@ -440,6 +451,8 @@ class HttpGateRulesTest {
         Rejection r = (Rejection) gate.enter("GET", "/", ip("198.51.100.1"));
 
         assertThat(r.reason()).isEqualTo("too many origins tracked");
+        assertThat(gate.rejections("per-ip").orElseThrow())
+                .isEqualTo(new dev.leapgate.stats.RejectionCounts(0, 1, 0, 0));
     }
 
     @Test

@@ -79,6 +79,10 @@ class ShadowModeTest {
         assertThat(gate.statusJson())
                 .contains("\"mode\":\"shadow\"")
                 .contains("\"rejectedMost\":[{\"client\":\"203.0.113.7\",\"about\":3}]");
+        assertThat(gate.rejections("new")).get().satisfies(counts -> {
+            assertThat(counts.limitExceeded()).as("would have rejected").isEqualTo(3);
+            assertThat(counts.total()).isEqualTo(3);
+        });
     }
 
     @Test

@@ -157,6 +157,7 @@ class StatusPageIT {
                 .isEqualTo(String.valueOf(gate.limitedOrigins("greet-per-ip").orElseThrow()))
                 .isEqualTo("2");
         assertThat(perIp.tracked()).isEqualTo("4");
+        assertThat(perIp.ruleRejected()).as("every rejection is this rule's").isEqualTo("84");
         assertThat(heights(perIp.rejected()))
                 .as("the chart draws the rejections")
                 .anyMatch(h -> h > 0);
@@ -169,6 +170,10 @@ class StatusPageIT {
         assertThat(trial.offenders())
                 .as("whom the shadow rule would have rejected")
                 .contains("203.0.113.7");
+        assertThat(trial.ruleRejected())
+                .isEqualTo(count(gate.rejections("greet-trial").orElseThrow().total()))
+                .isNotEqualTo("0");
+        assertThat(card("greet-all").ruleRejected()).isEqualTo("0");
         assertThat(card("greet-all").used())
                 .as("the shared window's use against its limit")
                 .isEqualTo(String.valueOf(totals.admitted()));
@@ -202,7 +207,8 @@ class StatusPageIT {
             List<String> offenders,
             String admitted,
             String rejected,
-            String shadowRejected) {}
+            String shadowRejected,
+            String ruleRejected) {}
 
     private static final String READ_CARD = """
             const card = document.querySelector(`section[data-rule="${arguments[0]}"]`);
@@ -214,7 +220,7 @@ class StatusPageIT {
             return [text('.admitted-total'), text('.rejected-total'), text('.tracked'), text('.limited'),
               text('.used'), text('.badge'), text('.offenders-none'),
               [...card.querySelectorAll('.offenders td.client')].map(cell => cell.textContent),
-              points('admitted'), points('rejected'), points('shadowRejected')];
+              points('admitted'), points('rejected'), points('shadowRejected'), text('.rule-rejected')];
             """;
 
     @SuppressWarnings("unchecked")
@@ -234,7 +240,8 @@ class StatusPageIT {
                 (List<String>) fields.get(7),
                 (String) fields.get(8),
                 (String) fields.get(9),
-                (String) fields.get(10));
+                (String) fields.get(10),
+                (String) fields.get(11));
     }
 
     private Card card(String rule) {

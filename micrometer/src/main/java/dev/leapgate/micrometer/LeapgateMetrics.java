@@ -5,6 +5,7 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
+import dev.leapgate.stats.RejectionCounts;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsTotals;
 import dev.leapgate.stats.WaitStats;
@@ -43,6 +44,11 @@ import java.util.function.ToDoubleFunction;
  *       denied} (the origin is in {@code deny});
  *   <li>{@code leapgate.rule.limit} ({@code leapgate_rule_limit}), tags {@code rule} and {@code
  *       kind} ({@code window} or {@code in-flight}): each rule's limit;
+ *   <li>{@code leapgate.rule.rejections} ({@code leapgate_rule_rejections_total}), tags {@code rule}
+ *       and {@code reason}: {@code limit-exceeded}, {@code too-many-permits}, and where they can
+ *       happen {@code not-tracked} (a per-client in-flight rule) and {@code interrupted} (a rule
+ *       that makes requests wait): the requests each rule rejected (a shadow rule: would have
+ *       rejected);
  *   <li>{@code leapgate.clients.tracked} ({@code leapgate_clients_tracked}), tag {@code rule}: the
  *       clients a per-client rule tracks now, at most its {@code max-origins};
  *   <li>{@code leapgate.clients.limited} ({@code leapgate_clients_limited}), tag {@code rule}: the
@@ -158,6 +164,26 @@ public final class LeapgateMetrics implements MeterBinder {
                 .tags(ruleTags)
                 .tag("kind", rule.isInFlight() ? "in-flight" : "window")
                 .register(registry));
+        String ruleName = rule.name();
+        List<String> reasons = new ArrayList<>(List.of("limit-exceeded", "too-many-permits"));
+        if (rule.isInFlight() && rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
+            reasons.add("not-tracked");
+        }
+        if (gate.waits(ruleName).isPresent()) {
+            reasons.add("interrupted");
+        }
+        for (String reason : reasons) {
+            registered.add(FunctionCounter.builder(
+                            "leapgate.rule.rejections",
+                            gate,
+                            g -> g.rejections(ruleName)
+                                    .map(c -> count(c, reason))
+                                    .orElse(0L))
+                    .description("Requests a rule rejected (a shadow rule: would have rejected), by reason")
+                    .tags(ruleTags)
+                    .tag("reason", reason)
+                    .register(registry));
+        }
         if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
             String name = rule.name();
             registered.add(Gauge.builder(
@@ -250,6 +276,16 @@ public final class LeapgateMetrics implements MeterBinder {
                 .tag("resource", resource)
                 .tag("outcome", outcome)
                 .register(registry);
+    }
+
+    private static long count(RejectionCounts counts, String reason) {
+        return switch (reason) {
+            case "limit-exceeded" -> counts.limitExceeded();
+            case "not-tracked" -> counts.notTracked();
+            case "too-many-permits" -> counts.tooManyPermits();
+            case "interrupted" -> counts.interrupted();
+            default -> throw new IllegalArgumentException(reason);
+        };
     }
 
     private static Optional<ResourceStats> stats(HttpGate gate, String resource) {

@@ -123,6 +123,18 @@ class LeapgateMetricsTest {
         assertThat(gauge(registry, "leapgate.rule.limit", "rule", "slots", "kind", "in-flight"))
                 .isEqualTo(1);
         assertThat(gauge(registry, "leapgate.clients.tracked", "rule", "api")).isEqualTo(1);
+        assertThat(counter(registry, "leapgate.rule.rejections", "rule", "api", "reason", "limit-exceeded"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.rule.rejections", "rule", "slots", "reason", "limit-exceeded"))
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.rule.rejections", "rule", "trial", "reason", "limit-exceeded"))
+                .as("what the shadow rule would have rejected")
+                .isEqualTo(1);
+        assertThat(registry.find("leapgate.rule.rejections")
+                        .tag("reason", "interrupted")
+                        .counters())
+                .as("no rule makes a request wait")
+                .isEmpty();
         assertThat(gauge(registry, "leapgate.clients.limited", "rule", "api"))
                 .as("203.0.113.7 used its 2 of 2")
                 .isEqualTo(1);
@@ -222,6 +234,7 @@ class LeapgateMetricsTest {
                 .contains("leapgate_clients_tracked{rule=\"api\"} 1.0")
                 .contains("leapgate_clients_evicted_total{rule=\"api\"} 0.0")
                 .contains("leapgate_clients_limited{rule=\"api\"} 1.0")
+                .contains("leapgate_rule_rejections_total{reason=\"limit-exceeded\",rule=\"api\"} 1.0")
                 .contains("leapgate_response_time_seconds_count{resource=\"/api/**\"} 2");
         assertThat(scrape).as("no client address in any series").doesNotContain("203.0.113.");
     }
@@ -279,6 +292,7 @@ class LeapgateMetricsTest {
                         .count())
                 .isEqualTo(1);
         assertThat(registry.scrape())
+                .contains("leapgate_rule_rejections_total{reason=\"interrupted\",rule=\"paced\"} 0.0")
                 .contains("leapgate_queue_wait_seconds_count{rule=\"paced\"} 1")
                 .contains("leapgate_queue_wait_seconds_sum{rule=\"paced\"} 0.1");
     }
