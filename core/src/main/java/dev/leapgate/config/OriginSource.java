@@ -1,5 +1,6 @@
 package dev.leapgate.config;
 
+import dev.leapgate.net.HttpToken;
 import java.util.Objects;
 
 /**
@@ -32,7 +33,7 @@ public record OriginSource(Kind kind, String headerName) {
         Objects.requireNonNull(kind, "kind");
         if (kind == Kind.HEADER) {
             Objects.requireNonNull(headerName, "headerName");
-            if (!isToken(headerName)) {
+            if (!HttpToken.isToken(headerName)) {
                 throw new IllegalArgumentException("header name must be an RFC 9110 token (letters, digits and"
                         + " !#$%&'*+-.^_`|~), was '" + headerName + "'");
             }
@@ -52,20 +53,6 @@ public record OriginSource(Kind kind, String headerName) {
 
     public static OriginSource principal() {
         return PRINCIPAL;
-    }
-
-    private static boolean isToken(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean alphanumeric = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-            if (!alphanumeric && "!#$%&'*+-.^_`|~".indexOf(c) < 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** The configuration spelling: {@code ip}, {@code header:X-Api-Key}, {@code principal}. */

@@ -12,7 +12,6 @@ import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -59,10 +58,6 @@ final class RuleReader {
 
     /** {@code mode}: whether the rule is enforced, or only watches ({@link FlowRule#shadow}). */
     private static final Map<String, Boolean> ENFORCEMENT = enforcement();
-
-    private static final Set<OnExcess.Kind> QUEUES = EnumSet.of(OnExcess.Kind.PACE, OnExcess.Kind.WARM_UP_PACE);
-    private static final Set<OnExcess.Kind> WARMS = EnumSet.of(OnExcess.Kind.WARM_UP, OnExcess.Kind.WARM_UP_PACE);
-    private static final Set<OnExcess.Kind> BORROWS = EnumSet.of(OnExcess.Kind.BORROW);
 
     /** A rule's settings as read, before they are understood. */
     private static final class Draft {
@@ -202,11 +197,11 @@ final class RuleReader {
         OnExcess.Kind kind = onExcessSetting == null
                 ? OnExcess.Kind.REJECT
                 : value(onExcessSetting, t -> ValueSyntax.choice(t, KINDS));
-        Duration maxQueue = controlDuration(d, "max-queue", kind, QUEUES, true);
-        Duration warmUp = controlDuration(d, "warm-up", kind, WARMS, false);
-        Duration maxWait = controlDuration(d, "max-wait", kind, BORROWS, true);
-        Setting coldSetting = d.settings.get("cold-factor");
-        Double coldFactor = value(appliesTo(coldSetting, kind, WARMS), RuleReader::coldFactor);
+        Duration maxQueue = controlDuration(d, OnExcess.Parameter.MAX_QUEUE, kind, true);
+        Duration warmUp = controlDuration(d, OnExcess.Parameter.WARM_UP, kind, false);
+        Duration maxWait = controlDuration(d, OnExcess.Parameter.MAX_WAIT, kind, true);
+        Setting coldSetting = d.settings.get(OnExcess.Parameter.COLD_FACTOR.key());
+        Double coldFactor = value(appliesTo(coldSetting, kind, OnExcess.Parameter.COLD_FACTOR), RuleReader::coldFactor);
 
         Setting shadowSetting = d.settings.get("mode");
         Boolean shadow = value(shadowSetting, t -> ValueSyntax.choice(t, ENFORCEMENT));
@@ -220,18 +215,7 @@ final class RuleReader {
         if (problems.size() != problemsBefore || d.unknownKey) {
             return null;
         }
-        OnExcess control = switch (kind) {
-            case REJECT -> OnExcess.reject();
-            case PACE -> OnExcess.pace(or(maxQueue, OnExcess.DEFAULT_MAX_QUEUE));
-            case WARM_UP ->
-                OnExcess.warmUp(or(coldFactor, OnExcess.DEFAULT_COLD_FACTOR), or(warmUp, OnExcess.DEFAULT_WARM_UP));
-            case WARM_UP_PACE ->
-                OnExcess.warmUpPace(
-                        or(coldFactor, OnExcess.DEFAULT_COLD_FACTOR),
-                        or(warmUp, OnExcess.DEFAULT_WARM_UP),
-                        or(maxQueue, OnExcess.DEFAULT_MAX_QUEUE));
-            case BORROW -> OnExcess.borrow(or(maxWait, OnExcess.DEFAULT_MAX_WAIT));
-        };
+        OnExcess control = OnExcess.of(kind, maxQueue, coldFactor == null ? 0 : coldFactor, warmUp, maxWait);
         // First the limit alone (with borrow, which changes the largest limit), so that its
         // problems are reported under limit / in-flight ...
         boolean limitDependsOnControl = !concurrency && kind == OnExcess.Kind.BORROW;
@@ -302,11 +286,12 @@ final class RuleReader {
      * null. With an invalid on-excess ({@code kind} null) applicability is unknown: the setting is
      * still read, so its own mistakes are reported too.
      */
-    private Setting appliesTo(Setting s, OnExcess.Kind kind, Set<OnExcess.Kind> kinds) {
-        if (s == null || kind == null || kinds.contains(kind)) {
+    private Setting appliesTo(Setting s, OnExcess.Kind kind, OnExcess.Parameter parameter) {
+        if (s == null || kind == null || parameter.appliesTo(kind)) {
             return s;
         }
-        String names = ValueSyntax.oneOf(kinds.stream().map(OnExcess::name).collect(Collectors.toList()));
+        String names =
+                ValueSyntax.oneOf(parameter.kinds().stream().map(OnExcess::name).collect(Collectors.toList()));
         problems.add(s, "applies only to on-excess " + names + "; this rule's on-excess is " + OnExcess.name(kind));
         return null;
     }
@@ -315,9 +300,8 @@ final class RuleReader {
      * A waiting time of the on-excess: at most {@link OnExcess#MAX_WAIT_ALLOWED}, checked here rather
      * than by {@link OnExcess} so the message shows the value as it was written.
      */
-    private Duration controlDuration(
-            Draft d, String setting, OnExcess.Kind kind, Set<OnExcess.Kind> kinds, boolean zeroAllowed) {
-        return value(appliesTo(d.settings.get(setting), kind, kinds), text -> {
+    private Duration controlDuration(Draft d, OnExcess.Parameter parameter, OnExcess.Kind kind, boolean zeroAllowed) {
+        return value(appliesTo(d.settings.get(parameter.key()), kind, parameter), text -> {
             Duration value = ValueSyntax.duration(text);
             String max = DurationText.format(OnExcess.MAX_WAIT_ALLOWED);
             if (value.compareTo(OnExcess.MAX_WAIT_ALLOWED) > 0 || (!zeroAllowed && value.isZero())) {

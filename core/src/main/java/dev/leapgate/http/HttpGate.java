@@ -2,6 +2,7 @@ package dev.leapgate.http;
 
 import dev.leapgate.Clock;
 import dev.leapgate.Decision;
+import dev.leapgate.Entry;
 import dev.leapgate.Origin;
 import dev.leapgate.Quota;
 import dev.leapgate.Rejection;
@@ -258,6 +259,30 @@ public final class HttpGate {
             }
         }
         return false;
+    }
+
+    /** The status to pass to {@link #complete} for a request that got no response. */
+    public static final int NO_RESPONSE = -1;
+
+    /**
+     * Completes an admitted request and closes its entry; only the first completion counts (an
+     * asynchronous request may report a timeout, then its completion). The one rule for every
+     * adapter: the request failed when it got no response ({@link
+     * #NO_RESPONSE}: an exception escaped the application, it timed out, the client went away) or
+     * its response is a server error (5xx, with or without an exception behind it); any other
+     * response succeeded, a 4xx mapped from an exception included: the server did its job.
+     *
+     * @param decision what {@link #enter} returned; nothing to complete unless it is an {@link
+     *     Entry}
+     * @param status the response's status code, or {@link #NO_RESPONSE}
+     */
+    public static void complete(Decision decision, int status) {
+        if (decision instanceof Entry entry && !entry.isClosed()) {
+            if (status == NO_RESPONSE || status >= 500) {
+                entry.fail();
+            }
+            entry.close();
+        }
     }
 
     /** Requests from an exempt origin that a rule matched (let through unlimited), since the gate was built. */

@@ -1,5 +1,6 @@
 package dev.leapgate.http;
 
+import dev.leapgate.net.HttpToken;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -316,7 +317,7 @@ public final class PathPattern {
         StringBuilder upper = new StringBuilder(token.length());
         for (int i = 0; i < token.length(); i++) {
             char c = token.charAt(i);
-            if (!isTokenChar(c)) {
+            if (!HttpToken.isTokenChar(c)) {
                 throw invalid(
                         pattern,
                         "method '" + token + "' is not an HTTP method token"
@@ -332,14 +333,6 @@ public final class PathPattern {
                             + "'; did you mean " + standard + " " + path + "?");
         }
         return token;
-    }
-
-    /** RFC 9110 §5.6.2 tchar. */
-    private static boolean isTokenChar(char c) {
-        return (c >= 'a' && c <= 'z')
-                || (c >= 'A' && c <= 'Z')
-                || (c >= '0' && c <= '9')
-                || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 
     private static int indexOfWhitespace(String s, int from) {

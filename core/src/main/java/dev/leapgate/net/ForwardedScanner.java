@@ -87,7 +87,7 @@ final class ForwardedScanner extends HopScanner {
                 continue;
             }
             int nameStart = i;
-            while (i < to && isTchar(text.charAt(i))) {
+            while (i < to && HttpToken.isTokenChar(text.charAt(i))) {
                 i++;
             }
             int nameEnd = i;
@@ -165,14 +165,6 @@ final class ForwardedScanner extends HopScanner {
     /** An unquoted value runs to the next separator; anything else is kept for the node parser. */
     private static boolean isValueEnd(char c) {
         return c == ';' || c == ',' || c == '"' || IpLiteralParser.isOws(c);
-    }
-
-    /** RFC 9110 tchar. */
-    private static boolean isTchar(char c) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-            return true;
-        }
-        return "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 
     private static int skipOws(String text, int from, int to) {

@@ -2,7 +2,10 @@ package dev.leapgate.rule;
 
 import dev.leapgate.internal.DurationText;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What a request-rate rule does with a request that exceeds it.
@@ -42,6 +45,39 @@ public record OnExcess(Kind kind, Duration maxQueue, double coldFactor, Duration
         BORROW
     }
 
+    /**
+     * The settings of an on-excess, each used by some kinds only: the one place that says which,
+     * for every configuration surface (rules files, init-params, annotations).
+     */
+    public enum Parameter {
+        MAX_QUEUE("max-queue", EnumSet.of(Kind.PACE, Kind.WARM_UP_PACE)),
+        COLD_FACTOR("cold-factor", EnumSet.of(Kind.WARM_UP, Kind.WARM_UP_PACE)),
+        WARM_UP("warm-up", EnumSet.of(Kind.WARM_UP, Kind.WARM_UP_PACE)),
+        MAX_WAIT("max-wait", EnumSet.of(Kind.BORROW));
+
+        private final String key;
+        private final Set<Kind> kinds;
+
+        Parameter(String key, Set<Kind> kinds) {
+            this.key = key;
+            this.kinds = Collections.unmodifiableSet(kinds);
+        }
+
+        /** Its name in the configuration: {@code max-queue}, ... */
+        public String key() {
+            return key;
+        }
+
+        /** The kinds that use it. */
+        public Set<Kind> kinds() {
+            return kinds;
+        }
+
+        public boolean appliesTo(Kind kind) {
+            return kinds.contains(kind);
+        }
+    }
+
     public static final Duration DEFAULT_MAX_QUEUE = Duration.ofMillis(500);
     public static final double DEFAULT_COLD_FACTOR = 3.0;
     public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(10);
@@ -53,11 +89,9 @@ public record OnExcess(Kind kind, Duration maxQueue, double coldFactor, Duration
 
     public OnExcess {
         Objects.requireNonNull(kind, "kind");
-        boolean queues = kind == Kind.PACE || kind == Kind.WARM_UP_PACE;
-        boolean warms = kind == Kind.WARM_UP || kind == Kind.WARM_UP_PACE;
-        boolean borrows = kind == Kind.BORROW;
-        maxQueue = check("max-queue", maxQueue, queues, kind);
-        maxWait = check("max-wait", maxWait, borrows, kind);
+        boolean warms = Parameter.WARM_UP.appliesTo(kind);
+        maxQueue = check("max-queue", maxQueue, Parameter.MAX_QUEUE.appliesTo(kind), kind);
+        maxWait = check("max-wait", maxWait, Parameter.MAX_WAIT.appliesTo(kind), kind);
         warmUp = check("warm-up", warmUp, warms, kind);
         if (warms) {
             if (warmUp.isZero()) {
@@ -85,6 +119,24 @@ public record OnExcess(Kind kind, Duration maxQueue, double coldFactor, Duration
                     setting + " must be between 0s and 1m, was " + DurationText.format(value));
         }
         return value;
+    }
+
+    /**
+     * The on-excess of {@code kind} with the settings given: a setting the kind uses that is not
+     * given ({@code null}, or 0 for the cold factor) gets its default; one it does not use must not
+     * be given.
+     *
+     * @throws IllegalArgumentException if a setting does not apply to the kind, or is out of range
+     */
+    public static OnExcess of(Kind kind, Duration maxQueue, double coldFactor, Duration warmUp, Duration maxWait) {
+        Objects.requireNonNull(kind, "kind");
+        boolean warms = Parameter.WARM_UP.appliesTo(kind);
+        return new OnExcess(
+                kind,
+                maxQueue == null && Parameter.MAX_QUEUE.appliesTo(kind) ? DEFAULT_MAX_QUEUE : maxQueue,
+                coldFactor == 0 && warms ? DEFAULT_COLD_FACTOR : coldFactor,
+                warmUp == null && warms ? DEFAULT_WARM_UP : warmUp,
+                maxWait == null && Parameter.MAX_WAIT.appliesTo(kind) ? DEFAULT_MAX_WAIT : maxWait);
     }
 
     /** Reject at once. */

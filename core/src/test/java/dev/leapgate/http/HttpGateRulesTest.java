@@ -89,6 +89,29 @@ class HttpGateRulesTest {
     }
 
     @Test
+    void complete_countsNoResponseAnd5xxAsFailures_everythingElseAsSuccess_andClosesOnce() {
+        HttpGate gate = gate(rule("slots", "/x").inFlight(10).build());
+        int[] statuses = {200, 204, 302, 404, 429, 499, 500, 503, HttpGate.NO_RESPONSE};
+        List<Entry> entries = new ArrayList<>();
+        for (int status : statuses) {
+            Entry entry = (Entry) gate.enter("GET", "/x", ip("203.0.113.1"));
+            HttpGate.complete(entry, status);
+            HttpGate.complete(entry, 500); // a second completion changes nothing
+            entries.add(entry);
+        }
+        HttpGate.complete(gate.enter("GET", "/nothing-limits-this", ip("203.0.113.1")), 500); // no entry: nothing to do
+
+        assertThat(entries).allSatisfy(e -> assertThat(e.isClosed()).isTrue());
+        assertThat(entries)
+                .extracting(Entry::isFailed)
+                .containsExactly(false, false, false, false, false, false, true, true, true);
+        StatsSnapshot stats = gate.stats("/x").orElseThrow().lastMinute();
+        assertThat(stats.succeeded()).isEqualTo(6);
+        assertThat(stats.failed()).isEqualTo(3);
+        assertThat(stats.inFlight()).isZero();
+    }
+
+    @Test
     void requestIsAdmittedOnlyIfEveryMatchingRuleAdmits_andTheRejectionNamesTheRule() {
         HttpGate gate = gate(
                 rule("per-ip", "/api/**")

@@ -182,26 +182,20 @@ final class AnnotationRules implements DynamicFeature {
     }
 
     /**
-     * The control; a setting the kind uses gets its default when empty, one it does not use is passed
-     * on when set, so that {@link OnExcess} rejects it with its message.
+     * The control: a setting left empty gets the kind's default ({@link OnExcess#of}); one the
+     * kind does not use is passed on when set, so that {@link OnExcess} rejects it with its message.
      */
     private static OnExcess control(RateLimited limit) {
-        OnExcess.Kind kind = limit.onExcess();
-        boolean queues = kind == OnExcess.Kind.PACE || kind == OnExcess.Kind.WARM_UP_PACE;
-        boolean warms = kind == OnExcess.Kind.WARM_UP || kind == OnExcess.Kind.WARM_UP_PACE;
-        boolean borrows = kind == OnExcess.Kind.BORROW;
-        Duration maxQueue = setting("maxQueue", limit.maxQueue(), queues, OnExcess.DEFAULT_MAX_QUEUE);
-        Duration warmUp = setting("warmUp", limit.warmUp(), warms, OnExcess.DEFAULT_WARM_UP);
-        Duration maxWait = setting("maxWait", limit.maxWait(), borrows, OnExcess.DEFAULT_MAX_WAIT);
-        double coldFactor = limit.coldFactor() != 0 ? limit.coldFactor() : warms ? OnExcess.DEFAULT_COLD_FACTOR : 0;
-        return new OnExcess(kind, maxQueue, coldFactor, warmUp, maxWait);
+        return OnExcess.of(
+                limit.onExcess(),
+                setting("maxQueue", limit.maxQueue()),
+                limit.coldFactor(),
+                setting("warmUp", limit.warmUp()),
+                setting("maxWait", limit.maxWait()));
     }
 
-    private static Duration setting(String attribute, String text, boolean used, Duration defaultValue) {
-        if (!text.isEmpty()) {
-            return duration(attribute, text);
-        }
-        return used ? defaultValue : null;
+    private static Duration setting(String attribute, String text) {
+        return text.isEmpty() ? null : duration(attribute, text);
     }
 
     private static Duration duration(String attribute, String text) {

@@ -5,6 +5,7 @@ import dev.leapgate.Sleeper;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
+import dev.leapgate.net.HttpToken;
 import jakarta.ws.rs.core.Configuration;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -112,19 +113,12 @@ record ProviderSettings(LeapgateConfig config, Clock clock, Sleeper sleeper, Str
             return null;
         }
         String name = value.toString().strip();
-        if (name.isEmpty() || !name.chars().allMatch(ProviderSettings::isTokenChar)) {
+        if (!HttpToken.isToken(name)) {
             throw new ConfigException(
                     source,
                     List.of(CLIENT_IP_HEADER + ": '" + value + "' is not a header name (an RFC 9110 token,"
                             + " e.g. X-Real-IP)"));
         }
         return name;
-    }
-
-    private static boolean isTokenChar(int c) {
-        return (c >= 'a' && c <= 'z')
-                || (c >= 'A' && c <= 'Z')
-                || (c >= '0' && c <= '9')
-                || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
     }
 }

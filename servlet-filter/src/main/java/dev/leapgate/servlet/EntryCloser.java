@@ -1,10 +1,10 @@
 package dev.leapgate.servlet;
 
 import dev.leapgate.Entry;
+import dev.leapgate.http.HttpGate;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.http.HttpServletResponse;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Closes the entry of an asynchronous request when it completes, times out or fails, so that its
@@ -22,23 +22,21 @@ final class EntryCloser implements AsyncListener {
 
     @Override
     public void onComplete(AsyncEvent event) {
-        if (event.getSuppliedResponse() instanceof HttpServletResponse response && LeapgateFilter.failed(response)) {
-            entry.fail();
-        }
-        entry.close();
+        HttpGate.complete(
+                entry,
+                event.getSuppliedResponse() instanceof HttpServletResponse response
+                        ? response.getStatus()
+                        : HttpGate.NO_RESPONSE);
     }
 
     @Override
     public void onTimeout(AsyncEvent event) {
-        entry.fail(new TimeoutException("asynchronous request timed out"));
-        entry.close();
+        HttpGate.complete(entry, HttpGate.NO_RESPONSE);
     }
 
     @Override
     public void onError(AsyncEvent event) {
-        Throwable error = event.getThrowable();
-        entry.fail(error != null ? error : new IllegalStateException("asynchronous request failed"));
-        entry.close();
+        HttpGate.complete(entry, HttpGate.NO_RESPONSE);
     }
 
     /** Listeners are dropped when the request goes asynchronous again: stay registered. */

@@ -229,10 +229,7 @@ public class LeapgateFilter implements Filter {
             throw e;
         } finally {
             if (!request.isAsyncStarted() || !closeOnAsyncEnd(request, entry)) {
-                if (failed(response)) {
-                    entry.fail();
-                }
-                entry.close();
+                HttpGate.complete(entry, response.getStatus());
             }
         }
     }
@@ -249,11 +246,6 @@ public class LeapgateFilter implements Filter {
         } catch (IllegalStateException asyncAlreadyOver) {
             return false;
         }
-    }
-
-    /** A response with a server-error status counts as a failed request, thrown exception or not. */
-    static boolean failed(HttpServletResponse response) {
-        return response.getStatus() >= 500;
     }
 
     @Override
