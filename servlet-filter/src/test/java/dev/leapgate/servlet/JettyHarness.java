@@ -25,7 +25,7 @@ import org.eclipse.jetty.server.ServerConnector;
 /** An embedded Jetty 12 with the Leapgate filter on {@code /*}, on a free loopback port. */
 final class JettyHarness implements AutoCloseable {
 
-    final ManualClock clock = new ManualClock();
+    final ManualClock clock;
     final HttpClient client =
             // HTTP/1.1 only: the default would try an h2c upgrade on every new connection.
             HttpClient.newBuilder()
@@ -38,16 +38,22 @@ final class JettyHarness implements AutoCloseable {
     private final FilterHolder filter;
 
     JettyHarness(Map<String, String> initParams) {
-        this(new FilterHolder(LeapgateFilter.class));
+        this(initParams, new ManualClock());
+    }
+
+    /** The filter configured by {@code initParams}, reading time from {@code clock}. */
+    JettyHarness(Map<String, String> initParams, ManualClock clock) {
+        this(new FilterHolder(LeapgateFilter.class), clock);
         initParams.forEach(filter::setInitParameter);
     }
 
     JettyHarness(Filter instance) {
-        this(new FilterHolder(instance));
+        this(new FilterHolder(instance), new ManualClock());
     }
 
-    private JettyHarness(FilterHolder holder) {
+    private JettyHarness(FilterHolder holder, ManualClock clock) {
         this.filter = holder;
+        this.clock = clock;
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);

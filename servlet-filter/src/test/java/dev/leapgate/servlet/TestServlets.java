@@ -28,6 +28,21 @@ final class TestServlets {
         }
     }
 
+    /** Answers a fixed status with a short text. */
+    static final class Status extends HttpServlet {
+        private final int status;
+
+        Status(int status) {
+            this.status = status;
+        }
+
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.setStatus(status);
+            resp.getWriter().write("status " + status);
+        }
+    }
+
     /** Throws, so the container answers through its error page. */
     static final class Boom extends HttpServlet {
         @Override
