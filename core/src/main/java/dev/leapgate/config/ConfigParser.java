@@ -61,6 +61,20 @@ public final class ConfigParser {
             "status-path",
             "status-allow");
 
+    /**
+     * The keys of the main configuration besides {@code rule.*} and {@code rules}, in documentation
+     * order: what a configuration surface that names each setting (the Spring Boot starter's
+     * properties) must offer.
+     */
+    public static List<String> settingKeys() {
+        return KEYS;
+    }
+
+    /** The settings of a rule ({@code rule.<name>.<setting>}), in documentation order. */
+    public static List<String> ruleSettingKeys() {
+        return RuleReader.SETTINGS;
+    }
+
     /** The keys a rules file may hold besides {@code rule.*}. */
     static final List<String> RULES_FILE_KEYS = List.of("rules", "exempt", "allow-wide-exempt", "deny");
 

@@ -78,6 +78,16 @@ public class LeapgateFilter implements Filter {
         this.blockHandler = blockHandler;
     }
 
+    /**
+     * A filter that decides with {@code gate}, built and owned by the caller (a framework's
+     * configuration, such as the Spring Boot starter), and answers rejections with {@code
+     * blockHandler}. It publishes the gate in the servlet context as any filter does.
+     */
+    public static LeapgateFilter forGate(HttpGate gate, BlockHandler blockHandler) {
+        return new LeapgateFilter(
+                Objects.requireNonNull(gate, "gate"), Objects.requireNonNull(blockHandler, "blockHandler"));
+    }
+
     /** Builds a filter in code, for {@code ServletContext.addFilter}. */
     public static Builder builder() {
         return new Builder();

@@ -1,0 +1,58 @@
+package dev.leapgate.boot;
+
+import dev.leapgate.Clock;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.servlet.BlockHandler;
+import dev.leapgate.servlet.LeapgateFilter;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Leapgate in a Spring Boot servlet application: an {@link HttpGate} from the {@code leapgate.*}
+ * properties ({@link LeapgateProperties}), the Leapgate servlet filter on every request
+ * (asynchronous requests included) at {@code leapgate.filter-order}. The gate's metrics and the
+ * Actuator endpoint follow ({@link LeapgateMetricsAutoConfiguration}, {@link
+ * LeapgateEndpointAutoConfiguration}). Each backs off when the application defines its own bean of
+ * that type; {@code leapgate.enabled=false} turns all of it off.
+ *
+ * <p>Beans the application may define: a {@link BlockHandler} (how rejections are written), and a
+ * {@link Clock} (tests only: a {@code ManualClock}).
+ */
+@AutoConfiguration
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(LeapgateFilter.class)
+@ConditionalOnProperty(prefix = "leapgate", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(LeapgateProperties.class)
+public class LeapgateAutoConfiguration {
+
+    /** The name of the filter, in the servlet context and Spring's registrations. */
+    public static final String FILTER_NAME = "leapgate";
+
+    @Bean
+    @ConditionalOnMissingBean
+    public HttpGate leapgateGate(LeapgateProperties properties, ObjectProvider<Clock> clock) {
+        return HttpGate.builder(properties.toConfig())
+                .clock(clock.getIfAvailable(Clock::system))
+                .build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(name = "leapgateFilterRegistration")
+    public FilterRegistrationBean<LeapgateFilter> leapgateFilterRegistration(
+            HttpGate gate, LeapgateProperties properties, ObjectProvider<BlockHandler> blockHandler) {
+        FilterRegistrationBean<LeapgateFilter> registration = new FilterRegistrationBean<>(
+                LeapgateFilter.forGate(gate, blockHandler.getIfAvailable(() -> BlockHandler.STANDARD)));
+        registration.setName(FILTER_NAME);
+        registration.setAsyncSupported(true);
+        registration.setOrder(properties.getFilterOrder());
+        registration.addUrlPatterns("/*");
+        return registration;
+    }
+}

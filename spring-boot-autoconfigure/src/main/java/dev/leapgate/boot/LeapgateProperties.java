@@ -1,0 +1,456 @@
+package dev.leapgate.boot;
+
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.config.LeapgateConfig;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Leapgate's settings as Spring Boot properties under leapgate.: the same keys, values and
+ * defaults as the servlet filter's init-params and the rules files (see the README's configuration
+ * reference and CONFIGURATION.md), rules as a map by name (leapgate.rule.login.limit).
+ * Values are kept as written and checked by Leapgate's own configuration reader, so that a mistake
+ * gets the same message on every surface, naming the property and the value. An unknown key under
+ * leapgate. fails the start (a misspelt setting must not be silently ignored).
+ */
+@ConfigurationProperties(prefix = "leapgate", ignoreUnknownFields = false)
+public class LeapgateProperties {
+
+    /** The Spring filter order of Leapgate's filter: by default just before Spring Security's. */
+    public static final int DEFAULT_FILTER_ORDER = -110;
+
+    /** Whether Leapgate protects the application (its filter and gate are set up). */
+    private boolean enabled = true;
+
+    /**
+     * Where Leapgate's filter runs among the servlet filters (lower runs first). The default runs
+     * it before Spring Security's filter chain (order -100), so that a flood is limited before any
+     * authentication work; order it after Spring Security (e.g. 0) when limits are keyed by the
+     * authenticated user (origin = principal).
+     */
+    private int filterOrder = DEFAULT_FILTER_ORDER;
+
+    /**
+     * A properties file holding the rule.*, exempt, allow-wide-exempt and
+     * deny keys, reloaded when it changes; a relative path is resolved against the working
+     * directory. With it, those keys must not be given as properties.
+     */
+    private String rulesFile;
+
+    /** How often the rules file is checked for changes, lazily on the request path; 0s never. Default 5s. */
+    private String reloadInterval;
+
+    /** CIDR blocks and addresses of proxies whose forwarding headers are believed. Default: none. */
+    private String trustedProxies;
+
+    /** Allows trusted-proxies blocks wider than /8 (IPv4) or /7 (IPv6). Default false. */
+    private String allowWideTrustedProxies;
+
+    /** The header the trusted proxies write: x-forwarded-for (default), forwarded or prefer-forwarded. */
+    private String forwardedHeader;
+
+    /** IPv6 clients are grouped by this prefix length, 32 to 64. Default 64. */
+    private String ipv6Prefix;
+
+    /** Who a request is from: ip (default), header:<Name> or principal. */
+    private String origin;
+
+    /** Origins no rule applies to: CIDR blocks and addresses (identifiers with origin header: or principal). */
+    private String exempt;
+
+    /** Allows exempt blocks wider than /8 (IPv4) or /7 (IPv6). Default false. */
+    private String allowWideExempt;
+
+    /** Origins refused on every request, with deny-status. */
+    private String deny;
+
+    /** Status code of a rejection by a rule, 400 to 599. Default 429. */
+    private String status;
+
+    /** Status code for a denied origin, 400 to 599. Default 403. */
+    private String denyStatus;
+
+    /** RateLimit-Policy/RateLimit on every response (all, the default), only on rejections (rejected), or none. */
+    private String rateLimitHeaders;
+
+    /** The body of a rejection: problem (RFC 9457 JSON, the default) or none. */
+    private String body;
+
+    /** At most one log line per rule and interval about its rejections; 0s none. Default 10s. */
+    private String rejectionLog;
+
+    /** A path at which the gate's status is answered (a live page to a browser, JSON otherwise). Default: none. */
+    private String statusPath;
+
+    /** Who gets the status: CIDR blocks and addresses of the TCP peer. Default 127.0.0.0/8, ::1. */
+    private String statusAllow;
+
+    /** none when no rule is meant on purpose (otherwise a configuration without rules is refused). */
+    private String rules;
+
+    /** The rules, by name: leapgate.rule.<name>.<setting>. */
+    private Map<String, Rule> rule = new LinkedHashMap<>();
+
+    /** One rule's settings; see the README's rule settings. */
+    public static class Rule {
+        /** The requests it applies to: [METHOD] /path/pattern, e.g. POST /login. */
+        private String match;
+        /** Requests per window, N/duration, e.g. 5/1m. */
+        private String limit;
+        /** Requests in flight at once, instead of a limit per window. */
+        private String inFlight;
+        /** Buckets of the window, 1 to 1000. Default 10. */
+        private String buckets;
+        /** strict (default: no span of the window holds more than the limit) or sliding. */
+        private String window;
+        /** all (default), per-origin, or origin:<value>. */
+        private String scope;
+        /** reject (default), pace, warm-up, warm-up-pace or borrow. */
+        private String onExcess;
+        /** Longest a paced request may wait for its turn. Default 500ms. */
+        private String maxQueue;
+        /** How much slower than the limit a cold rule starts (warm-up). Default 3. */
+        private String coldFactor;
+        /** How long a cold rule takes to reach its limit (warm-up). Default 10s. */
+        private String warmUp;
+        /** Longest a borrowing request may wait for the next bucket. Default 500ms. */
+        private String maxWait;
+        /** The most clients a per-origin rule tracks at once. Default 100000. */
+        private String maxOrigins;
+        /** enforce (default) or shadow: decide and count, never reject. */
+        private String mode;
+
+        public String getMatch() {
+            return match;
+        }
+
+        public void setMatch(String match) {
+            this.match = match;
+        }
+
+        public String getLimit() {
+            return limit;
+        }
+
+        public void setLimit(String limit) {
+            this.limit = limit;
+        }
+
+        public String getInFlight() {
+            return inFlight;
+        }
+
+        public void setInFlight(String inFlight) {
+            this.inFlight = inFlight;
+        }
+
+        public String getBuckets() {
+            return buckets;
+        }
+
+        public void setBuckets(String buckets) {
+            this.buckets = buckets;
+        }
+
+        public String getWindow() {
+            return window;
+        }
+
+        public void setWindow(String window) {
+            this.window = window;
+        }
+
+        public String getScope() {
+            return scope;
+        }
+
+        public void setScope(String scope) {
+            this.scope = scope;
+        }
+
+        public String getOnExcess() {
+            return onExcess;
+        }
+
+        public void setOnExcess(String onExcess) {
+            this.onExcess = onExcess;
+        }
+
+        public String getMaxQueue() {
+            return maxQueue;
+        }
+
+        public void setMaxQueue(String maxQueue) {
+            this.maxQueue = maxQueue;
+        }
+
+        public String getColdFactor() {
+            return coldFactor;
+        }
+
+        public void setColdFactor(String coldFactor) {
+            this.coldFactor = coldFactor;
+        }
+
+        public String getWarmUp() {
+            return warmUp;
+        }
+
+        public void setWarmUp(String warmUp) {
+            this.warmUp = warmUp;
+        }
+
+        public String getMaxWait() {
+            return maxWait;
+        }
+
+        public void setMaxWait(String maxWait) {
+            this.maxWait = maxWait;
+        }
+
+        public String getMaxOrigins() {
+            return maxOrigins;
+        }
+
+        public void setMaxOrigins(String maxOrigins) {
+            this.maxOrigins = maxOrigins;
+        }
+
+        public String getMode() {
+            return mode;
+        }
+
+        public void setMode(String mode) {
+            this.mode = mode;
+        }
+
+        /** The rule's settings by their key, in-flight, ..., those set only. */
+        Map<String, String> settings() {
+            Map<String, String> settings = new LinkedHashMap<>();
+            put(settings, "match", match);
+            put(settings, "limit", limit);
+            put(settings, "in-flight", inFlight);
+            put(settings, "buckets", buckets);
+            put(settings, "window", window);
+            put(settings, "scope", scope);
+            put(settings, "on-excess", onExcess);
+            put(settings, "max-queue", maxQueue);
+            put(settings, "cold-factor", coldFactor);
+            put(settings, "warm-up", warmUp);
+            put(settings, "max-wait", maxWait);
+            put(settings, "max-origins", maxOrigins);
+            put(settings, "mode", mode);
+            return settings;
+        }
+    }
+
+    /** The settings as Leapgate's keys (trusted-proxies, rule.login.limit, ...), those set only. */
+    Map<String, String> settings() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        put(settings, "rules-file", rulesFile);
+        put(settings, "reload-interval", reloadInterval);
+        put(settings, "trusted-proxies", trustedProxies);
+        put(settings, "allow-wide-trusted-proxies", allowWideTrustedProxies);
+        put(settings, "forwarded-header", forwardedHeader);
+        put(settings, "ipv6-prefix", ipv6Prefix);
+        put(settings, "origin", origin);
+        put(settings, "exempt", exempt);
+        put(settings, "allow-wide-exempt", allowWideExempt);
+        put(settings, "deny", deny);
+        put(settings, "status", status);
+        put(settings, "deny-status", denyStatus);
+        put(settings, "rate-limit-headers", rateLimitHeaders);
+        put(settings, "body", body);
+        put(settings, "rejection-log", rejectionLog);
+        put(settings, "status-path", statusPath);
+        put(settings, "status-allow", statusAllow);
+        put(settings, "rules", rules);
+        rule.forEach(
+                (name, r) -> r.settings().forEach((key, value) -> settings.put("rule." + name + "." + key, value)));
+        return settings;
+    }
+
+    /**
+     * The configuration these properties describe, checked by Leapgate's reader.
+     *
+     * @throws dev.leapgate.config.ConfigException with every problem, each naming its leapgate. property
+     */
+    public LeapgateConfig toConfig() {
+        return ConfigParser.parse(settings(), "Spring properties leapgate.*", "leapgate.");
+    }
+
+    private static void put(Map<String, String> settings, String key, String value) {
+        if (value != null) {
+            settings.put(key, value);
+        }
+    }
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public int getFilterOrder() {
+        return filterOrder;
+    }
+
+    public void setFilterOrder(int filterOrder) {
+        this.filterOrder = filterOrder;
+    }
+
+    public String getRulesFile() {
+        return rulesFile;
+    }
+
+    public void setRulesFile(String rulesFile) {
+        this.rulesFile = rulesFile;
+    }
+
+    public String getReloadInterval() {
+        return reloadInterval;
+    }
+
+    public void setReloadInterval(String reloadInterval) {
+        this.reloadInterval = reloadInterval;
+    }
+
+    public String getTrustedProxies() {
+        return trustedProxies;
+    }
+
+    public void setTrustedProxies(String trustedProxies) {
+        this.trustedProxies = trustedProxies;
+    }
+
+    public String getAllowWideTrustedProxies() {
+        return allowWideTrustedProxies;
+    }
+
+    public void setAllowWideTrustedProxies(String allowWideTrustedProxies) {
+        this.allowWideTrustedProxies = allowWideTrustedProxies;
+    }
+
+    public String getForwardedHeader() {
+        return forwardedHeader;
+    }
+
+    public void setForwardedHeader(String forwardedHeader) {
+        this.forwardedHeader = forwardedHeader;
+    }
+
+    public String getIpv6Prefix() {
+        return ipv6Prefix;
+    }
+
+    public void setIpv6Prefix(String ipv6Prefix) {
+        this.ipv6Prefix = ipv6Prefix;
+    }
+
+    public String getOrigin() {
+        return origin;
+    }
+
+    public void setOrigin(String origin) {
+        this.origin = origin;
+    }
+
+    public String getExempt() {
+        return exempt;
+    }
+
+    public void setExempt(String exempt) {
+        this.exempt = exempt;
+    }
+
+    public String getAllowWideExempt() {
+        return allowWideExempt;
+    }
+
+    public void setAllowWideExempt(String allowWideExempt) {
+        this.allowWideExempt = allowWideExempt;
+    }
+
+    public String getDeny() {
+        return deny;
+    }
+
+    public void setDeny(String deny) {
+        this.deny = deny;
+    }
+
+    public String getStatus() {
+        return status;
+    }
+
+    public void setStatus(String status) {
+        this.status = status;
+    }
+
+    public String getDenyStatus() {
+        return denyStatus;
+    }
+
+    public void setDenyStatus(String denyStatus) {
+        this.denyStatus = denyStatus;
+    }
+
+    public String getRateLimitHeaders() {
+        return rateLimitHeaders;
+    }
+
+    public void setRateLimitHeaders(String rateLimitHeaders) {
+        this.rateLimitHeaders = rateLimitHeaders;
+    }
+
+    public String getBody() {
+        return body;
+    }
+
+    public void setBody(String body) {
+        this.body = body;
+    }
+
+    public String getRejectionLog() {
+        return rejectionLog;
+    }
+
+    public void setRejectionLog(String rejectionLog) {
+        this.rejectionLog = rejectionLog;
+    }
+
+    public String getStatusPath() {
+        return statusPath;
+    }
+
+    public void setStatusPath(String statusPath) {
+        this.statusPath = statusPath;
+    }
+
+    public String getStatusAllow() {
+        return statusAllow;
+    }
+
+    public void setStatusAllow(String statusAllow) {
+        this.statusAllow = statusAllow;
+    }
+
+    public String getRules() {
+        return rules;
+    }
+
+    public void setRules(String rules) {
+        this.rules = rules;
+    }
+
+    public Map<String, Rule> getRule() {
+        return rule;
+    }
+
+    public void setRule(Map<String, Rule> rule) {
+        this.rule = rule;
+    }
+}

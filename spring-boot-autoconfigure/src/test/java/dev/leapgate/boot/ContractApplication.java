@@ -1,0 +1,36 @@
+package dev.leapgate.boot;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.ResponseStatusException;
+
+/** The application of the adapter contract ({@code dev.leapgate.testing.AdapterContract}) in Spring MVC. */
+@SpringBootApplication
+class ContractApplication {
+
+    @RestController
+    static class Endpoints {
+        @GetMapping("/ok")
+        String ok() {
+            return "ok";
+        }
+
+        @GetMapping("/server-error")
+        ResponseEntity<String> serverError() {
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body("unavailable");
+        }
+
+        @GetMapping("/throws")
+        String unhandledException() {
+            throw new IllegalStateException("unhandled, on purpose");
+        }
+
+        @GetMapping("/not-found")
+        String handledException() {
+            throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no such item");
+        }
+    }
+}
