@@ -4,10 +4,14 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
-/** The application of the adapter contract ({@code dev.leapgate.testing.AdapterContract}) in Spring MVC. */
+/**
+ * The application of the adapter contract ({@code dev.leapgate.testing.AdapterContract}) in Spring
+ * MVC, and the README's login endpoint.
+ */
 @SpringBootApplication
 class ContractApplication {
 
@@ -26,6 +30,12 @@ class ContractApplication {
         @GetMapping("/throws")
         String unhandledException() {
             throw new IllegalStateException("unhandled, on purpose");
+        }
+
+        /** The login endpoint of the README's example. */
+        @PostMapping("/login")
+        String login() {
+            return "welcome";
         }
 
         @GetMapping("/not-found")

@@ -12,15 +12,19 @@ import java.lang.reflect.Method;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.core.io.ByteArrayResource;
 
 /** The starter's auto-configuration in a real Boot application: properties, failures, metrics, Actuator. */
 class LeapgateAutoConfigurationTest {
@@ -69,7 +73,39 @@ class LeapgateAutoConfigurationTest {
     }
 
     @Test
-    void theFilter_limitsPerClient_runsBeforeSpringSecurity_andAsynchronousRequestsToo() throws Exception {
+    void theReadmesApplicationYml_protectsTheLoginEndpointPerClientIp() throws Exception {
+        String readme = Files.readString(Path.of("../README.md"));
+        int section = readme.indexOf("\n## Spring Boot\n");
+        int start = readme.indexOf("```yaml\n", section) + "```yaml\n".length();
+        String yaml = readme.substring(start, readme.indexOf("```", start));
+        YamlPropertiesFactoryBean factory = new YamlPropertiesFactoryBean();
+        factory.setResources(new ByteArrayResource(yaml.getBytes(StandardCharsets.UTF_8)));
+        Map<String, String> properties = new LinkedHashMap<>();
+        factory.getObject().forEach((key, value) -> properties.put(key.toString(), value.toString()));
+        assertThat(properties).containsEntry("leapgate.rule.login.match", "POST /login");
+
+        try (BootApps.Running app = BootApps.start(properties, new ManualClock())) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(login(app, "203.0.113.7").statusCode()).isEqualTo(200);
+            }
+            HttpResponse<String> sixth = login(app, "203.0.113.7");
+            assertThat(sixth.statusCode()).isEqualTo(429);
+            assertThat(sixth.headers().firstValue("RateLimit-Policy")).hasValue("\"login\";q=5;w=60");
+            assertThat(login(app, "198.51.100.1").statusCode())
+                    .as("another client")
+                    .isEqualTo(200);
+            assertThat(get(app, "/ok").statusCode()).as("no rule for it").isEqualTo(200);
+        }
+    }
+
+    private static HttpResponse<String> login(BootApps.Running app, String client) throws Exception {
+        return send(HttpRequest.newBuilder(app.uri("/login"))
+                .header("X-Forwarded-For", client)
+                .POST(HttpRequest.BodyPublishers.noBody()));
+    }
+
+    @Test
+    void theFilter_limitsPerClient_runsBeforeSpringSecurity_andSupportsAsynchronousRequests() throws Exception {
         try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock())) {
             assertThat(get(app, "/ok").statusCode()).isEqualTo(200);
             assertThat(get(app, "/ok").statusCode()).isEqualTo(200);
