@@ -14,7 +14,9 @@ import java.util.Objects;
  * @param admitted requests admitted (those that borrowed from the next bucket included)
  * @param rejected requests rejected
  * @param shadowRejected requests that a shadow rule of the resource would have rejected, and let
- *     through: they are counted as admitted (or rejected by another rule) too
+ *     through: counted as admitted (or rejected) too when an enforced rule of the resource decided
+ *     on them; a request that only shadow rules applied to, all of them refusing it, goes through
+ *     unlimited and is counted here alone
  * @param succeeded admitted requests that completed without failing
  * @param failed admitted requests that failed (an exception, a 5xx response, a timeout)
  * @param borrowed requests admitted by borrowing from the next bucket
