@@ -16,7 +16,7 @@ import java.util.function.ToLongFunction;
 
 /**
  * The status of a gate as JSON, for operators: each rule (its definition, the requests it rejected
- * by reason, and what it holds now:
+ * by reason and second by second over the last minute, and what it holds now:
  * the use of its window or its requests in flight when everyone shares it; the clients it tracks,
  * those at their limit now and the ones it rejected most over the last minute or two when it
  * counts each client apart; the requests waiting for it and their average wait when it paces or
@@ -26,7 +26,7 @@ import java.util.function.ToLongFunction;
  * <pre>{@code
  * {"rules":[{"name":"api","resource":"/api/**","limit":100,"window":"1m in 10 buckets, strict",
  *   "scope":"per-origin","onExcess":"reject","mode":"enforce","rejected":{"limitExceeded":50,
- *   "notTracked":0,"tooManyPermits":0,"interrupted":0},"maxOrigins":100000,
+ *   "notTracked":0,"tooManyPermits":0,"interrupted":0},"rejectedBySecond":[0,3,...],"maxOrigins":100000,
  *   "trackedClients":42,"limitedClients":1,"evictedClients":0,
  *   "rejectedMost":[{"client":"203.0.113.7","about":50}]}],
  *  "resources":[{"resource":"/api/**","inFlight":0,"lastMinute":{"admittedPerSecond":1.5,
@@ -88,6 +88,12 @@ final class GateStatus {
         json.append(",\"notTracked\":").append(rejections.notTracked());
         json.append(",\"tooManyPermits\":").append(rejections.tooManyPermits());
         json.append(",\"interrupted\":").append(rejections.interrupted()).append('}');
+        json.append(",\"rejectedBySecond\":[");
+        long[] seconds = limit.rejectionsBySecond();
+        for (int i = 0; i < seconds.length; i++) {
+            json.append(i == 0 ? "" : ",").append(seconds[i]);
+        }
+        json.append(']');
         if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
             json.append(",\"maxOrigins\":").append(rule.maxOrigins());
             json.append(",\"trackedClients\":").append(Math.max(0, limit.trackedOrigins()));

@@ -204,7 +204,7 @@ public final class Admission {
             rate.recorder.onInstant(now);
         } else {
             rate.recorder.onReject(now);
-            rate.rejections.count(permits > rate.rule.limit() ? TOO_MANY_PERMITS : LIMIT_EXCEEDED);
+            rate.rejections.count(permits > rate.rule.limit() ? TOO_MANY_PERMITS : LIMIT_EXCEEDED, now);
         }
         return admitted;
     }
@@ -232,7 +232,7 @@ public final class Admission {
 
     private Rejection rejectAtOnce(Limit limit, Origin origin, int permits, long token, long now) {
         String reason = reason(limit, permits, token);
-        limit.rejections.count(reason);
+        limit.rejections.count(reason, now);
         if (rejections != null) {
             rejections.record(limit.rule.name(), origin, now);
         }
@@ -292,7 +292,7 @@ public final class Admission {
     /** Records what the shadow limit {@code limit} would have rejected: statistics, offenders, log. */
     private void shadowRejected(Limit limit, Origin origin, long now, String reason) {
         limit.recorder.onShadowReject(now);
-        limit.rejections.count(reason);
+        limit.rejections.count(reason, now);
         if (limit.offenders != null) {
             limit.offenders.offer(origin, now);
         }
@@ -302,7 +302,7 @@ public final class Admission {
     }
 
     private Rejection reject(Limit[] limits, Limit by, long now, Origin origin, int permits, String reason) {
-        by.rejections.count(reason);
+        by.rejections.count(reason, now);
         for (int i = 0; i < limits.length; i++) {
             if (firstWithItsRecorder(limits, i)) {
                 limits[i].recorder.onReject(now);

@@ -43,7 +43,7 @@ public abstract sealed class Limit {
     /** The origins a per-origin rule rejected (or, in shadow mode, would have rejected) most recently; null for other scopes. */
     final RecentOffenders offenders;
     /** The requests the limit rejected (in shadow mode: would have rejected), by reason. */
-    final RuleRejections rejections = new RuleRejections();
+    final RuleRejections rejections;
     /** The requests that waited for the limit; null for a limit that never makes one wait. */
     final Waits waits;
 
@@ -55,6 +55,7 @@ public abstract sealed class Limit {
         this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
         this.shadow = rule.shadow();
         this.offenders = perOrigin ? new RecentOffenders() : null;
+        this.rejections = new RuleRejections(rule.name(), recorder.clock());
         this.waits = rule.isInFlight() || rule.shadow() || rule.onExcess().kind() == OnExcess.Kind.REJECT
                 ? null
                 : new Waits();
@@ -91,6 +92,14 @@ public abstract sealed class Limit {
     /** The requests this limit rejected (in shadow mode: would have rejected), by reason. */
     public final RejectionCounts rejections() {
         return rejections.read();
+    }
+
+    /**
+     * The requests this limit rejected (in shadow mode: would have rejected) in each of the 60
+     * whole seconds before the current one, oldest first.
+     */
+    public final long[] rejectionsBySecond() {
+        return rejections.lastMinuteBySecond();
     }
 
     /** The statistics of the rule's resource. */

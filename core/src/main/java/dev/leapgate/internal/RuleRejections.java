@@ -1,16 +1,22 @@
 package dev.leapgate.internal;
 
+import dev.leapgate.Clock;
 import dev.leapgate.stats.RejectionCounts;
+import dev.leapgate.stats.StatsSnapshot;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The requests one limit rejected (or, in shadow mode, would have rejected), by reason: one
- * addition per rejection, none for an admission.
+ * The requests one limit rejected (or, in shadow mode, would have rejected): by reason since the
+ * limit was made, and second by second over the last minute (a {@link ResourceRecorder} of its
+ * own, which only ever records rejections). Two additions per rejection, none for an admission.
  *
  * <p>Concurrency: thread-safe.
  */
 final class RuleRejections {
+
+    /** The rejections second by second. */
+    private final ResourceRecorder seconds;
 
     /** The common reason, under contention in a flood: striped. */
     private final LongAdder limitExceeded = new LongAdder();
@@ -19,8 +25,13 @@ final class RuleRejections {
     private final AtomicLong tooManyPermits = new AtomicLong();
     private final AtomicLong interrupted = new AtomicLong();
 
-    /** Counts a rejection for {@code reason}, one of {@link Admission}'s reasons. */
-    void count(String reason) {
+    RuleRejections(String rule, Clock clock) {
+        this.seconds = new ResourceRecorder(rule, clock);
+    }
+
+    /** Counts a rejection at {@code nowNanos} for {@code reason}, one of {@link Admission}'s reasons. */
+    void count(String reason, long nowNanos) {
+        seconds.onReject(nowNanos);
         if (reason == Admission.LIMIT_EXCEEDED) {
             limitExceeded.increment();
         } else if (reason == Admission.UNTRACKED) {
@@ -32,6 +43,13 @@ final class RuleRejections {
         } else {
             throw new IllegalArgumentException("not a reason: " + reason);
         }
+    }
+
+    /** The rejections in each of the 60 whole seconds before the current one, oldest first. */
+    long[] lastMinuteBySecond() {
+        return seconds.lastMinuteBySecond().stream()
+                .mapToLong(StatsSnapshot::rejected)
+                .toArray();
     }
 
     RejectionCounts read() {
