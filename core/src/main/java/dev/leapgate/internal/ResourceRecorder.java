@@ -133,7 +133,7 @@ public final class ResourceRecorder implements ResourceStats {
     private volatile int lock;
 
     // Guarded by the lock.
-    private long[] ring; // allocated at the first roll
+    private long[] ring; // allocated at the first roll with something to file
     private long rolledSecond; // the second the running counts since the last roll belong to
     private long seenAdmissions;
     private long seenCompletions;
@@ -262,15 +262,27 @@ public final class ResourceRecorder implements ResourceStats {
         if (second <= rolledSecond) {
             return;
         }
-        if (ring == null) {
-            ring = new long[RING * SLOT];
-        }
         long adm = admissions;
         long com = completions;
         long rej = rejections;
         long fail = failures;
         long bor = borrowed;
         long shadow = shadowRejections;
+        if (ring == null) {
+            if (adm == seenAdmissions
+                    && com == seenCompletions
+                    && rej == seenRejections
+                    && fail == seenFailures
+                    && bor == seenBorrowed
+                    && shadow == seenShadowRejections) {
+                // Nothing happened yet: no ring until there is a second to file (a reader, or a
+                // rule that never rejects, allocates nothing).
+                rolledSecond = second;
+                nextRollNanos = originNanos + (second + 1) * SECOND_NANOS;
+                return;
+            }
+            ring = new long[RING * SLOT];
+        }
         long entered = (adm - seenAdmissions) & LOW32;
         long instant = ((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32;
         long completed = (com - seenCompletions) & COUNT24;

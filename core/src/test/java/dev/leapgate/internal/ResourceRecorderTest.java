@@ -123,6 +123,22 @@ class ResourceRecorderTest {
     }
 
     @Test
+    void readsBeforeAnyEvent_seeNothing_andLaterEventsAreFiledInTheirOwnSecond() {
+        at(3_500 * MS);
+        assertThat(recorder.lastMinuteBySecond())
+                .allSatisfy(s -> assertThat(s.rejected()).isZero());
+        assertThat(recorder.lastMinute().rejected()).isZero();
+        recorder.onReject(at(6_500 * MS)); // second 6
+        recorder.onReject(at(6_600 * MS));
+
+        at(7_000 * MS);
+        List<StatsSnapshot> seconds = recorder.lastMinuteBySecond();
+        assertThat(seconds.get(59).rejected()).as("second 6").isEqualTo(2);
+        assertThat(seconds.get(58).rejected()).isZero();
+        assertThat(recorder.totals().rejected()).isEqualTo(2);
+    }
+
+    @Test
     void aLongIdleGap_neitherLosesNorInventsCounts() {
         recorder.onEnter(at(100 * MS));
         recorder.onExit(at(150 * MS), 50 * MS, false);

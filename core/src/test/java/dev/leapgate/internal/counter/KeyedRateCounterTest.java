@@ -77,6 +77,8 @@ class KeyedRateCounterTest {
         }
 
         assertThat(c.trackedOrigins()).isLessThanOrEqualTo(maxOrigins);
+        // Tracked or evicted by the last insertions (then remembered), still limited at the end.
+        assertThat(c.tryAcquire(limited, now, 1)).isEqualTo(RateCounter.REJECTED);
         assertThat(c.used(limited, now)).isEqualTo(5);
         // The table (about 80 bytes an origin at this window) and the memory of evicted origins.
         assertThat(maxFootprint).as("bytes for 10,000 origins").isLessThan(130L * maxOrigins);
