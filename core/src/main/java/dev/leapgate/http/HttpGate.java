@@ -267,10 +267,10 @@ public final class HttpGate {
     /**
      * Completes an admitted request and closes its entry; only the first completion counts (an
      * asynchronous request may report a timeout, then its completion). The one rule for every
-     * adapter: the request failed when it got no response ({@link
-     * #NO_RESPONSE}: an exception escaped the application, it timed out, the client went away) or
-     * its response is a server error (5xx, with or without an exception behind it); any other
-     * response succeeded, a 4xx mapped from an exception included: the server did its job.
+     * adapter: the request failed when it got no response ({@link #NO_RESPONSE}: an exception
+     * escaped the application, it timed out, the client went away) or its response is a server
+     * error (5xx, with or without an exception behind it); any other response succeeded, a 4xx
+     * mapped from an exception included: the server did its job.
      *
      * @param decision what {@link #enter} returned; nothing to complete unless it is an {@link
      *     Entry}
@@ -335,8 +335,7 @@ public final class HttpGate {
     /**
      * How many clients the {@code per-origin} rule named {@code ruleName} holds at their limit now
      * (their window full, or every in-flight slot taken): a scan of the rule's table, for
-     * monitoring. Empty when no rule of that name
-     * is in force, or the rule has another scope.
+     * monitoring. Empty when no rule of that name is in force, or the rule has another scope.
      */
     public OptionalInt limitedOrigins(String ruleName) {
         long now = admission.clock().nanoTime();
