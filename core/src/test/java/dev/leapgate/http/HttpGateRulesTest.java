@@ -558,8 +558,35 @@ class HttpGateRulesTest {
         StatsSnapshot m = gate.stats("/api/**").orElseThrow().lastMinute();
         assertThat(m.inFlight()).isZero();
         assertThat(m.admitted()).isEqualTo(200);
+        long byRule = 0;
+        for (String name : List.of("slots", "per-ip", "global")) {
+            byRule += gate.rejections(name).orElseThrow().total();
+        }
+        assertThat(byRule)
+                .as("every rejection is one rule's, counted once")
+                .isEqualTo(rejected.get())
+                .isEqualTo(m.rejected());
+        assertThat(secondsOf(gate, "global"))
+                .as("the current second is not whole yet")
+                .containsOnly(0L);
         assertThat(gate.enter("GET", "/api/x", ip("198.51.100.1")).admitted())
                 .as("all in-flight slots came back, the global window is full")
                 .isFalse();
+        clock.advance(Duration.ofSeconds(1));
+        long[] bySecond = secondsOf(gate, "global");
+        assertThat(bySecond[59])
+                .as("the global rule's rejections, all in the second before this one")
+                .isEqualTo(gate.rejections("global").orElseThrow().total())
+                .isPositive();
+    }
+
+    /** A rule's rejections of the last minute, second by second, from the status JSON. */
+    private static long[] secondsOf(HttpGate gate, String rule) {
+        String json = gate.statusJson();
+        int at = json.indexOf("\"rejectedBySecond\":[", json.indexOf("{\"name\":\"" + rule + "\""));
+        String list = json.substring(json.indexOf('[', at) + 1, json.indexOf(']', at));
+        return java.util.Arrays.stream(list.split(","))
+                .mapToLong(Long::parseLong)
+                .toArray();
     }
 }
