@@ -441,6 +441,30 @@ public final class ResourceRecorder implements ResourceStats {
         return List.of(seconds);
     }
 
+    /**
+     * The rejections of each of the 60 whole seconds before the current one, oldest first: what
+     * {@link #lastMinuteBySecond()} says of them, without a snapshot per second.
+     */
+    long[] rejectedBySecond() {
+        long now = clock.nanoTime();
+        long[] seconds = new long[60];
+        lockForRead();
+        try {
+            roll(now);
+            long current = secondOf(now);
+            for (int i = 0; ring != null && i < seconds.length; i++) {
+                long s = current - seconds.length + i;
+                int base = (int) Math.floorMod(s, (long) RING) * SLOT;
+                if (ring[base + TAG] == s + 1) {
+                    seconds[i] = ring[base + ADMITTED_REJECTED] >>> 32;
+                }
+            }
+        } finally {
+            LOCK.setVolatile(this, 0);
+        }
+        return seconds;
+    }
+
     @Override
     public StatsTotals totals() {
         long now = clock.nanoTime();

@@ -2,7 +2,6 @@ package dev.leapgate.internal;
 
 import dev.leapgate.Clock;
 import dev.leapgate.stats.RejectionCounts;
-import dev.leapgate.stats.StatsSnapshot;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -47,9 +46,7 @@ final class RuleRejections {
 
     /** The rejections in each of the 60 whole seconds before the current one, oldest first. */
     long[] lastMinuteBySecond() {
-        return seconds.lastMinuteBySecond().stream()
-                .mapToLong(StatsSnapshot::rejected)
-                .toArray();
+        return seconds.rejectedBySecond();
     }
 
     RejectionCounts read() {

@@ -107,6 +107,10 @@ class ResourceRecorderTest {
                 .as("the current second is not a whole second yet")
                 .isEqualTo(3);
         assertThat(seconds.get(59).inFlight()).as("in flight when read").isEqualTo(3);
+        assertThat(recorder.rejectedBySecond())
+                .as("the rejections alone, as the snapshots say")
+                .containsExactly(
+                        seconds.stream().mapToLong(StatsSnapshot::rejected).toArray());
 
         at(61_000 * MS);
         List<StatsSnapshot> later = recorder.lastMinuteBySecond();
