@@ -2,6 +2,7 @@ package dev.leapgate.boot;
 
 import dev.leapgate.Clock;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.http.RuleChecks;
 import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
 import org.springframework.beans.factory.ObjectProvider;
@@ -13,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Leapgate in a Spring Boot servlet application: an {@link HttpGate} from the {@code leapgate.*}
@@ -37,9 +39,12 @@ public class LeapgateAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public HttpGate leapgateGate(LeapgateProperties properties, ObjectProvider<Clock> clock) {
+    public HttpGate leapgateGate(LeapgateProperties properties, ObjectProvider<Clock> clock, Environment environment) {
+        // Requests are keyed below the context path: a rule written with it can never match.
+        String contextPath = environment.getProperty("server.servlet.context-path", "");
         return HttpGate.builder(properties.toConfig())
                 .clock(clock.getIfAvailable(Clock::system))
+                .check(rules -> RuleChecks.writtenWithPrefix(rules, contextPath, "the context path", path -> false))
                 .build();
     }
 

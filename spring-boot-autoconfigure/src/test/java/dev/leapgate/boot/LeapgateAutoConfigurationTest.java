@@ -150,6 +150,19 @@ class LeapgateAutoConfigurationTest {
     }
 
     @Test
+    void aRuleWrittenWithTheContextPath_isReportedAsOneThatCanNeverMatch() throws Exception {
+        Map<String, String> properties = Map.of(
+                "server.servlet.context-path", "/shop",
+                "leapgate.rule.login.match", "POST /shop/login",
+                "leapgate.rule.login.limit", "5/1m");
+        try (BootApps.Running app = BootApps.start(properties, new ManualClock())) {
+            assertThat(app.bean(HttpGate.class).warnings())
+                    .containsExactly("rule 'login' (POST /shop/login) can never match: rules match the path below the"
+                            + " context path /shop, so it applies to /shop/shop/login; write POST /login");
+        }
+    }
+
+    @Test
     void disabled_noGateAndNoFilter() throws Exception {
         Map<String, String> properties = new java.util.HashMap<>(LOGIN_PER_IP);
         properties.put("leapgate.enabled", "false");
