@@ -24,7 +24,9 @@ import dev.leapgate.Sleeper;
  *
  * <p>A shadow limit ({@code mode = shadow}) decides like the others, but a request it would reject
  * goes on: the would-be rejection is counted in its statistics ({@code shadowRejected}), and the
- * limit takes no part in the request from then on (it holds no permit, so it gives none back).
+ * limit takes no part in the request from then on (it holds no permit, so it gives none back). A
+ * request that only shadow limits applied to, all refusing it, is admitted and counted as
+ * admitted too, with an entry that holds nothing.
  * A request it admits counts against it as under an enforced limit, so its statistics show what
  * the rule would do if it were enforced. Shadow limits only reject (never wait).
  *
@@ -121,7 +123,7 @@ public final class Admission {
         if (shadowRejected > 0) {
             // The limits that took part: without the shadow limits that would have rejected.
             if (shadowRejected == n) {
-                return UnlimitedEntry.INSTANCE;
+                return admittedByShadowsAlone(limits, all, origin, permits, now);
             }
             Limit[] kept = new Limit[n - shadowRejected];
             long[] tokens = new long[kept.length];
@@ -221,7 +223,7 @@ public final class Admission {
         if (token < 0) {
             if (limit.shadow) {
                 shadowRejected(limit, origin, now, reason(limit, permits, token));
-                return UnlimitedEntry.INSTANCE;
+                return admittedByShadowsAlone(limits, null, origin, permits, now);
             }
             limit.recorder.onReject(now);
             return rejectAtOnce(limit, origin, permits, token, now);
@@ -287,6 +289,32 @@ public final class Admission {
                 }
             }
         }
+    }
+
+    /**
+     * A request that only shadow limits applied to, each of them refusing it: admitted all the
+     * same, and counted so (and its completion) in its resources' statistics, as the request it
+     * is; its entry holds nothing in any limit ({@code tokens} all {@link Limit#SHADOW_REJECTED},
+     * or null for one limit).
+     */
+    private static AdmittedEntry admittedByShadowsAlone(
+            Limit[] limits, long[] tokens, Origin origin, int permits, long now) {
+        for (int i = 0; i < limits.length; i++) {
+            if (firstWithItsRecorder(limits, i)) {
+                limits[i].recorder.onEnter(now);
+            }
+        }
+        return tokens == null
+                ? new AdmittedEntry(limits, Limit.SHADOW_REJECTED, 0, null, origin, permits, now, now)
+                : new AdmittedEntry(
+                        limits,
+                        tokens[0],
+                        limits.length > 1 ? tokens[1] : 0,
+                        limits.length > 2 ? tokens : null,
+                        origin,
+                        permits,
+                        now,
+                        now);
     }
 
     /** Records what the shadow limit {@code limit} would have rejected: statistics, offenders, log. */

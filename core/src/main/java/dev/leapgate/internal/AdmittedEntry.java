@@ -203,7 +203,7 @@ public final class AdmittedEntry extends Entry {
             }
         }
         for (int i = 0; i < limits.length; i++) {
-            if (limits[i] instanceof Limit.InFlight) {
+            if (limits[i] instanceof Limit.InFlight && token(i) != Limit.SHADOW_REJECTED) {
                 limits[i].release(origin, 1, permits);
             }
         }

@@ -48,7 +48,7 @@ import java.util.Objects;
  * <p>Requests in flight read this way can only be under-estimated: the engine counts an admission
  * after its slots are taken, and a completion before they are given back, and a reader sees the
  * admission before the completions read after it. So the peak, kept as a running maximum per
- * second, never exceeds an in-flight limit.
+ * second, never exceeds an enforced in-flight limit.
  *
  * <h2>Concurrency</h2>
  *

@@ -20,7 +20,7 @@ public interface ResourceStats {
     /** The resource's name: a limiter's name, or an HTTP rule's pattern, {@code GET /users/{id}}. */
     String resource();
 
-    /** Requests admitted with an entry and not yet completed: exact, never above an in-flight limit. */
+    /** Requests admitted with an entry and not yet completed: exact, never above an enforced in-flight limit. */
     long inFlight();
 
     /** The second before the current one, and the current one so far. */

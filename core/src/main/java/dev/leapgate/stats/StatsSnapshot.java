@@ -14,9 +14,7 @@ import java.util.Objects;
  * @param admitted requests admitted (those that borrowed from the next bucket included)
  * @param rejected requests rejected
  * @param shadowRejected requests that a shadow rule of the resource would have rejected, and let
- *     through: counted as admitted (or rejected) too when an enforced rule of the resource decided
- *     on them; a request that only shadow rules applied to, all of them refusing it, goes through
- *     unlimited and is counted here alone
+ *     through: they are counted as admitted (or rejected by another rule) too
  * @param succeeded admitted requests that completed without failing
  * @param failed admitted requests that failed (an exception, a 5xx response, a timeout)
  * @param borrowed requests admitted by borrowing from the next bucket
@@ -25,7 +23,7 @@ import java.util.Objects;
  * @param minResponseNanos the shortest response time, or -1 when no request completed
  * @param inFlight requests in flight when the snapshot was read
  * @param peakInFlight the most requests in flight at once during the window (never above an
- *     in-flight limit on the resource)
+ *     enforced in-flight limit on the resource)
  */
 public record StatsSnapshot(
         String resource,

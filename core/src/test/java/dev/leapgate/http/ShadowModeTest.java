@@ -57,7 +57,9 @@ class ShadowModeTest {
         assertThat(decisions).allSatisfy(d -> assertThat(fields(gate, d)).isEmpty());
         assertThat(decisions).allSatisfy(d -> assertThat(d.quotas()).isEmpty());
         StatsSnapshot stats = gate.stats("GET /api/**").orElseThrow().lastMinute();
-        assertThat(stats.admitted()).isEqualTo(2);
+        assertThat(stats.admitted())
+                .as("every request went through, and counts as admitted")
+                .isEqualTo(5);
         assertThat(stats.shadowRejected()).isEqualTo(3);
         assertThat(stats.rejected()).isZero();
         assertThat(gate.stats("GET /api/**").orElseThrow().totals().shadowRejected())
@@ -143,21 +145,34 @@ class ShadowModeTest {
                 "rule.reports.mode", "shadow");
 
         Entry first = (Entry) gate.enter("GET", "/reports/1", client);
-        Entry second = (Entry) gate.enter("GET", "/reports/2", client);
+        Entry second = (Entry) gate.enter("GET", "/reports/2", client); // would have been rejected
 
-        assertThat(gate.stats("GET /reports/**").orElseThrow().inFlight()).isEqualTo(1);
+        assertThat(slotsHeld(gate)).isEqualTo(1);
+        assertThat(gate.stats("GET /reports/**").orElseThrow().inFlight())
+                .as("both requests are in flight: the rule only watches")
+                .isEqualTo(2);
         second.close();
         first.close();
+        assertThat(slotsHeld(gate)).isZero();
         assertThat(gate.stats("GET /reports/**").orElseThrow().inFlight()).isZero();
         Entry third = (Entry) gate.enter("GET", "/reports/3", client);
-        assertThat(gate.stats("GET /reports/**").orElseThrow().inFlight())
+        assertThat(slotsHeld(gate))
                 .as("the slot came back once, so the next request holds it")
                 .isEqualTo(1);
         third.close();
         StatsSnapshot stats = gate.stats("GET /reports/**").orElseThrow().lastMinute();
-        assertThat(stats.admitted()).isEqualTo(2);
+        assertThat(stats.admitted()).as("every request went through").isEqualTo(3);
         assertThat(stats.shadowRejected()).isEqualTo(1);
-        assertThat(stats.peakInFlight()).isEqualTo(1);
+        assertThat(stats.peakInFlight()).isEqualTo(2);
+    }
+
+    /** The in-flight slots the rule 'reports' holds, from the status. */
+    private static long slotsHeld(HttpGate gate) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "\"name\":\"reports\"[^}]*}[^}]*\"inFlight\":(\\d+)")
+                .matcher(gate.statusJson());
+        assertThat(m.find()).as("the rule's in-flight count in the status").isTrue();
+        return Long.parseLong(m.group(1));
     }
 
     @Test

@@ -108,8 +108,8 @@ class LeapgateMetricsTest {
         assertThat(counter(registry, "leapgate.requests", "resource", "/search", "outcome", "shadow-rejected"))
                 .isEqualTo(1);
         assertThat(counter(registry, "leapgate.requests", "resource", "/search", "outcome", "admitted"))
-                .as("the shadow rule admitted one; the other went through without it")
-                .isEqualTo(1);
+                .as("both went through: the shadow rule would have rejected the second")
+                .isEqualTo(2);
         assertThat(counter(registry, "leapgate.requests", "resource", "/export", "outcome", "rejected"))
                 .isEqualTo(1);
         assertThat(gauge(registry, "leapgate.requests.in.flight", "resource", "/export"))
