@@ -88,12 +88,7 @@ final class GateStatus {
         json.append(",\"notTracked\":").append(rejections.notTracked());
         json.append(",\"tooManyPermits\":").append(rejections.tooManyPermits());
         json.append(",\"interrupted\":").append(rejections.interrupted()).append('}');
-        json.append(",\"rejectedBySecond\":[");
-        long[] seconds = limit.rejectionsBySecond();
-        for (int i = 0; i < seconds.length; i++) {
-            json.append(i == 0 ? "" : ",").append(seconds[i]);
-        }
-        json.append(']');
+        numbers(json.append(",\"rejectedBySecond\":"), limit.rejectionsBySecond());
         if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
             json.append(",\"maxOrigins\":").append(rule.maxOrigins());
             json.append(",\"trackedClients\":").append(Math.max(0, limit.trackedOrigins()));
@@ -158,9 +153,16 @@ final class GateStatus {
 
     private static void series(
             StringBuilder json, String name, List<StatsSnapshot> seconds, ToLongFunction<StatsSnapshot> count) {
-        json.append('"').append(name).append("\":[");
-        for (int i = 0; i < seconds.size(); i++) {
-            json.append(i == 0 ? "" : ",").append(count.applyAsLong(seconds.get(i)));
+        numbers(
+                json.append('"').append(name).append("\":"),
+                seconds.stream().mapToLong(count).toArray());
+    }
+
+    /** {@code values} as a JSON array. */
+    private static void numbers(StringBuilder json, long[] values) {
+        json.append('[');
+        for (int i = 0; i < values.length; i++) {
+            json.append(i == 0 ? "" : ",").append(values[i]);
         }
         json.append(']');
     }

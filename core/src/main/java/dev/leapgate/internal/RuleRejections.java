@@ -3,12 +3,13 @@ package dev.leapgate.internal;
 import dev.leapgate.Clock;
 import dev.leapgate.stats.RejectionCounts;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The requests one limit rejected (or, in shadow mode, would have rejected): by reason since the
- * limit was made, and second by second over the last minute (a {@link ResourceRecorder} of its
- * own, which only ever records rejections). Two additions per rejection, none for an admission.
+ * limit was made, and second by second over the last minute. Every rejection is recorded once, in
+ * a {@link ResourceRecorder} of the limit's own that only ever records rejections; the rare
+ * reasons are counted apart besides, and the common one, the limit exceeded, is the rest. One
+ * addition per rejection over the limit, none for an admission.
  *
  * <p>Concurrency: thread-safe.
  */
@@ -16,9 +17,6 @@ final class RuleRejections {
 
     /** The rejections second by second. */
     private final ResourceRecorder seconds;
-
-    /** The common reason, under contention in a flood: striped. */
-    private final LongAdder limitExceeded = new LongAdder();
 
     private final AtomicLong notTracked = new AtomicLong();
     private final AtomicLong tooManyPermits = new AtomicLong();
@@ -30,9 +28,9 @@ final class RuleRejections {
 
     /** Counts a rejection at {@code nowNanos} for {@code reason}, one of {@link Admission}'s reasons. */
     void count(String reason, long nowNanos) {
-        seconds.onReject(nowNanos);
+        seconds.onReject(nowNanos); // first: a reader may see a rare reason late, never early
         if (reason == Admission.LIMIT_EXCEEDED) {
-            limitExceeded.increment();
+            return;
         } else if (reason == Admission.UNTRACKED) {
             notTracked.incrementAndGet();
         } else if (reason == Admission.TOO_MANY_PERMITS) {
@@ -49,7 +47,15 @@ final class RuleRejections {
         return seconds.rejectedBySecond();
     }
 
+    /**
+     * The counts now. A rejection for a rare reason being counted while this reads may show as one
+     * over the limit for that moment.
+     */
     RejectionCounts read() {
-        return new RejectionCounts(limitExceeded.sum(), notTracked.get(), tooManyPermits.get(), interrupted.get());
+        long untracked = notTracked.get();
+        long tooMany = tooManyPermits.get();
+        long stopped = interrupted.get();
+        long all = seconds.totals().rejected();
+        return new RejectionCounts(Math.max(0, all - untracked - tooMany - stopped), untracked, tooMany, stopped);
     }
 }

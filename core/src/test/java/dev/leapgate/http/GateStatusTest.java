@@ -9,6 +9,7 @@ import dev.leapgate.Origin;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.net.IpAddress;
+import dev.leapgate.testing.HeldSleeper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -208,8 +209,7 @@ class GateStatusTest {
 
     @Test
     void aPacedRule_saysHowManyRequestsWaitNow_andHowLongTheyWaited() throws Exception {
-        java.util.concurrent.CountDownLatch asleep = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch wake = new java.util.concurrent.CountDownLatch(1);
+        HeldSleeper sleeper = new HeldSleeper(clock);
         HttpGate gate = HttpGate.builder(ConfigParser.parse(
                         Map.of(
                                 "rule.paced.match", "/slow",
@@ -219,16 +219,12 @@ class GateStatusTest {
                                 "rule.quick.limit", "10/1s"),
                         "test"))
                 .clock(clock)
-                .sleeper(nanos -> {
-                    asleep.countDown();
-                    wake.await();
-                    clock.advanceNanos(nanos);
-                })
+                .sleeper(sleeper)
                 .build();
         ((Entry) gate.enter("GET", "/slow", ip("203.0.113.1"))).close(); // its turn at once
         Thread waiter = new Thread(() -> gate.enter("GET", "/slow", ip("203.0.113.1"))); // 100 ms later
         waiter.start();
-        asleep.await();
+        sleeper.awaitAsleep();
 
         assertThat(gate.waits("paced")).get().satisfies(w -> {
             assertThat(w.waitingNow()).isEqualTo(1);
@@ -236,7 +232,7 @@ class GateStatusTest {
         });
         assertThat(gate.statusJson())
                 .contains("\"mode\":\"enforce\"," + NO_REJECTIONS + ",\"waiting\":1,\"waited\":0}");
-        wake.countDown();
+        sleeper.wake();
         waiter.join();
 
         assertThat(gate.waits("paced")).get().satisfies(w -> {

@@ -8,6 +8,7 @@ import java.lang.management.MemoryMXBean;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpTimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -69,6 +70,7 @@ class OriginFloodIT {
 
         LongAdder admitted = new LongAdder();
         LongAdder limitedAdmitted = new LongAdder();
+        LongAdder clientTimeouts = new LongAdder();
         Together.run(CLIENTS, client -> {
             for (int n = client; n < FLOOD; n += CLIENTS) {
                 // 10.1.0.0 + n: 100,000 distinct addresses, each seen once.
@@ -77,7 +79,21 @@ class OriginFloodIT {
                         + (address & 0xff);
                 try {
                     HttpRequest request = TestWebApp.request(web.uri("/hello"), "X-Forwarded-For", ip);
-                    if (web.client.send(request, BodyHandlers.discarding()).statusCode() == 200) {
+                    int status;
+                    try {
+                        status = web.client
+                                .send(request, BodyHandlers.discarding())
+                                .statusCode();
+                    } catch (HttpTimeoutException stalled) {
+                        // Seen once in many runs, on Tomcat: one request of the JDK client got no
+                        // answer within 30 s and the next ones on fresh connections were fine (a
+                        // pooled connection the server had closed). Sent again once, and counted.
+                        clientTimeouts.increment();
+                        status = web.client
+                                .send(request, BodyHandlers.discarding())
+                                .statusCode();
+                    }
+                    if (status == 200) {
                         admitted.increment();
                     }
                     if (n % 10_000 == client && web.getFor(LIMITED, "/hello").statusCode() != 429) {
@@ -96,6 +112,9 @@ class OriginFloodIT {
         assertThat(limitedAdmitted.sum())
                 .as("the limited client, during the flood")
                 .isZero();
+        assertThat(clientTimeouts.sum())
+                .as("requests the HTTP client had to send again")
+                .isLessThanOrEqualTo(2);
         assertThat(web.gate().trackedOrigins("greet-per-ip").orElseThrow())
                 .as("clients tracked: the table filled up to its bound, and no further")
                 .isBetween(MAX_ORIGINS / 2, MAX_ORIGINS);

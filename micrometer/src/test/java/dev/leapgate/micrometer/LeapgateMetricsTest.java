@@ -13,6 +13,7 @@ import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.testing.HeldSleeper;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -23,7 +24,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -259,8 +259,7 @@ class LeapgateMetricsTest {
 
     @Test
     void aPacedRule_hasItsQueue_whatWaitsNow_andHowLongRequestsWaited() throws Exception {
-        CountDownLatch asleep = new CountDownLatch(1);
-        CountDownLatch wake = new CountDownLatch(1);
+        HeldSleeper sleeper = new HeldSleeper(clock);
         HttpGate gate = HttpGate.builder(ConfigParser.parse(
                         Map.of(
                                 "rule.paced.match", "/slow",
@@ -268,21 +267,17 @@ class LeapgateMetricsTest {
                                 "rule.paced.on-excess", "pace"),
                         "test"))
                 .clock(clock)
-                .sleeper(nanos -> {
-                    asleep.countDown();
-                    wake.await();
-                    clock.advanceNanos(nanos);
-                })
+                .sleeper(sleeper)
                 .build();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new LeapgateMetrics(gate).bindTo(registry);
         ((Entry) gate.enter("GET", "/slow", ip("203.0.113.1"))).close(); // its turn at once
         Thread waiter = new Thread(() -> gate.enter("GET", "/slow", ip("203.0.113.1"))); // 100 ms later
         waiter.start();
-        asleep.await();
+        sleeper.awaitAsleep();
 
         assertThat(gauge(registry, "leapgate.queue.waiting", "rule", "paced")).isEqualTo(1);
-        wake.countDown();
+        sleeper.wake();
         waiter.join();
 
         assertThat(gauge(registry, "leapgate.queue.waiting", "rule", "paced")).isZero();
