@@ -141,7 +141,8 @@ public class PerKeyBenchmark {
                             defaults.clientIp(),
                             defaults.origin(),
                             defaults.response(),
-                            defaults.monitoring()))
+                            defaults.monitoring(),
+                            defaults.store()))
                     .build();
             for (Origin origin : origins) {
                 enter(gate, origin);

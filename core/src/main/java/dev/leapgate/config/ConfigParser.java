@@ -8,7 +8,11 @@ import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.ForwardingHeader;
 import dev.leapgate.rule.OriginList;
 import dev.leapgate.rule.RuleSet;
+import dev.leapgate.store.FailurePolicy;
+import dev.leapgate.store.StoreSettings;
 import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.MalformedInputException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -59,7 +63,12 @@ public final class ConfigParser {
             "body",
             "rejection-log",
             "status-path",
-            "status-allow");
+            "status-allow",
+            "store",
+            "store-key-prefix",
+            "store-timeout",
+            "store-on-failure",
+            "store-instances");
 
     /**
      * The keys of the main configuration besides {@code rule.*} and {@code rules}, in documentation
@@ -102,6 +111,14 @@ public final class ConfigParser {
             List.of("all", "rejected", "none"),
             List.of(RateLimitHeaders.ALL, RateLimitHeaders.REJECTED, RateLimitHeaders.NONE));
     private static final Map<String, Boolean> BODIES = ordered(List.of("problem", "none"), List.of(true, false));
+    private static final Map<String, FailurePolicy> FAILURE_POLICIES = ordered(
+            List.of("local-share", "open", "closed"),
+            List.of(FailurePolicy.LOCAL_SHARE, FailurePolicy.OPEN, FailurePolicy.CLOSED));
+    /** The longest {@code store-timeout}: a request must never hang on the limiter. */
+    static final Duration MAX_STORE_TIMEOUT = Duration.ofSeconds(10);
+    /** {@code store-key-prefix}: what Redis keys are safely made of, without the hash-tag braces. */
+    private static final java.util.regex.Pattern KEY_PREFIX = java.util.regex.Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
+
     private static final Map<String, Boolean> BOOLEANS = ordered(List.of("true", "false"), List.of(true, false));
 
     private final Problems problems;
@@ -132,6 +149,13 @@ public final class ConfigParser {
     private int denyStatus = ResponseSettings.DEFAULT_DENY_STATUS;
     private RateLimitHeaders headers = RateLimitHeaders.ALL;
     private boolean problemBody = true;
+    private URI store;
+    private String storeKeyPrefix = StoreSettings.DEFAULT_KEY_PREFIX;
+    private Duration storeTimeout = StoreSettings.DEFAULT_TIMEOUT;
+    private FailurePolicy storeOnFailure = FailurePolicy.LOCAL_SHARE;
+    private int storeInstances;
+    /** The {@code store-*} settings given, which apply only with {@code store}. */
+    private final List<Setting> storeOptions = new ArrayList<>();
 
     private ConfigParser(String source, boolean rulesFileOnly, String keyPrefix, OriginSource origin) {
         this.problems = new Problems(Objects.requireNonNull(source, "sourceName"), keyPrefix);
@@ -380,6 +404,13 @@ public final class ConfigParser {
                     statusAllowSetting,
                     "applies only with " + problems.key("status-path") + "; without it there is no status to answer");
         }
+        if (store == null) {
+            for (Setting option : storeOptions) {
+                problems.add(
+                        option,
+                        "applies only with " + problems.key("store") + "; without it every rule is per instance");
+            }
+        }
         ResponseSettings response = new ResponseSettings(status, denyStatus, headers, problemBody);
         problems.throwIfAny();
         return new LeapgateConfig(
@@ -389,7 +420,10 @@ public final class ConfigParser {
                 clientIp.build(),
                 origin,
                 response,
-                new MonitoringSettings(rejectionLog, Optional.ofNullable(statusPath), statusAllow));
+                new MonitoringSettings(rejectionLog, Optional.ofNullable(statusPath), statusAllow),
+                Optional.ofNullable(store)
+                        .map(uri ->
+                                new StoreSettings(uri, storeKeyPrefix, storeTimeout, storeOnFailure, storeInstances)));
     }
 
     /** Exemptions that cover nearly everyone, and entries that can never match the origin. */
@@ -565,12 +599,62 @@ public final class ConfigParser {
                 }
                 rulesNoneSetting = s;
             }
+            case "store" -> store = storeUri(value);
+            case "store-key-prefix" -> {
+                if (!KEY_PREFIX.matcher(value).matches()) {
+                    throw new IllegalArgumentException(
+                            "must be 1 to 64 letters, digits, '_', '.', ':' or '-', was " + ValueSyntax.shown(value));
+                }
+                storeKeyPrefix = value;
+                storeOptions.add(s);
+            }
+            case "store-timeout" -> {
+                Duration timeout = ValueSyntax.duration(value);
+                if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(MAX_STORE_TIMEOUT) > 0) {
+                    throw new IllegalArgumentException("must be between 1ms and "
+                            + DurationText.format(MAX_STORE_TIMEOUT) + ", was " + ValueSyntax.shown(value));
+                }
+                storeTimeout = timeout;
+                storeOptions.add(s);
+            }
+            case "store-on-failure" -> {
+                storeOnFailure = ValueSyntax.choice(value, FAILURE_POLICIES);
+                storeOptions.add(s);
+            }
+            case "store-instances" -> {
+                storeInstances = value.equals("auto") ? 0 : instances(value);
+                storeOptions.add(s);
+            }
             case "status" -> status = ValueSyntax.integer(value, 400, 599);
             case "deny-status" -> denyStatus = ValueSyntax.integer(value, 400, 599);
             case "rate-limit-headers" -> headers = ValueSyntax.choice(value, HEADERS);
             case "body" -> problemBody = ValueSyntax.choice(value, BODIES);
             default -> unknown(s, KEYS);
         }
+    }
+
+    private static int instances(String value) {
+        try {
+            return ValueSyntax.integer(value, 1, 10_000);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + "; or auto, to count the instances seen in the store");
+        }
+    }
+
+    /** A store's URI: a scheme and a host, e.g. {@code redis://127.0.0.1:6379}. */
+    private static URI storeUri(String text) {
+        URI uri;
+        try {
+            uri = new URI(text);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(ValueSyntax.shown(text) + " is not a URI: " + e.getReason()
+                    + "; expected e.g. redis://127.0.0.1:6379");
+        }
+        if (uri.getScheme() == null || (uri.getHost() == null && uri.getAuthority() == null)) {
+            throw new IllegalArgumentException(ValueSyntax.shown(text)
+                    + " names no scheme and host; expected e.g. redis://127.0.0.1:6379 or rediss://redis.example:6380");
+        }
+        return uri;
     }
 
     private static OriginSource originSource(String text) {

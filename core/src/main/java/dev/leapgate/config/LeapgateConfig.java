@@ -2,6 +2,7 @@ package dev.leapgate.config;
 
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.rule.RuleSet;
+import dev.leapgate.store.StoreSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -20,6 +21,8 @@ import java.util.Optional;
  * @param origin who a request is from
  * @param response how a rejection is answered
  * @param monitoring the rejection log and the status endpoint
+ * @param store the store that shares the windows of shareable rules between instances; empty for
+ *     none (every rule per instance, the default)
  */
 public record LeapgateConfig(
         RuleSet rules,
@@ -28,7 +31,8 @@ public record LeapgateConfig(
         ClientIpResolver clientIp,
         OriginSource origin,
         ResponseSettings response,
-        MonitoringSettings monitoring) {
+        MonitoringSettings monitoring,
+        Optional<StoreSettings> store) {
 
     /** How often a rules file is checked for changes unless configured otherwise. */
     public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(5);
@@ -40,7 +44,8 @@ public record LeapgateConfig(
             ClientIpResolver.builder().build(),
             OriginSource.ip(),
             ResponseSettings.defaults(),
-            MonitoringSettings.defaults());
+            MonitoringSettings.defaults(),
+            Optional.empty());
 
     public LeapgateConfig {
         Objects.requireNonNull(rules, "rules");
@@ -50,6 +55,7 @@ public record LeapgateConfig(
         Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(response, "response");
         Objects.requireNonNull(monitoring, "monitoring");
+        Objects.requireNonNull(store, "store");
         if (reloadInterval.isNegative()) {
             throw new IllegalArgumentException("reloadInterval must not be negative, was " + reloadInterval);
         }
@@ -77,7 +83,8 @@ public record LeapgateConfig(
                 clientIp,
                 origin,
                 response,
-                monitoring);
+                monitoring,
+                store);
     }
 
     /**

@@ -48,7 +48,8 @@ final class RuleReader {
             "warm-up",
             "max-wait",
             "max-origins",
-            "mode");
+            "mode",
+            "store");
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
@@ -58,6 +59,9 @@ final class RuleReader {
 
     /** {@code mode}: whether the rule is enforced, or only watches ({@link FlowRule#shadow}). */
     private static final Map<String, Boolean> ENFORCEMENT = enforcement();
+
+    /** {@code store}: whether the rule uses a configured shared store or stays per instance ({@link FlowRule#local}). */
+    private static final Map<String, Boolean> STORES = stores();
 
     /** A rule's settings as read, before they are understood. */
     private static final class Draft {
@@ -212,6 +216,16 @@ final class RuleReader {
                             + " on-excess is " + OnExcess.name(kind));
         }
 
+        Setting storeSetting = d.settings.get("store");
+        Boolean local = value(storeSetting, t -> ValueSyntax.choice(t, STORES));
+        if (Boolean.FALSE.equals(local) && (concurrency || (kind != null && kind != OnExcess.Kind.REJECT))) {
+            problems.add(
+                    storeSetting,
+                    "only a rate limit with on-excess reject can be shared; this rule's "
+                            + (concurrency ? "in-flight limit" : "on-excess " + OnExcess.name(kind))
+                            + " is always per instance (remove store, or write local)");
+        }
+
         if (problems.size() != problemsBefore || d.unknownKey) {
             return null;
         }
@@ -226,7 +240,8 @@ final class RuleReader {
                 .scope(scope)
                 .onExcess(control)
                 .maxOrigins(or(maxOrigins, FlowRule.DEFAULT_MAX_ORIGINS))
-                .shadow(or(shadow, false));
+                .shadow(or(shadow, false))
+                .local(or(local, false));
         if (concurrency) {
             alone.inFlight(inFlight);
             full.inFlight(inFlight);
@@ -374,6 +389,13 @@ final class RuleReader {
         modes.put("enforce", false);
         modes.put("shadow", true);
         return modes;
+    }
+
+    private static Map<String, Boolean> stores() {
+        Map<String, Boolean> stores = new LinkedHashMap<>(); // ordered, for "expected shared or local"
+        stores.put("shared", false);
+        stores.put("local", true);
+        return stores;
     }
 
     private static Map<String, OnExcess.Kind> kinds() {

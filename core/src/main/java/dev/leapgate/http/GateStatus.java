@@ -21,12 +21,14 @@ import java.util.function.ToLongFunction;
  * those at their limit now and the ones it rejected most over the last minute or two when it
  * counts each client apart; the requests waiting for it and their average wait when it paces or
  * borrows), each resource's statistics over the last minute (in all and second by second) and
- * since the start, the exempt and denied requests, and the rules file's reloads.
+ * since the start, the exempt and denied requests, and the rules file's reloads. A rule whose
+ * window is in a shared store says how the store is doing ({@code "store":{"available":true,
+ * "decidedWithoutStore":0,"outages":0}}) instead of the clients it tracks, which the store keeps.
  *
  * <pre>{@code
  * {"rules":[{"name":"api","resource":"/api/**","limit":100,"window":"1m in 10 buckets, strict",
  *   "scope":"per-origin","onExcess":"reject","mode":"enforce","rejected":{"limitExceeded":50,
- *   "notTracked":0,"tooManyPermits":0,"interrupted":0},"rejectedBySecond":[0,3,...],"maxOrigins":100000,
+ *   "notTracked":0,"tooManyPermits":0,"interrupted":0,"storeUnavailable":0},"rejectedBySecond":[0,3,...],"maxOrigins":100000,
  *   "trackedClients":42,"limitedClients":1,"evictedClients":0,
  *   "rejectedMost":[{"client":"203.0.113.7","about":50}]}],
  *  "resources":[{"resource":"/api/**","inFlight":0,"lastMinute":{"admittedPerSecond":1.5,
@@ -87,13 +89,26 @@ final class GateStatus {
         json.append(",\"rejected\":{\"limitExceeded\":").append(rejections.limitExceeded());
         json.append(",\"notTracked\":").append(rejections.notTracked());
         json.append(",\"tooManyPermits\":").append(rejections.tooManyPermits());
-        json.append(",\"interrupted\":").append(rejections.interrupted()).append('}');
+        json.append(",\"interrupted\":").append(rejections.interrupted());
+        json.append(",\"storeUnavailable\":")
+                .append(rejections.storeUnavailable())
+                .append('}');
         numbers(json.append(",\"rejectedBySecond\":"), limit.rejectionsBySecond());
+        limit.store()
+                .ifPresent(store -> json.append(",\"store\":{\"available\":")
+                        .append(store.available())
+                        .append(",\"decidedWithoutStore\":")
+                        .append(store.decidedWithoutStore())
+                        .append(",\"outages\":")
+                        .append(store.outages())
+                        .append('}'));
         if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
-            json.append(",\"maxOrigins\":").append(rule.maxOrigins());
-            json.append(",\"trackedClients\":").append(Math.max(0, limit.trackedOrigins()));
-            json.append(",\"limitedClients\":").append(Math.max(0, limit.limitedOrigins(nowNanos)));
-            json.append(",\"evictedClients\":").append(Math.max(0, limit.evictions()));
+            if (limit.trackedOrigins() >= 0) { // a shared store keeps its clients itself
+                json.append(",\"maxOrigins\":").append(rule.maxOrigins());
+                json.append(",\"trackedClients\":").append(limit.trackedOrigins());
+                json.append(",\"limitedClients\":").append(Math.max(0, limit.limitedOrigins(nowNanos)));
+                json.append(",\"evictedClients\":").append(Math.max(0, limit.evictions()));
+            }
             json.append(",\"rejectedMost\":[");
             List<TopOrigins.Counted> top = limit.recentOffenders(OFFENDERS, nowNanos);
             for (int i = 0; i < top.size(); i++) {

@@ -7,6 +7,7 @@ import dev.leapgate.Origin;
 import dev.leapgate.Quota;
 import dev.leapgate.Rejection;
 import dev.leapgate.Sleeper;
+import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.config.OriginSource;
@@ -28,7 +29,11 @@ import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.stats.RejectionCounts;
 import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StoreStats;
 import dev.leapgate.stats.WaitStats;
+import dev.leapgate.store.StoreSettings;
+import dev.leapgate.store.WindowStore;
+import dev.leapgate.store.WindowStoreProvider;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -41,6 +46,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -77,7 +83,7 @@ import org.slf4j.LoggerFactory;
  * <p>Concurrency: the compiled rules are one immutable snapshot behind a volatile reference;
  * everything inside is thread-safe. No locks on the request path, no background thread.
  */
-public final class HttpGate {
+public final class HttpGate implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpGate.class);
     /** The rejection log's own logger, so that operators can route or silence it alone. */
@@ -99,6 +105,11 @@ public final class HttpGate {
     private final String statusLeaf;
 
     private final CidrList statusAllow;
+    /** The shared store of the rules that share their windows; null without one. */
+    private final Limit.Store store;
+    /** Whether the gate opened the store, and so closes it. */
+    private final boolean ownsStore;
+
     private final LongAdder exempt = new LongAdder();
     private final LongAdder denied = new LongAdder();
     private final List<Consumer<RuleSet>> rulesListeners = new CopyOnWriteArrayList<>();
@@ -110,8 +121,8 @@ public final class HttpGate {
      * same for every response.
      */
     private record Snapshot(RuleBook book, PatternIndex<Limit> index, Map<Limit, String> policies) {
-        static Snapshot of(RuleSet rules, Snapshot previous, Clock clock) {
-            RuleBook book = RuleBook.compile(rules, previous == null ? null : previous.book, clock);
+        static Snapshot of(RuleSet rules, Snapshot previous, Clock clock, Limit.Store store) {
+            RuleBook book = RuleBook.compile(rules, previous == null ? null : previous.book, clock, store);
             List<PathPattern> patterns = new ArrayList<>();
             Map<Limit, String> policies = new IdentityHashMap<>();
             for (Limit limit : book.limits()) {
@@ -130,6 +141,11 @@ public final class HttpGate {
 
     private HttpGate(Builder builder) {
         LeapgateConfig config = builder.config;
+        this.store = config.store()
+                .map(settings -> new Limit.Store(
+                        builder.windowStore != null ? builder.windowStore : openStore(settings), settings))
+                .orElse(null);
+        this.ownsStore = store != null && builder.windowStore == null;
         this.admission = new Admission(
                 builder.clock,
                 builder.sleeper,
@@ -149,13 +165,79 @@ public final class HttpGate {
         RuleSet initial = withCodeRules.apply(config.rulesFile()
                 .map(file -> ConfigParser.readRulesFile(file, config.origin()))
                 .orElse(config.rules()));
-        this.snapshot = new AtomicReference<>(Snapshot.of(initial, null, builder.clock));
+        this.snapshot = new AtomicReference<>(Snapshot.of(initial, null, builder.clock, store));
+        if (store != null) {
+            logSharing(initial);
+        }
         this.checks = List.copyOf(builder.checks);
         runChecks(initial);
         this.reloading = config.rulesFile()
                 .map(file -> new ReloadingRules(
                         file, config.reloadInterval(), builder.clock, config.origin(), this::update, withCodeRules))
                 .orElse(null);
+    }
+
+    /**
+     * Opens the store the settings name, with the first {@link WindowStoreProvider} on the class
+     * path that supports its scheme.
+     */
+    private static WindowStore openStore(StoreSettings settings) {
+        String scheme = settings.uri().getScheme();
+        List<ServiceLoader<WindowStoreProvider>> loaders = List.of(
+                ServiceLoader.load(WindowStoreProvider.class),
+                ServiceLoader.load(WindowStoreProvider.class, HttpGate.class.getClassLoader()));
+        for (ServiceLoader<WindowStoreProvider> loader : loaders) {
+            for (WindowStoreProvider provider : loader) {
+                if (provider.supports(scheme)) {
+                    try {
+                        return provider.open(settings);
+                    } catch (IllegalArgumentException e) {
+                        throw new ConfigException(
+                                "store", List.of("store = " + settings.shownUri() + ": " + e.getMessage()));
+                    }
+                }
+            }
+        }
+        throw new ConfigException(
+                "store",
+                List.of("store = " + settings.shownUri() + ": no shared store for scheme '" + scheme + "' on the class"
+                        + " path; for Redis (redis://, rediss://, redis-sentinel://) add dev.leapgate:leapgate-redis"));
+    }
+
+    /** Says at start which rules share their windows and which stay per instance. */
+    private static void logSharing(RuleSet rules) {
+        List<String> shared = new ArrayList<>();
+        List<String> local = new ArrayList<>();
+        for (FlowRule rule : rules.rules()) {
+            (rule.isShared() ? shared : local).add(rule.name());
+        }
+        LOG.info(
+                "Leapgate: rules sharing their windows through the store: {}; per instance: {}",
+                shared.isEmpty() ? "none" : String.join(", ", shared),
+                local.isEmpty()
+                        ? "none"
+                        : String.join(", ", local)
+                                + " (in-flight, pace, warm-up and borrow rules, and rules with store = local)");
+    }
+
+    /**
+     * Stops using the shared store, if the gate opened one (a store given to {@link
+     * Builder#windowStore} is the caller's to close). The gate keeps deciding afterwards, under
+     * its failure policy. Adapters call this when the application stops.
+     */
+    @Override
+    public void close() {
+        if (store != null && ownsStore) {
+            store.windows().close();
+        }
+    }
+
+    /**
+     * How the shared store of the rule named {@code ruleName} is doing. Empty when no rule of that
+     * name is in force, or its window is in this process.
+     */
+    public Optional<StoreStats> store(String ruleName) {
+        return limit(ruleName).flatMap(Limit::store);
     }
 
     /**
@@ -178,7 +260,7 @@ public final class HttpGate {
      */
     public void update(RuleSet rules) {
         Objects.requireNonNull(rules, "rules");
-        Snapshot next = Snapshot.of(rules, snapshot.get(), admission.clock());
+        Snapshot next = Snapshot.of(rules, snapshot.get(), admission.clock(), store);
         snapshot.set(next);
         runChecks(rules);
         LOG.info(
@@ -600,6 +682,7 @@ public final class HttpGate {
         private final List<FlowRule> codeRules = new ArrayList<>();
         private final List<Function<RuleSet, List<String>>> checks = new ArrayList<>();
         private Consumer<String> rejectionLines = REJECTIONS::info;
+        private WindowStore windowStore;
 
         private Builder(LeapgateConfig config) {
             this.config = Objects.requireNonNull(config, "config");
@@ -634,6 +717,16 @@ public final class HttpGate {
          */
         public Builder check(Function<RuleSet, List<String>> check) {
             checks.add(Objects.requireNonNull(check, "check"));
+            return this;
+        }
+
+        /**
+         * The store of the shared windows, instead of the one the configuration's {@code store}
+         * names being opened: for tests, and for applications that build their store themselves.
+         * Used only with a configured {@code store} (whose settings still apply); the caller closes it.
+         */
+        public Builder windowStore(WindowStore store) {
+            this.windowStore = Objects.requireNonNull(store, "store");
             return this;
         }
 

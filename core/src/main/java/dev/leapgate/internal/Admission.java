@@ -47,6 +47,7 @@ public final class Admission {
     static final String UNTRACKED = "too many origins tracked";
     static final String TOO_MANY_PERMITS = "request needs more permits than the limit";
     static final String INTERRUPTED = "interrupted";
+    static final String STORE_UNAVAILABLE = "shared store unavailable";
 
     private final Clock clock;
     private final Sleeper sleeper;
@@ -248,7 +249,12 @@ public final class Admission {
 
     /** Why {@code limit} refused {@code permits} with {@code token}. */
     private static String reason(Limit limit, int permits, long token) {
-        return permits > limit.rule.limit() ? TOO_MANY_PERMITS : token == Limit.UNTRACKED ? UNTRACKED : LIMIT_EXCEEDED;
+        if (permits > limit.rule.limit()) {
+            return TOO_MANY_PERMITS;
+        }
+        return token == Limit.UNTRACKED
+                ? UNTRACKED
+                : token == Limit.STORE_UNAVAILABLE ? STORE_UNAVAILABLE : LIMIT_EXCEEDED;
     }
 
     private static long token(long t0, long t1, long[] all, int i) {

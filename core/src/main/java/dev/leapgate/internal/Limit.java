@@ -13,9 +13,27 @@ import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.stats.RejectionCounts;
+import dev.leapgate.stats.StoreStats;
+import dev.leapgate.store.FailurePolicy;
+import dev.leapgate.store.SharedWindow;
+import dev.leapgate.store.StoreSettings;
+import dev.leapgate.store.Verdict;
+import dev.leapgate.store.WindowStore;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A rule compiled for enforcement: the counter that enforces its limit (one shared counter, or a
@@ -34,6 +52,8 @@ public abstract sealed class Limit {
     static final long UNTRACKED = KeyedRateCounter.UNTRACKED;
     /** The token of a shadow limit that would have rejected: it holds nothing. */
     static final long SHADOW_REJECTED = Long.MIN_VALUE;
+    /** Returned by {@link #tryAcquire} when a shared rule's store cannot decide and its policy is to reject. */
+    static final long STORE_UNAVAILABLE = -3;
 
     final FlowRule rule;
     final ResourceRecorder recorder;
@@ -65,6 +85,17 @@ public abstract sealed class Limit {
 
     /** Compiles {@code rule}, recording into {@code recorder}; counters start empty at {@code nowNanos}. */
     public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
+        return create(rule, recorder, nowNanos, null);
+    }
+
+    /**
+     * Compiles {@code rule}; a rule that {@link FlowRule#isShared() is shared} keeps its windows in
+     * {@code store} (null: no store, every rule per instance).
+     */
+    public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store) {
+        if (store != null && rule.isShared()) {
+            return new Shared(rule, recorder, nowNanos, store);
+        }
         if (rule.isInFlight()) {
             return new InFlight(rule, recorder);
         }
@@ -147,6 +178,11 @@ public abstract sealed class Limit {
     /** Nanoseconds to wait before proceeding for an admission at {@code nowNanos} that returned {@code token}. */
     long waitNanos(long nowNanos, long token) {
         return 0;
+    }
+
+    /** How the rule's shared store is doing; empty for a rule whose windows are in this process. */
+    public Optional<StoreStats> store() {
+        return Optional.empty();
     }
 
     /** Origins a per-origin rule tracks now; -1 for a rule of another scope (it tracks none). */
@@ -447,6 +483,267 @@ public abstract sealed class Limit {
         @Override
         Duration retryAfter(long nowNanos, Origin origin, int permits) {
             return Duration.ofNanos(rate.nanosUntilAvailable(nowNanos, permits));
+        }
+    }
+
+    /** A store opened for a gate, with the settings it was opened with. */
+    public record Store(WindowStore windows, StoreSettings settings) {}
+
+    /**
+     * A rate limit whose window is in a shared store (Redis), for every instance that uses the same
+     * store: each decision is one call to the store, bounded by the time budget. Tokens: the bucket
+     * the permits were counted in and the permits remaining, packed; {@link #LOCAL} for a decision
+     * made without the store.
+     *
+     * <p>While the store cannot decide (it fails, or does not answer within the budget), the
+     * failure policy decides: this instance's share of the limit in a window of its own, everyone,
+     * or no one. The first failure after a success is logged once (WARN), and so is the return to
+     * the shared window, which is automatic: every decision asks the store first (the store's
+     * circuit breaker, if it has one, keeps a dead store from being waited for).
+     *
+     * <p>A rejection is remembered, per key, until the store said the permits would fit again: a
+     * request in that time is rejected without a call (permits are only freed by time, or by a
+     * refund, so this only ever errs towards rejecting).
+     */
+    static final class Shared extends Limit {
+        private static final Logger LOG = LoggerFactory.getLogger("dev.leapgate.store");
+        /** The token of an admission decided without the store: nothing to give back to it. */
+        static final long LOCAL = Long.MAX_VALUE;
+
+        private static final int REMAINING_BITS = 22;
+        private static final long REMAINING_MASK = (1L << REMAINING_BITS) - 1;
+        private static final int REJECTIONS = 1024;
+
+        private final WindowStore store;
+        private final SharedWindow window;
+        private final FailurePolicy policy;
+        private final int configuredInstances;
+        private final long timeoutNanos;
+        /** The rule's part of every key: {@code :<name>:<bucket ms>x<span>}, so that a changed shape never meets old counts. */
+        private final String suffix;
+        /** The key of a rule without origins. */
+        private final String sharedKey;
+
+        private final long bucketNanos;
+        /** The store's time minus this process's clock, from the latest answer, in ns. */
+        private volatile long skewNanos;
+        /** Rejections remembered until their retry time, one slot per key hash. */
+        private final AtomicReferenceArray<Remembered> rejected = new AtomicReferenceArray<>(REJECTIONS);
+
+        /** This instance's window while the store cannot decide (local share); null otherwise. */
+        private volatile Window fallback;
+
+        private volatile boolean unavailable;
+        private final LongAdder decidedWithoutStore = new LongAdder();
+        private final AtomicLong outages = new AtomicLong();
+
+        private record Remembered(String key, int permits, long untilNanos, long used) {}
+
+        Shared(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store) {
+            super(rule, recorder);
+            this.store = store.windows();
+            this.window = SharedWindow.of(rule.name(), rule.window(), rule.limit());
+            this.policy = store.settings().onFailure();
+            this.configuredInstances = store.settings().instances();
+            this.timeoutNanos = store.settings().timeout().toNanos();
+            this.bucketNanos = rule.window().bucketNanos();
+            this.suffix = ":" + rule.name() + ":" + window.bucketMicros() / 1000 + "x" + window.span();
+            this.sharedKey = "{r:" + rule.name() + "}" + suffix;
+        }
+
+        /** The key of the origin's window, without the store's prefix; the braces make it one Redis Cluster slot per client. */
+        String key(Origin origin) {
+            if (!perOrigin) {
+                return sharedKey;
+            }
+            dev.leapgate.net.IpAddress ip = origin.ip();
+            String id;
+            if (ip != null) {
+                id = ip.isIpv4() ? ip.toString() : "6:" + Long.toHexString(origin.key()); // the /64 (or so) prefix
+            } else {
+                id = origin.id().length() <= 64 ? "i:" + origin.id() : "h:" + sha256(origin.id());
+            }
+            return "{o:" + id + "}" + suffix;
+        }
+
+        @Override
+        long tryAcquire(long nowNanos, Origin origin, int permits) {
+            String key = key(origin);
+            int slot = key.hashCode() & (REJECTIONS - 1);
+            Remembered remembered = rejected.get(slot);
+            if (remembered != null
+                    && remembered.untilNanos - nowNanos > 0
+                    && permits >= remembered.permits
+                    && remembered.key.equals(key)) {
+                return REJECTED;
+            }
+            Verdict verdict;
+            try {
+                verdict = store.tryAcquire(window, key, permits)
+                        .toCompletableFuture()
+                        .get(timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                return withoutStore(nowNanos, origin, permits, e instanceof ExecutionException ? e.getCause() : e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return withoutStore(nowNanos, origin, permits, e);
+            }
+            if (unavailable) {
+                recovered();
+            }
+            skewNanos = verdict.nowMicros() * 1000 - nowNanos;
+            if (!verdict.admitted()) {
+                rejected.set(
+                        slot,
+                        new Remembered(
+                                key, permits, nowNanos + verdict.retryMicros() * 1000, limit() - verdict.remaining()));
+                return REJECTED;
+            }
+            return verdict.bucket() << REMAINING_BITS | Math.min(verdict.remaining(), REMAINING_MASK);
+        }
+
+        private long limit() {
+            return rule.limit();
+        }
+
+        /** The failure policy's decision, while the store cannot decide. */
+        private long withoutStore(long nowNanos, Origin origin, int permits, Throwable cause) {
+            decidedWithoutStore.increment();
+            if (!unavailable) {
+                synchronized (this) {
+                    if (!unavailable) {
+                        unavailable = true;
+                        outages.incrementAndGet();
+                        LOG.warn(
+                                "Leapgate rule '{}': the shared store did not decide ({}); {} until it does",
+                                rule.name(),
+                                cause instanceof TimeoutException
+                                        ? "no answer within " + DurationText.format(Duration.ofNanos(timeoutNanos))
+                                        : String.valueOf(cause),
+                                switch (policy) {
+                                    case LOCAL_SHARE ->
+                                        "this instance enforces its share of the limit, " + share() + " per "
+                                                + rule.window();
+                                    case OPEN -> "the rule lets every request pass (store-on-failure = open)";
+                                    case CLOSED -> "the rule rejects every request (store-on-failure = closed)";
+                                });
+                    }
+                }
+            }
+            return switch (policy) {
+                case OPEN -> LOCAL;
+                case CLOSED -> STORE_UNAVAILABLE;
+                case LOCAL_SHARE -> {
+                    long token = localShare(nowNanos).tryAcquire(nowNanos, origin, permits);
+                    yield token >= 0 ? LOCAL : token;
+                }
+            };
+        }
+
+        private synchronized void recovered() {
+            if (unavailable) {
+                unavailable = false;
+                fallback = null;
+                LOG.warn("Leapgate rule '{}': the shared store decides again", rule.name());
+            }
+        }
+
+        /** This instance's share of the limit. */
+        private long share() {
+            int instances = configuredInstances > 0 ? configuredInstances : Math.max(1, store.instances());
+            return Math.max(1, (rule.limit() + instances - 1) / instances);
+        }
+
+        private Window localShare(long nowNanos) {
+            Window local = fallback;
+            if (local == null) {
+                synchronized (this) {
+                    local = fallback;
+                    if (local == null) {
+                        FlowRule shareRule = FlowRule.builder(rule.name())
+                                .limit(share(), rule.window())
+                                .scope(rule.scope())
+                                .maxOrigins(rule.maxOrigins())
+                                .build();
+                        local = new Window(shareRule, recorder, nowNanos);
+                        fallback = local;
+                    }
+                }
+            }
+            return local;
+        }
+
+        @Override
+        void release(Origin origin, long token, int permits) {
+            if (token >= 0 && token != LOCAL) {
+                store.refund(window, key(origin), token >>> REMAINING_BITS, permits);
+            }
+        }
+
+        @Override
+        public Optional<StoreStats> store() {
+            return Optional.of(new StoreStats(!unavailable, decidedWithoutStore.sum(), outages.get()));
+        }
+
+        @Override
+        public long remaining(long nowNanos, Origin origin, long token) {
+            if (token == LOCAL) {
+                Window local = fallback;
+                return local == null ? rule.limit() : Math.max(0, local.rule.limit() - local.used(nowNanos, origin));
+            }
+            return token & REMAINING_MASK;
+        }
+
+        @Override
+        public long resetNanos(long nowNanos, Origin origin, long token) {
+            if (token == LOCAL) {
+                return rule.window().length().toNanos();
+            }
+            // Whole again when the admission's bucket, the newest counted, leaves the window, in
+            // the store's time.
+            long end = ((token >>> REMAINING_BITS) + window.span() + 1) * bucketNanos;
+            return Math.max(0, end - (nowNanos + skewNanos));
+        }
+
+        private Remembered remembered(long nowNanos, Origin origin) {
+            String key = key(origin);
+            Remembered r = rejected.get(key.hashCode() & (REJECTIONS - 1));
+            return r != null && r.key.equals(key) && r.untilNanos - nowNanos > 0 ? r : null;
+        }
+
+        @Override
+        Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
+            Window local = fallback;
+            if (unavailable && local != null) {
+                return local.rejectedQuota(nowNanos, origin, permits);
+            }
+            Remembered r = remembered(nowNanos, origin);
+            long remaining = r == null ? 0 : Math.max(0, rule.limit() - r.used);
+            return new Quota(
+                    rule.name(),
+                    rule.limit(),
+                    rule.window().length(),
+                    remaining,
+                    retryAfter(nowNanos, origin, permits));
+        }
+
+        @Override
+        Duration retryAfter(long nowNanos, Origin origin, int permits) {
+            Window local = fallback;
+            if (unavailable && local != null) {
+                return local.retryAfter(nowNanos, origin, permits);
+            }
+            Remembered r = remembered(nowNanos, origin);
+            return Duration.ofNanos(r == null ? bucketNanos : r.untilNanos - nowNanos);
+        }
+
+        private static String sha256(String text) {
+            try {
+                byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+                return HexFormat.of().formatHex(digest, 0, 16);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is required of every JVM", e);
+            }
         }
     }
 }

@@ -35,6 +35,14 @@ public final class RuleBook {
 
     /** Compiles {@code rules}, keeping what {@code previous} (null at start) had for unchanged rules. */
     public static RuleBook compile(RuleSet rules, RuleBook previous, Clock clock) {
+        return compile(rules, previous, clock, null);
+    }
+
+    /**
+     * As {@link #compile(RuleSet, RuleBook, Clock)}; shared rules keep their windows in {@code
+     * store} (null: no store).
+     */
+    public static RuleBook compile(RuleSet rules, RuleBook previous, Clock clock, Limit.Store store) {
         Map<FlowRule, Limit> reusable = new HashMap<>();
         Map<String, ResourceRecorder> oldRecorders = new HashMap<>();
         if (previous != null) {
@@ -55,7 +63,7 @@ public final class RuleBook {
                 limits.add(old);
                 kept++;
             } else {
-                limits.add(Limit.create(rule, recorder, now));
+                limits.add(Limit.create(rule, recorder, now, store));
             }
         }
         return new RuleBook(rules, limits.toArray(new Limit[0]), Map.copyOf(recorders), kept);

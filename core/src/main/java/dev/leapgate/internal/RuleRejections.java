@@ -21,6 +21,7 @@ final class RuleRejections {
     private final AtomicLong notTracked = new AtomicLong();
     private final AtomicLong tooManyPermits = new AtomicLong();
     private final AtomicLong interrupted = new AtomicLong();
+    private final AtomicLong storeUnavailable = new AtomicLong();
 
     RuleRejections(String rule, Clock clock) {
         this.seconds = new ResourceRecorder(rule, clock);
@@ -37,6 +38,8 @@ final class RuleRejections {
             tooManyPermits.incrementAndGet();
         } else if (reason == Admission.INTERRUPTED) {
             interrupted.incrementAndGet();
+        } else if (reason == Admission.STORE_UNAVAILABLE) {
+            storeUnavailable.incrementAndGet();
         } else {
             throw new IllegalArgumentException("not a reason: " + reason);
         }
@@ -55,7 +58,9 @@ final class RuleRejections {
         long untracked = notTracked.get();
         long tooMany = tooManyPermits.get();
         long stopped = interrupted.get();
+        long noStore = storeUnavailable.get();
         long all = seconds.totals().rejected();
-        return new RejectionCounts(Math.max(0, all - untracked - tooMany - stopped), untracked, tooMany, stopped);
+        return new RejectionCounts(
+                Math.max(0, all - untracked - tooMany - stopped - noStore), untracked, tooMany, stopped, noStore);
     }
 }

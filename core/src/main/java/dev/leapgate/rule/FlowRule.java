@@ -32,6 +32,8 @@ import java.util.regex.Pattern;
  * @param shadow whether the rule only watches: it decides as usual and counts what it would have
  *     rejected ({@code shadowRejected} in its statistics), but never rejects, never makes a
  *     request wait and sends no rate-limit fields; only with {@link OnExcess.Kind#REJECT}
+ * @param local whether the rule stays per instance when a shared store is configured (see {@link
+ *     #isShareable()}); rules that cannot be shared are per instance whatever this says
  */
 public record FlowRule(
         String name,
@@ -41,7 +43,8 @@ public record FlowRule(
         Scope scope,
         OnExcess onExcess,
         int maxOrigins,
-        boolean shadow) {
+        boolean shadow,
+        boolean local) {
 
     /** Origins tracked per rule unless configured otherwise. */
     public static final int DEFAULT_MAX_ORIGINS = 100_000;
@@ -101,6 +104,21 @@ public record FlowRule(
         return window == null;
     }
 
+    /**
+     * Whether the rule's window can live in a shared store: a rate limit that rejects its excess
+     * (shared or per origin, enforced or shadow). In-flight limits, pacing, warm-up and borrowing
+     * are always per instance: an in-flight slot is held by a request of this instance, and a
+     * schedule or a loan makes a request wait on this instance's clock.
+     */
+    public boolean isShareable() {
+        return window != null && onExcess.kind() == OnExcess.Kind.REJECT;
+    }
+
+    /** Whether the rule uses a shared store when one is configured: shareable and not {@link #local}. */
+    public boolean isShared() {
+        return !local && isShareable();
+    }
+
     /** The resource this HTTP rule protects: its pattern's canonical text; the name without a pattern. */
     public String resource() {
         return match == null ? name : match.toString();
@@ -111,14 +129,14 @@ public record FlowRule(
         return "rule '" + name + "': " + (match == null ? "" : match + ", ")
                 + (window == null ? limit + " in flight" : limit + " per " + window) + ", " + scope + ", " + onExcess
                 + (scope.kind() == Scope.Kind.PER_ORIGIN ? ", max-origins " + maxOrigins : "")
-                + (shadow ? ", shadow" : "");
+                + (shadow ? ", shadow" : "") + (local ? ", local" : "");
     }
 
     /**
      * Builds a {@link FlowRule}. Required: either a limit per window or an in-flight limit, and a
      * match for a rule of a {@link dev.leapgate.rule.RuleSet} (HTTP requests). Defaults: scope
      * {@link Scope#all()}, on-excess {@link OnExcess#reject()}, max-origins {@link
-     * #DEFAULT_MAX_ORIGINS}, enforced (not shadow).
+     * #DEFAULT_MAX_ORIGINS}, enforced (not shadow), shared when a store is configured (not local).
      */
     public static final class Builder {
         private final String name;
@@ -130,6 +148,7 @@ public record FlowRule(
         private OnExcess onExcess = OnExcess.reject();
         private int maxOrigins = DEFAULT_MAX_ORIGINS;
         private boolean shadow;
+        private boolean local;
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -185,6 +204,15 @@ public record FlowRule(
             return this;
         }
 
+        /**
+         * Whether the rule stays per instance when a shared store is configured (see {@link
+         * FlowRule#local}). Off by default: a shareable rule is shared.
+         */
+        public Builder local(boolean local) {
+            this.local = local;
+            return this;
+        }
+
         private void requireNoLimitYet() {
             if (window != null || inFlight) {
                 throw new IllegalStateException("rule '" + name + "' already has a limit: "
@@ -197,7 +225,7 @@ public record FlowRule(
             if (window == null && !inFlight) {
                 throw new IllegalStateException("rule '" + name + "' needs a limit per window or an in-flight limit");
             }
-            return new FlowRule(name, match, limit, window, scope, onExcess, maxOrigins, shadow);
+            return new FlowRule(name, match, limit, window, scope, onExcess, maxOrigins, shadow, local);
         }
     }
 }

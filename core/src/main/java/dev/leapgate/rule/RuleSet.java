@@ -85,7 +85,8 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
                     rule.scope(),
                     rule.onExcess(),
                     rule.maxOrigins(),
-                    rule.shadow()); // a shadow copy of an enforced rule is not a slip: it watches
+                    rule.shadow(), // a shadow copy of an enforced rule is not a slip: it watches
+                    false); // a local copy of a shared rule is the same limit
             FlowRule twin = byDefinition.putIfAbsent(unnamed, rule);
             if (twin != null) {
                 return "rule '" + rule.name() + "' is the same rule as '" + twin.name() + "' (match, limit, window,"

@@ -9,11 +9,14 @@ package dev.leapgate.stats;
  *     (every client it tracks has requests in flight)
  * @param tooManyPermits asking for more permits than the limit ({@code Limiter} calls only)
  * @param interrupted interrupted while waiting for their turn (a paced or borrowing rule)
+ * @param storeUnavailable rejected because the rule's shared store could not decide, under {@code
+ *     store-on-failure = closed}
  */
-public record RejectionCounts(long limitExceeded, long notTracked, long tooManyPermits, long interrupted) {
+public record RejectionCounts(
+        long limitExceeded, long notTracked, long tooManyPermits, long interrupted, long storeUnavailable) {
 
     /** Every rejection, whatever its reason. */
     public long total() {
-        return limitExceeded + notTracked + tooManyPermits + interrupted;
+        return limitExceeded + notTracked + tooManyPermits + interrupted + storeUnavailable;
     }
 }

@@ -47,7 +47,8 @@ class ConfigValuesTest {
                         ClientIpResolver.builder().build(),
                         OriginSource.ip(),
                         ResponseSettings.defaults(),
-                        MonitoringSettings.defaults()))
+                        MonitoringSettings.defaults(),
+                        java.util.Optional.empty()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("rules come either inline or from rules-file rules.properties, not both");
     }

@@ -451,7 +451,7 @@ class HttpGateRulesTest {
         assertThat(r.rule()).isEqualTo("small");
         assertThat(r.reason()).isEqualTo("request needs more permits than the limit");
         assertThat(gate.rejections("small").orElseThrow())
-                .isEqualTo(new dev.leapgate.stats.RejectionCounts(0, 0, 1, 0));
+                .isEqualTo(new dev.leapgate.stats.RejectionCounts(0, 0, 1, 0, 0));
         assertThat(gate.rejections("big").orElseThrow().total()).isZero();
         assertThat(gate.enter("GET", "/x", ip("203.0.113.1"), 2).quotas())
                 .extracting(Quota::remaining)
@@ -475,7 +475,7 @@ class HttpGateRulesTest {
 
         assertThat(r.reason()).isEqualTo("too many origins tracked");
         assertThat(gate.rejections("per-ip").orElseThrow())
-                .isEqualTo(new dev.leapgate.stats.RejectionCounts(0, 1, 0, 0));
+                .isEqualTo(new dev.leapgate.stats.RejectionCounts(0, 1, 0, 0, 0));
     }
 
     @Test

@@ -21,6 +21,7 @@ public final class Configs {
                 ClientIpResolver.builder().build(),
                 OriginSource.ip(),
                 ResponseSettings.defaults(),
-                dev.leapgate.config.MonitoringSettings.defaults());
+                dev.leapgate.config.MonitoringSettings.defaults(),
+                java.util.Optional.empty());
     }
 }

@@ -1,0 +1,51 @@
+package dev.leapgate.store;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Where the shared windows are and how to use them: the {@code store*} settings.
+ *
+ * @param uri where the store is, e.g. {@code redis://127.0.0.1:6379}; its scheme chooses the
+ *     provider
+ * @param keyPrefix the prefix of every key the store writes
+ * @param timeout the most one decision may wait for the store; then the failure policy decides
+ * @param onFailure what a shared rule does while the store cannot decide
+ * @param instances the instances sharing the store, for {@link FailurePolicy#LOCAL_SHARE}; 0 to
+ *     count the instances seen in the store
+ */
+public record StoreSettings(URI uri, String keyPrefix, Duration timeout, FailurePolicy onFailure, int instances) {
+
+    public static final String DEFAULT_KEY_PREFIX = "leapgate";
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(50);
+
+    public StoreSettings {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(onFailure, "onFailure");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        }
+        if (instances < 0) {
+            throw new IllegalArgumentException("instances must not be negative, was " + instances);
+        }
+    }
+
+    /** The URI as logs and messages show it: without a password. */
+    public String shownUri() {
+        String userInfo = uri.getRawUserInfo();
+        if (userInfo == null) {
+            return uri.toString();
+        }
+        int colon = userInfo.indexOf(':');
+        String shown = colon < 0 ? "***" : userInfo.substring(0, colon) + ":***";
+        return uri.toString().replace(userInfo + "@", shown + "@");
+    }
+
+    /** {@code uri} with the defaults: prefix {@code leapgate}, 50 ms, local share, instances counted. */
+    public static StoreSettings of(URI uri) {
+        return new StoreSettings(uri, DEFAULT_KEY_PREFIX, DEFAULT_TIMEOUT, FailurePolicy.LOCAL_SHARE, 0);
+    }
+}

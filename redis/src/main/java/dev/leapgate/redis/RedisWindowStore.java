@@ -1,0 +1,363 @@
+package dev.leapgate.redis;
+
+import dev.leapgate.store.SharedWindow;
+import dev.leapgate.store.StoreSettings;
+import dev.leapgate.store.Verdict;
+import dev.leapgate.store.WindowStore;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisKeyAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.StringCodec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leapgate's windows in Redis, shared by every instance that uses the same Redis and key prefix.
+ *
+ * <h2>One decision, one script</h2>
+ *
+ * A decision is one {@code EVALSHA} of {@code window.lua} (sent again as {@code EVAL} when Redis
+ * answers {@code NOSCRIPT}, after a restart or a {@code SCRIPT FLUSH}): on Redis's own clock
+ * ({@code TIME}, in microseconds) it drops the buckets that left the window, sums the rest, and
+ * counts the permits if they fit, in one atomic step. A window is one hash, bucket number to
+ * count, with a TTL of the window and one bucket renewed at each admission, so that idle clients
+ * vanish. Keys are {@code <prefix>:{o:<client>}:<rule>:<bucket ms>x<span>} for a per-client
+ * window and {@code <prefix>:{r:<rule>}:...} for a rule that counts everyone together: the braces
+ * are a Redis Cluster hash tag, so all of one client's windows are in one slot.
+ *
+ * <h2>When Redis is slow or down</h2>
+ *
+ * One multiplexed Lettuce connection, which does not queue commands while it is disconnected
+ * (they fail at once) and reconnects by itself. Every decision is bounded by the time budget
+ * ({@code store-timeout}); a circuit breaker (Resilience4j) counts failures and timeouts, and once
+ * half of the last 20 decisions failed it stops calling Redis for a second, then lets two probes
+ * through and closes when they succeed. Each of its transitions is logged once (WARN). What the
+ * rule does meanwhile is core's failure policy ({@code store-on-failure}).
+ *
+ * <h2>Instances</h2>
+ *
+ * With {@code store-instances = auto} each instance writes a heartbeat into the sorted set {@code
+ * <prefix>:instances} every 2 s (entries older than 10 s are dropped, and the key has a TTL), and
+ * {@link #instances()} is the number of instances seen: what a local share divides the limit by.
+ */
+public final class RedisWindowStore implements WindowStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisWindowStore.class);
+
+    static final String SCRIPT = script();
+
+    private static final Duration HEARTBEAT = Duration.ofSeconds(2);
+    private static final Duration INSTANCE_EXPIRY = Duration.ofSeconds(10);
+    /** The shortest time between two attempts to connect while Redis has never been reached. */
+    private static final long RECONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
+    private final AbstractRedisClient client;
+    private final StoreSettings settings;
+    private final String prefix;
+    private final long timeoutNanos;
+    private final CircuitBreaker breaker;
+    private final String instanceId = UUID.randomUUID().toString();
+    private final AtomicReference<Connecting> connection = new AtomicReference<>();
+    private volatile String sha;
+    private volatile int instances = 1;
+    private volatile boolean closed;
+    private final java.util.concurrent.ScheduledFuture<?> heartbeat;
+
+    /** A connection being made, made, or failed (then retried after a pause). */
+    private record Connecting(CompletableFuture<StatefulConnection<String, String>> future, long startedNanos) {}
+
+    private RedisWindowStore(AbstractRedisClient client, StoreSettings settings) {
+        this.client = client;
+        this.settings = settings;
+        this.prefix = settings.keyPrefix() + ":";
+        this.timeoutNanos = settings.timeout().toNanos();
+        this.breaker = CircuitBreaker.of(
+                "leapgate-redis",
+                CircuitBreakerConfig.custom()
+                        .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                        .slidingWindowSize(20)
+                        .minimumNumberOfCalls(10)
+                        .failureRateThreshold(50)
+                        .waitDurationInOpenState(Duration.ofSeconds(1))
+                        .permittedNumberOfCallsInHalfOpenState(2)
+                        .recordExceptions(Throwable.class)
+                        .build());
+        breaker.getEventPublisher()
+                .onStateTransition(event -> LOG.warn(
+                        "Leapgate Redis store {}: circuit breaker {}",
+                        settings.shownUri(),
+                        switch (event.getStateTransition().getToState()) {
+                            case OPEN ->
+                                "opened: Redis failed or was too slow for half of the last decisions;"
+                                        + " not calling it for 1 s";
+                            case HALF_OPEN -> "half open: probing Redis";
+                            case CLOSED -> "closed: Redis answers again";
+                            default -> "now " + event.getStateTransition().getToState();
+                        }));
+        connect();
+        this.heartbeat = settings.instances() == 0
+                ? client.getResources()
+                        .eventExecutorGroup()
+                        .scheduleAtFixedRate(this::beat, 0, HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS)
+                : null;
+    }
+
+    /**
+     * Opens a store; Redis need not be reachable yet.
+     *
+     * @throws IllegalArgumentException if the URI is not one Lettuce can use
+     */
+    public static RedisWindowStore open(StoreSettings settings) {
+        URI uri = settings.uri();
+        String scheme = uri.getScheme();
+        Duration timeout = settings.timeout();
+        if (scheme.endsWith("-cluster")) {
+            List<RedisURI> seeds = seeds(uri, scheme.substring(0, scheme.length() - "-cluster".length()));
+            RedisClusterClient cluster = RedisClusterClient.create(seeds);
+            cluster.setOptions(ClusterClientOptions.builder()
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(TimeoutOptions.enabled(timeout))
+                    .build());
+            return new RedisWindowStore(cluster, settings);
+        }
+        RedisURI redisUri = redisUri(uri.toString());
+        RedisClient single = RedisClient.create(redisUri);
+        single.setOptions(ClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .build());
+        return new RedisWindowStore(single, settings);
+    }
+
+    private static RedisURI redisUri(String text) {
+        try {
+            return RedisURI.create(text);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a Redis URI: " + e.getMessage(), e);
+        }
+    }
+
+    /** The seed nodes of {@code redis-cluster://[user:password@]host:port[,host:port...]}. */
+    private static List<RedisURI> seeds(URI uri, String scheme) {
+        String authority = uri.getRawAuthority();
+        String userInfo = "";
+        int at = authority.lastIndexOf('@');
+        if (at >= 0) {
+            userInfo = authority.substring(0, at + 1);
+            authority = authority.substring(at + 1);
+        }
+        List<RedisURI> seeds = new ArrayList<>();
+        for (String host : authority.split(",")) {
+            seeds.add(redisUri(scheme + "://" + userInfo + host.strip()));
+        }
+        return seeds;
+    }
+
+    /** The connection, or a failed stage if there is none now (a new attempt is started now and then). */
+    private CompletableFuture<StatefulConnection<String, String>> connection() {
+        Connecting current = connection.get();
+        CompletableFuture<StatefulConnection<String, String>> future = current.future;
+        if (future.isCompletedExceptionally() && System.nanoTime() - current.startedNanos > RECONNECT_NANOS) {
+            connect();
+            future = connection.get().future;
+        }
+        return future;
+    }
+
+    private void connect() {
+        CompletableFuture<StatefulConnection<String, String>> future;
+        if (client instanceof RedisClusterClient cluster) {
+            future = cluster.connectAsync(StringCodec.UTF8)
+                    .thenApply(c -> (StatefulConnection<String, String>) c)
+                    .toCompletableFuture();
+        } else {
+            RedisClient single = (RedisClient) client;
+            future = single.connectAsync(
+                            StringCodec.UTF8, redisUri(settings.uri().toString()))
+                    .thenApply(c -> (StatefulConnection<String, String>) c)
+                    .toCompletableFuture();
+        }
+        future.whenComplete((c, failure) -> {
+            if (failure != null) {
+                LOG.debug("Leapgate Redis store {}: cannot connect: {}", settings.shownUri(), failure.toString());
+            } else if (closed) {
+                c.closeAsync();
+            }
+        });
+        connection.set(new Connecting(future, System.nanoTime()));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> T commands(StatefulConnection<String, String> c) {
+        return c instanceof StatefulRedisClusterConnection<String, String> cluster
+                ? (T) cluster.async()
+                : (T) ((StatefulRedisConnection<String, String>) c).async();
+    }
+
+    @Override
+    public CompletionStage<Verdict> tryAcquire(SharedWindow window, String key, int permits) {
+        return decide(window, key, permits, null);
+    }
+
+    /** A decision at {@code nowMicros} instead of Redis's time, for tests; null for Redis's time. */
+    CompletionStage<Verdict> decide(SharedWindow window, String key, int permits, Long nowMicros) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the store is closed"));
+        }
+        if (!breaker.tryAcquirePermission()) {
+            return CompletableFuture.failedFuture(CallNotPermittedException.createCallNotPermittedException(breaker));
+        }
+        long start = System.nanoTime();
+        List<String> args = new ArrayList<>(7);
+        args.add("a");
+        args.add(Integer.toString(permits));
+        args.add(Long.toString(window.limit()));
+        args.add(Long.toString(window.bucketMicros()));
+        args.add(Integer.toString(window.span()));
+        args.add(Long.toString(window.ttlMillis()));
+        if (nowMicros != null) {
+            args.add(Long.toString(nowMicros));
+        }
+        CompletableFuture<Verdict> verdict = connection()
+                .thenCompose(c -> run(c, prefix + key, args))
+                .thenApply(RedisWindowStore::verdict)
+                .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+        verdict.whenComplete((v, failure) -> {
+            long took = System.nanoTime() - start;
+            if (failure == null) {
+                breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            } else {
+                breaker.onError(took, TimeUnit.NANOSECONDS, failure);
+            }
+        });
+        return verdict;
+    }
+
+    /** EVALSHA, and EVAL when Redis does not know the script (restarted, or SCRIPT FLUSH). */
+    private CompletionStage<List<Object>> run(StatefulConnection<String, String> c, String key, List<String> args) {
+        RedisScriptingAsyncCommands<String, String> scripting = commands(c);
+        String digest = sha;
+        if (digest == null) {
+            digest = scripting.digest(SCRIPT);
+            sha = digest;
+        }
+        String[] keys = {key};
+        String[] values = args.toArray(new String[0]);
+        CompletionStage<List<Object>> first = scripting.evalsha(digest, ScriptOutputType.MULTI, keys, values);
+        return first.handle((result, failure) -> {
+                    if (failure == null) {
+                        return CompletableFuture.completedFuture(result);
+                    }
+                    Throwable cause =
+                            failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
+                    if (cause instanceof RedisNoScriptException) {
+                        return scripting.<List<Object>>eval(SCRIPT, ScriptOutputType.MULTI, keys, values);
+                    }
+                    return CompletableFuture.<List<Object>>failedFuture(cause);
+                })
+                .thenCompose(stage -> stage);
+    }
+
+    private static Verdict verdict(List<Object> reply) {
+        return new Verdict(
+                (Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2), (Long) reply.get(3), (Long)
+                        reply.get(4));
+    }
+
+    @Override
+    public void refund(SharedWindow window, String key, long bucket, int permits) {
+        if (closed || breaker.getState() == CircuitBreaker.State.OPEN) {
+            return; // best effort: a refund that cannot be made leaves the window conservative
+        }
+        connection()
+                .thenCompose(c -> run(c, prefix + key, List.of("r", Integer.toString(permits), Long.toString(bucket))))
+                .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
+                .whenComplete((ok, failure) -> {
+                    if (failure != null) {
+                        LOG.debug("Leapgate Redis store: refund of {} failed: {}", key, failure.toString());
+                    }
+                });
+    }
+
+    /** Counts this instance in, and the instances that counted themselves in lately. */
+    private void beat() {
+        if (closed) {
+            return;
+        }
+        String key = prefix + "instances";
+        long now = System.currentTimeMillis();
+        connection().thenAccept(c -> {
+            RedisSortedSetAsyncCommands<String, String> zset = commands(c);
+            RedisKeyAsyncCommands<String, String> keys = commands(c);
+            zset.zadd(key, now, instanceId);
+            zset.zremrangebyscore(key, io.lettuce.core.Range.create(0, now - INSTANCE_EXPIRY.toMillis()));
+            keys.pexpire(key, INSTANCE_EXPIRY.toMillis());
+            zset.zcard(key).thenAccept(n -> instances = (int) Math.max(1, Math.min(Integer.MAX_VALUE, n)));
+        });
+    }
+
+    @Override
+    public int instances() {
+        return settings.instances() > 0 ? settings.instances() : instances;
+    }
+
+    /** The circuit breaker's state: {@code CLOSED} while Redis answers. */
+    public String breakerState() {
+        return breaker.getState().name();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (heartbeat != null) {
+            heartbeat.cancel(false);
+        }
+        Connecting current = connection.get();
+        current.future.thenAccept(StatefulConnection::close);
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
+
+    @Override
+    public String toString() {
+        return "RedisWindowStore[" + settings.shownUri() + ", prefix " + settings.keyPrefix() + "]";
+    }
+
+    private static String script() {
+        try (InputStream in = RedisWindowStore.class.getResourceAsStream("window.lua")) {
+            if (in == null) {
+                throw new IllegalStateException("window.lua is missing from leapgate-redis");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package dev.leapgate.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import redis.embedded.core.ExecutableProvider;
+
+/**
+ * A real {@code redis-server} for a test, on a free loopback port: the binary that
+ * {@code embedded-redis} ships in its jar (Redis 6.2, Linux x86-64), or the one named by the
+ * environment variable {@code LEAPGATE_REDIS_SERVER}. The test can pause it (SIGSTOP), resume it,
+ * kill it and start it again on the same port; {@link #close()} stops it.
+ */
+final class RedisProcess implements AutoCloseable {
+
+    private final File binary;
+    private final int port;
+    private final Path dir;
+    private Process process;
+
+    private RedisProcess(File binary, int port) throws IOException {
+        this.binary = binary;
+        this.port = port;
+        this.dir = Files.createTempDirectory("leapgate-redis");
+    }
+
+    static RedisProcess start() throws IOException, InterruptedException {
+        String named = System.getenv("LEAPGATE_REDIS_SERVER");
+        File binary = named != null && !named.isBlank()
+                ? new File(named)
+                : ExecutableProvider.newJarResourceProvider().get();
+        if (!binary.canExecute()) {
+            binary.setExecutable(true);
+        }
+        RedisProcess redis = new RedisProcess(binary, freePort());
+        redis.startAgain();
+        return redis;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    int port() {
+        return port;
+    }
+
+    String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** Starts the server (again, after {@link #kill()}) and waits until it accepts connections. */
+    void startAgain() throws IOException, InterruptedException {
+        process = new ProcessBuilder(List.of(
+                        binary.getAbsolutePath(),
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--dir",
+                        dir.toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile())
+                .start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (true) {
+            try (Socket socket = new Socket("127.0.0.1", port)) {
+                return;
+            } catch (IOException notYet) {
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    throw new IOException("redis-server did not start on port " + port + ": "
+                            + Files.readString(dir.resolve("redis.log")));
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /** SIGSTOP: the server keeps its connections but answers nothing. */
+    void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** SIGCONT. */
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
+        if (exit != 0) {
+            throw new IOException("kill -" + signal + " " + process.pid() + " failed: " + exit);
+        }
+    }
+
+    /** Kills the server (SIGKILL); everything it held is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    /** Runs {@code commands} on a connection of the test's own. */
+    <T> T call(java.util.function.Function<RedisCommands<String, String>, T> commands) {
+        RedisClient client = RedisClient.create(uri());
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            return commands.apply(connection.sync());
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process != null) {
+            process.destroy();
+            if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+            if (process.isAlive()) {
+                process.destroyForcibly();
+            }
+        }
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder())
+                    .forEach(p -> p.toFile().delete());
+        }
+    }
+}

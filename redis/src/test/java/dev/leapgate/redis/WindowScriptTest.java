@@ -1,0 +1,102 @@
+package dev.leapgate.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.internal.counter.LeapCounter;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.store.SharedWindow;
+import dev.leapgate.store.StoreSettings;
+import dev.leapgate.store.Verdict;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The Redis script and the in-process window decide alike: the same sequence of decisions and
+ * refunds, at the same (injected) times, gets the same answers from both, with the same permits
+ * remaining and the same retry times.
+ */
+class WindowScriptTest {
+
+    private static RedisProcess redis;
+    private static RedisWindowStore store;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = RedisProcess.start();
+        store = RedisWindowStore.open(new StoreSettings(
+                URI.create(redis.uri()),
+                "script-test",
+                Duration.ofSeconds(5),
+                dev.leapgate.store.FailurePolicy.OPEN,
+                1));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        store.close();
+        redis.close();
+    }
+
+    @ParameterizedTest(name = "{0} per {1} ms in {2} buckets, {3}")
+    @CsvSource({
+        "5, 1000, 1, STRICT",
+        "5, 1000, 2, STRICT",
+        "10, 1000, 10, STRICT",
+        "10, 1000, 10, SLIDING",
+        "3, 60000, 6, SLIDING",
+        "8, 100, 4, STRICT",
+        "2, 100, 10, STRICT"
+    })
+    void sameDecisionsAsTheLocalWindow(long limit, long lengthMillis, int buckets, WindowMode mode) throws Exception {
+        WindowSpec spec = new WindowSpec(Duration.ofMillis(lengthMillis), buckets, mode);
+        LeapCounter local = new LeapCounter(spec, limit, 0);
+        SharedWindow shared = SharedWindow.of("r", spec, limit);
+        String key = "{o:seq}:" + limit + ":" + lengthMillis + ":" + buckets + ":" + mode;
+        SplittableRandom random = new SplittableRandom(limit * 31 + buckets * 7 + lengthMillis);
+        long bucketMicros = spec.bucketNanos() / 1000;
+        long now = 1_000_000_000L + random.nextLong(bucketMicros); // microseconds
+        List<long[]> admitted = new ArrayList<>(); // {local ticket, shared bucket, permits}
+        int admissions = 0;
+        int rejections = 0;
+        for (int step = 0; step < 400; step++) {
+            now += random.nextInt(4) == 0 ? random.nextLong(2 * bucketMicros) : random.nextLong(bucketMicros / 4 + 1);
+            if (!admitted.isEmpty() && random.nextInt(8) == 0) {
+                long[] a = admitted.remove(random.nextInt(admitted.size()));
+                local.refund(a[0], (int) a[2]);
+                store.refund(shared, key, a[1], (int) a[2]);
+                continue;
+            }
+            int permits = 1 + random.nextInt((int) Math.min(3, limit));
+            long ticket = local.tryAcquire(now * 1000, permits);
+            Verdict verdict = store.decide(shared, key, permits, now)
+                    .toCompletableFuture()
+                    .get(5, TimeUnit.SECONDS);
+            String at = "step " + step + " at " + now + " us, " + permits + " permits";
+            assertThat(verdict.admitted()).as(at).isEqualTo(ticket >= 0);
+            if (ticket >= 0) {
+                admissions++;
+                assertThat(verdict.remaining()).as(at).isEqualTo(local.remainingAfter(ticket));
+                assertThat(verdict.bucket()).as(at).isEqualTo(now / bucketMicros);
+                admitted.add(new long[] {ticket, verdict.bucket(), permits});
+            } else {
+                rejections++;
+                assertThat(verdict.retryMicros() * 1000)
+                        .as(at)
+                        .isEqualTo(local.nanosUntilAvailable(now * 1000, permits));
+            }
+        }
+        assertThat(admissions).isGreaterThan(20);
+        assertThat(rejections).isGreaterThan(20);
+        long ttl = redis.call(c -> c.pttl("script-test:" + key));
+        assertThat(ttl).isPositive().isLessThanOrEqualTo(shared.ttlMillis());
+    }
+}
