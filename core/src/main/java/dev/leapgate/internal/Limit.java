@@ -615,7 +615,7 @@ public abstract sealed class Limit {
                         unavailable = true;
                         outages.incrementAndGet();
                         LOG.warn(
-                                "Leapgate rule '{}': the shared store did not decide ({}); {} until it does",
+                                "Leapgate rule '{}': the shared store did not decide ({}); until it does, {}",
                                 rule.name(),
                                 cause instanceof TimeoutException
                                         ? "no answer within " + DurationText.format(Duration.ofNanos(timeoutNanos))

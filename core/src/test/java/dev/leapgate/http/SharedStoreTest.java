@@ -1,0 +1,292 @@
+package dev.leapgate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.ManualClock;
+import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
+import dev.leapgate.config.ConfigException;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.internal.counter.LeapCounter;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.stats.StoreStats;
+import dev.leapgate.store.SharedWindow;
+import dev.leapgate.store.Verdict;
+import dev.leapgate.store.WindowStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules that share their windows through a store: what the decision layer does with the store's
+ * answers, and, when the store cannot answer, with its failure policy. The store here is an
+ * in-memory one on the test's clock; {@code leapgate-redis} runs the same kind of checks against a
+ * real Redis.
+ */
+class SharedStoreTest {
+
+    private final ManualClock clock = new ManualClock();
+    private final FakeStore store = new FakeStore(clock);
+    private final Origin client = Origin.ip(IpAddress.parse("203.0.113.7"), 64);
+
+    /** Windows in a map, deciding on the test's clock; can be made to fail or to hang. */
+    static final class FakeStore implements WindowStore {
+        private final ManualClock clock;
+        final Map<String, LeapCounter> windows = new ConcurrentHashMap<>();
+        final AtomicInteger calls = new AtomicInteger();
+        final List<String> keys = new ArrayList<>();
+        volatile boolean down;
+        volatile boolean hangs;
+        volatile int instances = 1;
+
+        FakeStore(ManualClock clock) {
+            this.clock = clock;
+        }
+
+        @Override
+        public CompletionStage<Verdict> tryAcquire(SharedWindow window, String key, int permits) {
+            calls.incrementAndGet();
+            synchronized (keys) {
+                keys.add(key);
+            }
+            if (hangs) {
+                return new CompletableFuture<>();
+            }
+            if (down) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+            }
+            long bucketNanos = window.bucketMicros() * 1000;
+            WindowSpec spec = new WindowSpec(
+                    Duration.ofNanos(bucketNanos * (window.span() + 1)), window.span() + 1, WindowMode.SLIDING);
+            LeapCounter counter = windows.computeIfAbsent(key, k -> new LeapCounter(spec, window.limit(), 0));
+            long now = clock.nanoTime();
+            long ticket = counter.tryAcquire(now, permits);
+            long nowMicros = now / 1000;
+            return CompletableFuture.completedFuture(
+                    ticket >= 0
+                            ? new Verdict(true, now / bucketNanos, counter.remainingAfter(ticket), nowMicros, 0)
+                            : new Verdict(
+                                    false,
+                                    now / bucketNanos,
+                                    window.limit() - counter.used(now),
+                                    nowMicros,
+                                    counter.nanosUntilAvailable(now, permits) / 1000));
+        }
+
+        @Override
+        public void refund(SharedWindow window, String key, long bucket, int permits) {}
+
+        @Override
+        public int instances() {
+            return instances;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    private HttpGate gate(String... keyValues) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", "fake://store.example");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            settings.put(keyValues[i], keyValues[i + 1]);
+        }
+        return HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .windowStore(store)
+                .build();
+    }
+
+    private static final String[] PER_CLIENT = {
+        "rule.login.match", "POST /login", "rule.login.limit", "5/10s", "rule.login.scope", "per-origin"
+    };
+
+    private static String[] with(String[] base, String... more) {
+        String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
+        System.arraycopy(more, 0, all, base.length, more.length);
+        return all;
+    }
+
+    @Test
+    void twoGatesOnOneStore_shareOneLimit_andTheStoreSaysWhatRemains() {
+        HttpGate first = gate(PER_CLIENT);
+        HttpGate second = gate(PER_CLIENT);
+        int admitted = 0;
+        List<String> remaining = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Decision d = (i % 2 == 0 ? first : second).enter("POST", "/login", client);
+            if (d instanceof Entry entry) {
+                admitted++;
+                remaining.add(entry.quotas().get(0).remaining() + "");
+                entry.close();
+            }
+        }
+        assertThat(admitted).isEqualTo(5);
+        assertThat(remaining).containsExactly("4", "3", "2", "1", "0");
+        assertThat(store.keys).allMatch(k -> k.equals("{o:203.0.113.7}:login:1000x10"));
+        assertThat(first.store("login")).contains(new StoreStats(true, 0, 0));
+    }
+
+    @Test
+    void aRejection_isRememberedUntilTheStoresRetryTime_withoutCallingTheStore() {
+        HttpGate gate = gate(PER_CLIENT);
+        for (int i = 0; i < 5; i++) {
+            assertThat(gate.enter("POST", "/login", client)).isInstanceOf(Entry.class);
+        }
+        Decision rejected = gate.enter("POST", "/login", client);
+        assertThat(rejected).isInstanceOf(Rejection.class);
+        // every admission was in the first bucket: all five leave the window 11 buckets later
+        assertThat(((Rejection) rejected).retryAfter()).isEqualTo(Duration.ofSeconds(11));
+        int calls = store.calls.get();
+
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(gate.enter("POST", "/login", client)).isInstanceOf(Rejection.class);
+        assertThat(store.calls.get()).isEqualTo(calls);
+
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(gate.enter("POST", "/login", client)).isInstanceOf(Entry.class);
+        assertThat(store.calls.get()).isEqualTo(calls + 1);
+    }
+
+    @Test
+    void rulesThatCannotBeShared_andLocalRules_stayInTheProcess() {
+        HttpGate gate = gate(with(
+                PER_CLIENT,
+                "rule.exports.match",
+                "POST /exports",
+                "rule.exports.in-flight",
+                "1",
+                "rule.search.match",
+                "GET /search",
+                "rule.search.limit",
+                "1/10s",
+                "rule.search.store",
+                "local"));
+        Decision export = gate.enter("POST", "/exports", client);
+        assertThat(gate.enter("POST", "/exports", client)).isInstanceOf(Rejection.class);
+        ((Entry) export).close();
+        assertThat(gate.enter("GET", "/search", client)).isInstanceOf(Entry.class);
+        assertThat(gate.enter("GET", "/search", client)).isInstanceOf(Rejection.class);
+        assertThat(store.calls.get()).isZero();
+        assertThat(gate.store("exports")).isEmpty();
+        assertThat(gate.store("search")).isEmpty();
+    }
+
+    @Test
+    void whenTheStoreFails_eachInstanceEnforcesItsShare_andTheSharedWindowReturnsByItself() {
+        HttpGate gate = gate(with(PER_CLIENT, "store-instances", "2"));
+        store.down = true;
+        int admitted = 0;
+        for (int i = 0; i < 10; i++) {
+            if (gate.enter("POST", "/login", client) instanceof Entry entry) {
+                admitted++;
+                entry.close();
+            }
+        }
+        assertThat(admitted).isEqualTo(3); // ceil(5 / 2)
+        assertThat(gate.store("login")).contains(new StoreStats(false, 10, 1));
+        assertThat(gate.statusJson())
+                .contains("\"store\":{\"available\":false,\"decidedWithoutStore\":10,\"outages\":1}");
+
+        store.down = false;
+        assertThat(gate.enter("POST", "/login", client)).isInstanceOf(Entry.class);
+        assertThat(gate.store("login")).contains(new StoreStats(true, 10, 1));
+        store.down = true;
+        gate.enter("POST", "/login", client);
+        assertThat(gate.store("login").orElseThrow().outages()).isEqualTo(2);
+    }
+
+    @Test
+    void theLocalShare_dividesByTheInstancesTheStoreCounts_whenNotConfigured() {
+        store.instances = 5;
+        HttpGate gate = gate("rule.api.match", "/api/**", "rule.api.limit", "10/10s");
+        store.down = true;
+        int admitted = 0;
+        for (int i = 0; i < 10; i++) {
+            admitted += gate.enter("GET", "/api/x", client) instanceof Entry ? 1 : 0;
+        }
+        assertThat(admitted).isEqualTo(2);
+    }
+
+    @Test
+    void failOpen_admitsEveryRequest_failClosed_rejectsEveryOne_withItsOwnReason() {
+        store.down = true;
+        HttpGate open = gate(with(PER_CLIENT, "store-on-failure", "open"));
+        for (int i = 0; i < 8; i++) {
+            assertThat(open.enter("POST", "/login", client)).isInstanceOf(Entry.class);
+        }
+        HttpGate closed = gate(with(PER_CLIENT, "store-on-failure", "closed"));
+        Decision rejected = closed.enter("POST", "/login", client);
+        assertThat(rejected).isInstanceOf(Rejection.class);
+        assertThat(((Rejection) rejected).reason()).isEqualTo("shared store unavailable");
+        assertThat(closed.rejections("login").orElseThrow().storeUnavailable()).isEqualTo(1);
+        assertThat(closed.statusJson()).contains("\"storeUnavailable\":1");
+    }
+
+    @Test
+    void aStoreThatDoesNotAnswer_isWaitedForNoLongerThanTheTimeBudget() {
+        store.hangs = true;
+        HttpGate gate = gate(with(PER_CLIENT, "store-timeout", "5ms", "store-on-failure", "open"));
+        long start = System.nanoTime();
+        assertThat(gate.enter("POST", "/login", client)).isInstanceOf(Entry.class);
+        // the budget is 5 ms; the bound only proves that the decision does not hang
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+        assertThat(gate.store("login").orElseThrow().available()).isFalse();
+    }
+
+    @Test
+    void clientsOfOneIpv6Prefix_shareOneKey_andIdentifiersAreKeyedByThemselves() {
+        HttpGate gate = gate(PER_CLIENT);
+        gate.enter("POST", "/login", Origin.ip(IpAddress.parse("2001:db8:1:2::1"), 64));
+        gate.enter("POST", "/login", Origin.ip(IpAddress.parse("2001:db8:1:2::ffff"), 64));
+        gate.enter("POST", "/login", Origin.id("api-key-1"));
+        gate.enter("POST", "/login", Origin.id("k".repeat(100)));
+        assertThat(store.keys.get(0)).isEqualTo(store.keys.get(1)).startsWith("{o:6:");
+        assertThat(store.keys.get(2)).isEqualTo("{o:i:api-key-1}:login:1000x10");
+        assertThat(store.keys.get(3)).startsWith("{o:h:").hasSizeLessThan(70);
+    }
+
+    @Test
+    void storeSettings_areChecked_andNeedAStore() {
+        assertThatThrownBy(() -> ConfigParser.parse(Map.of("store-timeout", "20ms"), "test"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("store-timeout: applies only with store");
+        assertThatThrownBy(() -> ConfigParser.parse(Map.of("store", "localhost"), "test"))
+                .hasMessageContaining("names no scheme and host");
+        assertThatThrownBy(() -> ConfigParser.parse(
+                        Map.of("store", "redis://h", "store-on-failure", "ignore", "store-timeout", "1m"), "test"))
+                .hasMessageContaining("store-on-failure: 'ignore' is not allowed; expected local-share, open or closed")
+                .hasMessageContaining("store-timeout: must be between 1ms and 10s, was '1m'");
+        assertThatThrownBy(() -> ConfigParser.parse(
+                        Map.of("store", "redis://h", "store-key-prefix", "a{b}", "store-instances", "0"), "test"))
+                .hasMessageContaining("store-key-prefix: must be 1 to 64 letters")
+                .hasMessageContaining("store-instances:")
+                .hasMessageContaining("or auto");
+        assertThatThrownBy(() -> ConfigParser.parse(
+                        Map.of("rule.x.match", "/x", "rule.x.in-flight", "3", "rule.x.store", "shared"), "test"))
+                .hasMessageContaining("rule.x.store: only a rate limit with on-excess reject can be shared");
+    }
+
+    @Test
+    void aStoreWithoutItsModule_failsTheStart_namingTheModule_andNoPassword() {
+        assertThatThrownBy(() -> HttpGate.builder(
+                                ConfigParser.parse(Map.of("store", "redis://app:secret@redis.example:6379"), "test"))
+                        .build())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("store = redis://app:***@redis.example:6379: no shared store for scheme 'redis'")
+                .hasMessageContaining("dev.leapgate:leapgate-redis")
+                .hasMessageNotContaining("secret");
+    }
+}

@@ -1,0 +1,211 @@
+package dev.leapgate.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.store.FailurePolicy;
+import dev.leapgate.store.SharedWindow;
+import dev.leapgate.store.StoreSettings;
+import dev.leapgate.store.Verdict;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several gates, each with its own connection as separate instances would have, sharing one real
+ * Redis under concurrent load: one limit for all of them, exact.
+ */
+class SharedLimitTest {
+
+    private static RedisProcess redis;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = RedisProcess.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        redis.close();
+    }
+
+    @BeforeEach
+    void empty() {
+        redis.call(c -> c.flushall());
+    }
+
+    private HttpGate gate(String... keyValues) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", redis.uri());
+        settings.put("store-timeout", "2s"); // a loaded CI machine must not turn this test into a failure-policy test
+        for (int i = 0; i < keyValues.length; i += 2) {
+            settings.put(keyValues[i], keyValues[i + 1]);
+        }
+        return HttpGate.builder(ConfigParser.parse(settings, "test")).build(); // the provider found by ServiceLoader
+    }
+
+    @Test
+    void threeInstances_eightThreads_admitExactlyTheLimit_perClient_andForEveryone() throws Exception {
+        String[] rules = {
+            "rule.login.match",
+            "POST /login",
+            "rule.login.limit",
+            "40/1m",
+            "rule.login.scope",
+            "per-origin",
+            "rule.all.match",
+            "/**",
+            "rule.all.limit",
+            "100/1m"
+        };
+        List<HttpGate> gates = List.of(gate(rules), gate(rules), gate(rules));
+        Origin[] clients = {
+            Origin.ip(IpAddress.parse("203.0.113.1"), 64),
+            Origin.ip(IpAddress.parse("203.0.113.2"), 64),
+            Origin.ip(IpAddress.parse("2001:db8::1"), 64)
+        };
+        int threads = 8;
+        int perThread = 75; // 600 attempts: 120 per client would pass the per-client limits, the global stops at 100
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicLong[] admittedBy = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
+        AtomicLong rejected = new AtomicLong();
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        int c = (thread + i) % clients.length;
+                        Decision d = gates.get((thread * 7 + i) % gates.size()).enter("POST", "/login", clients[c]);
+                        if (d instanceof Entry entry) {
+                            admittedBy[c].incrementAndGet();
+                            entry.close();
+                        } else {
+                            rejected.incrementAndGet();
+                        }
+                    }
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+            gates.forEach(HttpGate::close);
+        }
+        long admitted = Arrays.stream(admittedBy).mapToLong(AtomicLong::get).sum();
+        assertThat(admitted).isEqualTo(100);
+        assertThat(admitted + rejected.get()).isEqualTo(threads * perThread);
+        assertThat(admittedBy).allSatisfy(n -> assertThat(n.get()).isLessThanOrEqualTo(40));
+        // a rejection by the per-client rule gives back the global permit, and the other way round
+        long counted = redis.call(c -> c.keys("leapgate:*").stream()
+                .filter(k -> !k.endsWith("instances"))
+                .mapToLong(k -> c.hvals(k).stream().mapToLong(Long::parseLong).sum())
+                .sum());
+        assertThat(counted).isEqualTo(2 * admitted);
+    }
+
+    @Test
+    void noSpanOfTheWindow_holdsMoreThanTheLimit_acrossStores_onRedisTime() throws Exception {
+        SharedWindow window = SharedWindow.of("span", new WindowSpec(Duration.ofMillis(500), 5, WindowMode.STRICT), 30);
+        List<RedisWindowStore> stores = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            stores.add(RedisWindowStore.open(new StoreSettings(
+                    URI.create(redis.uri()), "leapgate", Duration.ofSeconds(2), FailurePolicy.CLOSED, 3)));
+        }
+        int threads = 6;
+        List<Long> admittedAt = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicLong attempts = new AtomicLong();
+        AtomicLong rejected = new AtomicLong();
+        long end = System.nanoTime() + Duration.ofMillis(2500).toNanos();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                RedisWindowStore store = stores.get(t % stores.size());
+                done.add(pool.submit(() -> {
+                    while (System.nanoTime() < end) {
+                        attempts.incrementAndGet();
+                        Verdict v = store.tryAcquire(window, "{r:span}", 1)
+                                .toCompletableFuture()
+                                .get(5, TimeUnit.SECONDS);
+                        if (v.admitted()) {
+                            admittedAt.add(v.nowMicros());
+                        } else {
+                            rejected.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+            stores.forEach(RedisWindowStore::close);
+        }
+        long[] times = admittedAt.stream().mapToLong(Long::longValue).sorted().toArray();
+        assertThat(times.length).as("admissions over 5 windows").isGreaterThanOrEqualTo(90);
+        assertThat(times.length + rejected.get()).isEqualTo(attempts.get());
+        long w = 500_000; // the window, in microseconds
+        for (int i = 0; i + 30 < times.length; i++) {
+            assertThat(times[i + 30] - times[i])
+                    .as("31 admissions from %d us", times[i])
+                    .isGreaterThanOrEqualTo(w);
+        }
+    }
+
+    @Test
+    void oneRoundTrip_oneEvalsha_perDecision_andEveryKeyExpires_withinTheMemoryTarget() {
+        HttpGate gate = gate("rule.api.match", "/api/**", "rule.api.limit", "100/1m", "rule.api.scope", "per-origin");
+        redis.call(c -> c.configResetstat());
+        int clients = 500;
+        for (int i = 0; i < clients; i++) {
+            Origin origin = Origin.ip(IpAddress.parse("10.0." + (i / 250) + "." + (i % 250)), 64);
+            ((Entry) gate.enter("GET", "/api/items", origin)).close();
+        }
+        gate.close();
+        String stats = redis.call(c -> c.info("commandstats"));
+        assertThat(calls(stats, "evalsha")).isEqualTo(clients);
+        assertThat(calls(stats, "eval")).isZero();
+        List<String> keys = redis.call(c -> c.keys("leapgate:{o:*"));
+        assertThat(keys).hasSize(clients);
+        // the window (1 min) and the straddling bucket it counts, and one bucket more: 12 buckets of 6 s
+        List<Long> ttls = redis.call(c -> keys.stream().map(c::pttl).toList());
+        assertThat(ttls).allSatisfy(ttl -> assertThat(ttl).isBetween(60_000L, 72_000L));
+        long memory = redis.<Long>call(c -> c.memoryUsage(keys.get(0)));
+        assertThat(memory).as("MEMORY USAGE of one client's window").isLessThanOrEqualTo(150);
+    }
+
+    /** The calls of {@code command} in an {@code INFO commandstats} reply; 0 if never called. */
+    static long calls(String commandStats, String command) {
+        for (String line : commandStats.split("\r?\n")) {
+            if (line.startsWith("cmdstat_" + command + ":")) {
+                String calls = line.substring(line.indexOf("calls=") + 6);
+                return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+            }
+        }
+        return 0;
+    }
+}
