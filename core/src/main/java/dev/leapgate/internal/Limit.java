@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -578,13 +579,17 @@ public abstract sealed class Limit {
                 return REJECTED;
             }
             Verdict verdict;
+            CompletableFuture<Verdict> pending = null;
             try {
-                verdict = store.tryAcquire(window, key, permits)
-                        .toCompletableFuture()
-                        .get(timeoutNanos, TimeUnit.NANOSECONDS);
+                pending = store.tryAcquire(window, key, permits).toCompletableFuture();
+                verdict = pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                if (pending != null) {
+                    pending.cancel(false); // a store gives back what it admits for a decision no one waits for
+                }
                 return withoutStore(nowNanos, origin, permits, e instanceof ExecutionException ? e.getCause() : e);
             } catch (InterruptedException e) {
+                pending.cancel(false);
                 Thread.currentThread().interrupt();
                 return withoutStore(nowNanos, origin, permits, e);
             }
@@ -609,6 +614,7 @@ public abstract sealed class Limit {
         /** The failure policy's decision, while the store cannot decide. */
         private long withoutStore(long nowNanos, Origin origin, int permits, Throwable cause) {
             decidedWithoutStore.increment();
+            LOG.debug("Leapgate rule '{}': decided without the store: {}", rule.name(), cause.toString());
             if (!unavailable) {
                 synchronized (this) {
                     if (!unavailable) {

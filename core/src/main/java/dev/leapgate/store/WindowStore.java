@@ -21,7 +21,9 @@ public interface WindowStore extends AutoCloseable {
 
     /**
      * Starts a decision: whether {@code permits} fit in the window {@code key} of shape {@code
-     * window}, counting them if so. The stage fails if the store cannot decide.
+     * window}, counting them if so. The stage fails if the store cannot decide. A caller that stops
+     * waiting cancels the stage ({@link java.util.concurrent.CompletableFuture#cancel}); permits
+     * the store then counts for it anyway should be given back, as a refund.
      *
      * @param key the window's key without the store's prefix, e.g. {@code {o:203.0.113.7}:login}
      */

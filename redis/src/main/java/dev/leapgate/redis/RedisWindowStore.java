@@ -60,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * ({@code store-timeout}); a circuit breaker (Resilience4j) counts failures and timeouts, and once
  * half of the last 20 decisions failed it stops calling Redis for a second, then lets two probes
  * through and closes when they succeed. Each of its transitions is logged once (WARN). What the
- * rule does meanwhile is core's failure policy ({@code store-on-failure}).
+ * rule does meanwhile is core's failure policy ({@code store-on-failure}). A decision Redis makes
+ * after its caller stopped waiting (Redis paused, then resumed) is not lost: if it admitted, its
+ * permits are given back (replies are awaited for 10 s beyond the budget).
  *
  * <h2>Instances</h2>
  *
@@ -75,6 +77,9 @@ public final class RedisWindowStore implements WindowStore {
     static final String SCRIPT = script();
 
     private static final Duration HEARTBEAT = Duration.ofSeconds(2);
+    /** How long a reply that came too late for its decision is still waited for, to give back what it admitted. */
+    private static final Duration LATE_REPLIES = Duration.ofSeconds(10);
+
     private static final Duration INSTANCE_EXPIRY = Duration.ofSeconds(10);
     /** The shortest time between two attempts to connect while Redis has never been reached. */
     private static final long RECONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -138,7 +143,9 @@ public final class RedisWindowStore implements WindowStore {
     public static RedisWindowStore open(StoreSettings settings) {
         URI uri = settings.uri();
         String scheme = uri.getScheme();
-        Duration timeout = settings.timeout();
+        // Lettuce's own timeout is long: the time budget is the caller's (orTimeout), and a reply
+        // that comes after it must still arrive, so that what Redis admitted for nobody goes back.
+        Duration timeout = settings.timeout().plus(LATE_REPLIES);
         if (scheme.endsWith("-cluster")) {
             List<RedisURI> seeds = seeds(uri, scheme.substring(0, scheme.length() - "-cluster".length()));
             RedisClusterClient cluster = RedisClusterClient.create(seeds);
@@ -246,10 +253,20 @@ public final class RedisWindowStore implements WindowStore {
         if (nowMicros != null) {
             args.add(Long.toString(nowMicros));
         }
-        CompletableFuture<Verdict> verdict = connection()
+        CompletableFuture<Verdict> verdict = new CompletableFuture<>();
+        connection()
                 .thenCompose(c -> run(c, prefix + key, args))
                 .thenApply(RedisWindowStore::verdict)
-                .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+                .whenComplete((v, failure) -> {
+                    if (failure != null) {
+                        verdict.completeExceptionally(failure);
+                    } else if (!verdict.complete(v) && v.admitted()) {
+                        // The caller stopped waiting (time budget) or cancelled: the permits Redis
+                        // counted for nobody go back.
+                        giveBack(key, v.bucket(), permits);
+                    }
+                });
+        verdict.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
         verdict.whenComplete((v, failure) -> {
             long took = System.nanoTime() - start;
             if (failure == null) {
@@ -297,6 +314,10 @@ public final class RedisWindowStore implements WindowStore {
         if (closed || breaker.getState() == CircuitBreaker.State.OPEN) {
             return; // best effort: a refund that cannot be made leaves the window conservative
         }
+        giveBack(key, bucket, permits);
+    }
+
+    private void giveBack(String key, long bucket, int permits) {
         connection()
                 .thenCompose(c -> run(c, prefix + key, List.of("r", Integer.toString(permits), Long.toString(bucket))))
                 .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)

@@ -1,0 +1,154 @@
+package dev.leapgate.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.stats.StoreStats;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real Redis paused, killed and restarted, its scripts flushed and its connections killed: no
+ * decision waits longer than the time budget, the failure policy applies meanwhile, nothing is
+ * left stuck, and the shared window comes back by itself.
+ */
+class RedisFaultTest {
+
+    /** The budget per decision in these tests. */
+    private static final Duration BUDGET = Duration.ofMillis(300);
+    /** What "no longer than the budget" may take on a loaded 2-core CI machine; only proves that nothing hangs. */
+    private static final Duration BOUND = Duration.ofSeconds(2);
+
+    private RedisProcess redis;
+    private HttpGate gate;
+    private final Origin client = Origin.ip(IpAddress.parse("203.0.113.9"), 64);
+
+    @BeforeEach
+    void start() throws Exception {
+        redis = RedisProcess.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (gate != null) {
+            gate.close();
+        }
+        redis.resume(); // a paused server must be running to stop cleanly
+        redis.close();
+    }
+
+    private HttpGate gate(String onFailure) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", redis.uri());
+        settings.put("store-timeout", BUDGET.toMillis() + "ms");
+        settings.put("store-on-failure", onFailure);
+        settings.put("store-instances", "2");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "10/1m");
+        settings.put("rule.login.scope", "per-origin");
+        return HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+    }
+
+    /** Decides once, failing the test if the decision took longer than {@link #BOUND}. */
+    private Decision timed() {
+        long start = System.nanoTime();
+        Decision d = gate.enter("POST", "/login", client);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(BOUND);
+        if (d instanceof Entry entry) {
+            entry.close();
+        }
+        return d;
+    }
+
+    private static void eventually(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within 20 s").isLessThan(deadline);
+            Thread.sleep(50); // polling real Redis recovering, not waiting for a window
+        }
+    }
+
+    @Test
+    void paused_decisionsStayWithinTheBudget_theLocalShareApplies_andSharingResumes() throws Exception {
+        gate = gate("local-share");
+        assertThat(timed()).isInstanceOf(Entry.class); // 1 of 10 counted in Redis
+        redis.pause();
+        int admitted = 0;
+        for (int i = 0; i < 20; i++) {
+            admitted += timed() instanceof Entry ? 1 : 0;
+        }
+        assertThat(admitted).as("this instance's share: 10 / 2").isEqualTo(5);
+        StoreStats during = gate.store("login").orElseThrow();
+        assertThat(during.available()).isFalse();
+        assertThat(during.decidedWithoutStore()).isEqualTo(20);
+        assertThat(during.outages()).isEqualTo(1);
+
+        redis.resume();
+        eventually(() ->
+                timed() instanceof Entry && gate.store("login").orElseThrow().available());
+        // the shared window kept its count through the pause, without the decisions that timed out
+        // (Redis ran them when it resumed; their permits were given back): 2 now, 8 more
+        System.out.println("DEBUG "
+                + redis.call(c -> c.keys("leapgate:{o:*").stream()
+                        .map(k -> k + "=" + c.hgetall(k))
+                        .toList()));
+        int more = 0;
+        for (int i = 0; i < 20; i++) {
+            more += timed() instanceof Entry ? 1 : 0;
+        }
+        assertThat(more).isEqualTo(8);
+        assertThat(gate.store("login").orElseThrow().outages()).isEqualTo(1);
+    }
+
+    @Test
+    void killed_failClosed_rejectsWithItsReason_andAfterARestartTheScriptIsLoadedAgain() throws Exception {
+        gate = gate("closed");
+        assertThat(timed()).isInstanceOf(Entry.class);
+        redis.kill();
+        for (int i = 0; i < 15; i++) {
+            Decision d = timed();
+            assertThat(d).isInstanceOf(Rejection.class);
+            assertThat(((Rejection) d).reason()).isEqualTo("shared store unavailable");
+        }
+        assertThat(gate.rejections("login").orElseThrow().storeUnavailable()).isEqualTo(15);
+
+        redis.startAgain(); // empty, and without the script: NOSCRIPT, then EVAL
+        eventually(() -> timed() instanceof Entry);
+        String stats = redis.call(c -> c.info("commandstats"));
+        assertThat(SharedLimitTest.calls(stats, "eval")).isEqualTo(1);
+        for (int i = 0; i < 20; i++) {
+            timed();
+        }
+        long counted = redis.call(c -> c.keys("leapgate:{o:*").stream()
+                .mapToLong(k -> c.hvals(k).stream().mapToLong(Long::parseLong).sum())
+                .sum());
+        assertThat(counted).as("a fresh window after the restart").isEqualTo(10);
+    }
+
+    @Test
+    void scriptFlushedAndConnectionsKilled_theNextDecisionsAreSharedAgain() throws Exception {
+        gate = gate("closed");
+        assertThat(timed()).isInstanceOf(Entry.class);
+        redis.call(c -> c.scriptFlush());
+        assertThat(timed()).isInstanceOf(Entry.class); // EVALSHA -> NOSCRIPT -> EVAL, in one decision
+        redis.call(c -> c.clientKill(io.lettuce.core.KillArgs.Builder.typeNormal()));
+        eventually(() -> timed() instanceof Entry);
+        int admitted = 3; // the two above and the one that came back
+        for (int i = 0; i < 20; i++) {
+            admitted += timed() instanceof Entry ? 1 : 0;
+        }
+        assertThat(admitted).isEqualTo(10);
+        assertThat(gate.rejections("login").orElseThrow().limitExceeded()).isPositive();
+    }
+}
