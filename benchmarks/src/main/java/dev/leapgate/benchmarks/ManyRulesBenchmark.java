@@ -74,7 +74,14 @@ public class ManyRulesBenchmark {
     static LeapgateConfig withRules(RuleSet rules) {
         LeapgateConfig d = LeapgateConfig.defaults();
         return new LeapgateConfig(
-                rules, d.rulesFile(), d.reloadInterval(), d.clientIp(), d.origin(), d.response(), d.monitoring(), d.store());
+                rules,
+                d.rulesFile(),
+                d.reloadInterval(),
+                d.clientIp(),
+                d.origin(),
+                d.response(),
+                d.monitoring(),
+                d.store());
     }
 
     @Benchmark

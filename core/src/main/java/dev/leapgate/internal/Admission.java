@@ -35,6 +35,12 @@ import dev.leapgate.Sleeper;
  * interrupted meanwhile, its permits are given back as for a rejection, the interrupt status is
  * restored, and the request is rejected with reason {@code "interrupted"}.
  *
+ * <p>Limits whose windows are in a shared store ({@code Limit.Shared}) decide there; when several
+ * apply to one request, their store decisions are started together before any is waited for, so a
+ * request costs one round trip to the store however many shared rules it meets. A decision started
+ * and then not needed (an earlier limit rejected) is abandoned, and the store gives back what it
+ * admitted.
+ *
  * <p>The clock is read once per decision (twice after a wait), and the reading is shared by the
  * counters and the statistics. The admitted path allocates the entry and nothing else for up to
  * two limits; a rejection by a limit everyone shares allocates nothing.
@@ -88,6 +94,8 @@ public final class Admission {
         long t1 = 0;
         int watching = shadows(limits);
         long[] all = n > 2 || watching > 0 ? new long[n] : null;
+        // Several shared limits: their store decisions start together, one round trip for all.
+        Object[] begun = remotes(limits) > 1 ? begin(limits, now, origin, permits) : null;
         int shadowRejected = 0;
         boolean schedules = false;
         // Pass 1: limits that decide at once; pass 2: limits that may make the request wait.
@@ -101,6 +109,9 @@ public final class Admission {
                 long token;
                 if (permits > limit.rule.limit()) {
                     token = Limit.REJECTED;
+                } else if (begun != null && begun[i] != null) {
+                    token = limit.tryAcquire(now, origin, permits, begun[i]);
+                    begun[i] = null;
                 } else {
                     token = limit.tryAcquire(now, origin, permits);
                 }
@@ -109,6 +120,7 @@ public final class Admission {
                     token = Limit.SHADOW_REJECTED; // holds nothing, gives nothing back
                     shadowRejected++;
                 } else if (token < 0) {
+                    abandon(limits, begun);
                     giveBack(limits, t0, t1, all, i, pass, origin, permits);
                     return reject(limits, limit, now, origin, permits, reason(limit, permits, token));
                 }
@@ -267,6 +279,36 @@ public final class Admission {
             shadows += limit.shadow ? 1 : 0;
         }
         return shadows;
+    }
+
+    private static int remotes(Limit[] limits) {
+        int remotes = 0;
+        for (Limit limit : limits) {
+            remotes += limit.remote() ? 1 : 0;
+        }
+        return remotes;
+    }
+
+    /** Starts the store decisions of the shared limits among {@code limits}; null entries for the others. */
+    private static Object[] begin(Limit[] limits, long now, Origin origin, int permits) {
+        Object[] begun = new Object[limits.length];
+        for (int i = 0; i < limits.length; i++) {
+            if (limits[i].remote() && permits <= limits[i].rule.limit()) {
+                begun[i] = limits[i].begin(now, origin, permits);
+            }
+        }
+        return begun;
+    }
+
+    /** Drops the store decisions started and not yet finished: a rejection came first. */
+    private static void abandon(Limit[] limits, Object[] begun) {
+        if (begun != null) {
+            for (int i = 0; i < limits.length; i++) {
+                if (begun[i] != null) {
+                    limits[i].abandon(begun[i]);
+                }
+            }
+        }
     }
 
     private static boolean hasBorrowing(Limit[] limits) {

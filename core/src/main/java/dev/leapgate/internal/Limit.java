@@ -173,6 +173,31 @@ public abstract sealed class Limit {
 
     abstract long tryAcquire(long nowNanos, Origin origin, int permits);
 
+    /** What {@link #begin} returns when a remembered rejection decides without the store. */
+    static final Object REMEMBERED = new Object();
+
+    /** Whether the limit decides in a shared store, through {@link #begin} and the four-argument {@link #tryAcquire}. */
+    boolean remote() {
+        return false;
+    }
+
+    /**
+     * Starts a decision in the shared store without waiting for it, so that the decisions of
+     * several shared limits on one request take one round trip; what it returns is passed to
+     * {@link #tryAcquire(long, Origin, int, Object)} or {@link #abandon}. Only for {@link #remote()} limits.
+     */
+    Object begin(long nowNanos, Origin origin, int permits) {
+        throw new UnsupportedOperationException("not a shared limit");
+    }
+
+    /** Finishes a decision started with {@link #begin}: as {@link #tryAcquire(long, Origin, int)}. */
+    long tryAcquire(long nowNanos, Origin origin, int permits, Object begun) {
+        throw new UnsupportedOperationException("not a shared limit");
+    }
+
+    /** Drops a decision started with {@link #begin} that will not be finished; what it admits is given back. */
+    void abandon(Object begun) {}
+
     /** Gives back what {@link #tryAcquire} took: its result is {@code token}. */
     abstract void release(Origin origin, long token, int permits);
 
@@ -569,27 +594,63 @@ public abstract sealed class Limit {
 
         @Override
         long tryAcquire(long nowNanos, Origin origin, int permits) {
+            return tryAcquire(nowNanos, origin, permits, begin(nowNanos, origin, permits));
+        }
+
+        /** A decision started in the store: the key, the permits, and the store's answer to come. */
+        private record Pending(String key, int permits, CompletableFuture<Verdict> verdict) {}
+
+        @Override
+        boolean remote() {
+            return true;
+        }
+
+        /**
+         * Starts the decision in the store; {@link #REMEMBERED} when a remembered rejection decides
+         * it without the store.
+         */
+        @Override
+        Object begin(long nowNanos, Origin origin, int permits) {
             String key = key(origin);
-            int slot = key.hashCode() & (REJECTIONS - 1);
-            Remembered remembered = rejected.get(slot);
+            Remembered remembered = rejected.get(key.hashCode() & (REJECTIONS - 1));
             if (remembered != null
                     && remembered.untilNanos - nowNanos > 0
                     && permits >= remembered.permits
                     && remembered.key.equals(key)) {
-                return REJECTED;
+                return REMEMBERED;
+            }
+            try {
+                return new Pending(
+                        key, permits, store.tryAcquire(window, key, permits).toCompletableFuture());
+            } catch (RuntimeException e) {
+                return new Pending(key, permits, CompletableFuture.failedFuture(e));
+            }
+        }
+
+        @Override
+        void abandon(Object begun) {
+            if (begun instanceof Pending pending && !pending.verdict.cancel(false)) {
+                // Answered already (a cancelled decision's admission the store gives back itself).
+                Verdict verdict = pending.verdict.exceptionally(failure -> null).join();
+                if (verdict != null && verdict.admitted()) {
+                    store.refund(window, pending.key, verdict.bucket(), pending.permits);
+                }
+            }
+        }
+
+        @Override
+        long tryAcquire(long nowNanos, Origin origin, int permits, Object begun) {
+            if (!(begun instanceof Pending pending)) {
+                return REJECTED; // remembered
             }
             Verdict verdict;
-            CompletableFuture<Verdict> pending = null;
             try {
-                pending = store.tryAcquire(window, key, permits).toCompletableFuture();
-                verdict = pending.get(timeoutNanos, TimeUnit.NANOSECONDS);
+                verdict = pending.verdict.get(timeoutNanos, TimeUnit.NANOSECONDS);
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
-                if (pending != null) {
-                    pending.cancel(false); // a store gives back what it admits for a decision no one waits for
-                }
+                abandon(pending);
                 return withoutStore(nowNanos, origin, permits, e instanceof ExecutionException ? e.getCause() : e);
             } catch (InterruptedException e) {
-                pending.cancel(false);
+                abandon(pending);
                 Thread.currentThread().interrupt();
                 return withoutStore(nowNanos, origin, permits, e);
             }
@@ -599,16 +660,15 @@ public abstract sealed class Limit {
             skewNanos = verdict.nowMicros() * 1000 - nowNanos;
             if (!verdict.admitted()) {
                 rejected.set(
-                        slot,
+                        pending.key.hashCode() & (REJECTIONS - 1),
                         new Remembered(
-                                key, permits, nowNanos + verdict.retryMicros() * 1000, limit() - verdict.remaining()));
+                                pending.key,
+                                permits,
+                                nowNanos + verdict.retryMicros() * 1000,
+                                rule.limit() - verdict.remaining()));
                 return REJECTED;
             }
             return verdict.bucket() << REMAINING_BITS | Math.min(verdict.remaining(), REMAINING_MASK);
-        }
-
-        private long limit() {
-            return rule.limit();
         }
 
         /** The failure policy's decision, while the store cannot decide. */

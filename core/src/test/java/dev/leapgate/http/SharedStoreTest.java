@@ -10,23 +10,14 @@ import dev.leapgate.Origin;
 import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
-import dev.leapgate.internal.counter.LeapCounter;
 import dev.leapgate.net.IpAddress;
-import dev.leapgate.rule.WindowMode;
-import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.stats.StoreStats;
-import dev.leapgate.store.SharedWindow;
-import dev.leapgate.store.Verdict;
-import dev.leapgate.store.WindowStore;
+import dev.leapgate.testing.FakeWindowStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,64 +29,8 @@ import org.junit.jupiter.api.Test;
 class SharedStoreTest {
 
     private final ManualClock clock = new ManualClock();
-    private final FakeStore store = new FakeStore(clock);
+    private final FakeWindowStore store = new FakeWindowStore(clock);
     private final Origin client = Origin.ip(IpAddress.parse("203.0.113.7"), 64);
-
-    /** Windows in a map, deciding on the test's clock; can be made to fail or to hang. */
-    static final class FakeStore implements WindowStore {
-        private final ManualClock clock;
-        final Map<String, LeapCounter> windows = new ConcurrentHashMap<>();
-        final AtomicInteger calls = new AtomicInteger();
-        final List<String> keys = new ArrayList<>();
-        volatile boolean down;
-        volatile boolean hangs;
-        volatile int instances = 1;
-
-        FakeStore(ManualClock clock) {
-            this.clock = clock;
-        }
-
-        @Override
-        public CompletionStage<Verdict> tryAcquire(SharedWindow window, String key, int permits) {
-            calls.incrementAndGet();
-            synchronized (keys) {
-                keys.add(key);
-            }
-            if (hangs) {
-                return new CompletableFuture<>();
-            }
-            if (down) {
-                return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
-            }
-            long bucketNanos = window.bucketMicros() * 1000;
-            WindowSpec spec = new WindowSpec(
-                    Duration.ofNanos(bucketNanos * (window.span() + 1)), window.span() + 1, WindowMode.SLIDING);
-            LeapCounter counter = windows.computeIfAbsent(key, k -> new LeapCounter(spec, window.limit(), 0));
-            long now = clock.nanoTime();
-            long ticket = counter.tryAcquire(now, permits);
-            long nowMicros = now / 1000;
-            return CompletableFuture.completedFuture(
-                    ticket >= 0
-                            ? new Verdict(true, now / bucketNanos, counter.remainingAfter(ticket), nowMicros, 0)
-                            : new Verdict(
-                                    false,
-                                    now / bucketNanos,
-                                    window.limit() - counter.used(now),
-                                    nowMicros,
-                                    counter.nanosUntilAvailable(now, permits) / 1000));
-        }
-
-        @Override
-        public void refund(SharedWindow window, String key, long bucket, int permits) {}
-
-        @Override
-        public int instances() {
-            return instances;
-        }
-
-        @Override
-        public void close() {}
-    }
 
     private HttpGate gate(String... keyValues) {
         Map<String, String> settings = new LinkedHashMap<>();
@@ -137,6 +72,38 @@ class SharedStoreTest {
         assertThat(remaining).containsExactly("4", "3", "2", "1", "0");
         assertThat(store.keys).allMatch(k -> k.equals("{o:203.0.113.7}:login:1000x10"));
         assertThat(first.store("login")).contains(new StoreStats(true, 0, 0));
+    }
+
+    @Test
+    void twoSharedRulesOnOneRequest_askTheStoreTogether_oneRoundTrip() {
+        store.batch = 2; // the store answers only once both decisions have started
+        HttpGate gate = gate(with(
+                PER_CLIENT,
+                "rule.all.match",
+                "/**",
+                "rule.all.limit",
+                "100/1m",
+                "store-timeout",
+                "2s",
+                "store-on-failure",
+                "closed"));
+        Decision d = gate.enter("POST", "/login", client);
+        assertThat(d).isInstanceOf(Entry.class);
+        assertThat(d.quotas()).hasSize(2);
+        assertThat(store.calls.get()).isEqualTo(2);
+        assertThat(gate.store("login").orElseThrow().available()).isTrue();
+        assertThat(gate.store("all").orElseThrow().available()).isTrue();
+    }
+
+    @Test
+    void whenOneSharedRuleRejects_whatTheOtherAdmittedIsGivenBack() {
+        HttpGate gate = gate(with(PER_CLIENT, "rule.all.match", "/**", "rule.all.limit", "100/1m"));
+        for (int i = 0; i < 5; i++) {
+            ((Entry) gate.enter("POST", "/login", client)).close();
+        }
+        clock.advance(Duration.ofMillis(1)); // nothing remembered changes: login's rejection is new
+        assertThat(gate.enter("POST", "/login", client)).isInstanceOf(Rejection.class);
+        assertThat(store.refunds).containsExactly("{r:all}:all:6000x10 1");
     }
 
     @Test

@@ -74,6 +74,8 @@ final class ApplicationGate implements ApplicationEventListener {
     public void onEvent(ApplicationEvent event) {
         if (event.getType() == ApplicationEvent.Type.INITIALIZATION_APP_FINISHED) {
             start();
+        } else if (event.getType() == ApplicationEvent.Type.DESTROY_FINISHED && gate != null) {
+            gate.close(); // its shared store, if any
         }
     }
 

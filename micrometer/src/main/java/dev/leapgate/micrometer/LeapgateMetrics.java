@@ -47,10 +47,16 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code leapgate.rule.rejections} ({@code leapgate_rule_rejections_total}), tags {@code rule}
  *       and {@code reason}: {@code limit-exceeded}, {@code too-many-permits}, and where they can
  *       happen {@code not-tracked} (a per-client in-flight rule) and {@code interrupted} (a rule
- *       that makes requests wait): the requests each rule rejected (a shadow rule: would have
+ *       that makes requests wait) and {@code store-unavailable} (a shared rule under {@code
+ *       store-on-failure = closed}): the requests each rule rejected (a shadow rule: would have
  *       rejected);
+ *   <li>{@code leapgate.store.available} ({@code leapgate_store_available}) and {@code
+ *       leapgate.store.decided.without} ({@code leapgate_store_decided_without_total}), tag {@code
+ *       rule}, for a rule whose window is in a shared store: 1 while the store decides, 0 while
+ *       the failure policy does, and the decisions the policy made;
  *   <li>{@code leapgate.clients.tracked} ({@code leapgate_clients_tracked}), tag {@code rule}: the
- *       clients a per-client rule tracks now, at most its {@code max-origins};
+ *       clients a per-client rule tracks now, at most its {@code max-origins} (not for a rule in
+ *       a shared store, which keeps its clients itself; nor the next two);
  *   <li>{@code leapgate.clients.limited} ({@code leapgate_clients_limited}), tag {@code rule}: the
  *       clients a per-client rule holds at their limit now (their window full, or every in-flight
  *       slot taken), counted by a scan of the rule's table at each read;
@@ -172,6 +178,30 @@ public final class LeapgateMetrics implements MeterBinder {
         if (gate.waits(ruleName).isPresent()) {
             reasons.add("interrupted");
         }
+        boolean shared = gate.store(ruleName).isPresent();
+        if (shared) {
+            reasons.add("store-unavailable");
+            registered.add(Gauge.builder(
+                            "leapgate.store.available",
+                            gate,
+                            g -> g.store(ruleName)
+                                    .map(store -> store.available() ? 1 : 0)
+                                    .orElse(0))
+                    .description("1 while the shared store decides the rule, 0 while its failure policy does")
+                    .tags(ruleTags)
+                    .strongReference(true)
+                    .register(registry));
+            registered.add(FunctionCounter.builder(
+                            "leapgate.store.decided.without",
+                            gate,
+                            g -> g.store(ruleName)
+                                    .map(store -> store.decidedWithoutStore())
+                                    .orElse(0L))
+                    .description(
+                            "Decisions of a shared rule that its failure policy made: the store did not decide in time")
+                    .tags(ruleTags)
+                    .register(registry));
+        }
         for (String reason : reasons) {
             registered.add(FunctionCounter.builder(
                             "leapgate.rule.rejections",
@@ -184,7 +214,7 @@ public final class LeapgateMetrics implements MeterBinder {
                     .tag("reason", reason)
                     .register(registry));
         }
-        if (rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
+        if (rule.scope().kind() == Scope.Kind.PER_ORIGIN && !shared) { // a shared store keeps its clients
             String name = rule.name();
             registered.add(Gauge.builder(
                             "leapgate.clients.tracked",
@@ -284,6 +314,7 @@ public final class LeapgateMetrics implements MeterBinder {
             case "not-tracked" -> counts.notTracked();
             case "too-many-permits" -> counts.tooManyPermits();
             case "interrupted" -> counts.interrupted();
+            case "store-unavailable" -> counts.storeUnavailable();
             default -> throw new IllegalArgumentException(reason);
         };
     }

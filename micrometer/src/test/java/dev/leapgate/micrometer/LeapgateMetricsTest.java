@@ -301,4 +301,48 @@ class LeapgateMetricsTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("these metrics are bound to a registry already");
     }
+
+    @Test
+    void aSharedRule_saysWhetherItsStoreDecides_andWhatItsFailurePolicyDecided() {
+        dev.leapgate.testing.FakeWindowStore store = new dev.leapgate.testing.FakeWindowStore(clock);
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(
+                        Map.of(
+                                "store", "redis://127.0.0.1:6379",
+                                "store-on-failure", "closed",
+                                "rule.login.match", "POST /login",
+                                "rule.login.limit", "5/1m",
+                                "rule.login.scope", "per-origin"),
+                        "test"))
+                .clock(clock)
+                .windowStore(store)
+                .build();
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new LeapgateMetrics(gate).bindTo(registry);
+        gate.enter("POST", "/login", ip("203.0.113.7"));
+        assertThat(registry.get("leapgate.store.available")
+                        .tags("rule", "login")
+                        .gauge()
+                        .value())
+                .isEqualTo(1);
+
+        store.down = true;
+        gate.enter("POST", "/login", ip("203.0.113.7"));
+        gate.enter("POST", "/login", ip("203.0.113.8"));
+        assertThat(registry.get("leapgate.store.available")
+                        .tags("rule", "login")
+                        .gauge()
+                        .value())
+                .isZero();
+        assertThat(registry.get("leapgate.store.decided.without")
+                        .tags("rule", "login")
+                        .functionCounter()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.get("leapgate.rule.rejections")
+                        .tags("rule", "login", "reason", "store-unavailable")
+                        .functionCounter()
+                        .count())
+                .isEqualTo(2);
+        assertThat(registry.find("leapgate.clients.tracked").meters()).isEmpty(); // the store keeps the clients
+    }
 }

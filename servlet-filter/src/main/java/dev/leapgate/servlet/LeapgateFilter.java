@@ -68,6 +68,9 @@ public class LeapgateFilter implements Filter {
     private static final Logger LOG = LoggerFactory.getLogger(LeapgateFilter.class);
 
     private HttpGate gate;
+    /** Whether {@link #init} built the gate, and {@link #destroy} closes it (its shared store). */
+    private boolean ownsGate;
+
     private BlockHandler blockHandler = BlockHandler.STANDARD;
 
     /** For {@code web.xml}: configured from init-params in {@link #init}. */
@@ -118,6 +121,7 @@ public class LeapgateFilter implements Filter {
                         .check(rules -> RuleChecks.writtenWithPrefix(
                                 rules, contextPath, "the context path", path -> served(path, mappings)))
                         .build();
+                ownsGate = true;
             } catch (ConfigException e) {
                 throw new ServletException(e.getMessage(), e);
             }
@@ -259,7 +263,11 @@ public class LeapgateFilter implements Filter {
     }
 
     @Override
-    public void destroy() {}
+    public void destroy() {
+        if (ownsGate) {
+            gate.close();
+        }
+    }
 
     /** Builds a {@link LeapgateFilter} in code. */
     public static final class Builder {

@@ -86,6 +86,21 @@ public class LeapgateProperties {
     /** Who gets the status: CIDR blocks and addresses of the TCP peer. Default 127.0.0.0/8, ::1. */
     private String statusAllow;
 
+    /** Where the shared windows are, e.g. redis://127.0.0.1:6379 (needs leapgate-redis). Default: none, every rule per instance. */
+    private String store;
+
+    /** The prefix of every key written to the store. Default leapgate. */
+    private String storeKeyPrefix;
+
+    /** The most a decision waits for the store before the failure policy decides. Default 50ms. */
+    private String storeTimeout;
+
+    /** What a shared rule does while the store cannot decide: local-share (default), open or closed. */
+    private String storeOnFailure;
+
+    /** The instances sharing the store, for local-share: a count, or auto (default) to count those seen in the store. */
+    private String storeInstances;
+
     /** none when no rule is meant on purpose (otherwise a configuration without rules is refused). */
     private String rules;
 
@@ -120,6 +135,8 @@ public class LeapgateProperties {
         private String maxOrigins;
         /** enforce (default) or shadow: decide and count, never reject. */
         private String mode;
+        /** shared (default: in the configured store, if any) or local (per instance). */
+        private String store;
 
         public String getMatch() {
             return match;
@@ -225,6 +242,14 @@ public class LeapgateProperties {
             this.mode = mode;
         }
 
+        public String getStore() {
+            return store;
+        }
+
+        public void setStore(String store) {
+            this.store = store;
+        }
+
         /** The rule's settings by their key, in-flight, ..., those set only. */
         Map<String, String> settings() {
             Map<String, String> settings = new LinkedHashMap<>();
@@ -241,6 +266,7 @@ public class LeapgateProperties {
             put(settings, "max-wait", maxWait);
             put(settings, "max-origins", maxOrigins);
             put(settings, "mode", mode);
+            put(settings, "store", store);
             return settings;
         }
     }
@@ -265,6 +291,11 @@ public class LeapgateProperties {
         put(settings, "rejection-log", rejectionLog);
         put(settings, "status-path", statusPath);
         put(settings, "status-allow", statusAllow);
+        put(settings, "store", store);
+        put(settings, "store-key-prefix", storeKeyPrefix);
+        put(settings, "store-timeout", storeTimeout);
+        put(settings, "store-on-failure", storeOnFailure);
+        put(settings, "store-instances", storeInstances);
         put(settings, "rules", rules);
         rule.forEach(
                 (name, r) -> r.settings().forEach((key, value) -> settings.put("rule." + name + "." + key, value)));
@@ -436,6 +467,46 @@ public class LeapgateProperties {
 
     public void setStatusAllow(String statusAllow) {
         this.statusAllow = statusAllow;
+    }
+
+    public String getStore() {
+        return store;
+    }
+
+    public void setStore(String store) {
+        this.store = store;
+    }
+
+    public String getStoreKeyPrefix() {
+        return storeKeyPrefix;
+    }
+
+    public void setStoreKeyPrefix(String storeKeyPrefix) {
+        this.storeKeyPrefix = storeKeyPrefix;
+    }
+
+    public String getStoreTimeout() {
+        return storeTimeout;
+    }
+
+    public void setStoreTimeout(String storeTimeout) {
+        this.storeTimeout = storeTimeout;
+    }
+
+    public String getStoreOnFailure() {
+        return storeOnFailure;
+    }
+
+    public void setStoreOnFailure(String storeOnFailure) {
+        this.storeOnFailure = storeOnFailure;
+    }
+
+    public String getStoreInstances() {
+        return storeInstances;
+    }
+
+    public void setStoreInstances(String storeInstances) {
+        this.storeInstances = storeInstances;
     }
 
     public String getRules() {
