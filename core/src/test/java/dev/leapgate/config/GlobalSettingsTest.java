@@ -256,7 +256,7 @@ class GlobalSettingsTest {
                 "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"
                         + " reload-interval, trusted-proxies, allow-wide-trusted-proxies, forwarded-header,"
                         + " ipv6-prefix, origin, exempt, allow-wide-exempt, deny, status, deny-status,"
-                        + " rate-limit-headers, body, rejection-log, status-path or status-allow",
+                        + " rate-limit-headers, body, rejection-log, status-path, status-allow, store, store-key-prefix, store-timeout, store-on-failure or store-instances",
             })
     void unknownKey_isRejected_withTheLikeliestKey(String key, String message) {
         assertThat(problems(key, "x")).containsExactly(message);

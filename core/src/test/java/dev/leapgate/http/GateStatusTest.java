@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 class GateStatusTest {
 
     private static final String NO_REJECTIONS =
-            "\"rejected\":{\"limitExceeded\":0,\"notTracked\":0,\"tooManyPermits\":0,\"interrupted\":0},"
+            "\"rejected\":{\"limitExceeded\":0,\"notTracked\":0,\"tooManyPermits\":0,\"interrupted\":0,\"storeUnavailable\":0},"
                     + "\"rejectedBySecond\":[" + "0,".repeat(59) + "0]";
 
     private final ManualClock clock = new ManualClock();
@@ -99,7 +99,7 @@ class GateStatusTest {
         assertThat(json)
                 .startsWith("{\"rules\":[{\"name\":\"api\",\"resource\":\"/api/**\",\"limit\":3,\"window\":\"1m in 10"
                         + " buckets, strict\",\"scope\":\"per-origin\",\"onExcess\":\"reject\",\"mode\":\"enforce\","
-                        + "\"rejected\":{\"limitExceeded\":2,\"notTracked\":0,\"tooManyPermits\":0,\"interrupted\":0},"
+                        + "\"rejected\":{\"limitExceeded\":2,\"notTracked\":0,\"tooManyPermits\":0,\"interrupted\":0,\"storeUnavailable\":0},"
                         + "\"rejectedBySecond\":[" + "0,".repeat(59) + "2],"
                         + "\"maxOrigins\":100000,\"trackedClients\":2,\"limitedClients\":1,\"evictedClients\":0,\"rejectedMost\":[{\"client\":\"203.0.113.7\","
                         + "\"about\":2}]}")
