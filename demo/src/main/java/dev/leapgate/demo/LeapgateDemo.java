@@ -3,6 +3,8 @@ package dev.leapgate.demo;
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.servlet.LeapgateFilter;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +29,9 @@ import org.eclipse.jetty.server.ServerConnector;
  *   <li>{@code -Dhost} / {@code HOST}: the address to listen on, 127.0.0.1 by default.
  *   <li>{@code -Dwebapp} / {@code WEBAPP}: the application directory, found next to the demo's
  *       build output by default.
+ *   <li>{@code -Dstore} / {@code STORE}: a shared store for the filter's {@code store} setting, such
+ *       as {@code redis://127.0.0.1:6379}, so that several demo instances enforce one limit; none
+ *       by default (every limit in this process).
  * </ul>
  */
 public final class LeapgateDemo {
@@ -52,14 +57,22 @@ public final class LeapgateDemo {
             System.err.println("No WEB-INF/web.xml in " + webapp.toAbsolutePath() + "; set -Dwebapp=<dir>");
             System.exit(2);
         }
-        Server server = start(host, port, webapp);
+        Server server = start(host, port, webapp, setting("store", "STORE"));
         server.setStopAtShutdown(true);
-        System.out.println(banner(host, port(server), rulesFile(server)));
+        System.out.println(banner(host, port(server), rulesFile(server), setting("store", "STORE")));
         server.join();
     }
 
     /** Starts the demo application from {@code webapp} on {@code host:port} (port 0: a free one). */
     public static Server start(String host, int port, Path webapp) throws Exception {
+        return start(host, port, webapp, Optional.empty());
+    }
+
+    /**
+     * As {@link #start(String, int, Path)}; with {@code store}, the Leapgate filter shares its
+     * windows there (its {@code store} init-param, set before the filter starts).
+     */
+    public static Server start(String host, int port, Path webapp, Optional<String> store) throws Exception {
         Server server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost(host);
@@ -70,6 +83,12 @@ public final class LeapgateDemo {
         app.setBaseResourceAsPath(webapp.toAbsolutePath().normalize());
         app.setParentLoaderPriority(true);
         app.setThrowUnavailableOnStartupException(true); // a bad init-param stops the demo, loudly
+        store.ifPresent(uri -> app.addEventListener(new ServletContextListener() {
+            @Override
+            public void contextInitialized(ServletContextEvent event) {
+                event.getServletContext().getFilterRegistration("leapgate").setInitParameter("store", uri);
+            }
+        }));
         server.setHandler(app);
         server.start();
         return server;
@@ -88,7 +107,7 @@ public final class LeapgateDemo {
         return gate == null ? Optional.empty() : gate.rulesFile().map(ReloadingRules::file);
     }
 
-    private static String banner(String host, int port, Optional<Path> rules) {
+    private static String banner(String host, int port, Optional<Path> rules, Optional<String> store) {
         String base = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
         return """
 
@@ -98,6 +117,7 @@ public final class LeapgateDemo {
                   rules:     %2$s
                              (edit it while the demo runs: checked every 2 s)
                   status:    %1$s/leapgate/status (a live page in a browser, JSON to curl; this machine only)
+                  store:     %3$s
 
                 Send 7 requests; the 6th and 7th are rejected (5 per 10 s per client):
                   for i in 1 2 3 4 5 6 7; do curl -s -i %1$s/hello | grep -E '^(HTTP|Retry-After|RateLimit)'; done
@@ -105,7 +125,11 @@ public final class LeapgateDemo {
                   curl -i %1$s/hello
 
                 Stop with Ctrl+C.
-                """.formatted(base, rules.map(Path::toString).orElse("(none)"));
+                """.formatted(
+                        base,
+                        rules.map(Path::toString).orElse("(none)"),
+                        store.map(uri -> uri + " (limits shared with every instance using it)")
+                                .orElse("none: every limit in this process (-Dstore=redis://... to share)"));
     }
 
     private static Optional<String> setting(String property, String environment) {

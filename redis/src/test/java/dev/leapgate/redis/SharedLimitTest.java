@@ -120,7 +120,7 @@ class SharedLimitTest {
         // a rejection by the per-client rule gives back the global permit, and the other way round
         long counted = redis.call(c -> c.keys("leapgate:*").stream()
                 .filter(k -> !k.endsWith("instances"))
-                .mapToLong(k -> c.hvals(k).stream().mapToLong(Long::parseLong).sum())
+                .mapToLong(k -> SharedLimitTest.counted(c.get(k)))
                 .sum());
         assertThat(counted).isEqualTo(2 * admitted);
     }
@@ -196,6 +196,36 @@ class SharedLimitTest {
         assertThat(ttls).allSatisfy(ttl -> assertThat(ttl).isBetween(60_000L, 72_000L));
         long memory = redis.<Long>call(c -> c.memoryUsage(keys.get(0)));
         assertThat(memory).as("MEMORY USAGE of one client's window").isLessThanOrEqualTo(150);
+    }
+
+    @Test
+    void aFullWindowOfTheDefaultTenBuckets_takesAtMost150Bytes_inRedis() throws Exception {
+        SharedWindow window = SharedWindow.of("login", WindowSpec.of(Duration.ofMinutes(1)), 100_000);
+        String key = "{o:203.0.113.77}:login:6000x10";
+        try (RedisWindowStore store = RedisWindowStore.open(new StoreSettings(
+                URI.create(redis.uri()), "leapgate", Duration.ofSeconds(5), FailurePolicy.CLOSED, 1))) {
+            long now = 59_901_904L * window.bucketMicros();
+            for (int bucket = 0; bucket <= window.span(); bucket++) { // every bucket the window counts
+                assertThat(store.decide(window, key, 999, now + bucket * window.bucketMicros())
+                                .toCompletableFuture()
+                                .get(5, TimeUnit.SECONDS)
+                                .admitted())
+                        .isTrue();
+            }
+        }
+        String value = redis.call(c -> c.get("leapgate:" + key));
+        assertThat(value).isEqualTo("59901914:999,999,999,999,999,999,999,999,999,999,999");
+        long memory = redis.<Long>call(c -> c.memoryUsage("leapgate:" + key));
+        assertThat(memory).as("MEMORY USAGE of one client's full window").isLessThanOrEqualTo(150);
+    }
+
+    /** The permits a window's value counts: {@code "<head>:<c0>,<c1>,..."}. */
+    static long counted(String window) {
+        long sum = 0;
+        for (String count : window.substring(window.indexOf(':') + 1).split(",")) {
+            sum += Long.parseLong(count);
+        }
+        return sum;
     }
 
     /** The calls of {@code command} in an {@code INFO commandstats} reply; 0 if never called. */
