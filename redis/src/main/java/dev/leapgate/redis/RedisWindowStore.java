@@ -22,6 +22,7 @@ import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -202,9 +203,28 @@ public final class RedisWindowStore implements WindowStore {
     private void connect() {
         CompletableFuture<StatefulConnection<String, String>> future;
         if (client instanceof RedisClusterClient cluster) {
-            future = cluster.connectAsync(StringCodec.UTF8)
-                    .thenApply(c -> (StatefulConnection<String, String>) c)
-                    .toCompletableFuture();
+            // Lettuce's connectAsync needs the topology loaded first, which connect() does, blocking:
+            // on a thread of its own (never one of Lettuce's, which the connection itself needs).
+            CompletableFuture<StatefulConnection<String, String>> connecting = new CompletableFuture<>();
+            Thread connector = new Thread(
+                    () -> {
+                        try {
+                            StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
+                            // Connections to the nodes are made on first use, and a command to a
+                            // node not yet connected is rejected (no queueing): connect to all now.
+                            for (RedisClusterNode node : c.getPartitions()) {
+                                c.getConnection(
+                                        node.getUri().getHost(), node.getUri().getPort());
+                            }
+                            connecting.complete(c);
+                        } catch (RuntimeException e) {
+                            connecting.completeExceptionally(e);
+                        }
+                    },
+                    "leapgate-redis-connect");
+            connector.setDaemon(true);
+            connector.start();
+            future = connecting;
         } else {
             RedisClient single = (RedisClient) client;
             future = single.connectAsync(
@@ -214,7 +234,7 @@ public final class RedisWindowStore implements WindowStore {
         }
         future.whenComplete((c, failure) -> {
             if (failure != null) {
-                LOG.debug("Leapgate Redis store {}: cannot connect: {}", settings.shownUri(), failure.toString());
+                LOG.debug("Leapgate Redis store {}: cannot connect", settings.shownUri(), failure);
             } else if (closed) {
                 c.closeAsync();
             }

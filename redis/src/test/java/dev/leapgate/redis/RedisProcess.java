@@ -24,15 +24,18 @@ final class RedisProcess implements AutoCloseable {
     private final File binary;
     private final int port;
     private final Path dir;
+    private final List<String> extraArgs;
     private Process process;
 
-    private RedisProcess(File binary, int port) throws IOException {
+    private RedisProcess(File binary, int port, List<String> extraArgs) throws IOException {
         this.binary = binary;
         this.port = port;
+        this.extraArgs = extraArgs;
         this.dir = Files.createTempDirectory("leapgate-redis");
     }
 
-    static RedisProcess start() throws IOException, InterruptedException {
+    /** Starts a server with {@code extraArgs} besides the port, loopback, no persistence. */
+    static RedisProcess start(String... extraArgs) throws IOException, InterruptedException {
         String named = System.getenv("LEAPGATE_REDIS_SERVER");
         File binary = named != null && !named.isBlank()
                 ? new File(named)
@@ -40,7 +43,7 @@ final class RedisProcess implements AutoCloseable {
         if (!binary.canExecute()) {
             binary.setExecutable(true);
         }
-        RedisProcess redis = new RedisProcess(binary, freePort());
+        RedisProcess redis = new RedisProcess(binary, freePort(), List.of(extraArgs));
         redis.startAgain();
         return redis;
     }
@@ -61,18 +64,20 @@ final class RedisProcess implements AutoCloseable {
 
     /** Starts the server (again, after {@link #kill()}) and waits until it accepts connections. */
     void startAgain() throws IOException, InterruptedException {
-        process = new ProcessBuilder(List.of(
-                        binary.getAbsolutePath(),
-                        "--port",
-                        Integer.toString(port),
-                        "--bind",
-                        "127.0.0.1",
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no",
-                        "--dir",
-                        dir.toString()))
+        List<String> command = new java.util.ArrayList<>(List.of(
+                binary.getAbsolutePath(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString()));
+        command.addAll(extraArgs);
+        process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(dir.resolve("redis.log").toFile())
                 .start();
