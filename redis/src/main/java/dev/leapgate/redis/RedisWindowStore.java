@@ -34,9 +34,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,8 +59,9 @@ import org.slf4j.LoggerFactory;
  * <h2>When Redis is slow or down</h2>
  *
  * One multiplexed Lettuce connection, which does not queue commands while it is disconnected
- * (they fail at once) and reconnects by itself. Every decision is bounded by the time budget
- * ({@code store-timeout}); a circuit breaker (Resilience4j) counts failures and timeouts, and once
+ * (they fail at once) and reconnects by itself. Core waits for each decision no longer than the
+ * time budget ({@code store-timeout}) and then cancels it; a circuit breaker (Resilience4j) counts
+ * failures, cancellations and timeouts, and once
  * half of the last 20 decisions failed it stops calling Redis for a second, then lets two probes
  * through and closes when they succeed. Each of its transitions is logged once (WARN). What the
  * rule does meanwhile is core's failure policy ({@code store-on-failure}). A decision Redis makes
@@ -88,7 +91,6 @@ public final class RedisWindowStore implements WindowStore {
     private final AbstractRedisClient client;
     private final StoreSettings settings;
     private final String prefix;
-    private final long timeoutNanos;
     private final CircuitBreaker breaker;
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicReference<Connecting> connection = new AtomicReference<>();
@@ -104,7 +106,6 @@ public final class RedisWindowStore implements WindowStore {
         this.client = client;
         this.settings = settings;
         this.prefix = settings.keyPrefix() + ":";
-        this.timeoutNanos = settings.timeout().toNanos();
         this.breaker = CircuitBreaker.of(
                 "leapgate-redis",
                 CircuitBreakerConfig.custom()
@@ -144,7 +145,7 @@ public final class RedisWindowStore implements WindowStore {
     public static RedisWindowStore open(StoreSettings settings) {
         URI uri = settings.uri();
         String scheme = uri.getScheme();
-        // Lettuce's own timeout is long: the time budget is the caller's (orTimeout), and a reply
+        // Lettuce's own timeout is long: the time budget is the caller's (core's), and a reply
         // that comes after it must still arrive, so that what Redis admitted for nobody goes back.
         Duration timeout = settings.timeout().plus(LATE_REPLIES);
         if (scheme.endsWith("-cluster")) {
@@ -263,30 +264,29 @@ public final class RedisWindowStore implements WindowStore {
             return CompletableFuture.failedFuture(CallNotPermittedException.createCallNotPermittedException(breaker));
         }
         long start = System.nanoTime();
-        List<String> args = new ArrayList<>(7);
-        args.add("a");
-        args.add(Integer.toString(permits));
-        args.add(Long.toString(window.limit()));
-        args.add(Long.toString(window.bucketMicros()));
-        args.add(Integer.toString(window.span()));
-        args.add(Long.toString(window.ttlMillis()));
+        String[] args = nowMicros == null ? new String[6] : new String[7];
+        args[0] = "a";
+        args[1] = Integer.toString(permits);
+        args[2] = Long.toString(window.limit());
+        args[3] = Long.toString(window.bucketMicros());
+        args[4] = Integer.toString(window.span());
+        args[5] = Long.toString(window.ttlMillis());
         if (nowMicros != null) {
-            args.add(Long.toString(nowMicros));
+            args[6] = Long.toString(nowMicros);
         }
+        // The caller bounds its wait with its time budget, and cancels when it stops waiting: then
+        // this stage fails (the breaker counts it), and what Redis admits for nobody goes back.
         CompletableFuture<Verdict> verdict = new CompletableFuture<>();
-        connection()
-                .thenCompose(c -> run(c, prefix + key, args))
-                .thenApply(RedisWindowStore::verdict)
-                .whenComplete((v, failure) -> {
-                    if (failure != null) {
-                        verdict.completeExceptionally(failure);
-                    } else if (!verdict.complete(v) && v.admitted()) {
-                        // The caller stopped waiting (time budget) or cancelled: the permits Redis
-                        // counted for nobody go back.
-                        giveBack(key, v.bucket(), permits);
-                    }
-                });
-        verdict.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS);
+        run(prefix + key, args, (reply, failure) -> {
+            if (failure != null) {
+                verdict.completeExceptionally(failure);
+                return;
+            }
+            Verdict v = verdict(reply);
+            if (!verdict.complete(v) && v.admitted()) {
+                giveBack(key, v.bucket(), permits);
+            }
+        });
         verdict.whenComplete((v, failure) -> {
             long took = System.nanoTime() - start;
             if (failure == null) {
@@ -298,8 +298,29 @@ public final class RedisWindowStore implements WindowStore {
         return verdict;
     }
 
-    /** EVALSHA, and EVAL when Redis does not know the script (restarted, or SCRIPT FLUSH). */
-    private CompletionStage<List<Object>> run(StatefulConnection<String, String> c, String key, List<String> args) {
+    /**
+     * Runs the script on {@code key} with {@code args}: EVALSHA, and EVAL when Redis does not know
+     * the script (restarted, or SCRIPT FLUSH). Straight on the connection when there is one.
+     */
+    private void run(String key, String[] args, BiConsumer<List<Object>, Throwable> done) {
+        CompletableFuture<StatefulConnection<String, String>> connecting = connection();
+        StatefulConnection<String, String> c =
+                connecting.isDone() && !connecting.isCompletedExceptionally() ? connecting.join() : null;
+        if (c == null) {
+            connecting.whenComplete((connected, failure) -> {
+                if (failure != null) {
+                    done.accept(null, failure instanceof CompletionException ? failure.getCause() : failure);
+                } else {
+                    run(connected, key, args, done);
+                }
+            });
+        } else {
+            run(c, key, args, done);
+        }
+    }
+
+    private void run(
+            StatefulConnection<String, String> c, String key, String[] args, BiConsumer<List<Object>, Throwable> done) {
         RedisScriptingAsyncCommands<String, String> scripting = commands(c);
         String digest = sha;
         if (digest == null) {
@@ -307,20 +328,18 @@ public final class RedisWindowStore implements WindowStore {
             sha = digest;
         }
         String[] keys = {key};
-        String[] values = args.toArray(new String[0]);
-        CompletionStage<List<Object>> first = scripting.evalsha(digest, ScriptOutputType.MULTI, keys, values);
-        return first.handle((result, failure) -> {
-                    if (failure == null) {
-                        return CompletableFuture.completedFuture(result);
-                    }
-                    Throwable cause =
-                            failure instanceof java.util.concurrent.CompletionException ? failure.getCause() : failure;
+        scripting
+                .<List<Object>>evalsha(digest, ScriptOutputType.MULTI, keys, args)
+                .whenComplete((result, failure) -> {
+                    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
                     if (cause instanceof RedisNoScriptException) {
-                        return scripting.<List<Object>>eval(SCRIPT, ScriptOutputType.MULTI, keys, values);
+                        scripting
+                                .<List<Object>>eval(SCRIPT, ScriptOutputType.MULTI, keys, args)
+                                .whenComplete(done);
+                    } else {
+                        done.accept(result, cause);
                     }
-                    return CompletableFuture.<List<Object>>failedFuture(cause);
-                })
-                .thenCompose(stage -> stage);
+                });
     }
 
     private static Verdict verdict(List<Object> reply) {
@@ -338,14 +357,11 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     private void giveBack(String key, long bucket, int permits) {
-        connection()
-                .thenCompose(c -> run(c, prefix + key, List.of("r", Integer.toString(permits), Long.toString(bucket))))
-                .orTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-                .whenComplete((ok, failure) -> {
-                    if (failure != null) {
-                        LOG.debug("Leapgate Redis store: refund of {} failed: {}", key, failure.toString());
-                    }
-                });
+        run(prefix + key, new String[] {"r", Integer.toString(permits), Long.toString(bucket)}, (ok, failure) -> {
+            if (failure != null) {
+                LOG.debug("Leapgate Redis store: refund of {} failed: {}", key, failure.toString());
+            }
+        });
     }
 
     /** Counts this instance in, and the instances that counted themselves in lately. */

@@ -133,6 +133,58 @@ class RedisFaultTest {
     }
 
     @Test
+    void killedAndRestarted_underLoad_everyDecisionIsMadeInTime_andNoneIsLost() throws Exception {
+        gate = gate("local-share");
+        int threads = 4;
+        java.util.concurrent.atomic.AtomicLong attempts = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong decided = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong slowest = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            done.add(pool.submit(() -> {
+                int i = 0;
+                while (running.get()) {
+                    attempts.incrementAndGet();
+                    Origin origin = Origin.ip(IpAddress.parse("192.0.2." + (thread * 50 + i++ % 50)), 64);
+                    long start = System.nanoTime();
+                    Decision d = gate.enter("POST", "/login", origin);
+                    slowest.accumulateAndGet(System.nanoTime() - start, Math::max);
+                    if (d instanceof Entry entry) {
+                        entry.close();
+                    }
+                    decided.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        try {
+            Thread.sleep(300); // load on the shared window
+            redis.kill();
+            Thread.sleep(1500); // load while Redis is gone: the failure policy, then the open breaker
+            redis.startAgain();
+            eventually(() -> gate.store("login").orElseThrow().available());
+        } finally {
+            running.set(false);
+            pool.shutdown();
+        }
+        for (java.util.concurrent.Future<?> f : done) {
+            f.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertThat(decided.get()).isEqualTo(attempts.get());
+        assertThat(Duration.ofNanos(slowest.get())).isLessThan(BOUND);
+        StoreStats stats = gate.store("login").orElseThrow();
+        // one outage; while the breaker probes Redis (two calls let through, the others refused),
+        // the rule may switch back and forth once more
+        assertThat(stats.outages()).isBetween(1L, 2L);
+        assertThat(stats.decidedWithoutStore()).isPositive();
+        assertThat(timed()).isNotNull(); // and the next decision is the store's again
+        assertThat(gate.store("login").orElseThrow().available()).isTrue();
+    }
+
+    @Test
     void scriptFlushedAndConnectionsKilled_theNextDecisionsAreSharedAgain() throws Exception {
         gate = gate("closed");
         assertThat(timed()).isInstanceOf(Entry.class);

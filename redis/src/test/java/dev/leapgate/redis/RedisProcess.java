@@ -19,7 +19,7 @@ import redis.embedded.core.ExecutableProvider;
  * environment variable {@code LEAPGATE_REDIS_SERVER}. The test can pause it (SIGSTOP), resume it,
  * kill it and start it again on the same port; {@link #close()} stops it.
  */
-final class RedisProcess implements AutoCloseable {
+public final class RedisProcess implements AutoCloseable {
 
     private final File binary;
     private final int port;
@@ -35,7 +35,7 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** Starts a server with {@code extraArgs} besides the port, loopback, no persistence. */
-    static RedisProcess start(String... extraArgs) throws IOException, InterruptedException {
+    public static RedisProcess start(String... extraArgs) throws IOException, InterruptedException {
         String named = System.getenv("LEAPGATE_REDIS_SERVER");
         File binary = named != null && !named.isBlank()
                 ? new File(named)
@@ -54,16 +54,16 @@ final class RedisProcess implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
     /** Starts the server (again, after {@link #kill()}) and waits until it accepts connections. */
-    void startAgain() throws IOException, InterruptedException {
+    public void startAgain() throws IOException, InterruptedException {
         List<String> command = new java.util.ArrayList<>(List.of(
                 binary.getAbsolutePath(),
                 "--port",
@@ -96,12 +96,12 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** SIGSTOP: the server keeps its connections but answers nothing. */
-    void pause() throws IOException, InterruptedException {
+    public void pause() throws IOException, InterruptedException {
         signal("STOP");
     }
 
     /** SIGCONT. */
-    void resume() throws IOException, InterruptedException {
+    public void resume() throws IOException, InterruptedException {
         signal("CONT");
     }
 
@@ -116,13 +116,13 @@ final class RedisProcess implements AutoCloseable {
     }
 
     /** Kills the server (SIGKILL); everything it held is gone. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
     }
 
     /** Runs {@code commands} on a connection of the test's own. */
-    <T> T call(java.util.function.Function<RedisCommands<String, String>, T> commands) {
+    public <T> T call(java.util.function.Function<RedisCommands<String, String>, T> commands) {
         RedisClient client = RedisClient.create(uri());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             return commands.apply(connection.sync());

@@ -219,6 +219,31 @@ class SharedLimitTest {
         assertThat(memory).as("MEMORY USAGE of one client's full window").isLessThanOrEqualTo(150);
     }
 
+    @Test
+    void instancesCountThemselvesInTheStore_forTheLocalShare() throws Exception {
+        StoreSettings auto = new StoreSettings(
+                URI.create(redis.uri()), "count", Duration.ofSeconds(1), FailurePolicy.LOCAL_SHARE, 0);
+        try (RedisWindowStore first = RedisWindowStore.open(auto);
+                RedisWindowStore second = RedisWindowStore.open(auto);
+                RedisWindowStore third = RedisWindowStore.open(auto)) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+            while (first.instances() != 3 || third.instances() != 3) {
+                assertThat(System.nanoTime())
+                        .as("three instances seen within 15 s")
+                        .isLessThan(deadline);
+                Thread.sleep(50); // polling the heartbeats (every 2 s), not waiting for a window
+            }
+            assertThat(second.instances()).isBetween(2, 3);
+            long ttl = redis.call(c -> c.pttl("count:instances"));
+            assertThat(ttl).isPositive().isLessThanOrEqualTo(10_000);
+        }
+        StoreSettings fixed = new StoreSettings(
+                URI.create(redis.uri()), "count", Duration.ofSeconds(1), FailurePolicy.LOCAL_SHARE, 4);
+        try (RedisWindowStore configured = RedisWindowStore.open(fixed)) {
+            assertThat(configured.instances()).isEqualTo(4);
+        }
+    }
+
     /** The permits a window's value counts: {@code "<head>:<c0>,<c1>,..."}. */
     static long counted(String window) {
         long sum = 0;

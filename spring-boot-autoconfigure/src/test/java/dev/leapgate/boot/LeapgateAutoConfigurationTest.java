@@ -123,6 +123,26 @@ class LeapgateAutoConfigurationTest {
     }
 
     @Test
+    void withLeapgateRedis_aStoreProperty_letsTwoApplicationsShareOneLimit_andClosesWithTheContext() throws Exception {
+        try (dev.leapgate.redis.RedisProcess redis = dev.leapgate.redis.RedisProcess.start()) {
+            Map<String, String> properties = new LinkedHashMap<>(LOGIN_PER_IP);
+            properties.put("leapgate.store", redis.uri());
+            properties.put("leapgate.store-timeout", "2s");
+            try (BootApps.Running first = BootApps.start(properties, new ManualClock());
+                    BootApps.Running second = BootApps.start(properties, new ManualClock())) {
+                assertThat(get(first, "/ok").statusCode()).isEqualTo(200);
+                assertThat(get(second, "/ok").statusCode()).isEqualTo(200);
+                assertThat(get(first, "/ok").statusCode()).isEqualTo(429); // 2 per minute for both
+                assertThat(get(second, "/ok").statusCode()).isEqualTo(429);
+                HttpGate gate = first.context().getBean(HttpGate.class);
+                assertThat(gate.store("login").orElseThrow().available()).isTrue();
+            }
+            // each context closed its gate, and the gate its Redis connection
+            assertThat(redis.<String>call(c -> c.clientList()).lines().count()).isEqualTo(1); // this call's own
+        }
+    }
+
+    @Test
     void theFilter_limitsPerClient_runsBeforeSpringSecurity_andSupportsAsynchronousRequests() throws Exception {
         try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock())) {
             assertThat(get(app, "/ok").statusCode()).isEqualTo(200);
