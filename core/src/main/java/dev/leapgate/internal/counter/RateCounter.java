@@ -3,9 +3,10 @@ package dev.leapgate.internal.counter;
 import dev.leapgate.rule.WindowSpec;
 
 /**
- * The admission state of one rate limit: "do these permits fit in the window, and if so count
- * them", as one atomic step. This is the narrow interface a shared store (Redis) implements to
- * share a limit between instances; {@link LeapCounter} is the in-process implementation.
+ * The admission state of one in-process rate limit: "do these permits fit in the window, and if
+ * so count them", as one atomic step; {@link LeapCounter} is its implementation. A window shared
+ * between instances is not one of these: it is decided in a {@link dev.leapgate.store.WindowStore}
+ * (asynchronously, at the store's time), through the decision layer's {@code Limit.Shared}.
  *
  * <p>Methods take the clock reading as a parameter so that implementations stay pure functions of
  * their state and time, and tests need no clock at all. The hot path ({@link #tryAcquire})
