@@ -24,8 +24,6 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
-import java.io.File;
-import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -46,7 +44,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-import redis.embedded.core.ExecutableProvider;
 
 /**
  * Shared windows on a loopback Redis (issue #13), decisions per second and their latency, against
@@ -81,8 +78,7 @@ public class RedisStoreBenchmark {
     @Param({"1", "100000"})
     int clients;
 
-    private Process redis;
-    private int port;
+    private RedisServerProcess redis;
     private RedisClient client;
     private StatefulRedisConnection<String, String> connection;
     private RedisAsyncCommands<String, String> commands;
@@ -99,8 +95,8 @@ public class RedisStoreBenchmark {
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        startRedis();
-        String uri = "redis://127.0.0.1:" + port;
+        redis = RedisServerProcess.start();
+        String uri = redis.uri();
         client = RedisClient.create(uri);
         connection = client.connect();
         commands = connection.async();
@@ -143,40 +139,6 @@ public class RedisStoreBenchmark {
         connection.sync().configResetstat();
     }
 
-    private void startRedis() throws Exception {
-        String named = System.getProperty("leapgate.redis.server");
-        File binary = named != null
-                ? new File(named)
-                : ExecutableProvider.newJarResourceProvider().get();
-        binary.setExecutable(true);
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
-        redis = new ProcessBuilder(List.of(
-                        binary.getAbsolutePath(),
-                        "--port",
-                        Integer.toString(port),
-                        "--bind",
-                        "127.0.0.1",
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no"))
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        for (int attempt = 0; ; attempt++) {
-            try (Socket ignored = new Socket("127.0.0.1", port)) {
-                return;
-            } catch (java.io.IOException notYet) {
-                if (attempt > 200) {
-                    throw notYet;
-                }
-                Thread.sleep(25);
-            }
-        }
-    }
-
     @TearDown(Level.Trial)
     public void stop() throws Exception {
         String stats = connection.sync().info("commandstats");
@@ -191,8 +153,7 @@ public class RedisStoreBenchmark {
         bucket4jClient.shutdown();
         connection.close();
         client.shutdown();
-        redis.destroy();
-        redis.waitFor();
+        redis.close();
     }
 
     private static long calls(String stats, String command) {
