@@ -141,11 +141,6 @@ public final class HttpGate implements AutoCloseable {
 
     private HttpGate(Builder builder) {
         LeapgateConfig config = builder.config;
-        this.store = config.store()
-                .map(settings -> new Limit.Store(
-                        builder.windowStore != null ? builder.windowStore : openStore(settings), settings))
-                .orElse(null);
-        this.ownsStore = store != null && builder.windowStore == null;
         this.admission = new Admission(
                 builder.clock,
                 builder.sleeper,
@@ -165,6 +160,12 @@ public final class HttpGate implements AutoCloseable {
         RuleSet initial = withCodeRules.apply(config.rulesFile()
                 .map(file -> ConfigParser.readRulesFile(file, config.origin()))
                 .orElse(config.rules()));
+        // Opened once the rules are read: a configuration that fails leaves no connection behind.
+        this.store = config.store()
+                .map(settings -> new Limit.Store(
+                        builder.windowStore != null ? builder.windowStore : openStore(settings), settings))
+                .orElse(null);
+        this.ownsStore = store != null && builder.windowStore == null;
         this.snapshot = new AtomicReference<>(Snapshot.of(initial, null, builder.clock, store));
         if (store != null) {
             logSharing(initial);

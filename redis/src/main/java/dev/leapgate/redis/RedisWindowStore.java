@@ -36,6 +36,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
@@ -56,6 +57,13 @@ import org.slf4j.LoggerFactory;
  * bucket or two renewed at each admission, so that idle clients vanish. Keys are {@code <prefix>:{o:<client>}:<rule>:<bucket ms>x<span>} for a per-client
  * window and {@code <prefix>:{r:<rule>}:...} for a rule that counts everyone together: the braces
  * are a Redis Cluster hash tag, so all of one client's windows are in one slot.
+ *
+ * <h2>Coalescing</h2>
+ *
+ * While a call for a key is in flight, the decisions for that key that arrive go together in the
+ * next call, which the script decides one after the other at one instant, exactly as if they had
+ * come one by one: a hot key costs one call per round trip, however many requests ask at once. A
+ * lone decision is sent at once.
  *
  * <h2>When Redis is slow or down</h2>
  *
@@ -251,43 +259,100 @@ public final class RedisWindowStore implements WindowStore {
                 : (T) ((StatefulRedisConnection<String, String>) c).async();
     }
 
-    @Override
-    public CompletionStage<Verdict> tryAcquire(SharedWindow window, String key, int permits) {
-        return decide(window, key, permits, null);
+    /** One decision waiting for its verdict. */
+    private record Waiter(int permits, CompletableFuture<Verdict> verdict) {}
+
+    /**
+     * A key with a call in flight, and the decisions for it that arrived meanwhile, which go
+     * together in the next call. Guarded by {@link #inFlight}'s per-key atomicity.
+     */
+    private static final class KeyCalls {
+        final SharedWindow window;
+        List<Waiter> next;
+
+        KeyCalls(SharedWindow window) {
+            this.window = window;
+        }
     }
 
-    /** A decision at {@code nowMicros} instead of Redis's time, for tests; null for Redis's time. */
-    CompletionStage<Verdict> decide(SharedWindow window, String key, int permits, Long nowMicros) {
+    /** The keys with a call in flight. */
+    private final ConcurrentHashMap<String, KeyCalls> inFlight = new ConcurrentHashMap<>();
+
+    /**
+     * Starts a decision. While a call for the same key is in flight, the decisions that arrive are
+     * coalesced: they go together in the next call, which the script decides one after the other,
+     * at one instant (so exactly as if sent one by one). One hot key then costs one call per round
+     * trip, not one per request.
+     */
+    @Override
+    public CompletionStage<Verdict> tryAcquire(SharedWindow window, String key, int permits) {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("the store is closed"));
         }
         if (!breaker.tryAcquirePermission()) {
             return CompletableFuture.failedFuture(CallNotPermittedException.createCallNotPermittedException(breaker));
         }
-        long start = System.nanoTime();
-        String[] args = nowMicros == null ? new String[6] : new String[7];
-        args[0] = "a";
-        args[1] = Integer.toString(permits);
-        args[2] = Long.toString(window.limit());
-        args[3] = Long.toString(window.bucketMicros());
-        args[4] = Integer.toString(window.span());
-        args[5] = Long.toString(window.ttlMillis());
-        if (nowMicros != null) {
-            args[6] = Long.toString(nowMicros);
-        }
-        // The caller bounds its wait with its time budget, and cancels when it stops waiting: then
-        // this stage fails (the breaker counts it), and what Redis admits for nobody goes back.
-        CompletableFuture<Verdict> verdict = new CompletableFuture<>();
-        run(prefix + key, args, (reply, failure) -> {
-            if (failure != null) {
-                verdict.completeExceptionally(failure);
-                return;
+        Waiter waiter = waiter(permits);
+        boolean[] first = {false};
+        inFlight.compute(key, (k, calls) -> {
+            if (calls == null) {
+                first[0] = true;
+                return new KeyCalls(window);
             }
-            Verdict v = verdict(reply);
-            if (!verdict.complete(v) && v.admitted()) {
-                giveBack(key, v.bucket(), permits);
+            if (calls.next == null) {
+                calls.next = new ArrayList<>();
             }
+            calls.next.add(waiter);
+            return calls;
         });
+        if (first[0]) {
+            send(window, key, List.of(waiter), null, () -> sent(key));
+        }
+        return waiter.verdict;
+    }
+
+    /** A call for {@code key} is answered: the decisions that waited for it go next, together. */
+    private void sent(String key) {
+        Object[] next = new Object[2];
+        inFlight.compute(key, (k, calls) -> {
+            if (calls == null || calls.next == null) {
+                return null; // nothing waits: the key has no call in flight
+            }
+            next[0] = calls.window;
+            next[1] = calls.next;
+            calls.next = null;
+            return calls;
+        });
+        if (next[0] != null) {
+            @SuppressWarnings("unchecked")
+            List<Waiter> waiters = (List<Waiter>) next[1];
+            send((SharedWindow) next[0], key, waiters, null, () -> sent(key));
+        }
+    }
+
+    /** A decision at {@code nowMicros} instead of Redis's time, alone in its call, for tests. */
+    CompletionStage<Verdict> decide(SharedWindow window, String key, int permits, long nowMicros) {
+        return decideTogether(window, key, nowMicros, permits).get(0);
+    }
+
+    /** Decisions in one call, as coalescing sends them, at {@code nowMicros}, for tests. */
+    List<CompletableFuture<Verdict>> decideTogether(SharedWindow window, String key, long nowMicros, int... permits) {
+        List<Waiter> waiters = new ArrayList<>();
+        for (int p : permits) {
+            breaker.acquirePermission();
+            waiters.add(waiter(p));
+        }
+        send(window, key, waiters, nowMicros, () -> {});
+        return waiters.stream().map(Waiter::verdict).toList();
+    }
+
+    /**
+     * A decision's verdict to come; the circuit breaker counts each decision (its permission was
+     * taken), a cancelled one (its caller's time budget ran out) as a failure.
+     */
+    private Waiter waiter(int permits) {
+        long start = System.nanoTime();
+        CompletableFuture<Verdict> verdict = new CompletableFuture<>();
         verdict.whenComplete((v, failure) -> {
             long took = System.nanoTime() - start;
             if (failure == null) {
@@ -296,7 +361,59 @@ public final class RedisWindowStore implements WindowStore {
                 breaker.onError(took, TimeUnit.NANOSECONDS, failure);
             }
         });
-        return verdict;
+        return new Waiter(permits, verdict);
+    }
+
+    /**
+     * One call of the script for the decisions of {@code waiters} on {@code key}, in their order;
+     * {@code then} runs when Redis answered or the call failed. A waiter whose caller stopped
+     * waiting gets nothing, and what Redis admitted for it goes back.
+     */
+    private void send(SharedWindow window, String key, List<Waiter> waiters, Long nowMicros, Runnable then) {
+        List<Waiter> waiting = new ArrayList<>(waiters.size());
+        for (Waiter w : waiters) {
+            if (!w.verdict.isDone()) {
+                waiting.add(w);
+            }
+        }
+        if (waiting.isEmpty()) {
+            then.run();
+            return;
+        }
+        StringBuilder permits = new StringBuilder();
+        for (Waiter w : waiting) {
+            permits.append(permits.length() == 0 ? "" : ",").append(w.permits);
+        }
+        String[] args = nowMicros == null ? new String[6] : new String[7];
+        args[0] = "a";
+        args[1] = permits.toString();
+        args[2] = Long.toString(window.limit());
+        args[3] = Long.toString(window.bucketMicros());
+        args[4] = Integer.toString(window.span());
+        args[5] = Long.toString(window.ttlMillis());
+        if (nowMicros != null) {
+            args[6] = Long.toString(nowMicros);
+        }
+        run(prefix + key, args, (reply, failure) -> {
+            try {
+                for (int i = 0; i < waiting.size(); i++) {
+                    Waiter w = waiting.get(i);
+                    if (failure != null) {
+                        w.verdict.completeExceptionally(failure);
+                        continue;
+                    }
+                    long bucket = (Long) reply.get(0);
+                    boolean admitted = (Long) reply.get(2 + 3 * i) == 1;
+                    Verdict v = new Verdict(admitted, bucket, (Long) reply.get(3 + 3 * i), (Long) reply.get(1), (Long)
+                            reply.get(4 + 3 * i));
+                    if (!w.verdict.complete(v) && admitted) {
+                        giveBack(key, bucket, w.permits);
+                    }
+                }
+            } finally {
+                then.run();
+            }
+        });
     }
 
     /**
@@ -341,12 +458,6 @@ public final class RedisWindowStore implements WindowStore {
                         done.accept(result, cause);
                     }
                 });
-    }
-
-    private static Verdict verdict(List<Object> reply) {
-        return new Verdict(
-                (Long) reply.get(0) == 1, (Long) reply.get(1), (Long) reply.get(2), (Long) reply.get(3), (Long)
-                        reply.get(4));
     }
 
     @Override

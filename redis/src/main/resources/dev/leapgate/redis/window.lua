@@ -3,7 +3,9 @@
 -- KEYS[1]  the window's key. Its value is text: "<head>:<c0>,<c1>,...", the newest bucket's
 --          number, then the permits counted in it and in each older bucket of the window, newest
 --          first (trailing zeros left out): about 30 bytes for a full window of 11 buckets.
--- Decide:  ARGV = 'a', permits, limit, bucket length (us), span, ttl (ms)[, now (us), for tests]
+-- Decide:  ARGV = 'a', permits (one number, or several separated by commas: decisions made one
+--          after the other, at the same instant), limit, bucket length (us), span, ttl (ms)
+--          [, now (us), for tests]
 -- Refund:  ARGV = 'r', permits, bucket
 --
 -- Time is Redis's own (TIME), in microseconds since 2025-01-01T00:00Z, the same for every
@@ -11,9 +13,9 @@
 -- e - span .. e, as the in-process window does (span = n strict, n - 1 sliding), and admits when
 -- what it counts plus the permits stays within the limit. A window's time never moves backwards:
 -- if Redis's clock does, the permits count in the newest bucket.
--- Returns {admitted (1/0), bucket, remaining, now, retry (us until the permits would fit)}.
+-- Returns {bucket, now} and, per decision, {admitted (1/0), remaining, retry (us until its
+-- permits would fit; 0 when admitted)}.
 local key = KEYS[1]
-local permits = tonumber(ARGV[2])
 
 local head = -1
 local counts = {}
@@ -36,6 +38,7 @@ local function store(ttl)
 end
 
 if ARGV[1] == 'r' then
+  local permits = tonumber(ARGV[2])
   local i = head - tonumber(ARGV[3]) + 1
   if i >= 1 and counts[i] and counts[i] >= permits then
     counts[i] = counts[i] - permits
@@ -71,19 +74,34 @@ for i = 1, span + 1 do
   used = used + (counts[i] or 0)
   counts[i] = counts[i] or 0
 end
-if used + permits > limit then
-  -- The oldest buckets leave the window first: wait until enough of them have.
-  local freed = 0
-  local retry = 1
-  for i = span + 1, 1, -1 do
-    freed = freed + counts[i]
-    if used - freed + permits <= limit then
-      retry = (head - i + 1 + span + 1) * length - now
-      break
+local reply = {head, now}
+local admitted = false
+for p in string.gmatch(ARGV[2], '%d+') do
+  local permits = tonumber(p)
+  if used + permits <= limit then
+    used = used + permits
+    counts[1] = counts[1] + permits
+    admitted = true
+    reply[#reply + 1] = 1
+    reply[#reply + 1] = limit - used
+    reply[#reply + 1] = 0
+  else
+    -- The oldest buckets leave the window first: wait until enough of them have.
+    local freed = 0
+    local retry = 1
+    for i = span + 1, 1, -1 do
+      freed = freed + counts[i]
+      if used - freed + permits <= limit then
+        retry = (head - i + 1 + span + 1) * length - now
+        break
+      end
     end
+    reply[#reply + 1] = 0
+    reply[#reply + 1] = math.max(0, limit - used)
+    reply[#reply + 1] = math.max(retry, 1)
   end
-  return {0, head, math.max(0, limit - used), now, math.max(retry, 1)}
 end
-counts[1] = counts[1] + permits
-store(ARGV[6])
-return {1, head, limit - used - permits, now, 0}
+if admitted then
+  store(ARGV[6])
+end
+return reply

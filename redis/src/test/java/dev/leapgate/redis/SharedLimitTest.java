@@ -220,6 +220,44 @@ class SharedLimitTest {
     }
 
     @Test
+    void sixteenThreadsOnOneHotKey_areCoalescedIntoFewerCalls_andStayExact() throws Exception {
+        SharedWindow window = SharedWindow.of("hot", WindowSpec.of(Duration.ofMinutes(1)), 500);
+        int threads = 16;
+        int perThread = 100;
+        AtomicLong admitted = new AtomicLong();
+        AtomicLong rejected = new AtomicLong();
+        redis.call(c -> c.configResetstat());
+        try (RedisWindowStore store = RedisWindowStore.open(new StoreSettings(
+                URI.create(redis.uri()), "leapgate", Duration.ofSeconds(5), FailurePolicy.CLOSED, 1))) {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    done.add(pool.submit(() -> {
+                        for (int i = 0; i < perThread; i++) {
+                            Verdict v = store.tryAcquire(window, "{r:hot}", 1)
+                                    .toCompletableFuture()
+                                    .get(5, TimeUnit.SECONDS);
+                            (v.admitted() ? admitted : rejected).incrementAndGet();
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get(60, TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        assertThat(admitted.get()).isEqualTo(500);
+        assertThat(admitted.get() + rejected.get()).isEqualTo(threads * perThread);
+        assertThat(counted(redis.call(c -> c.get("leapgate:{r:hot}")))).isEqualTo(500);
+        long calls = calls(redis.call(c -> c.info("commandstats")), "evalsha");
+        assertThat(calls).as("calls for %d decisions", threads * perThread).isLessThan(threads * perThread);
+    }
+
+    @Test
     void instancesCountThemselvesInTheStore_forTheLocalShare() throws Exception {
         StoreSettings auto = new StoreSettings(
                 URI.create(redis.uri()), "count", Duration.ofSeconds(1), FailurePolicy.LOCAL_SHARE, 0);

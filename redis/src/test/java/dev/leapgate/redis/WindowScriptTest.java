@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The Redis script and the in-process window decide alike: the same sequence of decisions and
  * refunds, at the same (injected) times, gets the same answers from both, with the same permits
- * remaining and the same retry times.
+ * remaining and the same retry times; so do several decisions sent in one call, as coalescing
+ * sends them.
  */
 class WindowScriptTest {
 
@@ -73,6 +74,31 @@ class WindowScriptTest {
                 long[] a = admitted.remove(random.nextInt(admitted.size()));
                 local.refund(a[0], (int) a[2]);
                 store.refund(shared, key, a[1], (int) a[2]);
+                continue;
+            }
+            if (random.nextInt(6) == 0) { // several decisions in one call, as coalescing sends them
+                int[] batch = new int[2 + random.nextInt(3)];
+                for (int i = 0; i < batch.length; i++) {
+                    batch[i] = 1 + random.nextInt((int) Math.min(3, limit));
+                }
+                List<java.util.concurrent.CompletableFuture<Verdict>> verdicts =
+                        store.decideTogether(shared, key, now, batch);
+                for (int i = 0; i < batch.length; i++) {
+                    long ticket = local.tryAcquire(now * 1000, batch[i]);
+                    Verdict verdict = verdicts.get(i).get(5, TimeUnit.SECONDS);
+                    String at = "step " + step + ", decision " + i + " of a call, at " + now + " us";
+                    assertThat(verdict.admitted()).as(at).isEqualTo(ticket >= 0);
+                    if (ticket >= 0) {
+                        admissions++;
+                        assertThat(verdict.remaining()).as(at).isEqualTo(local.remainingAfter(ticket));
+                        admitted.add(new long[] {ticket, verdict.bucket(), batch[i]});
+                    } else {
+                        rejections++;
+                        assertThat(verdict.retryMicros() * 1000)
+                                .as(at)
+                                .isEqualTo(local.nanosUntilAvailable(now * 1000, batch[i]));
+                    }
+                }
                 continue;
             }
             int permits = 1 + random.nextInt((int) Math.min(3, limit));
