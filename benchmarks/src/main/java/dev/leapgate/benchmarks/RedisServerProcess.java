@@ -9,7 +9,8 @@ import redis.embedded.core.ExecutableProvider;
 
 /**
  * A {@code redis-server} for a benchmark, on a free loopback port, without persistence: the binary
- * named by {@code -Dleapgate.redis.server=...}, else the one {@code embedded-redis} ships (6.2).
+ * named by {@code -Dleapgate.redis.server=...}, else the one {@code embedded-redis} ships (6.2);
+ * {@code -Dleapgate.redis.cpus=0} runs it under {@code taskset -c 0}.
  */
 final class RedisServerProcess implements AutoCloseable {
 
@@ -31,16 +32,22 @@ final class RedisServerProcess implements AutoCloseable {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        Process process = new ProcessBuilder(List.of(
-                        binary.getAbsolutePath(),
-                        "--port",
-                        Integer.toString(port),
-                        "--bind",
-                        "127.0.0.1",
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no"))
+        List<String> command = new java.util.ArrayList<>();
+        String cpus = System.getProperty("leapgate.redis.cpus"); // e.g. 0: Redis on a core of its own
+        if (cpus != null) {
+            command.addAll(List.of("taskset", "-c", cpus));
+        }
+        command.addAll(List.of(
+                binary.getAbsolutePath(),
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no"));
+        Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();

@@ -275,6 +275,18 @@ public final class RedisWindowStore implements WindowStore {
         }
     }
 
+    /** Each window's limit, bucket length, span and TTL as the script takes them, made once. */
+    private final ConcurrentHashMap<SharedWindow, String[]> shapes = new ConcurrentHashMap<>();
+
+    private static String[] shape(SharedWindow window) {
+        return new String[] {
+            Long.toString(window.limit()),
+            Long.toString(window.bucketMicros()),
+            Integer.toString(window.span()),
+            Long.toString(window.ttlMillis())
+        };
+    }
+
     /** The keys with a call in flight. */
     private final ConcurrentHashMap<String, KeyCalls> inFlight = new ConcurrentHashMap<>();
 
@@ -380,17 +392,21 @@ public final class RedisWindowStore implements WindowStore {
             then.run();
             return;
         }
-        StringBuilder permits = new StringBuilder();
-        for (Waiter w : waiting) {
-            permits.append(permits.length() == 0 ? "" : ",").append(w.permits);
+        String permits;
+        if (waiting.size() == 1) {
+            permits = Integer.toString(waiting.get(0).permits);
+        } else {
+            StringBuilder all = new StringBuilder();
+            for (Waiter w : waiting) {
+                all.append(all.length() == 0 ? "" : ",").append(w.permits);
+            }
+            permits = all.toString();
         }
+        String[] shape = shapes.computeIfAbsent(window, RedisWindowStore::shape);
         String[] args = nowMicros == null ? new String[6] : new String[7];
         args[0] = "a";
-        args[1] = permits.toString();
-        args[2] = Long.toString(window.limit());
-        args[3] = Long.toString(window.bucketMicros());
-        args[4] = Integer.toString(window.span());
-        args[5] = Long.toString(window.ttlMillis());
+        args[1] = permits;
+        System.arraycopy(shape, 0, args, 2, 4);
         if (nowMicros != null) {
             args[6] = Long.toString(nowMicros);
         }
