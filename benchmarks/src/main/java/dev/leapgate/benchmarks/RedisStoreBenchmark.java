@@ -60,7 +60,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       on a bucket it never empties.
  * </ul>
  *
- * {@code clients}: 1 (one hot key) or 100000 (a key drawn at random per call). The Redis is the
+ * {@code clients}: 1 (one hot key) or 100000 (a key drawn per call, Zipf 1.0: a few clients send
+ * most requests, as on a real service). The Redis is the
  * binary named by {@code -Dleapgate.redis.server=...} (e.g. Debian's {@code /usr/bin/redis-server},
  * 7.0), else the one {@code embedded-redis} ships (6.2), started on a free loopback port per fork.
  * After each run the Redis commands per decision are printed from {@code INFO commandstats}.
@@ -115,6 +116,7 @@ public class RedisStoreBenchmark {
         settings.put("rule.api.scope", "per-origin");
         gate = HttpGate.builder(ConfigParser.parse(settings, "benchmark")).build();
 
+        draws = ZipfKeys.draw(clients, 1.0, 1 << 20, 42);
         origins = new Origin[clients];
         keys = new String[clients];
         for (int i = 0; i < clients; i++) {
@@ -196,8 +198,11 @@ public class RedisStoreBenchmark {
         return other.toString().strip();
     }
 
+    /** Key indexes drawn Zipf 1.0 over {@code clients}; each call takes one at a random position. */
+    private int[] draws;
+
     private int next() {
-        return clients == 1 ? 0 : ThreadLocalRandom.current().nextInt(clients);
+        return clients == 1 ? 0 : draws[ThreadLocalRandom.current().nextInt() & (draws.length - 1)];
     }
 
     @Benchmark
