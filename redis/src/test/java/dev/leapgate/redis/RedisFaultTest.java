@@ -174,9 +174,10 @@ class RedisFaultTest {
             }));
         }
         try {
-            Thread.sleep(300); // load on the shared window
+            eventually(() -> decided.get() >= 200); // load on the shared window
             redis.kill();
-            Thread.sleep(1500); // load while Redis is gone: the failure policy, then the open breaker
+            // load while Redis is gone: the failure policy decides, soon without asking (breaker open)
+            eventually(() -> gate.store("login").orElseThrow().decidedWithoutStore() >= 200);
             redis.startAgain();
             eventually(() -> gate.store("login").orElseThrow().available());
         } finally {
