@@ -147,8 +147,9 @@ public class RedisStoreBenchmark {
         long evalsha = calls(stats, "evalsha");
         long inner = calls(stats, "get") + calls(stats, "set") + calls(stats, "time") + calls(stats, "incr");
         System.out.printf(
-                "%nRedis: %d EVALSHA, %d GET/SET/TIME/INCR inside them; other commands (Bucket4j): %s%n",
-                evalsha, inner, otherCommands(stats));
+                "%nRedis: %d EVALSHA (%s us each inside Redis), %d GET/SET/TIME/INCR inside them;"
+                        + " other commands (Bucket4j): %s%n",
+                evalsha, field(stats, "evalsha", "usec_per_call"), inner, otherCommands(stats));
         gate.close();
         store.close();
         bucket4jConnection.close();
@@ -166,6 +167,17 @@ public class RedisStoreBenchmark {
             }
         }
         return 0;
+    }
+
+    private static String field(String stats, String command, String name) {
+        for (String line : stats.split("\r?\n")) {
+            if (line.startsWith("cmdstat_" + command + ":")) {
+                int at = line.indexOf(name + "=") + name.length() + 1;
+                int end = line.indexOf(',', at);
+                return line.substring(at, end < 0 ? line.length() : end);
+            }
+        }
+        return "-";
     }
 
     private static String otherCommands(String stats) {

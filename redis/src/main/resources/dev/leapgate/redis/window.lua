@@ -1,8 +1,13 @@
 -- Leapgate's shared window: one decision, or one refund, as one atomic step in Redis.
 --
--- KEYS[1]  the window's key. Its value is text: "<head>:<c0>,<c1>,...", the newest bucket's
---          number, then the permits counted in it and in each older bucket of the window, newest
---          first (trailing zeros left out): about 30 bytes for a full window of 11 buckets.
+-- KEYS[1]  the window's key. Its value is text: "<head>:<c0>,<c1>,...|<older>", the newest
+--          bucket's number, the permits counted in it and in each older bucket of the window,
+--          newest first (trailing zeros left out), and the sum of c1, c2, ... (left out with them
+--          when only c0 counts): "59901904:1", "59901914:3,0,1|1", about 35 bytes for a full
+--          window of 11 buckets. An admission into a new window, or into a window whose newest
+--          bucket is current, reads head, c0 and older and rewrites c0 alone (the common cases:
+--          no list parsed or rebuilt); a window that has moved on, a rejection, several decisions
+--          at once and a refund read the list.
 -- Decide:  ARGV = 'a', permits (one number, or several separated by commas: decisions made one
 --          after the other, at the same instant), limit, bucket length (us), span, ttl (ms)
 --          [, now (us), for tests]
@@ -16,48 +21,84 @@
 -- Returns {bucket, now} and, per decision, {admitted (1/0), remaining, retry (us until its
 -- permits would fit; 0 when admitted)}.
 local key = KEYS[1]
-
-local head = -1
-local counts = {}
 local value = redis.call('GET', key)
-if value then
-  local h, list = string.match(value, '^(%d+):(.*)$')
-  head = tonumber(h)
-  for c in string.gmatch(list, '%d+') do
-    counts[#counts + 1] = tonumber(c)
+local refund = ARGV[1] == 'r'
+
+local limit, length, span, now, e
+if not refund then
+  limit = tonumber(ARGV[3])
+  length = tonumber(ARGV[4])
+  span = tonumber(ARGV[5])
+  if ARGV[7] then
+    now = tonumber(ARGV[7])
+  else
+    local t = redis.call('TIME')
+    now = (tonumber(t[1]) - 1735689600) * 1000000 + tonumber(t[2])
+  end
+  e = math.floor(now / length)
+
+  -- The common cases: one decision that fits, in a new window or in the current bucket.
+  if not string.find(ARGV[2], ',', 1, true) then
+    local permits = tonumber(ARGV[2])
+    if not value then
+      if permits <= limit then
+        redis.call('SET', key, e .. ':' .. permits, 'PX', ARGV[6])
+        return {e, now, 1, limit - permits, 0}
+      end
+    else
+      local h, c0, rest = string.match(value, '^(%d+):(%d+)(.*)$')
+      if h and tonumber(h) == e then
+        local older = rest == '' and 0 or tonumber(string.match(rest, '|(%d+)$'))
+        local used = older and tonumber(c0) + older + permits
+        if used and used <= limit then
+          redis.call('SET', key, h .. ':' .. (tonumber(c0) + permits) .. rest, 'PX', ARGV[6])
+          return {e, now, 1, limit - used, 0}
+        end
+      end
+    end
   end
 end
 
-local function store(ttl)
+-- Otherwise, the whole window.
+local head = -1
+local counts = {}
+if value then
+  local h, list = string.match(value, '^(%d+):([%d,]+)')
+  if h then
+    head = tonumber(h)
+    for c in string.gmatch(list, '%d+') do
+      counts[#counts + 1] = tonumber(c)
+    end
+  end
+end
+
+local function store(...)
   local n = #counts
   while n > 1 and counts[n] == 0 do
     counts[n] = nil
     n = n - 1
   end
-  redis.call('SET', key, head .. ':' .. table.concat(counts, ','), 'PX', ttl)
+  local older = 0
+  for i = 2, n do
+    older = older + counts[i]
+  end
+  local text = head .. ':' .. table.concat(counts, ',')
+  if n > 1 then
+    text = text .. '|' .. older
+  end
+  redis.call('SET', key, text, ...)
 end
 
-if ARGV[1] == 'r' then
+if refund then
   local permits = tonumber(ARGV[2])
   local i = head - tonumber(ARGV[3]) + 1
   if i >= 1 and counts[i] and counts[i] >= permits then
     counts[i] = counts[i] - permits
-    redis.call('SET', key, head .. ':' .. table.concat(counts, ','), 'KEEPTTL')
+    store('KEEPTTL')
   end
   return 0
 end
 
-local limit = tonumber(ARGV[3])
-local length = tonumber(ARGV[4])
-local span = tonumber(ARGV[5])
-local now
-if ARGV[7] then
-  now = tonumber(ARGV[7])
-else
-  local t = redis.call('TIME')
-  now = (tonumber(t[1]) - 1735689600) * 1000000 + tonumber(t[2])
-end
-local e = math.floor(now / length)
 if e > head then
   -- Roll the window on: e - head empty buckets in front, the oldest fall out.
   local shift = e - head
@@ -102,6 +143,6 @@ for p in string.gmatch(ARGV[2], '%d+') do
   end
 end
 if admitted then
-  store(ARGV[6])
+  store('PX', ARGV[6])
 end
 return reply
