@@ -7,12 +7,9 @@ import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
-import jakarta.ws.rs.HttpMethod;
-import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,13 +22,13 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Binds {@link RateLimited} to resource methods: Jersey calls {@link #configure} once per resource
+ * Binds {@link RateLimited} to resource methods: the runtime calls {@link #configure} once per resource
  * method while the application starts, and each annotation of the method (and of its class) becomes
  * a {@link FlowRule} matching exactly the method's HTTP method and route template. Invalid values
  * throw here, so the application fails to start, with a message naming the method. Unannotated
  * methods get nothing.
  *
- * <p>Concurrency: called by Jersey while the application starts, on one thread; the methods that
+ * <p>Concurrency: called by the runtime while the application starts, on one thread; the methods that
  * collect are synchronized all the same, since sub-resources are bound later, on request threads
  * (where an annotation is refused: the rules are fixed by then).
  */
@@ -69,11 +66,11 @@ final class AnnotationRules implements DynamicFeature {
     }
 
     private synchronized void recordRoute(Class<?> resourceClass, Method method) {
-        String httpMethod = httpMethod(method);
+        String httpMethod = RouteTemplate.httpMethod(method);
         if (httpMethod == null) {
             return; // a sub-resource locator: its routes are bound when first reached
         }
-        String template = RouteTemplate.join(pathOf(resourceClass), pathOf(method));
+        String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
         routes.add(httpMethod + " " + template);
         if (httpMethod.equals("GET")) {
             routes.add("HEAD " + template); // JAX-RS answers HEAD with the GET method
@@ -100,8 +97,8 @@ final class AnnotationRules implements DynamicFeature {
                     + " starts; annotate root resources (classes with @Path), or write a rule.* for the full"
                     + " template in the configuration");
         }
-        String httpMethod = httpMethod(method);
-        String template = RouteTemplate.join(pathOf(resourceClass), pathOf(method));
+        String httpMethod = RouteTemplate.httpMethod(method);
+        String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
         if (!bound.add(httpMethod + " " + template + " " + method)) {
             return;
         }
@@ -228,32 +225,6 @@ final class AnnotationRules implements DynamicFeature {
             s.append(allowed ? c : '_');
         }
         return s.length() == 0 ? "_" : s.toString();
-    }
-
-    /** The method's HTTP method ({@code @GET} and friends, or a custom {@code @HttpMethod}), or null. */
-    private static String httpMethod(Method method) {
-        for (Annotation annotation : method.getAnnotations()) {
-            HttpMethod http = annotation.annotationType().getAnnotation(HttpMethod.class);
-            if (http != null) {
-                return http.value();
-            }
-        }
-        return null;
-    }
-
-    private static String pathOf(Class<?> resourceClass) {
-        for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
-            Path path = c.getAnnotation(Path.class);
-            if (path != null) {
-                return path.value();
-            }
-        }
-        return null;
-    }
-
-    private static String pathOf(Method method) {
-        Path path = method.getAnnotation(Path.class);
-        return path == null ? null : path.value();
     }
 
     /** {@code UserResource.get(String)}: the method as a reader finds it in the source. */

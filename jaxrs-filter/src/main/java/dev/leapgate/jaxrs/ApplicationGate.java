@@ -1,46 +1,30 @@
 package dev.leapgate.jaxrs;
 
+import dev.leapgate.Clock;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RuleChecks;
 import dev.leapgate.rule.FlowRule;
 import java.util.List;
-import org.glassfish.jersey.server.ContainerRequest;
-import org.glassfish.jersey.server.monitoring.ApplicationEvent;
-import org.glassfish.jersey.server.monitoring.ApplicationEventListener;
-import org.glassfish.jersey.server.monitoring.RequestEvent;
-import org.glassfish.jersey.server.monitoring.RequestEventListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One JAX-RS application's Leapgate: its {@link HttpGate}, built when Jersey has bound every
- * resource method (so that the {@link RateLimited} rules are known), and the release of every
- * admitted request.
+ * One JAX-RS application's Leapgate: its {@link HttpGate}, built once every resource method is
+ * bound (so that the {@link RateLimited} rules are known), and the safety net for requests whose
+ * end nothing reports ({@link Leases}).
  *
- * <h2>Exactly one release per admitted request</h2>
+ * <p>When the gate is built: where the runtime says that the application has started (Jersey's
+ * application events, {@link JerseyEvents}), then; elsewhere, when the first request arrives,
+ * since JAX-RS has no start event. Every setting is checked when the application starts on every
+ * runtime ({@link ProviderSettings}, each annotation as it is bound); what can only be checked
+ * with all rules together (an annotation's rule name also used by the rules file) fails the
+ * first request there, and every request after it, rather than let requests through unlimited.
  *
- * JAX-RS has no hook that runs at the end of every request: response filters are skipped for
- * exceptions no mapper handles, and asynchronous resources finish on other threads. Jersey's
- * request events have one: {@link RequestEvent.Type#FINISHED} fires once per request when its
- * processing ends, whichever way it ends (a response, a mapped or unmapped exception, a resumed,
- * cancelled or timed-out {@code AsyncResponse}, a completed {@code CompletionStage}, a failed write
- * to a client that went away). So: for each request Jersey asks {@link #onRequest} for a listener,
- * and gets a fresh {@link RequestTracker}, which it also finds in the request's properties; the
- * filter hands the tracker the {@link dev.leapgate.Entry} it was admitted with, and the tracker
- * closes it on FINISHED. The tracker, not the request, holds the entry: in a servlet container the
- * request's properties are the servlet request's attributes, which the container may recycle as
- * soon as an asynchronous response completes, before FINISHED. Closing an entry is idempotent, so
- * even a second FINISHED (Jersey fires one per response it writes when response-error mapping is
- * on) releases once.
- *
- * <p>A suspended request that is never resumed and has no timeout holds its slot, as it holds its
- * connection: give {@code AsyncResponse}s a timeout.
- *
- * <p>Concurrency: {@link #start} runs once, while the application starts, before any request;
- * {@code gate} is volatile and never changes after.
+ * <p>Concurrency: {@link #start} runs once, under this object's lock; {@code gate} is volatile and
+ * never changes after.
  */
-final class ApplicationGate implements ApplicationEventListener {
+final class ApplicationGate {
 
     private static final Logger LOG = LoggerFactory.getLogger(ApplicationGate.class);
 
@@ -49,42 +33,73 @@ final class ApplicationGate implements ApplicationEventListener {
             + " below the servlet's mapping: GET /users/{id}, not a URL (GET /users/42) or a path with the"
             + " servlet's prefix (/api/users/**)";
 
-    /** The request property under which the filter finds the request's {@link RequestTracker}. */
+    /** The request property under which the filters find the request's {@link RequestTracker}. */
     static final String TRACKER = "dev.leapgate.jaxrs.RequestTracker";
 
     private final ProviderSettings settings;
     private final AnnotationRules annotations;
+    private final StartedClock clock;
+    private final Leases leases;
+    private final RouteTemplate routes = new RouteTemplate();
+    private volatile boolean started;
     private volatile HttpGate gate;
+    private RuntimeException failure;
 
     ApplicationGate(ProviderSettings settings, AnnotationRules annotations) {
         this.settings = settings;
         this.annotations = annotations;
+        this.clock = new StartedClock(settings.clock());
+        this.leases = new Leases(settings.clock(), settings.maxRequestTime());
     }
 
     ProviderSettings settings() {
         return settings;
     }
 
-    /** The gate, or null before the application started or when there is nothing to enforce. */
+    Leases leases() {
+        return leases;
+    }
+
+    RouteTemplate routes() {
+        return routes;
+    }
+
+    /** The gate, or null when there is nothing to enforce; builds it if nothing has. */
     HttpGate gate() {
+        if (!started) {
+            start();
+        }
         return gate;
     }
 
-    @Override
-    public void onEvent(ApplicationEvent event) {
-        if (event.getType() == ApplicationEvent.Type.INITIALIZATION_APP_FINISHED) {
-            start();
-        } else if (event.getType() == ApplicationEvent.Type.DESTROY_FINISHED && gate != null) {
-            gate.close(); // its shared store, if any
-        }
+    /** The gate if it is built, else null; never builds it. */
+    HttpGate builtGate() {
+        return gate;
     }
 
     /**
-     * Builds the gate from the configuration and the annotations. Throws, failing the start, if the
-     * rules file cannot be read, or if two rules clash (a name used twice, names that differ only in
-     * case, one rule under two names), whether they come from annotations or the configuration.
+     * Builds the gate from the configuration and the annotations, once. Throws, failing the start
+     * (or, where the runtime reports no start, each request), if the rules file cannot be read, or
+     * if two rules clash (a name used twice, names that differ only in case, one rule under two
+     * names), whether they come from annotations or the configuration.
      */
-    void start() {
+    synchronized void start() {
+        if (started) {
+            return;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        try {
+            gate = build();
+        } catch (RuntimeException e) {
+            failure = e;
+            throw e;
+        }
+        started = true;
+    }
+
+    private HttpGate build() {
         List<FlowRule> annotated = annotations.close();
         LeapgateConfig config = settings.config();
         boolean nothingToEnforce = annotated.isEmpty()
@@ -93,16 +108,17 @@ final class ApplicationGate implements ApplicationEventListener {
                 && config.rulesFile().isEmpty();
         if (nothingToEnforce) {
             LOG.info("Leapgate JAX-RS: no rules configured and no @RateLimited resource methods; nothing to enforce");
-            return;
+            return null;
         }
+        HttpGate built;
         try {
-            List<String> routes = annotations.routes();
-            gate = HttpGate.builder(config)
-                    .clock(settings.clock())
+            List<String> routeList = annotations.routes();
+            built = HttpGate.builder(config)
+                    .clock(clock)
                     .sleeper(settings.sleeper())
                     .addRules(annotated)
                     .check(rules ->
-                            routes.isEmpty() ? List.of() : RuleChecks.matchingNoRoute(rules, routes, ROUTE_HINT))
+                            routeList.isEmpty() ? List.of() : RuleChecks.matchingNoRoute(rules, routeList, ROUTE_HINT))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
@@ -111,21 +127,51 @@ final class ApplicationGate implements ApplicationEventListener {
                             + " and method)",
                     e);
         }
+        clock.started();
         LOG.info(
                 "Leapgate JAX-RS: {} rules ({} from @RateLimited){}",
-                gate.rules().rules().size(),
+                built.rules().rules().size(),
                 annotated.size(),
                 config.rulesFile().map(file -> ", rules file " + file).orElse(""));
+        return built;
     }
 
-    @Override
-    public RequestEventListener onRequest(RequestEvent start) {
-        if (gate == null) {
-            return null;
+    /** Finishes a request the provider saw end itself, and gives back its lease. */
+    void finish(RequestTracker tracker, int status) {
+        leases.remove(tracker);
+        tracker.finish(status);
+    }
+
+    /**
+     * The gate's clock: while the gate is built, the time the application started (when the
+     * provider was configured), so that its windows count from the start on every runtime, also
+     * where the gate is built at the first request; the clock itself after.
+     */
+    private static final class StartedClock implements Clock {
+        private final Clock clock;
+        private final long startNanos;
+        private volatile boolean started;
+
+        StartedClock(Clock clock) {
+            this.clock = clock;
+            this.startNanos = clock.nanoTime();
         }
-        RequestTracker tracker = new RequestTracker();
-        ContainerRequest request = start.getContainerRequest();
-        request.setProperty(TRACKER, tracker);
-        return tracker;
+
+        void started() {
+            started = true;
+        }
+
+        @Override
+        public long nanoTime() {
+            return started ? clock.nanoTime() : startNanos;
+        }
+    }
+
+    /** Closes the gate (its shared store's connection), if it was built. */
+    void close() {
+        HttpGate built = gate;
+        if (built != null) {
+            built.close();
+        }
     }
 }

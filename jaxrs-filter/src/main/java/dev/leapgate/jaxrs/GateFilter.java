@@ -10,12 +10,16 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.ext.WriterInterceptor;
+import jakarta.ws.rs.ext.WriterInterceptorContext;
+import java.io.IOException;
 import java.security.Principal;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.glassfish.jersey.server.ExtendedUriInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,9 +27,16 @@ import org.slf4j.LoggerFactory;
  * The provider's filter. After resource matching, it names the request by its HTTP method and route
  * template ({@link RouteTemplate}) and asks the application's {@link HttpGate}; a rejected request
  * is aborted with the gate's response (429, {@code Retry-After}, {@code RateLimit-Policy} / {@code
- * RateLimit}, problem body), an admitted one hands its entry to its {@link RequestTracker}, which
- * releases it when the request finishes. On the way out it adds the admitted request's {@code
- * RateLimit} fields. Every policy is the gate's; this class only translates.
+ * RateLimit}, problem body), an admitted one gets a {@link RequestTracker}. On the way out it adds
+ * the admitted request's {@code RateLimit} fields. Every policy is the gate's; this class only
+ * translates, with the standard API alone.
+ *
+ * <p>The end of an admitted request: where the runtime reports it ({@link RequestEnd}: Jersey's
+ * request events, a servlet container's request listener), the runtime finishes the tracker.
+ * Elsewhere this class does, as a {@link WriterInterceptor} once the response's entity is written
+ * (or failed to be: a client gone away), or in the response filter for a response without an
+ * entity; an exception that no mapper handles skips both, and the safety net ({@link Leases})
+ * releases such a request after {@code max-request-time}.
  *
  * <p>The peer address: from the servlet request in a servlet container ({@link ServletGateFilter}),
  * otherwise from the header configured as {@code leapgate.client-ip-header}; without either the
@@ -33,13 +44,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: stateless per request; shared immutable settings.
  */
-class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
+class GateFilter implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
 
     private static final Logger LOG = LoggerFactory.getLogger(GateFilter.class);
 
     private final ApplicationGate application;
     private final String clientIpHeader;
     private final AtomicBoolean warnedNoPeer = new AtomicBoolean();
+
+    /** A proxy to the current request's resource class and method. */
+    @Context
+    private ResourceInfo resourceInfo;
 
     GateFilter(ApplicationGate application) {
         this.application = application;
@@ -52,31 +67,50 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         if (gate == null) {
             return;
         }
-        String template = RouteTemplate.of((ExtendedUriInfo) request.getUriInfo());
+        Leases leases = application.leases();
+        leases.sweep();
+        String template = application.routes().of(request.getUriInfo(), resourceInfo);
         Decision decision = gate.enter(new View(request, template));
         if (decision instanceof Entry entry) {
-            RequestTracker tracker = (RequestTracker) request.getProperty(ApplicationGate.TRACKER);
-            if (tracker == null) {
-                // Cannot happen while the feature registers both; never hold a slot nobody releases.
-                entry.close();
-                throw new IllegalStateException("Leapgate's request listener is not registered");
+            RequestTracker tracker = new RequestTracker(entry, requestEnd(request));
+            request.setProperty(ApplicationGate.TRACKER, tracker);
+            if (!tracker.isWatched()) {
+                leases.add(tracker);
             }
-            tracker.admitted(entry);
         } else {
             request.abortWith(response(gate.rejection((Rejection) decision)));
         }
     }
 
+    /** The runtime's view of this request's end, if it has one. */
+    RequestEnd requestEnd(ContainerRequestContext request) {
+        return request.getProperty(RequestEnd.PROPERTY) instanceof RequestEnd end ? end : null;
+    }
+
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        HttpGate gate = application.gate();
-        if (gate == null) {
+        if (!(request.getProperty(ApplicationGate.TRACKER) instanceof RequestTracker tracker)) {
             return;
         }
-        Object tracker = request.getProperty(ApplicationGate.TRACKER);
-        Entry entry = tracker instanceof RequestTracker t ? t.entry() : null;
-        if (entry != null) {
-            gate.admittedHeaders(entry, response.getHeaders()::putSingle);
+        tracker.responded(response.getStatus());
+        application.builtGate().admittedHeaders(tracker.entry(), response.getHeaders()::putSingle);
+        if (!tracker.isWatched() && (!response.hasEntity() || "HEAD".equals(request.getMethod()))) {
+            application.finish(tracker, response.getStatus()); // nothing more will be written
+        }
+    }
+
+    @Override
+    public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
+        if (!(context.getProperty(ApplicationGate.TRACKER) instanceof RequestTracker tracker) || tracker.isWatched()) {
+            context.proceed();
+            return;
+        }
+        boolean written = false;
+        try {
+            context.proceed();
+            written = true;
+        } finally {
+            application.finish(tracker, written ? tracker.status() : HttpGate.NO_RESPONSE);
         }
     }
 

@@ -12,6 +12,7 @@ import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
+import jakarta.ws.rs.ext.WriterInterceptor;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,26 +21,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leapgate for a JAX-RS application on Jersey 3.1: register this one provider and every request
- * is checked against the configured rules and the {@link RateLimited} annotations.
+ * Leapgate for a JAX-RS application, on any JAX-RS 3.1 runtime (Jersey, RESTEasy, Apache CXF):
+ * register this one provider and every request is checked against the configured rules and the
+ * {@link RateLimited} annotations.
  *
  * <pre>{@code
- * new ResourceConfig().register(LeapgateFeature.class)             // in code
- * new ResourceConfig().packages("dev.leapgate.jaxrs", "com.example") // by package scanning
+ * new ResourceConfig().register(LeapgateFeature.class)             // Jersey, in code
+ * public Set<Class<?>> getClasses() { ... LeapgateFeature.class ... } // any runtime, in the Application
  * }</pre>
  *
- * or in {@code web.xml}, {@code jersey.config.server.provider.classnames} = {@code
- * dev.leapgate.jaxrs.LeapgateFeature}. The configuration is the servlet filter's, with every key
- * prefixed {@code leapgate.} in the application's properties (the Jersey servlet's init-params),
- * or in a file named by {@code leapgate.config-file}; see {@code jaxrs-filter/README.md}.
+ * or by the runtime's provider scanning or settings (Jersey: {@code
+ * jersey.config.server.provider.classnames}; RESTEasy: {@code resteasy.providers}; CXF: {@code
+ * jaxrs.providers}). The configuration is the servlet filter's, with every key prefixed {@code
+ * leapgate.} in the application's properties ({@code Application.getProperties()}, or the Jersey
+ * servlet's init-params), or in a file named by {@code leapgate.config-file}; see {@code
+ * jaxrs-filter/README.md}.
  *
- * <p>What it registers: a request and response filter that runs after resource matching, keyed by
- * the HTTP method and route template ({@code GET /users/{id}}, never the raw URL); a {@code
- * DynamicFeature} that turns {@link RateLimited} into rules while the application starts; and a
- * Jersey request-event listener that releases every admitted request exactly once when it finishes
- * (see {@code ApplicationGate}). The filter runs before authentication filters, so that a flood is
- * turned away before credentials are checked; with {@code origin=principal} it runs right after
- * them, since it needs the user.
+ * <p>What it registers, from the standard API alone: a request and response filter that runs
+ * after resource matching, keyed by the HTTP method and route template ({@code GET /users/{id}},
+ * never the raw URL), and a writer interceptor that sees the end of each response; a {@code
+ * DynamicFeature} that turns {@link RateLimited} into rules while the application starts. Where
+ * their classes are present, optional adapters: Jersey's request events ({@code JerseyEvents}) and
+ * a servlet container's request listener ({@link LeapgateServletInitializer}) report the end of
+ * every request, and the servlet request gives the peer's address. The filter runs before
+ * authentication filters, so that a flood is turned away before credentials are checked; with
+ * {@code origin=principal} it runs right after them, since it needs the user.
  */
 @Provider
 public final class LeapgateFeature implements Feature {
@@ -49,8 +55,11 @@ public final class LeapgateFeature implements Feature {
 
     private static final Logger LOG = LoggerFactory.getLogger(LeapgateFeature.class);
     private static final String SERVLET_REQUEST = "jakarta.servlet.http.HttpServletRequest";
+    private static final String JERSEY_EVENTS = "org.glassfish.jersey.server.monitoring.ApplicationEventListener";
 
     private final LeapgateConfig config;
+    /** The application this instance configured, or null before; for tests on every runtime. */
+    private volatile ApplicationGate configured;
 
     /** Reads the configuration from the application's properties when the application starts. */
     public LeapgateFeature() {
@@ -84,7 +93,14 @@ public final class LeapgateFeature implements Feature {
                 ? Priorities.AUTHENTICATION + 100
                 : Priorities.AUTHENTICATION - 100;
         context.register(
-                filter, Map.of(ContainerRequestFilter.class, priority, ContainerResponseFilter.class, priority));
+                filter,
+                Map.of(
+                        ContainerRequestFilter.class,
+                        priority,
+                        ContainerResponseFilter.class,
+                        priority,
+                        WriterInterceptor.class,
+                        Priorities.ENTITY_CODER + 1000));
         if (settings.config().monitoring().statusPath().isPresent()) {
             if (!servletApiPresent()) {
                 throw new ConfigException(
@@ -95,8 +111,11 @@ public final class LeapgateFeature implements Feature {
             context.register(new StatusFilter(application));
         }
         context.register(annotations);
-        context.register(application);
+        if (present(JERSEY_EVENTS)) {
+            context.register(new JerseyEvents(application)); // loaded only here: it implements Jersey's types
+        }
         context.property(STATE, application);
+        configured = application;
         return true;
     }
 
@@ -113,9 +132,25 @@ public final class LeapgateFeature implements Feature {
                 : Optional.empty();
     }
 
+    /** The application this instance configured; for tests. */
+    ApplicationGate application() {
+        return configured;
+    }
+
+    /** The gate of the application this instance configured, as {@link #gate(Configuration)} gives it. */
+    Optional<HttpGate> gate() {
+        ApplicationGate application = configured;
+        return application == null ? Optional.empty() : Optional.ofNullable(application.gate());
+    }
+
     private static boolean servletApiPresent() {
+        return present(SERVLET_REQUEST);
+    }
+
+    /** Whether {@code className} can be loaded by the provider's class loader. */
+    private static boolean present(String className) {
         try {
-            Class.forName(SERVLET_REQUEST, false, LeapgateFeature.class.getClassLoader());
+            Class.forName(className, false, LeapgateFeature.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;

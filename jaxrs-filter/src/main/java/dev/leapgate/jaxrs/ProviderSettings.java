@@ -8,6 +8,7 @@ import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.net.HttpToken;
 import jakarta.ws.rs.core.Configuration;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,29 +23,39 @@ import java.util.TreeMap;
  * <p>Every key of the configuration format ({@code CONFIGURATION.md}) is written with the prefix
  * {@code leapgate.}: {@code leapgate.rule.login.match}, {@code leapgate.trusted-proxies}. Or
  * {@code leapgate.config-file} names a properties file holding those keys without the prefix. The
- * provider's own keys: {@code leapgate.client-ip-header}, and for tests, the objects {@code
- * leapgate.clock} and {@code leapgate.sleeper}.
+ * provider's own keys: {@code leapgate.client-ip-header}, {@code leapgate.max-request-time}, and
+ * for tests, the objects {@code leapgate.clock} and {@code leapgate.sleeper}.
  *
  * @param config the configuration in the core's format
  * @param clock the clock
  * @param sleeper how paced requests wait
  * @param clientIpHeader the header standing in for the peer address where there is no servlet
  *     request, or null
+ * @param maxRequestTime after how long an admitted request whose end the runtime did not report is
+ *     released all the same ({@link Leases})
  */
-record ProviderSettings(LeapgateConfig config, Clock clock, Sleeper sleeper, String clientIpHeader) {
+record ProviderSettings(
+        LeapgateConfig config, Clock clock, Sleeper sleeper, String clientIpHeader, Duration maxRequestTime) {
 
     static final String PREFIX = "leapgate.";
     static final String CONFIG_FILE = PREFIX + "config-file";
     static final String CLIENT_IP_HEADER = PREFIX + "client-ip-header";
     static final String CLOCK = PREFIX + "clock";
     static final String SLEEPER = PREFIX + "sleeper";
+    static final String MAX_REQUEST_TIME = PREFIX + "max-request-time";
 
-    private static final List<String> OWN_KEYS = List.of(CONFIG_FILE, CLIENT_IP_HEADER, CLOCK, SLEEPER);
+    static final Duration DEFAULT_MAX_REQUEST_TIME = Duration.ofMinutes(10);
+    private static final Duration SHORTEST_MAX_REQUEST_TIME = Duration.ofSeconds(1);
+    private static final Duration LONGEST_MAX_REQUEST_TIME = Duration.ofDays(1);
+
+    private static final List<String> OWN_KEYS =
+            List.of(CONFIG_FILE, CLIENT_IP_HEADER, CLOCK, SLEEPER, MAX_REQUEST_TIME);
 
     ProviderSettings {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(sleeper, "sleeper");
+        Objects.requireNonNull(maxRequestTime, "maxRequestTime");
     }
 
     /**
@@ -91,7 +102,28 @@ record ProviderSettings(LeapgateConfig config, Clock clock, Sleeper sleeper, Str
                 config,
                 object(properties, CLOCK, Clock.class, Clock.system(), source),
                 object(properties, SLEEPER, Sleeper.class, Sleeper.system(), source),
-                header(properties.get(CLIENT_IP_HEADER), source));
+                header(properties.get(CLIENT_IP_HEADER), source),
+                maxRequestTime(properties.get(MAX_REQUEST_TIME), source));
+    }
+
+    private static Duration maxRequestTime(Object value, String source) {
+        if (value == null) {
+            return DEFAULT_MAX_REQUEST_TIME;
+        }
+        Duration time;
+        try {
+            time = ConfigParser.parseDuration(value.toString().strip());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(source, List.of(MAX_REQUEST_TIME + ": " + e.getMessage()));
+        }
+        if (time.compareTo(SHORTEST_MAX_REQUEST_TIME) < 0 || time.compareTo(LONGEST_MAX_REQUEST_TIME) > 0) {
+            throw new ConfigException(
+                    source,
+                    List.of(MAX_REQUEST_TIME + ": '" + value + "' is out of range; from 1s to 1d (default 10m):"
+                            + " the longest a request may take before its slot is released without its end"
+                            + " being seen"));
+        }
+        return time;
     }
 
     private static <T> T object(Map<String, Object> properties, String key, Class<T> type, T absent, String source) {

@@ -2,47 +2,68 @@ package dev.leapgate.jaxrs;
 
 import dev.leapgate.Entry;
 import dev.leapgate.http.HttpGate;
-import org.glassfish.jersey.server.ContainerResponse;
-import org.glassfish.jersey.server.monitoring.RequestEvent;
-import org.glassfish.jersey.server.monitoring.RequestEventListener;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Follows one request and closes its {@link Entry}, if it was admitted with one, when Jersey
- * reports the request {@link RequestEvent.Type#FINISHED}. See {@link ApplicationGate} for why this
- * releases exactly once on every path.
+ * One admitted request: its {@link Entry}, the status its response filter saw, and whether it has
+ * been finished. Whoever sees the end of the request first finishes it, exactly once: a runtime
+ * hook ({@link RequestEnd}), the provider's own writer interceptor or response filter, or the
+ * safety net ({@link Leases}) when nothing else did within {@code max-request-time}.
  *
- * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response written (an
- * exception that even Jersey's default mapping could not answer, a client gone before the response
- * was sent), or a 5xx response.
+ * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response ({@link
+ * HttpGate#NO_RESPONSE}) or a 5xx response.
  *
- * <p>Concurrency: {@code entry} is written by the request filter and read by the thread that
- * finishes the request, which may be another one (an asynchronous response); it is volatile.
+ * <p>Concurrency: written by the request's threads (an asynchronous response finishes on another
+ * thread than the one that admitted it) and read by the safety net on any request thread; the
+ * status is volatile, finishing is a compare-and-set.
  */
-final class RequestTracker implements RequestEventListener {
+final class RequestTracker {
 
-    private volatile Entry entry;
+    private final Entry entry;
+    private final boolean watched;
+    private final AtomicBoolean finished = new AtomicBoolean();
+    private volatile int status = HttpGate.NO_RESPONSE;
 
-    /** Called by the filter with the entry the request was admitted with. */
-    void admitted(Entry entry) {
+    /** Tracks {@code entry}; {@code end} is the runtime's view of the request's end, or null. */
+    RequestTracker(Entry entry, RequestEnd end) {
         this.entry = entry;
+        this.watched = end != null;
+        if (end != null) {
+            end.watch(this);
+        }
     }
 
-    /** The entry, for the response filter; null if the request was not admitted (or not limited). */
+    /** Whether the runtime reports this request's end ({@link RequestEnd}). */
+    boolean isWatched() {
+        return watched;
+    }
+
     Entry entry() {
         return entry;
     }
 
-    @Override
-    public void onEvent(RequestEvent event) {
-        if (event.getType() != RequestEvent.Type.FINISHED) {
-            return;
+    /** The response's status, as the response filter saw it. */
+    void responded(int status) {
+        this.status = status;
+    }
+
+    /** The status the response filter saw, or {@link HttpGate#NO_RESPONSE}. */
+    int status() {
+        return status;
+    }
+
+    boolean isFinished() {
+        return finished.get();
+    }
+
+    /**
+     * Completes the entry with {@code status}, if nobody has; returns whether this call did.
+     */
+    boolean finish(int status) {
+        if (!finished.compareAndSet(false, true)) {
+            return false;
         }
-        Entry admitted = entry;
-        if (admitted == null) {
-            return;
-        }
-        ContainerResponse response = event.getContainerResponse();
-        HttpGate.complete(
-                admitted, event.isResponseWritten() && response != null ? response.getStatus() : HttpGate.NO_RESPONSE);
+        HttpGate.complete(entry, status);
+        return true;
     }
 }

@@ -21,6 +21,16 @@ final class ServletGateFilter extends GateFilter {
         super(application);
     }
 
+    /** The servlet container's view of the request's end ({@link ServletRequests}), where installed. */
+    @Override
+    RequestEnd requestEnd(ContainerRequestContext request) {
+        HttpServletRequest servlet = servletRequest;
+        if (servlet != null && servlet.getAttribute(RequestEnd.PROPERTY) instanceof RequestEnd end) {
+            return end;
+        }
+        return super.requestEnd(request);
+    }
+
     @Override
     String peerAddress(ContainerRequestContext request) {
         HttpServletRequest servlet = servletRequest;

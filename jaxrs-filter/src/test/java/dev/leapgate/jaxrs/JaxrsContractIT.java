@@ -6,21 +6,20 @@ import dev.leapgate.jaxrs.app.ContractResource;
 import dev.leapgate.testing.AdapterContract;
 import java.net.URI;
 import java.util.Map;
-import org.glassfish.jersey.server.ResourceConfig;
 
 /**
- * The adapter contract ({@link AdapterContract}) for the JAX-RS provider on Jersey 3.1, deployed
- * as a servlet in Jetty 12 and configured by {@code leapgate.*} application properties.
+ * The adapter contract ({@link AdapterContract}) for the JAX-RS provider on the runtime under test
+ * ({@link JaxrsServer}: Jersey 3.1, RESTEasy 6.2 or CXF 4.1), deployed as a servlet in Jetty 12
+ * and configured by {@code leapgate.*} application properties.
  */
-class JerseyContractIT extends AdapterContract {
+class JaxrsContractIT extends AdapterContract {
 
     @Override
     protected App start(Map<String, String> settings, ManualClock clock) {
-        ResourceConfig application = new ResourceConfig(ContractResource.class)
-                .register(LeapgateFeature.class)
-                .property(ProviderSettings.CLOCK, clock);
+        JaxrsServer.App application =
+                new JaxrsServer.App(ContractResource.class).property(ProviderSettings.CLOCK, clock);
         settings.forEach((key, value) -> application.property(ProviderSettings.PREFIX + key, value));
-        TestServer server = TestServer.jetty(application);
+        JaxrsServer server = JaxrsServer.start(application);
         return new App() {
             @Override
             public URI uri(String path) {
@@ -33,7 +32,7 @@ class JerseyContractIT extends AdapterContract {
             }
 
             @Override
-            public void close() throws Exception {
+            public void close() {
                 server.close();
             }
         };

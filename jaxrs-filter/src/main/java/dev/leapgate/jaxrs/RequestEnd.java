@@ -1,0 +1,17 @@
+package dev.leapgate.jaxrs;
+
+/**
+ * A runtime's own view of the end of a request, where it has one (Jersey's request events, a
+ * servlet container's request listener): it finishes the request's {@link RequestTracker} when
+ * the request has ended, whichever way it ended. Found in the request's properties under {@link
+ * #PROPERTY}, put there by the runtime adapter when the request starts. Without one, the provider
+ * finishes requests itself (after the response is written) and the safety net catches the rest.
+ */
+interface RequestEnd {
+
+    /** The request property (or servlet request attribute) holding the request's {@code RequestEnd}. */
+    String PROPERTY = "dev.leapgate.jaxrs.RequestEnd";
+
+    /** Finish {@code tracker} when this request ends. Called at most once per request. */
+    void watch(RequestTracker tracker);
+}
