@@ -47,7 +47,17 @@ final class AnnotationRules implements DynamicFeature {
     /** Every resource method's route, as "HTTP-method template", annotated or not. */
     private final Set<String> routes = new java.util.LinkedHashSet<>();
 
+    /** The names of the configuration's rules, lower case: an annotation may not take one. */
+    private final Set<String> configured;
+
     private boolean closed;
+
+    /** @param configured the names of the rules the configuration writes */
+    AnnotationRules(Set<String> configured) {
+        this.configured = configured.stream()
+                .map(n -> n.toLowerCase(java.util.Locale.ROOT))
+                .collect(Collectors.toSet());
+    }
 
     @Override
     public void configure(ResourceInfo resourceInfo, FeatureContext context) {
@@ -113,6 +123,12 @@ final class AnnotationRules implements DynamicFeature {
                 rule = rule(limit, name, match);
             } catch (IllegalArgumentException | IllegalStateException e) {
                 throw new IllegalArgumentException("invalid @RateLimited on " + where + ": " + e.getMessage(), e);
+            }
+            if (configured.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+                throw new IllegalArgumentException("Leapgate: the rules from @RateLimited and the configuration clash:"
+                        + " rule name '" + name + "' is used twice, by @RateLimited on " + where + " and by the"
+                        + " configuration (an annotation's rule is named by @RateLimited(name = ...), or after its"
+                        + " class and method)");
             }
             String other = declaredBy.get(name);
             if (other != null || built.stream().anyMatch(r -> r.name().equals(name))) {

@@ -4,6 +4,7 @@ import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.config.OriginSource;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.rule.FlowRule;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.RuntimeType;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,7 +88,8 @@ public final class LeapgateFeature implements Feature {
             return false;
         }
         ProviderSettings settings = ProviderSettings.read(configuration, config);
-        AnnotationRules annotations = new AnnotationRules();
+        AnnotationRules annotations = new AnnotationRules(
+                settings.config().rules().rules().stream().map(FlowRule::name).collect(Collectors.toSet()));
         ApplicationGate application = new ApplicationGate(settings, annotations);
         GateFilter filter = servletApiPresent() ? new ServletGateFilter(application) : new GateFilter(application);
         int priority = settings.config().origin().kind() == OriginSource.Kind.PRINCIPAL

@@ -1,14 +1,18 @@
 package dev.leapgate.jaxrs;
 
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestEvent;
 import jakarta.servlet.ServletRequestListener;
 
 /**
  * The optional servlet container adapter: the container's own view of the end of each request.
- * The container calls {@link #requestDestroyed} once per request when it goes out of scope, after
- * the response is complete, whichever way the JAX-RS runtime ended it: a response, an exception
- * no mapper handled (which the runtime hands to the container), an asynchronous response resumed
- * or timed out. Installed by {@link LeapgateServletInitializer}, which the container runs at
+ * The container calls {@link #requestDestroyed} when the request goes out of scope, and for an
+ * asynchronous request the asynchronous context reports its completion: between the two, the end
+ * of every request, whichever way the JAX-RS runtime ended it: a response, an exception no mapper
+ * handled (which the runtime hands to the container), an asynchronous response resumed or timed
+ * out. Installed by {@link LeapgateServletInitializer}, which the container runs at
  * start when it scans the application's jars (a WAR in Tomcat or Jetty's {@code WebAppContext});
  * an embedded {@code ServletContextHandler} adds it by hand. Loaded only in a servlet container.
  *
@@ -19,18 +23,32 @@ final class ServletRequests implements ServletRequestListener {
 
     @Override
     public void requestInitialized(ServletRequestEvent event) {
-        event.getServletRequest().setAttribute(RequestEnd.PROPERTY, new End());
+        ServletRequest request = event.getServletRequest();
+        if (!(request.getAttribute(RequestEnd.PROPERTY) instanceof End)) { // not again on an async dispatch
+            request.setAttribute(RequestEnd.PROPERTY, new End());
+        }
     }
 
+    /**
+     * The request leaves the application: at the end of the request, or (Jetty, as the Servlet
+     * specification words it) at the end of the dispatch that started asynchronous processing,
+     * whose end is then the asynchronous context's completion.
+     */
     @Override
     public void requestDestroyed(ServletRequestEvent event) {
-        if (event.getServletRequest().getAttribute(RequestEnd.PROPERTY) instanceof End end) {
+        ServletRequest request = event.getServletRequest();
+        if (!(request.getAttribute(RequestEnd.PROPERTY) instanceof End end)) {
+            return;
+        }
+        if (request.isAsyncStarted()) {
+            request.getAsyncContext().addListener(end);
+        } else {
             end.ended();
         }
     }
 
     /** One request's end. */
-    private static final class End implements RequestEnd {
+    private static final class End implements RequestEnd, AsyncListener {
         private volatile RequestTracker tracker;
 
         @Override
@@ -44,6 +62,23 @@ final class ServletRequests implements ServletRequestListener {
             if (admitted != null) {
                 admitted.finish(admitted.status());
             }
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            ended();
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {}
+
+        @Override
+        public void onError(AsyncEvent event) {}
+
+        /** A new asynchronous cycle (a runtime that dispatches again) drops its listeners: stay. */
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            event.getAsyncContext().addListener(this);
         }
     }
 }

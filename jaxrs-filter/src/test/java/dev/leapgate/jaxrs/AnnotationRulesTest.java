@@ -15,11 +15,12 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class AnnotationRulesTest {
 
-    private final AnnotationRules annotations = new AnnotationRules();
+    private final AnnotationRules annotations = new AnnotationRules(Set.of());
 
     private static ResourceInfo info(Class<?> resourceClass, String methodName) {
         Method method = Arrays.stream(resourceClass.getMethods())

@@ -10,32 +10,33 @@ import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 
-/** {@link RateLimited} on a running application. */
+/**
+ * {@link RateLimited} on a running application, on the runtime under test ({@link JaxrsServer}),
+ * behind a trusted proxy on loopback that names each client in {@code X-Forwarded-For}.
+ */
 class AnnotationsIT {
 
     private final ManualClock clock = new ManualClock();
 
-    private ResourceConfig app(Class<?>... resources) {
-        return new ResourceConfig(resources)
-                .register(LeapgateFeature.class)
+    private JaxrsServer.App app(Class<?>... resources) {
+        return new JaxrsServer.App(resources)
                 .property(ProviderSettings.CLOCK, clock)
-                .property(ProviderSettings.CLIENT_IP_HEADER, "X-Real-IP");
+                .property("leapgate.trusted-proxies", "127.0.0.1");
     }
 
-    private static int status(TestServer server, String path, String client) {
-        return server.get(path, "X-Real-IP", client).statusCode();
+    private static int status(JaxrsServer server, String path, String client) {
+        return server.get(path, "X-Forwarded-For", client).statusCode();
     }
 
     @Test
     void twoLimitsOnOneMethod_bothApply_perClient() throws Exception {
-        try (TestServer server = TestServer.grizzly(app(LimitedResource.class))) {
+        try (JaxrsServer server = JaxrsServer.start(app(LimitedResource.class))) {
             String a = "203.0.113.1";
             assertThat(status(server, "/limited/1", a)).isEqualTo(200);
             assertThat(status(server, "/limited/2", a)).isEqualTo(200);
-            HttpResponse<String> perSecond = server.get("/limited/3", "X-Real-IP", a);
+            HttpResponse<String> perSecond = server.get("/limited/3", "X-Forwarded-For", a);
             assertThat(perSecond.statusCode()).isEqualTo(429);
             assertThat(perSecond.body()).contains("\"rule\":\"LimitedResource-get-1\"");
             assertThat(status(server, "/limited/1", "203.0.113.2"))
@@ -44,7 +45,7 @@ class AnnotationsIT {
 
             clock.advance(Duration.ofSeconds(2)); // the 1 s window has passed; the 1 h one has not
             assertThat(status(server, "/limited/4", a)).isEqualTo(200);
-            HttpResponse<String> perHour = server.get("/limited/5", "X-Real-IP", a);
+            HttpResponse<String> perHour = server.get("/limited/5", "X-Forwarded-For", a);
             assertThat(perHour.statusCode()).isEqualTo(429);
             assertThat(perHour.body()).contains("\"rule\":\"LimitedResource-get-2\"");
         }
@@ -52,13 +53,13 @@ class AnnotationsIT {
 
     @Test
     void unannotatedMethods_andOtherHttpMethodsOnTheSameTemplate_areNotLimited() throws Exception {
-        try (TestServer server = TestServer.grizzly(app(LimitedResource.class))) {
+        try (JaxrsServer server = JaxrsServer.start(app(LimitedResource.class))) {
             for (int i = 0; i < 5; i++) {
                 assertThat(status(server, "/limited/free", "203.0.113.1")).isEqualTo(200);
-                HttpResponse<String> post = TestServer.CLIENT.send(
+                HttpResponse<String> post = JaxrsServer.CLIENT.send(
                         HttpRequest.newBuilder(server.base.resolve("/limited/7"))
                                 .POST(HttpRequest.BodyPublishers.noBody())
-                                .header("X-Real-IP", "203.0.113.1")
+                                .header("X-Forwarded-For", "203.0.113.1")
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(post.statusCode()).isEqualTo(200);
@@ -68,8 +69,8 @@ class AnnotationsIT {
 
     @Test
     void namedRule_isThePolicyNameClientsSee() throws Exception {
-        try (TestServer server = TestServer.grizzly(app(LimitedResource.class))) {
-            HttpResponse<String> admitted = server.get("/limited/named", "X-Real-IP", "203.0.113.1");
+        try (JaxrsServer server = JaxrsServer.start(app(LimitedResource.class))) {
+            HttpResponse<String> admitted = server.get("/limited/named", "X-Forwarded-For", "203.0.113.1");
             assertThat(admitted.headers().firstValue("RateLimit-Policy")).hasValue("\"per-ip\";q=1;w=60");
             assertThat(admitted.headers().firstValue("RateLimit"))
                     .hasValue("\"per-ip\";r=0;t=66"); // strict window: 60 s and one bucket
@@ -79,7 +80,7 @@ class AnnotationsIT {
 
     @Test
     void classAnnotation_limitsEachMethodSeparately() throws Exception {
-        try (TestServer server = TestServer.grizzly(app(ClassLimitedResource.class))) {
+        try (JaxrsServer server = JaxrsServer.start(app(ClassLimitedResource.class))) {
             assertThat(status(server, "/class-limited/a", "203.0.113.1")).isEqualTo(200);
             assertThat(status(server, "/class-limited/a", "203.0.113.2")).isEqualTo(429);
             assertThat(status(server, "/class-limited/b", "203.0.113.1")).isEqualTo(200);
@@ -89,19 +90,18 @@ class AnnotationsIT {
 
     @Test
     void invalidAnnotation_failsTheStart_namingTheMethod() {
-        assertThatThrownBy(
-                        () -> TestServer.grizzly(app(BadWindowResource.class)).close())
+        assertThatThrownBy(() -> JaxrsServer.start(app(BadWindowResource.class)).close())
                 .hasStackTraceContaining("invalid @RateLimited on BadWindowResource.get(String): window must be"
                         + " between 100ms and 24h, was 0s");
     }
 
     @Test
     void annotationNamedLikeAConfiguredRule_failsTheStart() {
-        ResourceConfig app = app(LimitedResource.class)
+        JaxrsServer.App app = app(LimitedResource.class)
                 .property("leapgate.rule.per-ip.match", "/other")
                 .property("leapgate.rule.per-ip.limit", "1/1s");
 
-        assertThatThrownBy(() -> TestServer.grizzly(app).close())
+        assertThatThrownBy(() -> JaxrsServer.start(app).close())
                 .hasStackTraceContaining(
                         "the rules from @RateLimited and the configuration clash: rule name 'per-ip' is used twice");
     }

@@ -6,15 +6,16 @@ import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.RoutesResource;
 import dev.leapgate.jaxrs.app.UserResource;
 import dev.leapgate.stats.ResourceStats;
-import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 
-/** Requests are keyed by HTTP method and route template, never by the raw URL. */
+/**
+ * Requests are keyed by HTTP method and route template, never by the raw URL, on the runtime under
+ * test ({@link JaxrsServer}).
+ */
 class RouteTemplateIT {
 
-    private static ResourceConfig app(String... settings) {
-        ResourceConfig config = new ResourceConfig(UserResource.class, RoutesResource.class)
-                .register(LeapgateFeature.class)
+    private static JaxrsServer.App app(String... settings) {
+        JaxrsServer.App config = new JaxrsServer.App(UserResource.class, RoutesResource.class)
                 .property(ProviderSettings.CLOCK, new ManualClock());
         for (int i = 0; i < settings.length; i += 2) {
             config.property(settings[i], settings[i + 1]);
@@ -24,7 +25,7 @@ class RouteTemplateIT {
 
     @Test
     void twoRawIds_routedToOneTemplate_shareOneLimit() throws Exception {
-        try (TestServer server = TestServer.grizzly(app(
+        try (JaxrsServer server = JaxrsServer.start(app(
                 "leapgate.rule.users.match", "GET /users/{id}",
                 "leapgate.rule.users.limit", "2/1h"))) {
             assertThat(server.get("/users/1").statusCode()).isEqualTo(200);
@@ -40,7 +41,7 @@ class RouteTemplateIT {
 
     @Test
     void ruleWrittenForARawUrl_neverMatches_becauseRequestsAreNamedByTheirTemplate() throws Exception {
-        try (TestServer server = TestServer.grizzly(app(
+        try (JaxrsServer server = JaxrsServer.start(app(
                 "leapgate.rule.raw.match", "GET /users/42",
                 "leapgate.rule.raw.limit", "1/1h",
                 "leapgate.rule.me.match", "GET /users/me",
@@ -65,7 +66,7 @@ class RouteTemplateIT {
 
     @Test
     void regexTemplate_andSubResourceLocator_areKeyedByTheirFullTemplate() throws Exception {
-        try (TestServer server = TestServer.grizzly(app(
+        try (JaxrsServer server = JaxrsServer.start(app(
                 "leapgate.rule.org.match", "GET /orgs/{org}",
                 "leapgate.rule.org.limit", "1/1h",
                 "leapgate.rule.member.match", "GET /orgs/{org}/members/{id}",
@@ -81,7 +82,7 @@ class RouteTemplateIT {
 
     @Test
     void headRequest_countsAgainstTheGetRule() throws Exception {
-        try (TestServer server = TestServer.grizzly(app(
+        try (JaxrsServer server = JaxrsServer.start(app(
                 "leapgate.rule.users.match", "GET /users/{id}",
                 "leapgate.rule.users.limit", "1/1h",
                 "leapgate.rule.any.match", "/users/**",
@@ -89,7 +90,7 @@ class RouteTemplateIT {
             var head = java.net.http.HttpRequest.newBuilder(server.base.resolve("/users/1"))
                     .method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody())
                     .build();
-            assertThat(TestServer.CLIENT
+            assertThat(JaxrsServer.CLIENT
                             .send(head, java.net.http.HttpResponse.BodyHandlers.discarding())
                             .statusCode())
                     .isEqualTo(200);
