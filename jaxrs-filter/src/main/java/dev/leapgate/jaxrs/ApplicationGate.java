@@ -136,12 +136,6 @@ final class ApplicationGate {
         return built;
     }
 
-    /** Finishes a request the provider saw end itself, and gives back its lease. */
-    void finish(RequestTracker tracker, int status) {
-        leases.remove(tracker);
-        tracker.finish(status);
-    }
-
     /**
      * The gate's clock: while the gate is built, the time the application started (when the
      * provider was configured), so that its windows count from the start on every runtime, also

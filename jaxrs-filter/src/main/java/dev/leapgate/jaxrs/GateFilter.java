@@ -67,16 +67,12 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter, Wri
         if (gate == null) {
             return;
         }
-        Leases leases = application.leases();
-        leases.sweep();
+        application.leases().sweep();
         String template = application.routes().of(request.getUriInfo(), resourceInfo);
         Decision decision = gate.enter(new View(request, template));
         if (decision instanceof Entry entry) {
-            RequestTracker tracker = new RequestTracker(entry, requestEnd(request));
-            request.setProperty(ApplicationGate.TRACKER, tracker);
-            if (!tracker.isWatched()) {
-                leases.add(tracker);
-            }
+            request.setProperty(
+                    ApplicationGate.TRACKER, new RequestTracker(entry, requestEnd(request), application.leases()));
         } else {
             request.abortWith(response(gate.rejection((Rejection) decision)));
         }
@@ -94,14 +90,14 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter, Wri
         }
         tracker.responded(response.getStatus());
         application.builtGate().admittedHeaders(tracker.entry(), response.getHeaders()::putSingle);
-        if (!tracker.isWatched() && (!response.hasEntity() || "HEAD".equals(request.getMethod()))) {
-            application.finish(tracker, response.getStatus()); // nothing more will be written
+        if (!response.hasEntity() || "HEAD".equals(request.getMethod())) {
+            tracker.ended(response.getStatus()); // nothing more will be written
         }
     }
 
     @Override
     public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
-        if (!(context.getProperty(ApplicationGate.TRACKER) instanceof RequestTracker tracker) || tracker.isWatched()) {
+        if (!(context.getProperty(ApplicationGate.TRACKER) instanceof RequestTracker tracker)) {
             context.proceed();
             return;
         }
@@ -110,7 +106,7 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter, Wri
             context.proceed();
             written = true;
         } finally {
-            application.finish(tracker, written ? tracker.status() : HttpGate.NO_RESPONSE);
+            tracker.ended(written ? tracker.status() : HttpGate.NO_RESPONSE);
         }
     }
 

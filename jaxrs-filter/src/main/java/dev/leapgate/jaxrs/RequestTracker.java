@@ -7,35 +7,44 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One admitted request: its {@link Entry}, the status its response filter saw, and whether it has
  * been finished. Whoever sees the end of the request first finishes it, exactly once: a runtime
- * hook ({@link RequestEnd}), the provider's own writer interceptor or response filter, or the
- * safety net ({@link Leases}) when nothing else did within {@code max-request-time}.
+ * hook ({@link RequestEnd}) while the request is watched by one, else the provider's own writer
+ * interceptor or response filter ({@link #ended}), or the safety net ({@link Leases}) when
+ * nothing did within {@code max-request-time}. An unwatched request holds a lease.
  *
  * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response ({@link
  * HttpGate#NO_RESPONSE}) or a 5xx response.
  *
  * <p>Concurrency: written by the request's threads (an asynchronous response finishes on another
- * thread than the one that admitted it) and read by the safety net on any request thread; the
- * status is volatile, finishing is a compare-and-set.
+ * thread than the one that admitted it, possibly while the hook lets go of it) and by the safety
+ * net on any request thread. The fields are volatile; a hook letting go ({@link #unwatch}) and the
+ * provider seeing the end ({@link #ended}) each write their own field, then read the other's, so
+ * that at least one of them finishes; finishing is a compare-and-set.
  */
 final class RequestTracker {
 
-    private final Entry entry;
-    private final boolean watched;
-    private final AtomicBoolean finished = new AtomicBoolean();
-    private volatile int status = HttpGate.NO_RESPONSE;
+    /** {@link #endStatus} before the provider saw the end. */
+    private static final int NOT_SEEN = Integer.MIN_VALUE;
 
-    /** Tracks {@code entry}; {@code end} is the runtime's view of the request's end, or null. */
-    RequestTracker(Entry entry, RequestEnd end) {
+    private final Entry entry;
+    private final Leases leases;
+    private final AtomicBoolean finished = new AtomicBoolean();
+    private volatile boolean watched;
+    private volatile int status = HttpGate.NO_RESPONSE;
+    private volatile int endStatus = NOT_SEEN;
+
+    /**
+     * Tracks {@code entry}: watched by {@code end}, the runtime's view of the request's end, or if
+     * that is null, holding a lease in {@code leases}.
+     */
+    RequestTracker(Entry entry, RequestEnd end, Leases leases) {
         this.entry = entry;
+        this.leases = leases;
         this.watched = end != null;
         if (end != null) {
             end.watch(this);
+        } else {
+            leases.add(this);
         }
-    }
-
-    /** Whether the runtime reports this request's end ({@link RequestEnd}). */
-    boolean isWatched() {
-        return watched;
     }
 
     Entry entry() {
@@ -57,12 +66,39 @@ final class RequestTracker {
     }
 
     /**
-     * Completes the entry with {@code status}, if nobody has; returns whether this call did.
+     * The provider saw the request end with {@code status} (its entity written, or a response
+     * without one): finishes it, unless a runtime hook watches it.
+     */
+    void ended(int status) {
+        endStatus = status;
+        if (!watched) {
+            finish(status);
+        }
+    }
+
+    /**
+     * The runtime hook lets go of the request before its end (a servlet container whose request
+     * listener sees an asynchronous request leave before it completes): from now on the provider
+     * finishes it, or the safety net.
+     */
+    void unwatch() {
+        watched = false;
+        leases.add(this);
+        int seen = endStatus;
+        if (seen != NOT_SEEN) {
+            finish(seen);
+        }
+    }
+
+    /**
+     * Completes the entry with {@code status}, if nobody has, and gives back its lease; returns
+     * whether this call completed it.
      */
     boolean finish(int status) {
         if (!finished.compareAndSet(false, true)) {
             return false;
         }
+        leases.remove(this);
         HttpGate.complete(entry, status);
         return true;
     }

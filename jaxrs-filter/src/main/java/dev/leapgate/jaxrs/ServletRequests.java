@@ -1,18 +1,17 @@
 package dev.leapgate.jaxrs;
 
-import jakarta.servlet.AsyncEvent;
-import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestEvent;
 import jakarta.servlet.ServletRequestListener;
 
 /**
  * The optional servlet container adapter: the container's own view of the end of each request.
- * The container calls {@link #requestDestroyed} when the request goes out of scope, and for an
- * asynchronous request the asynchronous context reports its completion: between the two, the end
- * of every request, whichever way the JAX-RS runtime ended it: a response, an exception no mapper
- * handled (which the runtime hands to the container), an asynchronous response resumed or timed
- * out. Installed by {@link LeapgateServletInitializer}, which the container runs at
+ * The container calls {@link #requestDestroyed} when the request goes out of scope: for a
+ * synchronous request, its end, whichever way the JAX-RS runtime ended it (a response, or an
+ * exception no mapper handled, which the runtime hands to the container). A container may call it
+ * before an asynchronous request completes (Jetty does, when the dispatch that started it
+ * returns); such a request goes back to the provider, which sees the asynchronous response written
+ * (adding a listener to its {@code AsyncContext} after that dispatch is not allowed). Installed by {@link LeapgateServletInitializer}, which the container runs at
  * start when it scans the application's jars (a WAR in Tomcat or Jetty's {@code WebAppContext});
  * an embedded {@code ServletContextHandler} adds it by hand. Loaded only in a servlet container.
  *
@@ -31,24 +30,20 @@ final class ServletRequests implements ServletRequestListener {
 
     /**
      * The request leaves the application: at the end of the request, or (Jetty, as the Servlet
-     * specification words it) at the end of the dispatch that started asynchronous processing,
-     * whose end is then the asynchronous context's completion.
+     * specification words it) at the end of the dispatch that started asynchronous processing;
+     * then the provider sees the asynchronous response's end itself ({@link
+     * RequestTracker#unwatch}).
      */
     @Override
     public void requestDestroyed(ServletRequestEvent event) {
         ServletRequest request = event.getServletRequest();
-        if (!(request.getAttribute(RequestEnd.PROPERTY) instanceof End end)) {
-            return;
-        }
-        if (request.isAsyncStarted()) {
-            request.getAsyncContext().addListener(end);
-        } else {
-            end.ended();
+        if (request.getAttribute(RequestEnd.PROPERTY) instanceof End end) {
+            end.ended(request.isAsyncStarted());
         }
     }
 
     /** One request's end. */
-    private static final class End implements RequestEnd, AsyncListener {
+    private static final class End implements RequestEnd {
         private volatile RequestTracker tracker;
 
         @Override
@@ -56,29 +51,20 @@ final class ServletRequests implements ServletRequestListener {
             this.tracker = tracker;
         }
 
-        /** The status the response filter saw, or none: an exception the runtime did not map. */
-        void ended() {
+        /**
+         * The request left the application: finished with the status the response filter saw (none:
+         * an exception the runtime did not map), or, still asynchronous, handed back to the provider.
+         */
+        void ended(boolean asynchronous) {
             RequestTracker admitted = tracker;
-            if (admitted != null) {
+            if (admitted == null) {
+                return;
+            }
+            if (asynchronous) {
+                admitted.unwatch();
+            } else {
                 admitted.finish(admitted.status());
             }
-        }
-
-        @Override
-        public void onComplete(AsyncEvent event) {
-            ended();
-        }
-
-        @Override
-        public void onTimeout(AsyncEvent event) {}
-
-        @Override
-        public void onError(AsyncEvent event) {}
-
-        /** A new asynchronous cycle (a runtime that dispatches again) drops its listeners: stay. */
-        @Override
-        public void onStartAsync(AsyncEvent event) {
-            event.getAsyncContext().addListener(this);
         }
     }
 }

@@ -4,7 +4,6 @@ import dev.leapgate.http.HttpGate;
 import jakarta.ws.rs.core.Application;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -203,10 +202,5 @@ abstract class JaxrsServer implements AutoCloseable {
         public Map<String, Object> getProperties() {
             return properties;
         }
-    }
-
-    /** Unwraps an {@link InvocationTargetException}, for messages. */
-    static Throwable cause(Throwable t) {
-        return t instanceof InvocationTargetException i ? i.getCause() : t;
     }
 }
