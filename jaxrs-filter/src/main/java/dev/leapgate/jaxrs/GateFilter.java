@@ -14,9 +14,6 @@ import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
-import jakarta.ws.rs.ext.WriterInterceptor;
-import jakarta.ws.rs.ext.WriterInterceptorContext;
-import java.io.IOException;
 import java.security.Principal;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,20 +30,26 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The end of an admitted request: where the runtime reports it ({@link RequestEnd}: Jersey's
  * request events, a servlet container's request listener), the runtime finishes the tracker.
- * Elsewhere this class does, as a {@link WriterInterceptor} once the response's entity is written
- * (or failed to be: a client gone away), or in the response filter for a response without an
- * entity; an exception that no mapper handles skips both, and the safety net ({@link Leases})
- * releases such a request after {@code max-request-time}.
+ * Elsewhere this class does, in the response filter, when the response is about to be written (a
+ * writer interceptor would see the write itself, but RESTEasy on Vert.x refuses writer
+ * interceptors on its I/O threads); an exception that no mapper handles may skip the response
+ * filters (CXF), and the safety net ({@link Leases}) releases such a request after {@code
+ * max-request-time}.
  *
  * <p>The peer address: from the servlet request in a servlet container ({@link ServletGateFilter}),
- * otherwise from the header configured as {@code leapgate.client-ip-header}; without either the
- * client is unknown, and all such clients share one per-origin count (warned about once).
+ * else from the runtime's own request where an adapter reads it ({@link ResteasyPeer}, {@link
+ * GrizzlyPeer}), else from the header configured as {@code leapgate.client-ip-header}; without
+ * any of them the client is unknown, and all such clients share one per-origin count (warned
+ * about once).
  *
  * <p>Concurrency: stateless per request; shared immutable settings.
  */
-class GateFilter implements ContainerRequestFilter, ContainerResponseFilter, WriterInterceptor {
+class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(GateFilter.class);
+
+    /** The request property where a runtime adapter leaves the peer's address ({@link ResteasyPeer}, {@link GrizzlyPeer}). */
+    static final String PEER = "dev.leapgate.jaxrs.peer";
 
     private final ApplicationGate application;
     private final String clientIpHeader;
@@ -90,24 +93,7 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter, Wri
         }
         tracker.responded(response.getStatus());
         application.builtGate().admittedHeaders(tracker.entry(), response.getHeaders()::putSingle);
-        if (!response.hasEntity() || "HEAD".equals(request.getMethod())) {
-            tracker.ended(response.getStatus()); // nothing more will be written
-        }
-    }
-
-    @Override
-    public void aroundWriteTo(WriterInterceptorContext context) throws IOException {
-        if (!(context.getProperty(ApplicationGate.TRACKER) instanceof RequestTracker tracker)) {
-            context.proceed();
-            return;
-        }
-        boolean written = false;
-        try {
-            context.proceed();
-            written = true;
-        } finally {
-            tracker.ended(written ? tracker.status() : HttpGate.NO_RESPONSE);
-        }
+        tracker.ended(response.getStatus());
     }
 
     static Response response(RejectionResponse rejection) {
@@ -119,8 +105,14 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter, Wri
         return response.build();
     }
 
-    /** The direct peer's address, or null if unknown. */
+    /**
+     * The direct peer's address, or null if unknown: as a runtime adapter found it, else from the
+     * header configured as {@code leapgate.client-ip-header}.
+     */
     String peerAddress(ContainerRequestContext request) {
+        if (request.getProperty(PEER) instanceof String peer) {
+            return peer;
+        }
         if (clientIpHeader != null) {
             String value = request.getHeaderString(clientIpHeader);
             if (value != null && !value.isBlank()) {

@@ -13,7 +13,6 @@ import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
-import jakarta.ws.rs.ext.WriterInterceptor;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -41,7 +40,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What it registers, from the standard API alone: a request and response filter that runs
  * after resource matching, keyed by the HTTP method and route template ({@code GET /users/{id}},
- * never the raw URL), and a writer interceptor that sees the end of each response; a {@code
+ * never the raw URL), which also sees each response; a {@code
  * DynamicFeature} that turns {@link RateLimited} into rules while the application starts. Where
  * their classes are present, optional adapters: Jersey's request events ({@code JerseyEvents}) and
  * a servlet container's request listener ({@link LeapgateServletInitializer}) report the end of
@@ -58,6 +57,8 @@ public final class LeapgateFeature implements Feature {
     private static final Logger LOG = LoggerFactory.getLogger(LeapgateFeature.class);
     private static final String SERVLET_REQUEST = "jakarta.servlet.http.HttpServletRequest";
     private static final String JERSEY_EVENTS = "org.glassfish.jersey.server.monitoring.ApplicationEventListener";
+    private static final String RESTEASY_REQUEST = "org.jboss.resteasy.spi.HttpRequest";
+    private static final String GRIZZLY_REQUEST = "org.glassfish.grizzly.http.server.Request";
 
     private final LeapgateConfig config;
     /** The application this instance configured, or null before; for tests on every runtime. */
@@ -96,14 +97,7 @@ public final class LeapgateFeature implements Feature {
                 ? Priorities.AUTHENTICATION + 100
                 : Priorities.AUTHENTICATION - 100;
         context.register(
-                filter,
-                Map.of(
-                        ContainerRequestFilter.class,
-                        priority,
-                        ContainerResponseFilter.class,
-                        priority,
-                        WriterInterceptor.class,
-                        Priorities.ENTITY_CODER + 1000));
+                filter, Map.of(ContainerRequestFilter.class, priority, ContainerResponseFilter.class, priority));
         if (settings.config().monitoring().statusPath().isPresent()) {
             if (!servletApiPresent()) {
                 throw new ConfigException(
@@ -114,8 +108,15 @@ public final class LeapgateFeature implements Feature {
             context.register(new StatusFilter(application));
         }
         context.register(annotations);
+        // The adapters, each loaded only where its runtime's classes are (they name them).
         if (present(JERSEY_EVENTS)) {
-            context.register(new JerseyEvents(application)); // loaded only here: it implements Jersey's types
+            context.register(new JerseyEvents(application));
+        }
+        if (present(RESTEASY_REQUEST)) {
+            context.register(new ResteasyPeer()); // pre-matching: before the gate's filter
+        }
+        if (present(JERSEY_EVENTS) && present(GRIZZLY_REQUEST)) {
+            context.register(new GrizzlyPeer());
         }
         context.property(STATE, application);
         configured = application;

@@ -11,11 +11,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The safety net for requests whose end no hook of the runtime reports: on a runtime without a
- * {@link RequestEnd} adapter, an exception that no mapper handles skips the response filters and
- * the writer interceptor, so nothing would release its slot. Each admitted request that the
- * provider finishes itself holds a lease here; a lease older than {@code max-request-time} is
- * finished as failed (no response), counted ({@link #expired}) and logged (WARN, the first, then
- * every 1,000th), so that a leak can never pile up silently.
+ * {@link RequestEnd} adapter, an exception that no mapper handles may skip the response filters
+ * (CXF does), so nothing would release its slot. Each admitted request that the provider finishes
+ * itself holds a lease here; a lease older than {@code max-request-time} is finished as failed (no
+ * response), counted ({@link #expired}) and logged (WARN, the first, then every 1,000th), so that a
+ * leak can never pile up silently.
  *
  * <p>No thread of its own: the requests that arrive look, at most once per eighth of {@code
  * max-request-time} (and only one at a time), for leases that expired. A lease is released within

@@ -7,8 +7,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * One admitted request: its {@link Entry}, the status its response filter saw, and whether it has
  * been finished. Whoever sees the end of the request first finishes it, exactly once: a runtime
- * hook ({@link RequestEnd}) while the request is watched by one, else the provider's own writer
- * interceptor or response filter ({@link #ended}), or the safety net ({@link Leases}) when
+ * hook ({@link RequestEnd}) while the request is watched by one, else the provider's response
+ * filter ({@link #ended}), or the safety net ({@link Leases}) when
  * nothing did within {@code max-request-time}. An unwatched request holds a lease.
  *
  * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response ({@link
@@ -66,8 +66,8 @@ final class RequestTracker {
     }
 
     /**
-     * The provider saw the request end with {@code status} (its entity written, or a response
-     * without one): finishes it, unless a runtime hook watches it.
+     * The provider saw the request's response, with {@code status}: finishes it, unless a runtime
+     * hook watches it.
      */
     void ended(int status) {
         endStatus = status;

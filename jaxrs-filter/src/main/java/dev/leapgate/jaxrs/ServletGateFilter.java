@@ -7,15 +7,17 @@ import jakarta.ws.rs.core.Context;
 /**
  * The filter where the Servlet API is on the class path: in a servlet container the peer address
  * is the servlet request's {@code getRemoteAddr()}, and the trusted-proxy rules apply to it as in
- * the servlet filter. Elsewhere (Grizzly, the JDK server) Jersey injects nothing and the header
- * configured as {@code leapgate.client-ip-header} is used. Loaded only when the Servlet API is
+ * the servlet filter. Elsewhere (Grizzly, Vert.x, the JDK server) there is no servlet request, and
+ * {@link GateFilter}'s sources apply. Loaded only when the Servlet API is
  * present, so that the provider runs without it.
  */
 final class ServletGateFilter extends GateFilter {
 
-    /** A proxy to the current request in a servlet container; null elsewhere. */
+    /** A proxy to the current request in a servlet container; null or unusable elsewhere. */
     @Context
     private HttpServletRequest servletRequest;
+
+    private final ServletProxy servlet = new ServletProxy();
 
     ServletGateFilter(ApplicationGate application) {
         super(application);
@@ -24,8 +26,8 @@ final class ServletGateFilter extends GateFilter {
     /** The servlet container's view of the request's end ({@link ServletRequests}), where installed. */
     @Override
     RequestEnd requestEnd(ContainerRequestContext request) {
-        HttpServletRequest servlet = servletRequest;
-        if (servlet != null && servlet.getAttribute(RequestEnd.PROPERTY) instanceof RequestEnd end) {
+        HttpServletRequest current = servlet.current(servletRequest);
+        if (current != null && current.getAttribute(RequestEnd.PROPERTY) instanceof RequestEnd end) {
             return end;
         }
         return super.requestEnd(request);
@@ -33,7 +35,7 @@ final class ServletGateFilter extends GateFilter {
 
     @Override
     String peerAddress(ContainerRequestContext request) {
-        HttpServletRequest servlet = servletRequest;
-        return servlet != null ? servlet.getRemoteAddr() : super.peerAddress(request);
+        HttpServletRequest current = servlet.current(servletRequest);
+        return current != null ? current.getRemoteAddr() : super.peerAddress(request);
     }
 }

@@ -10,8 +10,8 @@ import jakarta.servlet.ServletRequestListener;
  * synchronous request, its end, whichever way the JAX-RS runtime ended it (a response, or an
  * exception no mapper handled, which the runtime hands to the container). A container may call it
  * before an asynchronous request completes (Jetty does, when the dispatch that started it
- * returns); such a request goes back to the provider, which sees the asynchronous response written
- * (adding a listener to its {@code AsyncContext} after that dispatch is not allowed). Installed by {@link LeapgateServletInitializer}, which the container runs at
+ * returns); such a request goes back to the provider, whose response filter sees the asynchronous
+ * response (adding a listener to its {@code AsyncContext} after that dispatch is not allowed). Installed by {@link LeapgateServletInitializer}, which the container runs at
  * start when it scans the application's jars (a WAR in Tomcat or Jetty's {@code WebAppContext});
  * an embedded {@code ServletContextHandler} adds it by hand. Loaded only in a servlet container.
  *

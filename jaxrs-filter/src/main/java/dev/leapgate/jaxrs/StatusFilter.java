@@ -35,6 +35,8 @@ final class StatusFilter implements ContainerRequestFilter {
     @Context
     private HttpServletRequest servletRequest;
 
+    private final ServletProxy servlet = new ServletProxy();
+
     StatusFilter(ApplicationGate application) {
         this.application = application;
     }
@@ -46,7 +48,8 @@ final class StatusFilter implements ContainerRequestFilter {
             return;
         }
         String path = request.getUriInfo().getPath(false);
-        String peer = servletRequest != null ? servletRequest.getRemoteAddr() : null;
+        HttpServletRequest current = servlet.current(servletRequest);
+        String peer = current != null ? current.getRemoteAddr() : null;
         Optional<StatusResponse> status = gate.status(
                 new View(request.getMethod(), path.startsWith("/") ? path : "/" + path, peer, request.getHeaders()));
         if (status.isPresent()) {

@@ -7,7 +7,11 @@ import dev.leapgate.jaxrs.app.UserResource;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 
-/** Who the client is: the servlet peer, or the configured header elsewhere. */
+/**
+ * Who the client is on Jersey: the servlet peer in a servlet container, Grizzly's peer on Grizzly
+ * ({@link GrizzlyPeer}); the header configured where no adapter knows the peer is {@link
+ * PeerAddressTest}'s.
+ */
 class ClientIpIT {
 
     private static ResourceConfig app(String... settings) {
@@ -54,33 +58,32 @@ class ClientIpIT {
     }
 
     @Test
-    void otherContainer_takesTheConfiguredHeader_asThePeer_withTheSameTrustedProxyRules() throws Exception {
+    void grizzly_givesThePeer_soForwardingIsBelievedFromATrustedProxy_andTheHeaderIsNotNeeded() throws Exception {
         try (TestServer server = TestServer.grizzly(app(
-                "leapgate.client-ip-header", "X-Real-IP",
-                "leapgate.trusted-proxies", "10.0.0.0/8"))) {
-            assertThat(server.get("/users/1", "X-Real-IP", "203.0.113.1").statusCode())
+                "leapgate.trusted-proxies", "127.0.0.1",
+                "leapgate.client-ip-header", "X-Real-IP"))) {
+            assertThat(server.get("/users/1", "X-Forwarded-For", "203.0.113.1").statusCode())
                     .isEqualTo(200);
-            assertThat(server.get("/users/1", "X-Real-IP", "203.0.113.2").statusCode())
+            assertThat(server.get("/users/1", "X-Forwarded-For", "203.0.113.2").statusCode())
+                    .as("another client behind the trusted proxy on loopback: Grizzly's request gave the peer")
                     .isEqualTo(200);
-            assertThat(server.get("/users/1", "X-Real-IP", "203.0.113.1").statusCode())
+            assertThat(server.get("/users/1", "X-Forwarded-For", "203.0.113.1").statusCode())
                     .isEqualTo(429);
-            assertThat(server.get("/users/1", "X-Real-IP", "10.0.0.7", "X-Forwarded-For", "203.0.113.3")
-                            .statusCode())
-                    .as("the header names a trusted proxy: the client is found behind it")
+            assertThat(server.get("/users/1", "X-Real-IP", "198.51.100.1").statusCode())
+                    .as("the header stands in only where no adapter knows the peer; here it is 127.0.0.1")
                     .isEqualTo(200);
-            assertThat(server.get("/users/1", "X-Real-IP", "10.0.0.8", "X-Forwarded-For", "203.0.113.3")
-                            .statusCode())
+            assertThat(server.get("/users/1", "X-Real-IP", "198.51.100.2").statusCode())
                     .isEqualTo(429);
         }
     }
 
     @Test
-    void otherContainer_withoutTheHeader_cannotTellClientsApart() throws Exception {
+    void grizzly_withoutTrustedProxies_ignoresForgedForwardingHeaders() throws Exception {
         try (TestServer server = TestServer.grizzly(app())) {
             assertThat(server.get("/users/1", "X-Forwarded-For", "203.0.113.1").statusCode())
                     .isEqualTo(200);
             assertThat(server.get("/users/1", "X-Forwarded-For", "203.0.113.2").statusCode())
-                    .as("every client is the origin 'unknown'")
+                    .as("the peer 127.0.0.1, whatever it forwards")
                     .isEqualTo(429);
         }
     }

@@ -73,7 +73,9 @@ public class LeakResource {
     @GET
     @Path("timeout")
     public void timeout(@Suspended AsyncResponse response) {
-        response.setTimeout(50, TimeUnit.MILLISECONDS); // never resumed: the runtime answers 503 (CXF loses a 1 ms timeout under load)
+        response.setTimeout(
+                50,
+                TimeUnit.MILLISECONDS); // never resumed: the runtime answers 503 (CXF loses a 1 ms timeout under load)
     }
 
     @GET

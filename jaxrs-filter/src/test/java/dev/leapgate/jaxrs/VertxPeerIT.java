@@ -1,0 +1,89 @@
+package dev.leapgate.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.UserResource;
+import io.vertx.core.VertxOptions;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.jboss.resteasy.plugins.server.vertx.VertxJaxrsServer;
+import org.jboss.resteasy.plugins.server.vertx.VertxResteasyDeployment;
+import org.junit.jupiter.api.Test;
+
+/**
+ * RESTEasy on Vert.x (as Quarkus runs it), outside any servlet container: the provider reads the
+ * peer's address from RESTEasy's own request ({@link ResteasyPeer}), so the trusted-proxy rules
+ * work there as in a servlet container. Runs in the RESTEasy execution only.
+ */
+class VertxPeerIT {
+
+    private static int status(URI base, String forwardedFor) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("/users/1"))
+                .timeout(Duration.ofSeconds(30))
+                .header("X-Forwarded-For", forwardedFor)
+                .build();
+        return JaxrsServer.CLIENT
+                .send(request, HttpResponse.BodyHandlers.discarding())
+                .statusCode();
+    }
+
+    private static VertxJaxrsServer start(String... settings) throws IOException {
+        JaxrsServer.App app = new JaxrsServer.App(UserResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.per-ip.match", "GET /users/{id}")
+                .property("leapgate.rule.per-ip.limit", "1/1h")
+                .property("leapgate.rule.per-ip.scope", "per-origin");
+        for (int i = 0; i < settings.length; i += 2) {
+            app.property(settings[i], settings[i + 1]);
+        }
+        VertxResteasyDeployment deployment = new VertxResteasyDeployment();
+        deployment.setApplication(app);
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        VertxJaxrsServer server = new VertxJaxrsServer();
+        server.setVertxOptions(new VertxOptions().setEventLoopPoolSize(1));
+        server.setDeployment(deployment);
+        server.setHostname("127.0.0.1");
+        server.setPort(port);
+        return server.start();
+    }
+
+    private static URI base(VertxJaxrsServer server) {
+        return URI.create("http://127.0.0.1:" + server.getPort());
+    }
+
+    @Test
+    void thePeerIsKnown_soForwardingIsBelievedFromATrustedProxy() throws Exception {
+        VertxJaxrsServer server = start("leapgate.trusted-proxies", "127.0.0.1");
+        try {
+            assertThat(status(base(server), "203.0.113.1")).isEqualTo(200);
+            assertThat(status(base(server), "203.0.113.2"))
+                    .as("another client behind the trusted proxy on loopback")
+                    .isEqualTo(200);
+            assertThat(status(base(server), "203.0.113.1")).isEqualTo(429);
+        } finally {
+            server.stop();
+        }
+    }
+
+    @Test
+    void withoutTrustedProxies_forwardingIsIgnored_andThePeerIsTheClient() throws Exception {
+        VertxJaxrsServer server = start();
+        try {
+            assertThat(status(base(server), "203.0.113.1")).isEqualTo(200);
+            assertThat(status(base(server), "203.0.113.2"))
+                    .as("the peer 127.0.0.1, whatever it forwards")
+                    .isEqualTo(429);
+        } finally {
+            server.stop();
+        }
+    }
+}
