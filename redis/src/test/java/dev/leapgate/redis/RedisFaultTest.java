@@ -190,9 +190,10 @@ class RedisFaultTest {
         assertThat(decided.get()).isEqualTo(attempts.get());
         assertThat(Duration.ofNanos(slowest.get())).isLessThan(BOUND);
         StoreStats stats = gate.store("login").orElseThrow();
-        // one outage; while the breaker probes Redis (two calls let through, the others refused),
-        // the rule may switch back and forth once more
-        assertThat(stats.outages()).isBetween(1L, 2L);
+        // one outage; while Redis restarts, each probing round of the breaker (every second, two
+        // calls let through, the others refused) may switch the rule back and forth once more: a
+        // few switches in all, never one per decision (hundreds were made without the store)
+        assertThat(stats.outages()).isBetween(1L, 4L);
         assertThat(stats.decidedWithoutStore()).isPositive();
         assertThat(timed()).isNotNull(); // and the next decision is the store's again
         assertThat(gate.store("login").orElseThrow().available()).isTrue();
