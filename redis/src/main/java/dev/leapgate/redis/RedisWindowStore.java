@@ -102,6 +102,9 @@ public final class RedisWindowStore implements WindowStore {
     private final StoreSettings settings;
     private final String prefix;
     private final CircuitBreaker breaker;
+    /** The breaker's state last logged ({@link #reportState}). */
+    private final AtomicReference<CircuitBreaker.State> reported = new AtomicReference<>(CircuitBreaker.State.CLOSED);
+
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicReference<Connecting> connection = new AtomicReference<>();
     private volatile String sha;
@@ -127,18 +130,6 @@ public final class RedisWindowStore implements WindowStore {
                         .permittedNumberOfCallsInHalfOpenState(2)
                         .recordExceptions(Throwable.class)
                         .build());
-        breaker.getEventPublisher()
-                .onStateTransition(event -> LOG.warn(
-                        "Leapgate Redis store {}: circuit breaker {}",
-                        settings.shownUri(),
-                        switch (event.getStateTransition().getToState()) {
-                            case OPEN ->
-                                "opened: Redis failed or was too slow for half of the last decisions;"
-                                        + " not calling it for 1 s";
-                            case HALF_OPEN -> "half open: probing Redis";
-                            case CLOSED -> "closed: Redis answers again";
-                            default -> "now " + event.getStateTransition().getToState();
-                        }));
         connect();
         this.heartbeat = settings.instances() == 0
                 ? client.getResources()
@@ -302,7 +293,9 @@ public final class RedisWindowStore implements WindowStore {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("the store is closed"));
         }
-        if (!breaker.tryAcquirePermission()) {
+        boolean permitted = breaker.tryAcquirePermission();
+        reportState();
+        if (!permitted) {
             return CompletableFuture.failedFuture(CallNotPermittedException.createCallNotPermittedException(breaker));
         }
         Waiter waiter = waiter(permits);
@@ -360,6 +353,30 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
+     * Logs each transition of the circuit breaker once (WARN), as seen after each permission and
+     * each outcome, where every transition happens. Read from its state rather than its event
+     * publisher: with a consumer registered, Resilience4j builds an event with a time stamp for
+     * every call, on the connection's I/O thread.
+     */
+    private void reportState() {
+        CircuitBreaker.State now = breaker.getState();
+        CircuitBreaker.State last = reported.get();
+        if (now != last && reported.compareAndSet(last, now)) {
+            LOG.warn(
+                    "Leapgate Redis store {}: circuit breaker {}",
+                    settings.shownUri(),
+                    switch (now) {
+                        case OPEN ->
+                            "opened: Redis failed or was too slow for half of the last decisions;"
+                                    + " not calling it for 1 s";
+                        case HALF_OPEN -> "half open: probing Redis";
+                        case CLOSED -> "closed: Redis answers again";
+                        default -> "now " + now;
+                    });
+        }
+    }
+
+    /**
      * A decision's verdict to come; the circuit breaker counts each decision (its permission was
      * taken), a cancelled one (its caller's time budget ran out) as a failure.
      */
@@ -373,6 +390,7 @@ public final class RedisWindowStore implements WindowStore {
             } else {
                 breaker.onError(took, TimeUnit.NANOSECONDS, failure);
             }
+            reportState();
         });
         return new Waiter(permits, verdict);
     }
