@@ -64,6 +64,11 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         this.clientIpHeader = application.settings().clientIpHeader();
     }
 
+    /** The application this filter guards. */
+    ApplicationGate application() {
+        return application;
+    }
+
     @Override
     public void filter(ContainerRequestContext request) {
         HttpGate gate = application.gate();

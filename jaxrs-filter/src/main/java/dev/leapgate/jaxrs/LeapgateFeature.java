@@ -130,10 +130,19 @@ public final class LeapgateFeature implements Feature {
      * enforce.
      */
     public static Optional<HttpGate> gate(Configuration configuration) {
-        Object state = configuration.getProperty(STATE);
-        return state instanceof ApplicationGate application
-                ? Optional.ofNullable(application.gate())
-                : Optional.empty();
+        ApplicationGate application = configuration.getProperty(STATE) instanceof ApplicationGate a ? a : null;
+        if (application == null) {
+            // CXF keeps a feature's properties out of the configuration its resources see; the
+            // provider instances are in it.
+            for (Object instance : configuration.getInstances()) {
+                if (instance instanceof LeapgateFeature feature && feature.configured != null) {
+                    application = feature.configured;
+                } else if (instance instanceof GateFilter filter) {
+                    application = filter.application();
+                }
+            }
+        }
+        return application == null ? Optional.empty() : Optional.ofNullable(application.gate());
     }
 
     /** The application this instance configured; for tests. */
