@@ -2,7 +2,8 @@ package dev.leapgate.jaxrs;
 
 import dev.leapgate.Entry;
 import dev.leapgate.http.HttpGate;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * One admitted request: its {@link Entry}, the status its response filter saw, and whether it has
@@ -27,7 +28,19 @@ final class RequestTracker {
 
     private final Entry entry;
     private final Leases leases;
-    private final AtomicBoolean finished = new AtomicBoolean();
+    private static final VarHandle FINISHED;
+
+    static {
+        try {
+            FINISHED = MethodHandles.lookup().findVarHandle(RequestTracker.class, "finished", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Set once, by {@link #finish} (a compare-and-set on this field, no object per request). */
+    private volatile boolean finished;
+
     private volatile boolean watched;
     private volatile int status = HttpGate.NO_RESPONSE;
     private volatile int endStatus = NOT_SEEN;
@@ -62,7 +75,7 @@ final class RequestTracker {
     }
 
     boolean isFinished() {
-        return finished.get();
+        return finished;
     }
 
     /**
@@ -95,7 +108,7 @@ final class RequestTracker {
      * whether this call completed it.
      */
     boolean finish(int status) {
-        if (!finished.compareAndSet(false, true)) {
+        if (!FINISHED.compareAndSet(this, false, true)) {
             return false;
         }
         leases.remove(this);

@@ -44,6 +44,11 @@ abstract class JaxrsServer implements AutoCloseable {
     };
 
     static {
+        quietRuntimes();
+    }
+
+    /** Silences the runtimes' java.util.logging loggers. */
+    static void quietRuntimes() {
         for (Logger logger : QUIET) {
             logger.setLevel(Level.OFF);
         }
@@ -141,6 +146,11 @@ abstract class JaxrsServer implements AutoCloseable {
      * close}): a connection that served a request ending in an unmapped exception is never reused.
      */
     HttpResponse<String> get(String path, String... headers) {
+        return get(base, path, headers);
+    }
+
+    /** GET {@code path} of the server at {@code base}, as {@link #get(String, String...)}. */
+    static HttpResponse<String> get(URI base, String path, String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
                 .timeout(Duration.ofSeconds(30))
                 .header("Connection", "close");

@@ -79,7 +79,7 @@ class RejectionIT {
                 twinClock.advance(Duration.ofSeconds(7));
             }
 
-            HttpResponse<byte[]> rejected = TestServer.CLIENT.send(
+            HttpResponse<byte[]> rejected = JaxrsServer.CLIENT.send(
                     java.net.http.HttpRequest.newBuilder(server.base.resolve("/users/99"))
                             .header("X-Real-IP", "203.0.113.9")
                             .build(),

@@ -5,14 +5,9 @@ import jakarta.ws.rs.core.Configuration;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.function.Supplier;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.ee10.webapp.WebAppContext;
@@ -27,29 +22,14 @@ import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.servlet.ServletContainer;
 
 /**
- * A JAX-RS application on a real HTTP server on a free loopback port: Grizzly (no servlet
- * container) or Jetty 12 (a servlet container, programmatic or from a {@code web.xml}).
+ * A Jersey application on a real HTTP server on a free loopback port, for what is Jersey's own:
+ * Grizzly (no servlet container) or Jetty 12 (a servlet container, programmatic or from a {@code
+ * web.xml}). The portable suite runs on {@link JaxrsServer}.
  */
 final class TestServer implements AutoCloseable {
 
-    /** Jersey and Grizzly log through java.util.logging; the tests provoke exceptions on purpose. */
-    private static final Logger[] QUIET = {Logger.getLogger("org.glassfish"), Logger.getLogger("org.eclipse.jetty")};
-
     static {
-        for (Logger logger : QUIET) {
-            logger.setLevel(Level.OFF);
-        }
-    }
-
-    static final HttpClient CLIENT = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
-
-    /** Which server runs the application. */
-    enum Kind {
-        GRIZZLY,
-        JETTY
+        JaxrsServer.quietRuntimes(); // the tests provoke exceptions on purpose
     }
 
     final URI base;
@@ -60,10 +40,6 @@ final class TestServer implements AutoCloseable {
         this.base = base;
         this.configuration = configuration;
         this.stop = stop;
-    }
-
-    static TestServer start(Kind kind, ResourceConfig application) {
-        return kind == Kind.GRIZZLY ? grizzly(application) : jetty(application);
     }
 
     static TestServer grizzly(ResourceConfig application) {
@@ -155,20 +131,7 @@ final class TestServer implements AutoCloseable {
      * since Jersey on Jetty 12 can leave a stray response on it for the next request.
      */
     HttpResponse<String> get(String path, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
-                .timeout(Duration.ofSeconds(30))
-                .header("Connection", "close");
-        for (int i = 0; i < headers.length; i += 2) {
-            request.header(headers[i], headers[i + 1]);
-        }
-        try {
-            return CLIENT.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return JaxrsServer.get(base, path, headers);
     }
 
     @Override
