@@ -5,27 +5,28 @@ import java.util.Objects;
 
 /**
  * One exact rate window per origin ("at most N per W for each client IP"), in a bounded table: see
- * {@link OriginTable} for the memory layout, the bound and what a flood of one-off origins does,
- * and {@link PackedWindow} for the admission algorithm, which is the same as {@link
- * LeapCounter}'s.
+ * {@link OriginTable} for the memory layout, the bound and what a flood of one-off origins does.
+ * Limits up to 65,535 (what a client is given, in practice) are kept in a {@link NarrowWindow},
+ * whose buckets take 8 bits (limits up to 255) or 16; larger limits and borrowing in a {@link
+ * PackedWindow}, a 64-bit word per bucket. Both decide exactly as {@link LeapCounter} does.
  *
- * <p>A strict window of {@code n} buckets takes {@code 8·(n + 3)} bytes of state per origin (the
- * head, the cached past and {@code n + 1} ring slots; a sliding one {@code 8·(n + 2)}), plus 8
- * bytes of key and an index slot of 8 bytes kept at most three quarters full, in arrays that grow
- * by half: about 63 bytes an origin for a strict 2-bucket window and 131 for the default 10, at a
- * million origins. An origin evicted from a full table leaves what its window counts in the
+ * <p>Per origin: the state's longs (a narrow strict window of {@code n} buckets: 1 + {@code
+ * ceil(n / 8)} or 1 + {@code ceil(n / 4)}; a packed one {@code n + 3}), 8 bytes of key, and an
+ * index slot of 8 bytes kept at most three quarters full, in arrays that grow by half: about 38
+ * bytes an origin for a strict 2-bucket window and 55 for the default 10 with a limit above 255, at
+ * a million origins. An origin evicted from a full table leaves what its window counts in the
  * table's memory of evicted origins, and starts from it when it comes back (see {@link
  * OriginTable}): the limit holds for every origin, tracked or not.
  *
  * <p>Concurrency: as {@link OriginTable}; the admission itself is one CAS, exact under any
- * concurrency.
+ * concurrency (a narrow window's move to a new bucket holds that origin's window for a few stores).
  */
 public final class KeyedRateCounter {
 
     /** Returned by {@link #tryAcquire} when the origin could not be tracked: the table is full of origins being limited. */
     public static final long UNTRACKED = OriginTable.FULL;
 
-    private final PackedWindow layout;
+    private final RateWindow layout;
     private final OriginTable table;
     private final OriginTable.Op acquire;
     private final OriginTable.Op refund;
@@ -44,9 +45,11 @@ public final class KeyedRateCounter {
     /** As the four-argument constructor; with {@code borrowing}, origins may borrow from the next bucket. */
     public KeyedRateCounter(WindowSpec window, long limit, long originNanos, int maxOrigins, boolean borrowing) {
         Objects.requireNonNull(window, "window");
-        this.layout = new PackedWindow(window, limit, originNanos, borrowing);
+        this.layout = borrowing || limit > NarrowWindow.MAX_LIMIT
+                ? new PackedWindow(window, limit, originNanos, borrowing)
+                : new NarrowWindow(window, limit, originNanos);
         this.table = new OriginTable(layout, maxOrigins);
-        PackedWindow w = layout;
+        RateWindow w = layout;
         this.acquire = (cells, base, now, permits, maxWait) -> w.tryAcquire(cells, base, now, (int) permits, maxWait);
         this.refund = (cells, base, now, ticket, permits) -> {
             w.refund(cells, base, ticket, (int) permits);

@@ -99,34 +99,16 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * again and the caller learns what remains without a second read. A rejection returns {@link
  * #REJECTED}.
  */
-final class PackedWindow implements OriginTable.State {
-
-    /** Returned by {@link #tryAcquire} when the permits do not fit. */
-    static final long REJECTED = -1L;
+final class PackedWindow extends RateWindow {
 
     /** Offset of the cached past word; the ring follows it. */
     private static final int PAST = 1;
 
     private static final int RING = 2;
 
-    private static final long LIFETIME_NANOS = 1L << 62;
-
-    final WindowSpec spec;
-    final long limit;
-    final long originNanos;
-    /** Bucket length {@code b} in ns; {@code >= 1 ms}. */
-    final long bucketNanos;
-    /** Past epochs the window counts besides the head: {@code n} or {@code n - 1}. */
-    final int span;
     /** Ring slots: {@code span + 1}, or {@code span + 2} when borrowing. */
     final int ringSize;
-    /** Whether the head holds permits lent from the next bucket. */
-    final boolean borrowing;
 
-    /** Bits of a count, in every word; the ring's and tickets' epoch sits right above them. */
-    private final int countBits;
-
-    private final long countMask;
     /** Shift of the head's epoch: above the count, and above the borrowed count when borrowing. */
     private final int headEpochShift;
 
@@ -135,23 +117,25 @@ final class PackedWindow implements OriginTable.State {
     }
 
     PackedWindow(WindowSpec spec, long limit, long originNanos, boolean borrowing) {
-        this.spec = spec;
-        this.bucketNanos = spec.bucketNanos();
-        this.borrowing = borrowing;
-        this.countBits = countBits(bucketNanos, borrowing);
-        this.countMask = (1L << countBits) - 1;
+        super(
+                spec,
+                checkLimit(spec, limit, borrowing),
+                originNanos,
+                borrowing,
+                countBits(spec.bucketNanos(), borrowing));
         this.headEpochShift = borrowing ? 2 * countBits : countBits;
-        long maxLimit = countMask;
+        this.ringSize = span + (borrowing ? 2 : 1);
+    }
+
+    private static long checkLimit(WindowSpec spec, long limit, boolean borrowing) {
+        long maxLimit = maxLimit(spec, borrowing);
         if (limit < 1 || limit > maxLimit) {
             throw new IllegalArgumentException("limit must be between 1 and " + maxLimit + " for buckets of "
-                    + DurationText.format(Duration.ofNanos(bucketNanos)) + (borrowing ? " with borrowing" : "")
+                    + DurationText.format(Duration.ofNanos(spec.bucketNanos())) + (borrowing ? " with borrowing" : "")
                     + ", was " + limit
                     + (limit > maxLimit ? "; use longer buckets (fewer buckets or a longer window)" : ""));
         }
-        this.limit = limit;
-        this.originNanos = originNanos;
-        this.span = spec.mode() == WindowMode.STRICT ? spec.buckets() : spec.buckets() - 1;
-        this.ringSize = span + (borrowing ? 2 : 1);
+        return limit;
     }
 
     /**
@@ -178,23 +162,6 @@ final class PackedWindow implements OriginTable.State {
         return cellsPerCounter();
     }
 
-    /** Permits counted now: 0 means the counter can be dropped and recreated empty. */
-    @Override
-    public long pressure(AtomicLongArray cells, int base, long nowNanos) {
-        return used(cells, base, nowNanos);
-    }
-
-    /** A counter whose window is full is limiting its origin right now. */
-    @Override
-    public long saturation() {
-        return limit;
-    }
-
-    @Override
-    public boolean remembers() {
-        return true;
-    }
-
     /**
      * What the window counts at {@code nowNanos}, as one ring word: every permit it counts, placed
      * in its newest bucket (the next one when borrowing, where a loan counts), so that the word
@@ -208,68 +175,12 @@ final class PackedWindow implements OriginTable.State {
         return used == 0 ? 0 : pack(at + (borrowing ? 1 : 0), used);
     }
 
-    /** Whether a remembered word still counts anything in the window at {@code nowNanos}. */
-    private boolean counts(long word, long nowNanos) {
-        return count(word) > 0 && epoch(word) >= epochAt(nowNanos) - span;
-    }
-
-    @Override
-    public long atLeast(long a, long b, long nowNanos) {
-        if (!counts(a, nowNanos)) {
-            return b;
-        }
-        if (!counts(b, nowNanos)) {
-            return a;
-        }
-        return pack(Math.max(epoch(a), epoch(b)), Math.max(count(a), count(b)));
-    }
-
-    @Override
-    public long atMost(long a, long b, long nowNanos) {
-        if (!counts(a, nowNanos) || !counts(b, nowNanos)) {
-            return 0;
-        }
-        return pack(Math.min(epoch(a), epoch(b)), Math.min(count(a), count(b)));
-    }
-
     /** Starts a new window with the remembered permits counted in the head, at the word's bucket. */
     @Override
     public void restore(AtomicLongArray cells, int base, long remembered, long nowNanos) {
         if (counts(remembered, nowNanos)) {
             cells.setPlain(base, packHead(epoch(remembered), 0, count(remembered)));
         }
-    }
-
-    /** @throws IllegalArgumentException unless {@code 1 <= permits <= limit} */
-    void checkPermits(int permits) {
-        if (permits < 1 || permits > limit) {
-            throw new IllegalArgumentException("permits must be between 1 and the limit " + limit + ", was " + permits);
-        }
-    }
-
-    /** Bucket number of a clock reading: whole buckets since the origin, 0 before it. */
-    long epochAt(long nowNanos) {
-        long sinceOrigin = nowNanos - originNanos;
-        return sinceOrigin <= 0 ? 0 : Math.min(sinceOrigin, LIFETIME_NANOS - 1) / bucketNanos;
-    }
-
-    /** Clock reading at which bucket {@code epoch} starts. */
-    long startNanos(long epoch) {
-        return originNanos + epoch * bucketNanos;
-    }
-
-    // Ring words and tickets: epoch | count.
-
-    long epoch(long word) {
-        return word >>> countBits;
-    }
-
-    long count(long word) {
-        return word & countMask;
-    }
-
-    long pack(long epoch, long count) {
-        return (epoch << countBits) | count;
     }
 
     // Head words: epoch | borrowed | count (borrowed only when borrowing).
@@ -290,32 +201,7 @@ final class PackedWindow implements OriginTable.State {
         return (epoch << headEpochShift) | (borrowed << countBits) | count;
     }
 
-    /** The epoch a ticket's permits were counted in (the next bucket's, for a loan). */
-    long ticketEpoch(long ticket) {
-        return ticket >>> countBits;
-    }
-
-    /** The permits that remained in the window right after the ticket's admission. */
-    long ticketRemaining(long ticket) {
-        return ticket & countMask;
-    }
-
-    /**
-     * Checks that {@code permits} fit in the window at {@code nowNanos} and counts them, as one
-     * atomic step.
-     *
-     * @return a ticket ({@code >= 0}) when admitted, {@link #REJECTED} otherwise
-     */
-    long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits) {
-        return tryAcquire(cells, base, nowNanos, permits, -1);
-    }
-
-    /**
-     * As {@link #tryAcquire(AtomicLongArray, int, long, int)}, but a request the window rejects
-     * may borrow from the next bucket if that bucket starts at most {@code maxWaitNanos} after
-     * {@code nowNanos} (a negative value never borrows). A loan's ticket names the next bucket;
-     * the caller waits until {@link #startNanos} of its epoch.
-     */
+    @Override
     long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
         long now = -1;
         for (; ; ) {
@@ -468,46 +354,47 @@ final class PackedWindow implements OriginTable.State {
      * race with a thread that stalled across a bucket roll the refund may be ignored, which only
      * errs on the conservative side.
      */
-    void refund(AtomicLongArray cells, int base, long ticket, int permits) {
+    @Override
+    boolean refund(AtomicLongArray cells, int base, long ticket, int permits) {
         long epoch = ticketEpoch(ticket);
         for (; ; ) {
             long head = cells.get(base);
             long headEpoch = headEpoch(head);
             if (headEpoch == epoch) {
                 if (headCount(head) < permits) {
-                    return; // not ours to take (cannot happen for a genuine ticket)
+                    return false; // not ours to take (cannot happen for a genuine ticket)
                 }
                 if (cells.compareAndSet(base, head, head - permits)) {
-                    return;
+                    return true;
                 }
                 continue;
             }
             if (headEpoch + 1 == epoch) {
                 if (headBorrowed(head) < permits) {
-                    return; // not a loan of this counter
+                    return false; // not a loan of this counter
                 }
                 if (cells.compareAndSet(base, head, head - ((long) permits << countBits))) {
-                    return;
+                    return true;
                 }
                 continue;
             }
             if (headEpoch < epoch) {
-                return; // not a ticket of this counter
+                return false; // not a ticket of this counter
             }
             // The head has moved on, so bucket `epoch` was published before it did.
             int index = base + RING + (int) (epoch % ringSize);
             long slot = cells.get(index);
             if (epoch(slot) != epoch || count(slot) < permits) {
-                return; // the bucket has left the window: nothing counts it any more
+                return false; // the bucket has left the window: nothing counts it any more
             }
             if (cells.compareAndSet(index, slot, slot - permits)) {
                 refundPast(cells, base, epoch, permits);
-                return;
+                return true;
             }
         }
     }
 
-    /** Permits counted in the window at {@code nowNanos}. */
+    @Override
     long used(AtomicLongArray cells, int base, long nowNanos) {
         return used(cells, base, cells.get(base), epochAt(nowNanos));
     }
@@ -516,6 +403,7 @@ final class PackedWindow implements OriginTable.State {
      * Nanoseconds from {@code nowNanos} until {@code permits} would fit, assuming nothing else is
      * admitted meanwhile: 0 if they fit now, {@link Long#MAX_VALUE} if they never can.
      */
+    @Override
     long nanosUntilAvailable(AtomicLongArray cells, int base, long nowNanos, long permits) {
         if (permits > limit) {
             return Long.MAX_VALUE;

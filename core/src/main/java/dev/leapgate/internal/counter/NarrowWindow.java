@@ -1,0 +1,317 @@
+package dev.leapgate.internal.counter;
+
+import dev.leapgate.rule.WindowSpec;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The per-origin layout of an exact leap-array window: buckets of 8 bits (limits up to 255) or 16
+ * bits (up to 65,535) instead of {@link PackedWindow}'s 64, so that a table of a million clients
+ * holds a default window (10 buckets) in 3 or 4 longs per client instead of 13. Same windows, same
+ * promise; the price is a short lock per client while its window moves on to a new bucket.
+ *
+ * <h2>Layout</h2>
+ *
+ * <pre>
+ *   cells[base]            head: epoch | rolling bit | count of the newest bucket
+ *   cells[base + 1 ...]    ring: the span buckets before the head's, as lanes of 8 or 16 bits,
+ *                          bucket e in lane e % span; no epochs
+ * </pre>
+ *
+ * The ring holds no epochs because it always holds exactly the window's past: while the head is at
+ * epoch {@code e}, lane {@code y % span} holds bucket {@code y} for every {@code y} in {@code [e -
+ * span, e - 1]} (0 for a bucket nothing was counted in). So an admission at the head's epoch reads
+ * the head and the ring's 1 to 3 words, adds the lanes of each word with one multiplication (the
+ * lanes sum to at most the limit, which fits a lane, so no carry crosses a lane), and counts its
+ * permits into the head with one compare-and-swap if they fit: a successful CAS proves the head,
+ * and with it the ring, did not change meanwhile.
+ *
+ * <h2>Moving on to a new bucket</h2>
+ *
+ * A thread whose clock reading is past the head's bucket sets the head's rolling bit by CAS, which
+ * is a lock on this one window: it writes the old head's count into its lane, zeroes the lanes of
+ * the buckets skipped since (all of them after more than a window of silence), and releases the
+ * lock by writing the new head, with its own permits counted if they fit. Every other operation on
+ * the window waits while the bit is set (spinning briefly, then yielding); it is held for a few
+ * stores, at most once per bucket length per window, and only by a thread already inside the
+ * table's read lock. A refund into a past bucket takes the same lock. Only the lock holder writes
+ * the ring; a thread that read it while a roll was under way finds out, because the head changed:
+ * its CAS fails, and a rejection or a read-only answer is checked against the head read again.
+ *
+ * <h2>Sizes</h2>
+ *
+ * Lanes are 8 bits for a limit up to 255 and 16 bits up to 65,535 (a larger limit uses {@link
+ * PackedWindow}); the head packs {@code epoch} above a rolling bit above a count of the lane's
+ * width, which leaves at least 46 bits of epoch, enough for 2<sup>62</sup> ns at 1 ms buckets. A
+ * strict window of 10 buckets takes 1 + 2 longs (8-bit lanes) or 1 + 3 longs (16-bit lanes); 2
+ * buckets take 2 longs. A sliding window of 1 bucket (a fixed window) has no ring.
+ */
+final class NarrowWindow extends RateWindow {
+
+    /** The largest limit a narrow window holds. */
+    static final long MAX_LIMIT = 0xFFFF;
+
+    private static final int RING = 1;
+    /** Waits on a rolling window spent spinning before each further one yields the processor. */
+    private static final int SPINS = 64;
+
+    /** Bits of a lane: 8 or 16; also the head's count bits. */
+    private final int laneBits;
+    /** {@code log2(laneBits)}. */
+    private final int laneShift;
+    /** {@code log2} of the lanes in a word. */
+    private final int lanesLog;
+
+    private final int laneIndexMask;
+    /** Multiplying a word by this puts the sum of its lanes in the top lane. */
+    private final long lanesSum;
+
+    private final int ringWords;
+    private final long rolling;
+    private final int headEpochShift;
+
+    /** @throws IllegalArgumentException unless {@code 1 <= limit <=} {@link #MAX_LIMIT} */
+    NarrowWindow(WindowSpec spec, long limit, long originNanos) {
+        super(spec, checkLimit(limit), originNanos, false, limit <= 0xFF ? 8 : 16);
+        this.laneBits = countBits;
+        this.laneShift = Integer.numberOfTrailingZeros(laneBits);
+        this.lanesLog = 6 - laneShift;
+        this.laneIndexMask = (1 << lanesLog) - 1;
+        this.lanesSum = laneBits == 8 ? 0x0101_0101_0101_0101L : 0x0001_0001_0001_0001L;
+        this.ringWords = (span + laneIndexMask) >>> lanesLog;
+        this.rolling = 1L << laneBits;
+        this.headEpochShift = laneBits + 1;
+    }
+
+    private static long checkLimit(long limit) {
+        if (limit < 1 || limit > MAX_LIMIT) {
+            throw new IllegalArgumentException(
+                    "a narrow window's limit must be between 1 and " + MAX_LIMIT + ", was " + limit);
+        }
+        return limit;
+    }
+
+    @Override
+    public int stride() {
+        return RING + ringWords;
+    }
+
+    // Head words: epoch | rolling | count.
+
+    private long headEpoch(long head) {
+        return head >>> headEpochShift;
+    }
+
+    private long headCount(long head) {
+        return head & countMask;
+    }
+
+    private long packHead(long epoch, long count) {
+        return (epoch << headEpochShift) | count;
+    }
+
+    /** Waits a moment for a window whose head another thread is rolling: the {@code attempt}-th time. */
+    private static void await(int attempt) {
+        if (attempt < SPINS) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+    }
+
+    // The ring: lane y % span holds bucket y.
+
+    private long lane(AtomicLongArray cells, int base, long epoch) {
+        int lane = (int) (epoch % span);
+        long word = cells.get(base + RING + (lane >>> lanesLog));
+        return (word >>> ((lane & laneIndexMask) << laneShift)) & countMask;
+    }
+
+    /** Sets bucket {@code epoch}'s lane; only with the window's rolling bit held. */
+    private void setLane(AtomicLongArray cells, int base, long epoch, long count) {
+        int lane = (int) (epoch % span);
+        int index = base + RING + (lane >>> lanesLog);
+        int shift = (lane & laneIndexMask) << laneShift;
+        long word = cells.getPlain(index);
+        cells.setRelease(index, (word & ~(countMask << shift)) | (count << shift));
+    }
+
+    /** The sum of the ring's lanes: the window's past while the head is at its epoch. */
+    private long ringSum(AtomicLongArray cells, int base) {
+        long sum = 0;
+        for (int i = 0; i < ringWords; i++) {
+            sum += (cells.get(base + RING + i) * lanesSum) >>> (64 - laneBits);
+        }
+        return sum;
+    }
+
+    @Override
+    long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
+        long now = -1;
+        for (int attempt = 0; ; attempt++) {
+            long head = cells.get(base);
+            if ((head & rolling) != 0) {
+                await(attempt);
+                continue;
+            }
+            long headEpoch = headEpoch(head);
+            if (now < 0) {
+                // Within the head's bucket (the common case) the epoch is known without a division.
+                long intoHead = nowNanos - startNanos(headEpoch);
+                now = intoHead >= 0 && intoHead < bucketNanos ? headEpoch : epochAt(nowNanos);
+            }
+            if (now <= headEpoch) {
+                // The head is current (or newer than this thread's reading): count into it.
+                long used = ringSum(cells, base) + headCount(head);
+                if (used + permits > limit) {
+                    if (cells.get(base) == head) {
+                        return REJECTED;
+                    }
+                } else if (cells.compareAndSet(base, head, head + permits)) {
+                    return pack(headEpoch, limit - used - permits);
+                }
+            } else if (cells.compareAndSet(base, head, head | rolling)) {
+                return roll(cells, base, head, now, permits);
+            }
+            // Lost a race with another admission or roll: re-read; the window may have changed.
+        }
+    }
+
+    /**
+     * Moves the window of {@code head} (whose rolling bit this thread has just set) on to epoch
+     * {@code now}, counting {@code permits} into the new head if they fit, and releases it.
+     */
+    private long roll(AtomicLongArray cells, int base, long head, long now, int permits) {
+        long headEpoch = headEpoch(head);
+        if (now - headEpoch > span) {
+            for (int i = 0; i < ringWords; i++) {
+                cells.setRelease(base + RING + i, 0);
+            }
+        } else {
+            setLane(cells, base, headEpoch, headCount(head));
+            for (long skipped = headEpoch + 1; skipped < now; skipped++) {
+                setLane(cells, base, skipped, 0);
+            }
+        }
+        long past = ringSum(cells, base);
+        boolean fits = past + permits <= limit;
+        cells.set(base, packHead(now, fits ? permits : 0));
+        return fits ? pack(now, limit - past - permits) : REJECTED;
+    }
+
+    @Override
+    boolean refund(AtomicLongArray cells, int base, long ticket, int permits) {
+        long epoch = ticketEpoch(ticket);
+        for (int attempt = 0; ; attempt++) {
+            long head = cells.get(base);
+            if ((head & rolling) != 0) {
+                await(attempt);
+                continue;
+            }
+            long headEpoch = headEpoch(head);
+            if (headEpoch == epoch) {
+                if (headCount(head) < permits) {
+                    return false; // not ours to take (cannot happen for a genuine ticket)
+                }
+                if (cells.compareAndSet(base, head, head - permits)) {
+                    return true;
+                }
+            } else if (epoch > headEpoch || epoch < headEpoch - span) {
+                return false; // not a ticket of this window, or the bucket has left the window
+            } else if (cells.compareAndSet(base, head, head | rolling)) {
+                long count = lane(cells, base, epoch);
+                boolean ours = count >= permits; // else not ours to take (as above)
+                if (ours) {
+                    setLane(cells, base, epoch, count - permits);
+                }
+                cells.set(base, head);
+                return ours;
+            }
+        }
+    }
+
+    @Override
+    long used(AtomicLongArray cells, int base, long nowNanos) {
+        long now = epochAt(nowNanos);
+        for (int attempt = 0; ; attempt++) {
+            long head = cells.get(base);
+            if ((head & rolling) == 0) {
+                long used = usedAt(cells, base, head, Math.max(now, headEpoch(head)));
+                if (cells.get(base) == head) {
+                    return used;
+                }
+            }
+            await(attempt);
+        }
+    }
+
+    /** Permits counted in the window at epoch {@code at}, no earlier than the head's. */
+    private long usedAt(AtomicLongArray cells, int base, long head, long at) {
+        long headEpoch = headEpoch(head);
+        if (at == headEpoch) {
+            return headCount(head) + ringSum(cells, base);
+        }
+        long sum = 0;
+        for (long k = Math.max(0, at - span); k <= headEpoch; k++) {
+            sum += countOf(cells, base, head, k);
+        }
+        return sum;
+    }
+
+    /** The count of bucket {@code k} as the head or the ring holds it; 0 if neither does. */
+    private long countOf(AtomicLongArray cells, int base, long head, long k) {
+        long headEpoch = headEpoch(head);
+        if (k == headEpoch) {
+            return headCount(head);
+        }
+        return k >= 0 && k < headEpoch && k >= headEpoch - span ? lane(cells, base, k) : 0;
+    }
+
+    @Override
+    long nanosUntilAvailable(AtomicLongArray cells, int base, long nowNanos, long permits) {
+        if (permits > limit) {
+            return Long.MAX_VALUE;
+        }
+        long now = epochAt(nowNanos);
+        for (int attempt = 0; ; attempt++) {
+            long head = cells.get(base);
+            if ((head & rolling) == 0) {
+                long at = Math.max(now, headEpoch(head));
+                long excess = usedAt(cells, base, head, at) + permits - limit;
+                // Buckets leave the window oldest first: bucket k stops counting at epoch k + span + 1.
+                long k = Math.max(0, at - span);
+                for (; excess > 0 && k <= at; k++) {
+                    excess -= countOf(cells, base, head, k);
+                }
+                if (cells.get(base) == head) {
+                    if (excess > 0) {
+                        throw new AssertionError("window held more than its own buckets");
+                    }
+                    // The last bucket taken, k - 1, leaves the window at epoch k - 1 + span + 1.
+                    return k == Math.max(0, at - span) ? 0 : Math.max(1, startNanos(k + span) - nowNanos);
+                }
+            }
+            await(attempt);
+        }
+    }
+
+    /**
+     * What the window counts at {@code nowNanos}, as one word: every permit it counts, placed in its
+     * newest bucket, so that the word never counts less, nor for less long, than the window did; 0
+     * if the window counts nothing. Under the table's write lock, so no roll is under way.
+     */
+    @Override
+    public long remember(AtomicLongArray cells, int base, long nowNanos) {
+        long head = cells.get(base);
+        long at = Math.max(epochAt(nowNanos), headEpoch(head));
+        long used = Math.min(limit, usedAt(cells, base, head, at));
+        return used == 0 ? 0 : pack(at, used);
+    }
+
+    /** Starts a new window with the remembered permits counted in the head, at the word's bucket. */
+    @Override
+    public void restore(AtomicLongArray cells, int base, long remembered, long nowNanos) {
+        if (counts(remembered, nowNanos)) {
+            cells.setPlain(base, packHead(epoch(remembered), count(remembered)));
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package dev.leapgate.internal.counter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.testing.Together;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-origin window in lanes of 8 or 16 bits must decide exactly as the lock-free window of a
+ * word per bucket ({@link PackedWindow}, whose guarantees {@link LeapCounterGuaranteeTest} checks):
+ * same admissions, same remaining permits, same counts and waits, refunds included; and stay exact
+ * under many threads while its window rolls.
+ */
+class NarrowWindowTest {
+
+    private static final int[] BUCKET_COUNTS = {1, 2, 3, 4, 5, 8, 9, 10, 16, 17, 20};
+
+    @Test
+    void decidesExactlyAsTheWordPerBucketWindow_onRandomSchedules() {
+        for (int seed = 0; seed < 400; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            WindowMode mode = random.nextBoolean() ? WindowMode.STRICT : WindowMode.SLIDING;
+            int buckets = BUCKET_COUNTS[random.nextInt(BUCKET_COUNTS.length)];
+            WindowSpec spec = new WindowSpec(Duration.ofMillis(100L * buckets), buckets, mode);
+            // Both lane widths, and limits at their edges.
+            long[] limits = {1, 3, 20, 255, 256, 1000, 65_535};
+            long limit = limits[random.nextInt(limits.length)];
+            long origin =
+                    random.nextLong(-spec.length().toNanos(), spec.length().toNanos());
+            PackedWindow wide = new PackedWindow(spec, limit, origin);
+            NarrowWindow narrow = new NarrowWindow(spec, limit, origin);
+            AtomicLongArray wideCells = new AtomicLongArray(wide.stride());
+            AtomicLongArray narrowCells = new AtomicLongArray(narrow.stride());
+            long[] wideTickets = new long[64];
+            long[] narrowTickets = new long[64];
+            int[] ticketPermits = new int[64];
+            int tickets = 0;
+            long b = spec.bucketNanos();
+            long t = origin + random.nextLong(-b, 3 * b);
+            for (int step = 0; step < 3_000; step++) {
+                String at = "seed " + seed + " (" + spec + ", limit " + limit + "), step " + step;
+                t += gap(random, b, spec.length().toNanos());
+                int permits = random.nextInt(4) == 0 ? 1 + random.nextInt((int) Math.min(limit, 300)) : 1;
+                long w = wide.tryAcquire(wideCells, 0, t, permits);
+                long n = narrow.tryAcquire(narrowCells, 0, t, permits);
+                assertThat(n >= 0).as(at).isEqualTo(w >= 0);
+                if (w >= 0) {
+                    assertThat(narrow.ticketEpoch(n)).as(at).isEqualTo(wide.ticketEpoch(w));
+                    assertThat(narrow.ticketRemaining(n)).as(at).isEqualTo(wide.ticketRemaining(w));
+                    int slot = tickets < wideTickets.length ? tickets++ : random.nextInt(wideTickets.length);
+                    wideTickets[slot] = w;
+                    narrowTickets[slot] = n;
+                    ticketPermits[slot] = permits;
+                }
+                if (tickets > 0 && random.nextInt(5) == 0) {
+                    // Refund an earlier admission: into the head, a past bucket, or one gone.
+                    int slot = random.nextInt(tickets);
+                    // (Whether each reports the refund as returned may differ for a bucket that has
+                    // left the window: the word-per-bucket window rolls its head only to admit.)
+                    wide.refund(wideCells, 0, wideTickets[slot], ticketPermits[slot]);
+                    narrow.refund(narrowCells, 0, narrowTickets[slot], ticketPermits[slot]);
+                    wideTickets[slot] = narrowTickets[slot] = -1;
+                    tickets = compact(wideTickets, narrowTickets, ticketPermits, tickets);
+                }
+                long probe = t + random.nextLong(2 * spec.length().toNanos());
+                assertThat(narrow.used(narrowCells, 0, t)).as(at).isEqualTo(wide.used(wideCells, 0, t));
+                assertThat(narrow.used(narrowCells, 0, probe)).as(at).isEqualTo(wide.used(wideCells, 0, probe));
+                long ask = 1 + random.nextLong(limit + 1);
+                assertThat(narrow.nanosUntilAvailable(narrowCells, 0, t, ask))
+                        .as(at + ", wait for %d", ask)
+                        .isEqualTo(wide.nanosUntilAvailable(wideCells, 0, t, ask));
+            }
+        }
+    }
+
+    /** Drops refunded tickets (marked -1), keeping the others in order; returns how many remain. */
+    private static int compact(long[] a, long[] b, int[] permits, int count) {
+        int kept = 0;
+        for (int i = 0; i < count; i++) {
+            if (a[i] >= 0) {
+                a[kept] = a[i];
+                b[kept] = b[i];
+                permits[kept] = permits[i];
+                kept++;
+            }
+        }
+        return kept;
+    }
+
+    private static long gap(SplittableRandom random, long b, long w) {
+        int kind = random.nextInt(10);
+        if (kind < 4) {
+            return 0; // bursts at one instant
+        }
+        if (kind < 8) {
+            return random.nextLong(b / 2); // within a bucket or the next
+        }
+        if (kind < 9) {
+            return b - random.nextLong(3); // about one bucket, at its boundary
+        }
+        return random.nextLong(3 * w); // idle for up to three windows
+    }
+
+    @Test
+    void takesAFewWords_asNarrowAsTheLimitAllows() {
+        WindowSpec tenBuckets = WindowSpec.of(Duration.ofSeconds(1), 10);
+        assertThat(new NarrowWindow(tenBuckets, 255, 0).stride())
+                .as("8-bit lanes")
+                .isEqualTo(3);
+        assertThat(new NarrowWindow(tenBuckets, 256, 0).stride())
+                .as("16-bit lanes")
+                .isEqualTo(4);
+        assertThat(new PackedWindow(tenBuckets, 256, 0).stride())
+                .as("a word per bucket")
+                .isEqualTo(13);
+        assertThat(new NarrowWindow(WindowSpec.of(Duration.ofSeconds(1), 2), 100, 0).stride())
+                .isEqualTo(2);
+        assertThat(new NarrowWindow(new WindowSpec(Duration.ofSeconds(1), 1, WindowMode.SLIDING), 100, 0).stride())
+                .as("a fixed window has no ring")
+                .isEqualTo(1);
+        assertThatThrownBy(() -> new NarrowWindow(tenBuckets, 65_536, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("65535")
+                .hasMessageContaining("65536");
+    }
+
+    /**
+     * Eight threads on one window while the clock moves, admitting and refunding: per epoch, what
+     * was admitted and not returned by a refund never exceeds the limit within a window, and the
+     * limit is reached. Refunds into past buckets take the rolling lock too.
+     */
+    @Test
+    void manyThreads_admittingAndRefunding_acrossRolls_neverOvershoot() throws Exception {
+        for (long limit : new long[] {7, 300}) {
+            WindowSpec spec = new WindowSpec(Duration.ofMillis(400), 4, WindowMode.STRICT);
+            NarrowWindow window = new NarrowWindow(spec, limit, 0);
+            AtomicLongArray cells = new AtomicLongArray(window.stride());
+            long b = spec.bucketNanos();
+            AtomicLong clock = new AtomicLong();
+            int threads = 8;
+            long[][] net = new long[threads][0]; // admitted minus refunded permits, per thread and epoch
+            Together.run(threads, id -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                long[] held = new long[8];
+                int heldCount = 0;
+                for (int j = 0; j < 100_000; j++) {
+                    if (id == 0 && j % 32 == 0) {
+                        clock.addAndGet(random.nextInt(100) == 0 ? 10 * b : random.nextLong(b / 3));
+                    }
+                    long ticket = window.tryAcquire(cells, 0, clock.get(), 1);
+                    if (ticket >= 0) {
+                        net[id] = add(net[id], window.ticketEpoch(ticket), 1);
+                        if (heldCount < held.length) {
+                            held[heldCount++] = ticket;
+                        }
+                    }
+                    if (heldCount > 0 && random.nextInt(3) == 0) {
+                        long refunded = held[--heldCount];
+                        if (window.refund(cells, 0, refunded, 1)) {
+                            net[id] = add(net[id], window.ticketEpoch(refunded), -1);
+                        }
+                    }
+                }
+            });
+
+            long[] perEpoch = new long[0];
+            for (long[] row : net) {
+                for (int e = 0; e < row.length; e++) {
+                    perEpoch = add(perEpoch, e, row[e]);
+                }
+            }
+            long worst = 0;
+            for (int e = 0; e < perEpoch.length; e++) {
+                long inWindow = 0;
+                for (int k = Math.max(0, e - spec.buckets()); k <= e; k++) {
+                    inWindow += perEpoch[k];
+                }
+                worst = Math.max(worst, inWindow);
+            }
+            assertThat(worst).as("limit %d", limit).isLessThanOrEqualTo(limit);
+            assertThat(worst).as("limit %d reached", limit).isEqualTo(limit);
+        }
+    }
+
+    private static long[] add(long[] row, long epoch, long value) {
+        int e = Math.toIntExact(epoch);
+        long[] grown = e < row.length ? row : Arrays.copyOf(row, Math.max(e + 1, 2 * row.length));
+        grown[e] += value;
+        return grown;
+    }
+
+    /** With every thread in one bucket, the admissions are exactly the limit, whatever the lane width. */
+    @Test
+    void oneBucket_manyThreads_admitExactlyTheLimit() throws Exception {
+        for (long limit : new long[] {255, 65_535}) {
+            NarrowWindow window = new NarrowWindow(WindowSpec.of(Duration.ofSeconds(10), 10), limit, 0);
+            AtomicLongArray cells = new AtomicLongArray(window.stride());
+            AtomicLong admitted = new AtomicLong();
+            Together.run(8, id -> {
+                for (int j = 0; j < 20_000; j++) {
+                    if (window.tryAcquire(cells, 0, 5_000_000_000L + j, 1) >= 0) {
+                        admitted.incrementAndGet();
+                    }
+                }
+            });
+            assertThat(admitted.get()).isEqualTo(limit);
+            assertThat(window.used(cells, 0, 5_000_000_000L)).isEqualTo(limit);
+        }
+    }
+}
