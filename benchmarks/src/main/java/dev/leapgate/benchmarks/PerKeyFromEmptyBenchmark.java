@@ -15,6 +15,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -37,10 +38,17 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 40, time = 1)
 @Fork(
         value = 1,
-        jvmArgsAppend = {"-Xms4g", "-Xmx4g"})
+        jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+AlwaysPreTouch"})
 public class PerKeyFromEmptyBenchmark {
 
     static final int MAX_ORIGINS = 1_000_000;
+
+    /** The limit per key and second, as in {@link PerKeyBenchmark.PerKeyLimit}. */
+    @State(Scope.Benchmark)
+    public static class PerKeyLimit {
+        @Param({"10000000", "60000"})
+        int perSecond;
+    }
 
     @State(Scope.Benchmark)
     public static class Keys {
@@ -74,11 +82,11 @@ public class PerKeyFromEmptyBenchmark {
         HttpGate gate;
 
         @Setup(Level.Trial)
-        public void setUp() {
+        public void setUp(PerKeyLimit limit) {
             gate = HttpGate.builder(ConfigParser.parse(
                             Map.of(
                                     "rule.per-ip.match", "/api/**",
-                                    "rule.per-ip.limit", Workload.PER_KEY_LIMIT_PER_SECOND + "/1s",
+                                    "rule.per-ip.limit", limit.perSecond + "/1s",
                                     "rule.per-ip.buckets", "2",
                                     "rule.per-ip.scope", "per-origin",
                                     "rule.per-ip.max-origins", Integer.toString(MAX_ORIGINS),
@@ -99,8 +107,8 @@ public class PerKeyFromEmptyBenchmark {
         Peers.Bucket4jPerKey buckets;
 
         @Setup(Level.Trial)
-        public void setUp() {
-            buckets = new Peers.Bucket4jPerKey(Workload.PER_KEY_LIMIT_PER_SECOND, Duration.ofSeconds(1), MAX_ORIGINS);
+        public void setUp(PerKeyLimit limit) {
+            buckets = new Peers.Bucket4jPerKey(limit.perSecond, Duration.ofSeconds(1), MAX_ORIGINS);
         }
     }
 

@@ -6,6 +6,7 @@ import dev.leapgate.Origin;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
+import dev.leapgate.redis.RedisProcess;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -40,13 +41,13 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class RedisPausedBenchmark {
 
-    private RedisServerProcess redis;
+    private RedisProcess redis;
     private HttpGate gate;
     private Origin[] origins;
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        redis = RedisServerProcess.start();
+        redis = RedisProcess.start();
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("store", redis.uri());
         settings.put("store-timeout", "50ms");

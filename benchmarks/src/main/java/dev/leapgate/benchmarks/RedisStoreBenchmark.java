@@ -6,6 +6,7 @@ import dev.leapgate.Origin;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
+import dev.leapgate.redis.RedisProcess;
 import dev.leapgate.redis.RedisWindowStore;
 import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.store.FailurePolicy;
@@ -79,7 +80,7 @@ public class RedisStoreBenchmark {
     @Param({"1", "100000"})
     int clients;
 
-    private RedisServerProcess redis;
+    private RedisProcess redis;
     private RedisClient client;
     private StatefulRedisConnection<String, String> connection;
     private RedisAsyncCommands<String, String> commands;
@@ -96,7 +97,7 @@ public class RedisStoreBenchmark {
 
     @Setup(Level.Trial)
     public void start() throws Exception {
-        redis = RedisServerProcess.start();
+        redis = RedisProcess.start();
         String uri = redis.uri();
         client = RedisClient.create(uri);
         connection = client.connect();

@@ -10,6 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Turns one results directory of {@code benchmarks/run.sh} into {@code summary.md}: the tables of
@@ -165,42 +167,68 @@ public final class ResultsSummary {
         if (scores.isEmpty()) {
             return;
         }
-        line("### 2. Per key: 1,000,000 keys, Zipf 1.0, 1 thread (ns per call)");
-        line("");
-        line("| call | ns/op | B/op | rejected |");
-        line("|---|---:|---:|---:|");
         String[][] rows = {
-            {"leapgateKeyed[buckets=2]", "Leapgate `KeyedRateCounter.tryAcquire` (strict, 2 buckets)"},
-            {"leapgateKeyed[buckets=10]", "Leapgate `KeyedRateCounter.tryAcquire` (strict, 10 buckets)"},
-            {"bucket4jCaffeine", "Bucket4j in Caffeine `get(key, fn).tryConsume(1)`"},
-            {"resilience4jRegistry", "Resilience4j `registry.rateLimiter(name).acquirePermission()`"},
-            {"leapgateEngine", "Leapgate `HttpGate.enter` per-IP rule + `close()`"},
-            {"sentinelHotParam", "Sentinel hot param `SphU.entry(res, IN, 1, key)` + `exit`"},
+            {"leapgateKeyed", "buckets=2", "Leapgate `KeyedRateCounter.tryAcquire` (strict, 2 buckets)"},
+            {"leapgateKeyed", "buckets=10", "Leapgate `KeyedRateCounter.tryAcquire` (strict, 10 buckets)"},
+            {"bucket4jCaffeine", "", "Bucket4j in Caffeine `get(key, fn).tryConsume(1)`"},
+            {"resilience4jRegistry", "", "Resilience4j `registry.rateLimiter(name).acquirePermission()`"},
+            {"leapgateEngine", "", "Leapgate `HttpGate.enter` per-IP rule + `close()`"},
+            {"sentinelHotParam", "", "Sentinel hot param `SphU.entry(res, IN, 1, key)` + `exit`"},
         };
-        for (String[] row : rows) {
-            Score s = scores.get(row[0]);
-            if (s != null) {
+        for (String limit : new String[] {"10000000", "60000"}) {
+            line("### 2. Per key: 1,000,000 keys, Zipf 1.0, 1 thread, limit " + limit
+                    + " per key and second (ns per call)");
+            line("");
+            line("| call | ns/op | B/op | rejected |");
+            line("|---|---:|---:|---:|");
+            for (String[] row : rows) {
+                Score s = withParams(scores, row[0], row[1], "perSecond=" + limit);
+                if (s != null) {
+                    line(String.format(
+                            Locale.ROOT,
+                            "| %s | %s | %s | %s |",
+                            row[2],
+                            ns(s),
+                            fmt(s.allocBytesPerOp(), 0),
+                            rejected(s, null)));
+                }
+            }
+            line("");
+            Score leap = withParams(scores, "leapgateKeyed", "buckets=2", "perSecond=" + limit);
+            Score bucket4j = withParams(scores, "bucket4jCaffeine", "", "perSecond=" + limit);
+            if (leap != null && bucket4j != null) {
+                double ratio = leap.nsPerOp() / bucket4j.nsPerOp();
                 line(String.format(
                         Locale.ROOT,
-                        "| %s | %s | %s | %s |",
-                        row[1],
-                        ns(s),
-                        fmt(s.allocBytesPerOp(), 0),
-                        rejected(s, null)));
+                        "- Target: Leapgate (2 buckets) / Bucket4j+Caffeine = **%s** (target <= 0.50): %s",
+                        fmt(ratio, 2),
+                        ratio <= 0.5 ? "met" : "**missed**"));
+                line("");
             }
         }
-        line("");
-        Score leap = scores.get("leapgateKeyed[buckets=2]");
-        Score bucket4j = scores.get("bucket4jCaffeine");
-        if (leap != null && bucket4j != null) {
-            double ratio = leap.nsPerOp() / bucket4j.nsPerOp();
-            line(String.format(
-                    Locale.ROOT,
-                    "- Target: Leapgate (2 buckets) / Bucket4j+Caffeine = **%s** (target <= 0.50): %s",
-                    fmt(ratio, 2),
-                    ratio <= 0.5 ? "met" : "**missed**"));
-            line("");
+    }
+
+    /** The score of {@code method} run with exactly the given parameters ({@code name=value}; empty ones ignored). */
+    private static Score withParams(Map<String, Score> scores, String method, String... params) {
+        Set<String> wanted = new TreeSet<>();
+        for (String param : params) {
+            if (!param.isEmpty()) {
+                wanted.add(param);
+            }
         }
+        for (Map.Entry<String, Score> e : scores.entrySet()) {
+            String key = e.getKey();
+            int bracket = key.indexOf('[');
+            String name = bracket < 0 ? key : key.substring(0, bracket);
+            Set<String> has = new TreeSet<>();
+            if (bracket >= 0) {
+                has.addAll(List.of(key.substring(bracket + 1, key.length() - 1).split(",")));
+            }
+            if (name.equals(method) && has.equals(wanted)) {
+                return e.getValue();
+            }
+        }
+        return null;
     }
 
     private void memory() throws IOException {

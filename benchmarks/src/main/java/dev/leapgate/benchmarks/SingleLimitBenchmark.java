@@ -52,7 +52,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(
         value = 2,
-        jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+        jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
 public class SingleLimitBenchmark {
 
     private static final int LIMIT = Workload.SINGLE_LIMIT_PER_SECOND;

@@ -45,7 +45,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(
         value = 2,
-        jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+        jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
 public class StatusBenchmark {
 
     /** A request as an adapter sees it: {@code GET /api/items} from 203.0.113.7, no forwarding. */

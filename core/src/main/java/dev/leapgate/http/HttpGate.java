@@ -81,7 +81,9 @@ import org.slf4j.LoggerFactory;
  * it was admitted by.
  *
  * <p>Concurrency: the compiled rules are one immutable snapshot behind a volatile reference;
- * everything inside is thread-safe. No locks on the request path, no background thread.
+ * everything inside is thread-safe. A rule's global window is lock-free; a per-client table takes
+ * a segment's read lock for a tracked client (its write lock to insert or evict one), and a
+ * client's window is held for a few stores while it moves to a new bucket. No background thread.
  */
 public final class HttpGate implements AutoCloseable {
 

@@ -14,10 +14,12 @@ import java.util.List;
 import redis.embedded.core.ExecutableProvider;
 
 /**
- * A real {@code redis-server} for a test, on a free loopback port: the binary that
- * {@code embedded-redis} ships in its jar (Redis 6.2, Linux x86-64), or the one named by the
- * environment variable {@code LEAPGATE_REDIS_SERVER}. The test can pause it (SIGSTOP), resume it,
- * kill it and start it again on the same port; {@link #close()} stops it.
+ * A real {@code redis-server} for a test or a benchmark, on a free loopback port, without
+ * persistence: the binary that {@code embedded-redis} ships in its jar (Redis 6.2, Linux x86-64),
+ * or the one named by the environment variable {@code LEAPGATE_REDIS_SERVER} or the system property
+ * {@code leapgate.redis.server}. With the system property {@code leapgate.redis.cpus} (e.g. {@code
+ * 0}) it runs under {@code taskset -c}, on cores of its own. The caller can pause it (SIGSTOP),
+ * resume it, kill it and start it again on the same port; {@link #close()} stops it.
  */
 public final class RedisProcess implements AutoCloseable {
 
@@ -36,7 +38,7 @@ public final class RedisProcess implements AutoCloseable {
 
     /** Starts a server with {@code extraArgs} besides the port, loopback, no persistence. */
     public static RedisProcess start(String... extraArgs) throws IOException, InterruptedException {
-        String named = System.getenv("LEAPGATE_REDIS_SERVER");
+        String named = System.getProperty("leapgate.redis.server", System.getenv("LEAPGATE_REDIS_SERVER"));
         File binary = named != null && !named.isBlank()
                 ? new File(named)
                 : ExecutableProvider.newJarResourceProvider().get();
@@ -64,7 +66,12 @@ public final class RedisProcess implements AutoCloseable {
 
     /** Starts the server (again, after {@link #kill()}) and waits until it accepts connections. */
     public void startAgain() throws IOException, InterruptedException {
-        List<String> command = new java.util.ArrayList<>(List.of(
+        List<String> command = new java.util.ArrayList<>();
+        String cpus = System.getProperty("leapgate.redis.cpus");
+        if (cpus != null && !cpus.isBlank()) {
+            command.addAll(List.of("taskset", "-c", cpus));
+        }
+        command.addAll(List.of(
                 binary.getAbsolutePath(),
                 "--port",
                 Integer.toString(port),
