@@ -26,18 +26,78 @@ public final class RedisProcess implements AutoCloseable {
     private final File binary;
     private final int port;
     private final Path dir;
+    /** Arguments before the options: a configuration file and {@code --sentinel}, for a Sentinel. */
+    private final List<String> leadingArgs;
+
     private final List<String> extraArgs;
     private Process process;
 
-    private RedisProcess(File binary, int port, List<String> extraArgs) throws IOException {
+    private RedisProcess(File binary, int port, Path dir, List<String> leadingArgs, List<String> extraArgs) {
         this.binary = binary;
         this.port = port;
+        this.dir = dir;
+        this.leadingArgs = leadingArgs;
         this.extraArgs = extraArgs;
-        this.dir = Files.createTempDirectory("leapgate-redis");
     }
 
     /** Starts a server with {@code extraArgs} besides the port, loopback, no persistence. */
     public static RedisProcess start(String... extraArgs) throws IOException, InterruptedException {
+        RedisProcess redis = new RedisProcess(
+                binary(), freePort(), Files.createTempDirectory("leapgate-redis"), List.of(), List.of(extraArgs));
+        redis.startAgain();
+        return redis;
+    }
+
+    /**
+     * Starts a server that speaks TLS only, on its port, with a certificate and its private key in
+     * PEM files; clients need no certificate of their own.
+     */
+    public static RedisProcess startTls(Path certificate, Path key) throws IOException, InterruptedException {
+        int port = freePort();
+        RedisProcess redis = new RedisProcess(
+                binary(),
+                port,
+                Files.createTempDirectory("leapgate-redis"),
+                List.of(),
+                List.of(
+                        "--port",
+                        "0", // no plain-text port
+                        "--tls-port",
+                        Integer.toString(port),
+                        "--tls-cert-file",
+                        certificate.toString(),
+                        "--tls-key-file",
+                        key.toString(),
+                        "--tls-auth-clients",
+                        "no"));
+        redis.startAgain();
+        return redis;
+    }
+
+    /**
+     * Starts a Sentinel (the same binary, in Sentinel mode) that watches the master {@code
+     * masterName} at {@code masterPort} on loopback alone (a quorum of 1), judges it down after
+     * {@code downAfter} without an answer, and then promotes one of its replicas.
+     */
+    public static RedisProcess sentinel(String masterName, int masterPort, Duration downAfter)
+            throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory("leapgate-sentinel");
+        Path config = dir.resolve("sentinel.conf"); // Sentinel rewrites it: a file of its own
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " 1",
+                        "sentinel down-after-milliseconds " + masterName + " " + downAfter.toMillis(),
+                        "sentinel failover-timeout " + masterName + " 10000",
+                        ""));
+        RedisProcess sentinel =
+                new RedisProcess(binary(), freePort(), dir, List.of(config.toString(), "--sentinel"), List.of());
+        sentinel.startAgain();
+        return sentinel;
+    }
+
+    private static File binary() throws IOException {
         String named = System.getProperty("leapgate.redis.server", System.getenv("LEAPGATE_REDIS_SERVER"));
         File binary = named != null && !named.isBlank()
                 ? new File(named)
@@ -45,9 +105,7 @@ public final class RedisProcess implements AutoCloseable {
         if (!binary.canExecute()) {
             binary.setExecutable(true);
         }
-        RedisProcess redis = new RedisProcess(binary, freePort(), List.of(extraArgs));
-        redis.startAgain();
-        return redis;
+        return binary;
     }
 
     static int freePort() throws IOException {
@@ -71,8 +129,9 @@ public final class RedisProcess implements AutoCloseable {
         if (cpus != null && !cpus.isBlank()) {
             command.addAll(List.of("taskset", "-c", cpus));
         }
+        command.add(binary.getAbsolutePath());
+        command.addAll(leadingArgs);
         command.addAll(List.of(
-                binary.getAbsolutePath(),
                 "--port",
                 Integer.toString(port),
                 "--bind",
