@@ -22,11 +22,21 @@ class KeyedCountersConcurrencyTest {
     private static final int THREADS = 8;
     private static final int KEYS = 32;
 
+    /** Limit 20 (buckets in 8-bit lanes), with the clock moving every 64 of thread 0's attempts. */
     @Test
     void perOriginWindows_neverOvershoot_whileEntriesComeAndGo() throws Exception {
+        perOriginWindows_neverOvershoot(20, 64);
+    }
+
+    /** Limit 300 (16-bit lanes): the clock moves four times as slowly, so that windows fill up. */
+    @Test
+    void perOriginWindows_in16BitLanes_neverOvershoot_whileEntriesComeAndGo() throws Exception {
+        perOriginWindows_neverOvershoot(300, 256);
+    }
+
+    private void perOriginWindows_neverOvershoot(int limit, int clockEvery) throws Exception {
         WindowSpec spec = new WindowSpec(Duration.ofMillis(100), 4, WindowMode.STRICT);
         long b = spec.bucketNanos();
-        int limit = 20;
         KeyedRateCounter counter = new KeyedRateCounter(spec, limit, 0, 10_000);
         AtomicLong clock = new AtomicLong();
         int attempts = 200_000;
@@ -37,7 +47,7 @@ class KeyedCountersConcurrencyTest {
         Together.run(THREADS, id -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             for (int j = 0; j < attempts; j++) {
-                if (id == 0 && j % 64 == 0) {
+                if (id == 0 && j % clockEvery == 0) {
                     // Mostly small steps, sometimes a jump past every window so entries go idle.
                     clock.addAndGet(random.nextInt(50) == 0 ? 20 * b : random.nextLong(b / 2));
                 }
