@@ -365,6 +365,10 @@ final class OriginTable {
          * origins, or -1 if it may not be tracked. Write lock held.
          */
         int insert(long key, long hash, long nowNanos) {
+            // What the key left when it was evicted, read first: the read is likely a cache miss,
+            // and the processor can wait for it while it finds a victim. (A victim is tracked, so
+            // it is never this key, and what it leaves below cannot concern this key.)
+            long remembered = memory == null ? 0 : recall(hash, nowNanos);
             int entry;
             if (size < maxEntries && claimPlace()) {
                 for (int i = 0; i < SWEEP_PER_INSERT; i++) {
@@ -395,11 +399,8 @@ final class OriginTable {
             size++;
             recent[recentNext] = entry + 1;
             recentNext = (recentNext + 1) & (RECENT - 1);
-            if (memory != null) {
-                long remembered = recall(hash, nowNanos);
-                if (remembered != 0) {
-                    state.restore(cells, entry * width + 1, remembered, nowNanos);
-                }
+            if (remembered != 0) {
+                state.restore(cells, entry * width + 1, remembered, nowNanos);
             }
             return entry;
         }
