@@ -1,0 +1,61 @@
+package dev.leapgate.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Part 2 of the summary: one table per per-key limit, each score found by its parameters. */
+class ResultsSummaryPerKeyTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String HEADER = "\"Benchmark\",\"Mode\",\"Threads\",\"Samples\",\"Score\","
+            + "\"Score Error (99.9%)\",\"Unit\",\"Param: buckets\",\"Param: perSecond\"";
+
+    /** A row of JMH's CSV for {@code PerKeyBenchmark.<name>}; {@code buckets} empty when the benchmark has none. */
+    private static String row(String name, double score, String unit, String buckets, String perSecond) {
+        return "\"dev.leapgate.benchmarks.PerKeyBenchmark." + name + "\",\"avgt\",1,15," + score + ",1.0,\"" + unit
+                + "\"," + buckets + "," + perSecond;
+    }
+
+    @Test
+    void oneTablePerLimit_withItsOwnRatio() throws Exception {
+        Files.write(
+                dir.resolve("per-key.csv"),
+                List.of(
+                        HEADER,
+                        row("bucket4jCaffeine", 900.0, "ns/op", "", "10000000"),
+                        row("bucket4jCaffeine", 800.0, "ns/op", "", "60000"),
+                        row("leapgateKeyed", 300.0, "ns/op", "2", "10000000"),
+                        row("leapgateKeyed", 500.0, "ns/op", "10", "10000000"),
+                        row("leapgateKeyed", 440.0, "ns/op", "2", "60000"),
+                        row("leapgateKeyed:rejected", 1234.0, "#", "2", "60000"),
+                        row("leapgateEngine", 410.0, "ns/op", "", "10000000")),
+                StandardCharsets.UTF_8);
+
+        String summary = ResultsSummary.write(dir);
+
+        int high = summary.indexOf("limit 10000000 per key and second");
+        int low = summary.indexOf("limit 60000 per key and second");
+        assertThat(high).isNotNegative();
+        assertThat(low).isGreaterThan(high);
+        String first = summary.substring(high, low);
+        String second = summary.substring(low);
+        assertThat(first)
+                .contains("| Leapgate `KeyedRateCounter.tryAcquire` (strict, 2 buckets) | 300.0")
+                .contains("| Leapgate `KeyedRateCounter.tryAcquire` (strict, 10 buckets) | 500.0")
+                .contains("| Leapgate `HttpGate.enter` per-IP rule + `close()` | 410.0")
+                .contains("Leapgate (2 buckets) / Bucket4j+Caffeine = **0.33** (target <= 0.50): met");
+        assertThat(second)
+                .contains("| Leapgate `KeyedRateCounter.tryAcquire` (strict, 2 buckets) | 440.0")
+                .contains("| 1234 |")
+                .doesNotContain("10 buckets")
+                .contains("Leapgate (2 buckets) / Bucket4j+Caffeine = **0.55** (target <= 0.50): **missed**");
+    }
+}
