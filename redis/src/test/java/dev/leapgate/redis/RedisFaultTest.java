@@ -1,5 +1,6 @@
 package dev.leapgate.redis;
 
+import static dev.leapgate.redis.Polling.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.Decision;
@@ -13,7 +14,6 @@ import dev.leapgate.stats.StoreStats;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -91,14 +91,6 @@ class RedisFaultTest {
             timed();
         }
         assertThat(counted()).isEqualTo(10);
-    }
-
-    private static void eventually(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 20 s").isLessThan(deadline);
-            Thread.sleep(50); // polling real Redis recovering, not waiting for a window
-        }
     }
 
     @Test

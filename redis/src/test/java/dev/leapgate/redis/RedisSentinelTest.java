@@ -1,5 +1,6 @@
 package dev.leapgate.redis;
 
+import static dev.leapgate.redis.Polling.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.Decision;
@@ -13,7 +14,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -87,14 +87,6 @@ class RedisSentinelTest {
         return redis.call(c -> c.keys("leapgate:{o:*").stream()
                 .mapToLong(k -> SharedLimitTest.counted(c.get(k)))
                 .sum());
-    }
-
-    private static void eventually(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 30 s").isLessThan(deadline);
-            Thread.sleep(50); // polling real processes replicating and failing over, not waiting for a window
-        }
     }
 
     @Test

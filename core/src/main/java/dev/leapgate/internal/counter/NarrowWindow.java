@@ -109,12 +109,21 @@ final class NarrowWindow extends RateWindow {
         return (epoch << headEpochShift) | count;
     }
 
-    /** Waits a moment for a window whose head another thread is rolling: the {@code attempt}-th time. */
-    private static void await(int attempt) {
-        if (attempt < SPINS) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
+    /**
+     * The head, once no thread holds the window's rolling bit: spinning briefly, then yielding the
+     * processor, while one does.
+     */
+    private long settledHead(AtomicLongArray cells, int base) {
+        for (int attempt = 0; ; attempt++) {
+            long head = cells.get(base);
+            if ((head & rolling) == 0) {
+                return head;
+            }
+            if (attempt < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
         }
     }
 
@@ -147,12 +156,8 @@ final class NarrowWindow extends RateWindow {
     @Override
     long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
         long now = -1;
-        for (int attempt = 0; ; attempt++) {
-            long head = cells.get(base);
-            if ((head & rolling) != 0) {
-                await(attempt);
-                continue;
-            }
+        for (; ; ) {
+            long head = settledHead(cells, base);
             long headEpoch = headEpoch(head);
             if (now < 0) {
                 // Within the head's bucket (the common case) the epoch is known without a division.
@@ -201,12 +206,8 @@ final class NarrowWindow extends RateWindow {
     @Override
     boolean refund(AtomicLongArray cells, int base, long ticket, int permits) {
         long epoch = ticketEpoch(ticket);
-        for (int attempt = 0; ; attempt++) {
-            long head = cells.get(base);
-            if ((head & rolling) != 0) {
-                await(attempt);
-                continue;
-            }
+        for (; ; ) {
+            long head = settledHead(cells, base);
             long headEpoch = headEpoch(head);
             if (headEpoch == epoch) {
                 if (headCount(head) < permits) {
@@ -232,15 +233,12 @@ final class NarrowWindow extends RateWindow {
     @Override
     long used(AtomicLongArray cells, int base, long nowNanos) {
         long now = epochAt(nowNanos);
-        for (int attempt = 0; ; attempt++) {
-            long head = cells.get(base);
-            if ((head & rolling) == 0) {
-                long used = usedAt(cells, base, head, Math.max(now, headEpoch(head)));
-                if (cells.get(base) == head) {
-                    return used;
-                }
+        for (; ; ) {
+            long head = settledHead(cells, base);
+            long used = usedAt(cells, base, head, Math.max(now, headEpoch(head)));
+            if (cells.get(base) == head) {
+                return used;
             }
-            await(attempt);
         }
     }
 
@@ -272,25 +270,23 @@ final class NarrowWindow extends RateWindow {
             return Long.MAX_VALUE;
         }
         long now = epochAt(nowNanos);
-        for (int attempt = 0; ; attempt++) {
-            long head = cells.get(base);
-            if ((head & rolling) == 0) {
-                long at = Math.max(now, headEpoch(head));
-                long excess = usedAt(cells, base, head, at) + permits - limit;
-                // Buckets leave the window oldest first: bucket k stops counting at epoch k + span + 1.
-                long k = Math.max(0, at - span);
-                for (; excess > 0 && k <= at; k++) {
-                    excess -= countOf(cells, base, head, k);
-                }
-                if (cells.get(base) == head) {
-                    if (excess > 0) {
-                        throw new AssertionError("window held more than its own buckets");
-                    }
-                    // The last bucket taken, k - 1, leaves the window at epoch k - 1 + span + 1.
-                    return k == Math.max(0, at - span) ? 0 : Math.max(1, startNanos(k + span) - nowNanos);
-                }
+        for (; ; ) {
+            long head = settledHead(cells, base);
+            long at = Math.max(now, headEpoch(head));
+            long excess = usedAt(cells, base, head, at) + permits - limit;
+            // Buckets leave the window oldest first: bucket k stops counting at epoch k + span + 1.
+            long oldest = Math.max(0, at - span);
+            long k = oldest;
+            for (; excess > 0 && k <= at; k++) {
+                excess -= countOf(cells, base, head, k);
             }
-            await(attempt);
+            if (cells.get(base) == head) {
+                if (excess > 0) {
+                    throw new AssertionError("window held more than its own buckets");
+                }
+                // The last bucket taken, k - 1, leaves the window at epoch k - 1 + span + 1.
+                return k == oldest ? 0 : Math.max(1, startNanos(k + span) - nowNanos);
+            }
         }
     }
 
