@@ -10,6 +10,7 @@ import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.WindowSpec;
 import java.time.Duration;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -34,6 +35,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@link #leapgateKnownClient}: the same call for one of 1,000 clients that stay tracked,
  *       in a table filled by the flood (what O(1) is measured against: a new client at a full
  *       table should cost at most twice this);
+ *   <li>{@link #leapgateTrackedClient}: the same call for one of {@link #TRACKED} clients drawn at
+ *       random, all tracked (the table nine-tenths full, nothing evicted): a known client whose
+ *       state is as far from the processor as a new client's, as on a server whose clients are
+ *       many (the 1,000 clients above stay in its caches);
  *   <li>{@link #leapgateTableNewClient}: the per-client table beneath, alone ({@code
  *       KeyedRateCounter.tryAcquire} for a new key: no rule, no entry, no statistics);
  *   <li>{@link #bucket4jCaffeineNewClient}: Bucket4j with a bucket per key in a Caffeine cache of
@@ -66,6 +71,8 @@ public class ClientFloodBenchmark {
     static final int KNOWN = 1_000;
     static final int LIMIT = 60_000;
     static final int MAX_ORIGINS = 100_000;
+    /** Clients of {@link #leapgateTrackedClient}: fewer than {@code MAX_ORIGINS}, so that no segment is full. */
+    static final int TRACKED = 90_000;
 
     /** The flood's addresses, 10.0.0.0 on, as the engine sees a client. */
     @State(Scope.Benchmark)
@@ -101,15 +108,7 @@ public class ClientFloodBenchmark {
 
         @Setup(Level.Trial)
         public void setUp(Addresses addresses) {
-            gate = HttpGate.builder(ConfigParser.parse(
-                            Map.of(
-                                    "rule.per-ip.match", "/api/**",
-                                    "rule.per-ip.limit", LIMIT + "/1s",
-                                    "rule.per-ip.scope", "per-origin",
-                                    "rule.per-ip.max-origins", Integer.toString(MAX_ORIGINS),
-                                    "rejection-log", "0s"),
-                            "benchmark"))
-                    .build();
+            gate = gate();
             // A full table: the known clients, then the flood's last 200,000 addresses (the
             // measured flood starts at its first), then the known clients once more.
             for (Origin origin : addresses.known) {
@@ -120,6 +119,38 @@ public class ClientFloodBenchmark {
             }
             for (Origin origin : addresses.known) {
                 enter(gate, origin);
+            }
+        }
+
+        static HttpGate gate() {
+            return HttpGate.builder(ConfigParser.parse(
+                            Map.of(
+                                    "rule.per-ip.match", "/api/**",
+                                    "rule.per-ip.limit", LIMIT + "/1s",
+                                    "rule.per-ip.scope", "per-origin",
+                                    "rule.per-ip.max-origins", Integer.toString(MAX_ORIGINS),
+                                    "rejection-log", "0s"),
+                            "benchmark"))
+                    .build();
+        }
+    }
+
+    /** A gate whose table holds {@link #TRACKED} clients, the flood's first addresses, and no others. */
+    @State(Scope.Benchmark)
+    public static class TrackedGate {
+        HttpGate gate;
+        int[] draws;
+
+        @Setup(Level.Trial)
+        public void setUp(Addresses addresses) {
+            gate = Gate.gate();
+            for (int i = 0; i < TRACKED; i++) {
+                enter(gate, addresses.flood[i]);
+            }
+            draws = new int[1 << 20];
+            SplittableRandom random = new SplittableRandom(42);
+            for (int i = 0; i < draws.length; i++) {
+                draws[i] = random.nextInt(TRACKED);
             }
         }
     }
@@ -165,6 +196,14 @@ public class ClientFloodBenchmark {
     @Benchmark
     public boolean leapgateKnownClient(Gate gate, Addresses addresses, Cursor cursor, Outcome outcome) {
         boolean admitted = enter(gate.gate, addresses.known[cursor.position++ % KNOWN]);
+        outcome.rejected += admitted ? 0 : 1;
+        return admitted;
+    }
+
+    @Benchmark
+    public boolean leapgateTrackedClient(TrackedGate gate, Addresses addresses, Cursor cursor, Outcome outcome) {
+        int draw = gate.draws[cursor.position++ & (gate.draws.length - 1)];
+        boolean admitted = enter(gate.gate, addresses.flood[draw]);
         outcome.rejected += admitted ? 0 : 1;
         return admitted;
     }
