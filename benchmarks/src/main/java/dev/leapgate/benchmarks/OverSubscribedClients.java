@@ -20,13 +20,16 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@code max-origins} of them, each sending far above its limit from several threads at once,
  * against {@code HttpGate.enter} + {@code close} with one rule of N per W per client; meanwhile
  * well-behaved clients send well under the limit (one request every {@code W / 2}, so at most 2
- * in any span W, against N = 5).
+ * in any span W, against N = 5), and after each of their requests a first-time client (one never
+ * seen before) sends one.
  *
  * <p>Every admission's clock reading (the entry's {@code startNanos()}, the reading the decision
  * was made with) is recorded per client, and the checker reports, over every client, the most
  * admissions in any span of length W (the promise: never more than N, tracked or evicted), and
  * what remembering evicted clients costs: the share of well-behaved clients that were rejected at
- * least once, and the share of their requests that were.
+ * least once, the share of their requests that were, and the share of first-time clients rejected
+ * (a client that was never evicted, whose words in the memory of evicted clients hold only
+ * others' use).
  *
  * <pre>
  * java -cp benchmarks.jar dev.leapgate.benchmarks.OverSubscribedClients
@@ -37,6 +40,8 @@ public final class OverSubscribedClients {
 
     private static final long WINDOW_NANOS = 1_000_000_000L;
     private static final int WELL_BEHAVED = 200;
+    /** First-time clients available: one per well-behaved request, 400 a second. */
+    private static final int FIRST_TIMERS = 20_000;
 
     private OverSubscribedClients() {}
 
@@ -70,7 +75,7 @@ public final class OverSubscribedClients {
                                 "rejection-log", "0s"),
                         "over-subscribed"))
                 .build();
-        Origin[] clients = new Origin[abusive + WELL_BEHAVED];
+        Origin[] clients = new Origin[abusive + WELL_BEHAVED + FIRST_TIMERS];
         for (int i = 0; i < clients.length; i++) {
             clients[i] = Workload.origin(i);
         }
@@ -79,6 +84,7 @@ public final class OverSubscribedClients {
         int[] admittedCounts = new int[threads + 1];
         CountDownLatch done = new CountDownLatch(threads + 1);
         AtomicLongArray wellBehavedRequests = new AtomicLongArray(2);
+        long[] firstTimers = new long[2]; // sent, rejected
         boolean[] limitedEarly = new boolean[WELL_BEHAVED];
         long[][] sent = new long[WELL_BEHAVED][limit]; // each client's last `limit` send times, a ring
         int[] sends = new int[WELL_BEHAVED];
@@ -136,6 +142,16 @@ public final class OverSubscribedClients {
                         wellBehavedRequests.incrementAndGet(1);
                         limitedEarly[c] = true;
                     }
+                    if (firstTimers[0] < FIRST_TIMERS) {
+                        int newcomer = abusive + WELL_BEHAVED + (int) firstTimers[0]++;
+                        if (gate.enter("GET", "/api", clients[newcomer]) instanceof Entry entry) {
+                            wellLog[n++] = newcomer;
+                            wellLog[n++] = entry.startNanos();
+                            entry.close();
+                        } else {
+                            firstTimers[1]++;
+                        }
+                    }
                 }
             }
         });
@@ -182,7 +198,8 @@ public final class OverSubscribedClients {
                 Locale.ROOT,
                 "%2d x max-origins (%,d abusive clients): %,d admissions; most in any 1 s span of one client: %d"
                         + " (%.2f N); clients over N: %d; well-behaved clients rejected at least once: %.1f %%"
-                        + " (%,d of %,d requests, %.2f %%); tracked at the end: %d%n",
+                        + " (%,d of %,d requests, %.2f %%); first-time clients rejected: %.1f %% (%,d of %,d);"
+                        + " tracked at the end: %d%n",
                 factor,
                 abusive,
                 total,
@@ -193,6 +210,9 @@ public final class OverSubscribedClients {
                 wellBehavedRequests.get(1),
                 wellBehavedRequests.get(0),
                 100.0 * wellBehavedRequests.get(1) / Math.max(1, wellBehavedRequests.get(0)),
+                100.0 * firstTimers[1] / Math.max(1, firstTimers[0]),
+                firstTimers[1],
+                firstTimers[0],
                 gate.trackedOrigins("per-ip").orElse(-1));
     }
 

@@ -103,7 +103,8 @@ abstract sealed class RateWindow implements OriginTable.State permits PackedWind
     }
 
     /** Whether a remembered word still counts anything in the window at {@code nowNanos}. */
-    final boolean counts(long word, long nowNanos) {
+    @Override
+    public final boolean counts(long word, long nowNanos) {
         return count(word) > 0 && epoch(word) >= epochAt(nowNanos) - span;
     }
 
