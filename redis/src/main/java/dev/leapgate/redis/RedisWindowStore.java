@@ -259,7 +259,8 @@ public final class RedisWindowStore implements WindowStore {
     /**
      * Calls in flight for one key before its decisions are coalesced. One would make a decision
      * that arrives while its key's call is in flight wait for that call and then for its own: two
-     * round trips (measured: a p99 of 1.3 to 2.1 x a lone call's with 4 threads on one hot key).
+     * round trips (measured with 4 threads on one hot key: a p99 of 1.31 x a bare script's with
+     * one call in flight, 1.17 to 1.21 x with four; BENCHMARKS.md).
      */
     static final int CALLS_PER_KEY = 4;
 
