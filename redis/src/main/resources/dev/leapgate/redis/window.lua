@@ -5,9 +5,10 @@
 --          newest first (trailing zeros left out), and the sum of c1, c2, ... (left out with them
 --          when only c0 counts): "59901904:1", "59901914:3,0,1|1", about 35 bytes for a full
 --          window of 11 buckets. An admission into a new window, or into a window whose newest
---          bucket is current, reads head, c0 and older and rewrites c0 alone (the common cases:
---          no list parsed or rebuilt); a window that has moved on, a rejection, several decisions
---          at once and a refund read the list.
+--          bucket is current, reads head, c0 and older and rewrites c0 alone; an admission into a
+--          window that has moved on cuts the counts that fall out off the text and subtracts them
+--          from the sum (the common cases: no list parsed into a table or rebuilt from one); a
+--          rejection, several decisions at once and a refund read the whole list.
 -- Decide:  ARGV = 'a', permits (one number, or several separated by commas: decisions made one
 --          after the other, at the same instant), limit, bucket length (us), span, ttl (ms)
 --          [, now (us), for tests]
@@ -47,12 +48,46 @@ if not refund then
       end
     else
       local h, c0, rest = string.match(value, '^(%d+):(%d+)(.*)$')
-      if h and tonumber(h) == e then
-        local older = rest == '' and 0 or tonumber(string.match(rest, '|(%d+)$'))
-        local used = older and tonumber(c0) + older + permits
-        if used and used <= limit then
+      local older = h and (rest == '' and 0 or tonumber(string.match(rest, '|(%d+)$')))
+      local head = older and tonumber(h)
+      if head == e then
+        local used = tonumber(c0) + older + permits
+        if used <= limit then
           redis.call('SET', key, h .. ':' .. (tonumber(c0) + permits) .. rest, 'PX', ARGV[6])
           return {e, now, 1, limit - used, 0}
+        end
+      elseif head and head < e then
+        -- The window moved on by `shift` buckets: the counts that stay are the first
+        -- span + 1 - shift of the list; those after them fall out, and so does their sum.
+        local shift = e - head
+        local kept, counted = '', 0
+        if shift <= span then
+          kept = c0 .. (string.match(rest, '^(.*)|') or '')
+          counted = tonumber(c0) + older
+          local cut = 0
+          for _ = 1, span + 1 - shift do
+            cut = string.find(kept, ',', cut + 1, true)
+            if not cut then
+              break
+            end
+          end
+          if cut then
+            for c in string.gmatch(string.sub(kept, cut + 1), '%d+') do
+              counted = counted - tonumber(c)
+            end
+            kept = string.sub(kept, 1, cut - 1)
+          end
+        end
+        if counted + permits <= limit then
+          local text = e .. ':' .. permits
+          if counted > 0 then
+            while string.sub(kept, -2) == ',0' do
+              kept = string.sub(kept, 1, -3)
+            end
+            text = text .. string.rep(',0', shift - 1) .. ',' .. kept .. '|' .. counted
+          end
+          redis.call('SET', key, text, 'PX', ARGV[6])
+          return {e, now, 1, limit - counted - permits, 0}
         end
       end
     end

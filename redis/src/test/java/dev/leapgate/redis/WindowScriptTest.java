@@ -8,6 +8,8 @@ import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.store.SharedWindow;
 import dev.leapgate.store.StoreSettings;
 import dev.leapgate.store.Verdict;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +31,10 @@ class WindowScriptTest {
 
     private static RedisProcess redis;
     private static RedisWindowStore store;
+    /** The test's own connection, to read what the script wrote. */
+    private static RedisClient client;
+
+    private static StatefulRedisConnection<String, String> connection;
 
     @BeforeAll
     static void start() throws Exception {
@@ -39,10 +45,14 @@ class WindowScriptTest {
                 Duration.ofSeconds(5),
                 dev.leapgate.store.FailurePolicy.OPEN,
                 1));
+        client = RedisClient.create(redis.uri());
+        connection = client.connect();
     }
 
     @AfterAll
     static void stop() throws Exception {
+        connection.close();
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         store.close();
         redis.close();
     }
@@ -108,6 +118,7 @@ class WindowScriptTest {
                     .get(5, TimeUnit.SECONDS);
             String at = "step " + step + " at " + now + " us, " + permits + " permits";
             assertThat(verdict.admitted()).as(at).isEqualTo(ticket >= 0);
+            assertCanonical(connection.sync().get("script-test:" + key), at);
             if (ticket >= 0) {
                 admissions++;
                 assertThat(verdict.remaining()).as(at).isEqualTo(local.remainingAfter(ticket));
@@ -124,5 +135,27 @@ class WindowScriptTest {
         assertThat(rejections).isGreaterThan(20);
         long ttl = redis.call(c -> c.pttl("script-test:" + key));
         assertThat(ttl).isPositive().isLessThanOrEqualTo(shared.ttlMillis());
+    }
+
+    /**
+     * The window's text is in its one form, whichever path of the script wrote it: {@code
+     * head:c0}, or {@code head:c0,...,cn|sum} with {@code cn > 0} and the sum of {@code c1..cn}.
+     */
+    private static void assertCanonical(String value, String at) {
+        assertThat(value).as(at).matches("\\d+:\\d+(,\\d+)*(\\|\\d+)?");
+        String[] counts =
+                value.substring(value.indexOf(':') + 1).split("\\|")[0].split(",");
+        if (counts.length == 1) {
+            assertThat(value).as(at).doesNotContain("|");
+            return;
+        }
+        long older = 0;
+        for (int i = 1; i < counts.length; i++) {
+            older += Long.parseLong(counts[i]);
+        }
+        assertThat(Long.parseLong(counts[counts.length - 1]))
+                .as("last count of %s, %s", value, at)
+                .isPositive();
+        assertThat(value).as(at).endsWith("|" + older);
     }
 }
