@@ -19,6 +19,10 @@
 -- e - span .. e, as the in-process window does (span = n strict, n - 1 sliding), and admits when
 -- what it counts plus the permits stays within the limit. A window's time never moves backwards:
 -- if Redis's clock does, the permits count in the newest bucket.
+-- TTL: every write that sets the newest bucket is made during it, with a TTL of span + 2 buckets
+-- (ARGV[6], ms), so the key outlives every count in it by a bucket; an admission into the
+-- current bucket keeps the TTL it has (KEEPTTL), and a write made while Redis's clock is behind
+-- the newest bucket adds the difference to the TTL.
 -- Returns {bucket, now} and, per decision, {admitted (1/0), remaining, retry (us until its
 -- permits would fit; 0 when admitted)}.
 local key = KEYS[1]
@@ -53,7 +57,7 @@ if not refund then
       if head == e then
         local used = tonumber(c0) + older + permits
         if used <= limit then
-          redis.call('SET', key, h .. ':' .. (tonumber(c0) + permits) .. rest, 'PX', ARGV[6])
+          redis.call('SET', key, h .. ':' .. (tonumber(c0) + permits) .. rest, 'KEEPTTL')
           return {e, now, 1, limit - used, 0}
         end
       elseif head and head < e then
@@ -178,6 +182,7 @@ for p in string.gmatch(ARGV[2], '%d+') do
   end
 end
 if admitted then
-  store('PX', ARGV[6])
+  -- Made during the newest bucket, or before it if Redis's clock went back: then for longer.
+  store('PX', tonumber(ARGV[6]) + math.max(0, math.ceil((head * length - now) / 1000)))
 end
 return reply

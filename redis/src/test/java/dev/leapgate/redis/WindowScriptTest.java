@@ -18,6 +18,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -135,6 +136,45 @@ class WindowScriptTest {
         assertThat(rejections).isGreaterThan(20);
         long ttl = redis.call(c -> c.pttl("script-test:" + key));
         assertThat(ttl).isPositive().isLessThanOrEqualTo(shared.ttlMillis());
+    }
+
+    /**
+     * A key outlives every count in it although an admission into the current bucket keeps its
+     * TTL: a write made while Redis's clock is behind the window's newest bucket (a clock stepped
+     * back, a failover to a server whose clock lags) adds the difference to the TTL.
+     */
+    @Test
+    void aWriteBehindTheNewestBucket_extendsTheTtlByTheDifference() throws Exception {
+        WindowSpec spec = new WindowSpec(Duration.ofSeconds(1), 10, WindowMode.STRICT);
+        SharedWindow shared = SharedWindow.of("ttl", spec, 100);
+        String key = "{o:ttl}";
+        long now = 2_000_000_000L; // microseconds
+        assertThat(store.decide(shared, key, 1, now)
+                        .toCompletableFuture()
+                        .get(5, TimeUnit.SECONDS)
+                        .admitted())
+                .isTrue();
+        assertThat(connection.sync().pttl("script-test:" + key)).isBetween(1L, shared.ttlMillis());
+
+        // Redis's clock 5 s behind: the permit counts in the newest bucket, which now ends more
+        // than 5 s + the TTL from now.
+        assertThat(store.decide(shared, key, 1, now - 5_000_000)
+                        .toCompletableFuture()
+                        .get(5, TimeUnit.SECONDS)
+                        .admitted())
+                .isTrue();
+        long extended = connection.sync().pttl("script-test:" + key);
+        assertThat(extended).isBetween(shared.ttlMillis() + 4_900, shared.ttlMillis() + 5_100);
+
+        // Back on time, in the same bucket: the admission keeps that TTL.
+        assertThat(store.decide(shared, key, 1, now + 1)
+                        .toCompletableFuture()
+                        .get(5, TimeUnit.SECONDS)
+                        .admitted())
+                .isTrue();
+        assertThat(connection.sync().pttl("script-test:" + key)).isBetween(shared.ttlMillis() + 4_000, extended);
+        assertThat(SharedLimitTest.counted(connection.sync().get("script-test:" + key)))
+                .isEqualTo(3);
     }
 
     /**
