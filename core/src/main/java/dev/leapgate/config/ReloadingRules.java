@@ -5,9 +5,11 @@ import dev.leapgate.rule.RuleSet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,11 +24,13 @@ import org.slf4j.LoggerFactory;
  * logged at WARN.
  *
  * <p>No watcher thread: {@link #maybeReload()} is called on the request path and looks at the file
- * at most once per interval; the one request that looks pays for a {@code stat} (and a parse when
- * the file changed). {@link #reload()} checks now, for an operator or a management endpoint.
+ * at most once per interval; the one request that looks pays for reading the file (a rules file
+ * is small; a parse only when it changed). {@link #reload()} checks now, for an operator or a
+ * management endpoint.
  *
- * <p>A change is a different modification time or size. A file rejected once is not parsed again
- * until it changes again.
+ * <p>A change is different content (a SHA-256 digest of the file's bytes): a modification time
+ * cannot tell two versions written within one tick of the file system's clock, nor a version
+ * copied with its old time. A file rejected once is not parsed again until it changes again.
  *
  * <p>Concurrency: the next check time is claimed by CAS, so one thread checks per interval; the
  * stamp of the last file seen is guarded by this object's lock, held only while checking (never
@@ -153,11 +157,16 @@ public final class ReloadingRules {
     }
 
     private static String stampOf(Path file) {
+        byte[] content;
         try {
-            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
-            return attributes.lastModifiedTime().toMillis() + ":" + attributes.size();
+            content = Files.readAllBytes(file);
         } catch (IOException e) {
             return "unreadable: " + e;
+        }
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
         }
     }
 }

@@ -43,6 +43,25 @@ class ReloadingRulesTest {
     }
 
     @Test
+    void aChangeWithTheSameSizeAndModificationTime_isApplied() throws IOException {
+        FileTime time = FileTime.from(Instant.parse("2026-01-01T00:00:00Z"));
+        Path file = dir.resolve("rules.properties");
+        Files.writeString(file, "rule.a.match=/a\nrule.a.limit=2/1m\n");
+        Files.setLastModifiedTime(file, time);
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading = new ReloadingRules(
+                file, Duration.ofSeconds(5), clock, OriginSource.ip(), gate::update, UnaryOperator.identity());
+
+        // Written again within one tick of the file system's clock, or copied with its old time.
+        Files.writeString(file, "rule.a.match=/a\nrule.a.limit=3/1m\n");
+        Files.setLastModifiedTime(file, time);
+
+        assertThat(reloading.reload()).isTrue();
+        assertThat(gate.rules().rules().get(0).limit()).isEqualTo(3);
+        assertThat(reloading.reload()).as("nothing changed since").isFalse();
+    }
+
+    @Test
     void changedFile_isAppliedOnTheFirstCheckAfterTheInterval_notBefore() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
         HttpGate gate = gateFor(file);
