@@ -317,11 +317,7 @@ public final class Limiter {
             }
             ResourceRecorder recorder = new ResourceRecorder(name, clock);
             long now = clock.nanoTime();
-            Limit[] limits = new Limit[rules.size()];
-            for (int i = 0; i < limits.length; i++) {
-                limits[i] = Limit.create(rules.get(i), recorder, now);
-            }
-            return new Limiter(this, limits, recorder);
+            return new Limiter(this, Limit.create(rules, recorder, now), recorder);
         }
     }
 }

@@ -378,12 +378,12 @@ public final class Admission {
     }
 
     private Rejection reject(Limit[] limits, Limit by, long now, Origin origin, int permits, String reason) {
-        by.rejections.count(reason, now);
         for (int i = 0; i < limits.length; i++) {
             if (firstWithItsRecorder(limits, i)) {
                 limits[i].recorder.onReject(now);
             }
         }
+        by.rejections.count(reason, now); // after the recorder, which may be where it counts
         if (rejections != null) {
             rejections.record(by.rule.name(), origin, now);
         }

@@ -70,13 +70,18 @@ public abstract sealed class Limit {
 
     private final String namedOrigin;
 
-    Limit(FlowRule rule, ResourceRecorder recorder) {
+    /**
+     * With {@code alone}, the limit is the only one recording into {@code recorder} and never
+     * watches in shadow mode, so its rejections are the recorder's, counted once for both.
+     */
+    Limit(FlowRule rule, ResourceRecorder recorder, boolean alone) {
         this.rule = rule;
         this.recorder = recorder;
         this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
         this.shadow = rule.shadow();
         this.offenders = perOrigin ? new RecentOffenders() : null;
-        this.rejections = new RuleRejections(rule.name(), recorder.clock());
+        this.rejections =
+                alone && !shadow ? new RuleRejections(recorder) : new RuleRejections(rule.name(), recorder.clock());
         this.waits = rule.isInFlight() || rule.shadow() || rule.onExcess().kind() == OnExcess.Kind.REJECT
                 ? null
                 : new Waits();
@@ -84,9 +89,16 @@ public abstract sealed class Limit {
                 rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
     }
 
-    /** Compiles {@code rule}, recording into {@code recorder}; counters start empty at {@code nowNanos}. */
-    public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
-        return create(rule, recorder, nowNanos, null);
+    /**
+     * Compiles the rules of one limiter, all recording into {@code recorder}, which is made for
+     * them; counters start empty at {@code nowNanos}.
+     */
+    public static Limit[] create(List<FlowRule> rules, ResourceRecorder recorder, long nowNanos) {
+        Limit[] limits = new Limit[rules.size()];
+        for (int i = 0; i < limits.length; i++) {
+            limits[i] = create(rules.get(i), recorder, nowNanos, null, limits.length == 1);
+        }
+        return limits;
     }
 
     /**
@@ -94,15 +106,19 @@ public abstract sealed class Limit {
      * {@code store} (null: no store, every rule per instance).
      */
     public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store) {
+        return create(rule, recorder, nowNanos, store, false);
+    }
+
+    private static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, boolean alone) {
         if (store != null && rule.isShared()) {
-            return new Shared(rule, recorder, nowNanos, store);
+            return new Shared(rule, recorder, nowNanos, store, alone);
         }
         if (rule.isInFlight()) {
-            return new InFlight(rule, recorder);
+            return new InFlight(rule, recorder, alone);
         }
         return switch (rule.onExcess().kind()) {
-            case REJECT, BORROW -> new Window(rule, recorder, nowNanos);
-            case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, recorder, nowNanos);
+            case REJECT, BORROW -> new Window(rule, recorder, nowNanos, alone);
+            case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, recorder, nowNanos, alone);
         };
     }
 
@@ -273,8 +289,8 @@ public abstract sealed class Limit {
         /** Buckets a bucket stays in the window, its own included: {@code n + 1} strict, {@code n} sliding. */
         private final int countedBuckets;
 
-        Window(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
-            super(rule, recorder);
+        Window(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone) {
+            super(rule, recorder, alone);
             boolean borrowing = rule.onExcess().kind() == OnExcess.Kind.BORROW;
             this.maxWaitNanos = borrowing ? rule.onExcess().maxWait().toNanos() : -1;
             this.countedBuckets = rule.window().buckets() + (rule.window().mode() == WindowMode.STRICT ? 1 : 0);
@@ -378,8 +394,8 @@ public abstract sealed class Limit {
         private final InFlightCounter shared;
         private final KeyedInFlightCounter keyed;
 
-        InFlight(FlowRule rule, ResourceRecorder recorder) {
-            super(rule, recorder);
+        InFlight(FlowRule rule, ResourceRecorder recorder, boolean alone) {
+            super(rule, recorder, alone);
             if (perOrigin) {
                 this.keyed = new KeyedInFlightCounter(rule.limit(), rule.maxOrigins());
                 this.shared = null;
@@ -456,8 +472,8 @@ public abstract sealed class Limit {
     static final class Smooth extends Limit {
         private final SmoothRate rate;
 
-        Smooth(FlowRule rule, ResourceRecorder recorder, long nowNanos) {
-            super(rule, recorder);
+        Smooth(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone) {
+            super(rule, recorder, alone);
             OnExcess c = rule.onExcess();
             Duration w = rule.window().length();
             this.rate = switch (c.kind()) {
@@ -565,8 +581,8 @@ public abstract sealed class Limit {
 
         private record Remembered(String key, int permits, long untilNanos, long used) {}
 
-        Shared(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store) {
-            super(rule, recorder);
+        Shared(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, boolean alone) {
+            super(rule, recorder, alone);
             this.store = store.windows();
             this.window = SharedWindow.of(rule.name(), rule.window(), rule.limit());
             this.policy = store.settings().onFailure();
@@ -731,7 +747,7 @@ public abstract sealed class Limit {
                                 .scope(rule.scope())
                                 .maxOrigins(rule.maxOrigins())
                                 .build();
-                        local = new Window(shareRule, recorder, nowNanos);
+                        local = new Window(shareRule, recorder, nowNanos, false);
                         fallback = local;
                     }
                 }

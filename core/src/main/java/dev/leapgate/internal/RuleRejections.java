@@ -11,12 +11,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * reasons are counted apart besides, and the common one, the limit exceeded, is the rest. One
  * addition per rejection over the limit, none for an admission.
  *
+ * <p>A limit that is alone on its resource (a {@code Limiter} of one rule) and never in shadow mode
+ * rejects exactly the requests its resource's recorder records as rejected: its rejections are read
+ * from that recorder, and counting one adds nothing besides a rare reason.
+ *
  * <p>Concurrency: thread-safe.
  */
 final class RuleRejections {
 
     /** The rejections second by second. */
     private final ResourceRecorder seconds;
+    /** Whether {@link #seconds} is the limit's own, counted here; else its resource's, counted by the caller. */
+    private final boolean own;
 
     private final AtomicLong notTracked = new AtomicLong();
     private final AtomicLong tooManyPermits = new AtomicLong();
@@ -25,11 +31,23 @@ final class RuleRejections {
 
     RuleRejections(String rule, Clock clock) {
         this.seconds = new ResourceRecorder(rule, clock);
+        this.own = true;
+    }
+
+    /**
+     * Rejections read from {@code resource}, whose {@link ResourceRecorder#onReject} the caller
+     * calls for every rejection, before {@link #count}.
+     */
+    RuleRejections(ResourceRecorder resource) {
+        this.seconds = resource;
+        this.own = false;
     }
 
     /** Counts a rejection at {@code nowNanos} for {@code reason}, one of {@link Admission}'s reasons. */
     void count(String reason, long nowNanos) {
-        seconds.onReject(nowNanos); // first: a reader may see a rare reason late, never early
+        if (own) {
+            seconds.onReject(nowNanos); // first: a reader may see a rare reason late, never early
+        }
         if (reason == Admission.LIMIT_EXCEEDED) {
             return;
         } else if (reason == Admission.UNTRACKED) {
