@@ -122,24 +122,40 @@ public final class HttpGate implements AutoCloseable {
      * A compiled rule set, its index, and each rule's {@code RateLimit-Policy} item, which is the
      * same for every response.
      */
-    private record Snapshot(RuleBook book, PatternIndex<Limit> index, Map<Limit, String> policies) {
+    private record Snapshot(RuleBook book, PatternIndex<Limit> index, Map<Limit, Policy> policies) {
         static Snapshot of(RuleSet rules, Snapshot previous, Clock clock, Limit.Store store) {
             RuleBook book = RuleBook.compile(rules, previous == null ? null : previous.book, clock, store);
             List<PathPattern> patterns = new ArrayList<>();
-            Map<Limit, String> policies = new IdentityHashMap<>();
+            Map<Limit, Policy> policies = new IdentityHashMap<>();
             for (Limit limit : book.limits()) {
                 FlowRule rule = limit.rule();
                 patterns.add(rule.match());
                 policies.put(
                         limit,
-                        RateLimitFields.policyItem(
+                        new Policy(RateLimitFields.policyItem(
                                 rule.name(),
                                 rule.limit(),
-                                rule.isInFlight() ? null : rule.window().length()));
+                                rule.isInFlight() ? null : rule.window().length())));
             }
             return new Snapshot(book, new PatternIndex<>(patterns, List.of(book.limits()), Limit[]::new), policies);
         }
     }
+
+    /**
+     * A rule's {@code RateLimit-Policy} item, and the last list of items it headed: the rules of a
+     * route are usually listed in the same order request after request, so the list is built once.
+     */
+    private static final class Policy {
+        final String item;
+        /** The rules of the last list this rule headed, in order, and that list; replaced whole. */
+        volatile Joined joined;
+
+        Policy(String item) {
+            this.item = item;
+        }
+    }
+
+    private record Joined(Limit[] limits, String value) {}
 
     private HttpGate(Builder builder) {
         LeapgateConfig config = builder.config;
@@ -580,7 +596,7 @@ public final class HttpGate implements AutoCloseable {
      * replaced it since the admission): the caller then goes the general way.
      */
     private boolean writeFields(AdmittedEntry entry, BiConsumer<String, String> header) {
-        Map<Limit, String> policies = snapshot.get().policies;
+        Map<Limit, Policy> policies = snapshot.get().policies;
         int n = entry.limitCount();
         long now = entry.decidedNanos();
         if (n == 1) {
@@ -588,15 +604,14 @@ public final class HttpGate implements AutoCloseable {
             if (limit.rule().shadow()) {
                 return true;
             }
-            String policy = policies.get(limit);
+            Policy policy = policies.get(limit);
             if (policy == null) {
                 return false;
             }
-            long token = entry.token(0);
-            header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy);
+            header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy.item);
             header.accept(
                     RateLimitFields.RATE_LIMIT,
-                    appendRateLimit(new StringBuilder(32), limit, entry, now, token)
+                    appendRateLimit(new StringBuilder(32), limit, entry, now, entry.token(0))
                             .toString());
             return true;
         }
@@ -622,20 +637,41 @@ public final class HttpGate implements AutoCloseable {
         if (shown == 0) {
             return true;
         }
-        StringBuilder policy = new StringBuilder(40 * shown);
         StringBuilder rateLimit = new StringBuilder(32 * shown);
         for (int k = 0; k < shown; k++) {
-            int i = order[k];
             if (k > 0) {
-                policy.append(", ");
                 rateLimit.append(", ");
             }
-            policy.append(policies.get(entry.limit(i)));
+            int i = order[k];
             appendRateLimit(rateLimit, entry.limit(i), entry, now, entry.token(i));
         }
-        header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy.toString());
+        header.accept(RateLimitFields.RATE_LIMIT_POLICY, joinedPolicy(policies, entry, order, shown));
         header.accept(RateLimitFields.RATE_LIMIT, rateLimit.toString());
         return true;
+    }
+
+    /** The {@code RateLimit-Policy} list of the entry's limits {@code order[0, shown)}, in that order. */
+    private static String joinedPolicy(Map<Limit, Policy> policies, AdmittedEntry entry, int[] order, int shown) {
+        Policy head = policies.get(entry.limit(order[0]));
+        Joined last = head.joined;
+        if (last != null && last.limits.length == shown) {
+            int k = 1;
+            while (k < shown && last.limits[k] == entry.limit(order[k])) {
+                k++;
+            }
+            if (k == shown) {
+                return last.value;
+            }
+        }
+        Limit[] limits = new Limit[shown];
+        StringBuilder value = new StringBuilder(40 * shown);
+        for (int k = 0; k < shown; k++) {
+            limits[k] = entry.limit(order[k]);
+            value.append(k > 0 ? ", " : "").append(policies.get(limits[k]).item);
+        }
+        Joined joined = new Joined(limits, value.toString());
+        head.joined = joined;
+        return joined.value;
     }
 
     private static StringBuilder appendRateLimit(

@@ -49,6 +49,11 @@ final class PathEncoding {
 
     private PathEncoding() {}
 
+    /** Whether {@code c} is spelled as itself in a key. */
+    static boolean isLiteral(char c) {
+        return c < 0x80 && LITERAL[c];
+    }
+
     /**
      * Appends the canonical spelling of {@code source[from, to)} to {@code out}. Never throws: a
      * {@code %} that does not start a valid escape is taken as a literal percent sign and written as

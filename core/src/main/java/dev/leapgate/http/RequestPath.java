@@ -88,7 +88,7 @@ public final class RequestPath {
                 break;
             }
         }
-        return canonical(rawPath, end, true);
+        return end == rawPath.length() && isCanonical(rawPath) ? rawPath : canonical(rawPath, end, true);
     }
 
     /**
@@ -105,11 +105,43 @@ public final class RequestPath {
         if (decodedPath == null) {
             return ROOT;
         }
-        return canonical(decodedPath, decodedPath.length(), false);
+        return isCanonical(decodedPath) ? decodedPath : canonical(decodedPath, decodedPath.length(), false);
     }
 
-    /** The canonical key of {@code path[0, end)}, raw (decoded once here) or already decoded. */
-    private static String canonical(String path, int end, boolean raw) {
+    /**
+     * Whether {@code path} is a key already, the common case: {@code /} and segments of characters
+     * spelled as themselves, none empty, {@code .} or {@code ..}. Such a path is its own key under
+     * either entry point (it has no {@code %}, {@code ;}, {@code ?} or {@code #}), and the request
+     * allocates none.
+     */
+    private static boolean isCanonical(String path) {
+        int n = path.length();
+        if (n == 0 || path.charAt(0) != '/') {
+            return false;
+        }
+        int segment = 1;
+        for (int i = 1; i <= n; i++) {
+            char c = i < n ? path.charAt(i) : '/';
+            if (c == '/') {
+                int length = i - segment;
+                if ((length == 0 && n > 1)
+                        || (length == 1 && path.charAt(segment) == '.')
+                        || (length == 2 && path.charAt(segment) == '.' && path.charAt(segment + 1) == '.')) {
+                    return false;
+                }
+                segment = i + 1;
+            } else if (!PathEncoding.isLiteral(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The canonical key of {@code path[0, end)}, raw (decoded once here) or already decoded, built
+     * character by character (tests compare {@link #isCanonical}'s shortcut with it).
+     */
+    static String canonical(String path, int end, boolean raw) {
         // Invariant: out is empty (the root) or a sequence of "/segment", each segment canonical,
         // non-empty and not a dot-segment.
         StringBuilder out = new StringBuilder(end + 1);

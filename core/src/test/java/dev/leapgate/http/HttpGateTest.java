@@ -310,6 +310,46 @@ class HttpGateTest {
     }
 
     @Test
+    void admittedHeaders_followTheOrderOfEachRequest_whenItChanges() {
+        HttpGate gate = gate(
+                "rule.per-ip.match", "/api/**",
+                "rule.per-ip.limit", "2/10s",
+                "rule.per-ip.scope", "per-origin",
+                "rule.all.match", "/api/**",
+                "rule.all.limit", "4/1m",
+                "rule.slots.match", "/api/**",
+                "rule.slots.in-flight", "3");
+        List<String> policies = new java.util.ArrayList<>();
+        Entry first = (Entry) gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+        policies.add(policyOf(gate, first)); // per-ip 1, slots 2, all 3
+        first.close();
+        Entry second = (Entry) gate.enter(Request.of("GET", "/api/x", "203.0.113.2"));
+        policies.add(policyOf(gate, second)); // per-ip 1, all 2, slots 2: same head, the rest reordered
+        Entry third = (Entry) gate.enter(Request.of("GET", "/api/x", "203.0.113.3"));
+        policies.add(policyOf(gate, third)); // per-ip 1, all 1, slots 1
+        Entry fourth = (Entry) gate.enter(Request.of("GET", "/api/x", "203.0.113.4"));
+        policies.add(policyOf(gate, fourth)); // all 0, slots 0, per-ip 1: a new head
+        policies.add(policyOf(gate, first)); // the first entry again, as things stand now: no slot left
+
+        assertThat(policies)
+                .containsExactly(
+                        "\"per-ip\";q=2;w=10, \"slots\";q=3;qu=\"concurrent-requests\", \"all\";q=4;w=60",
+                        "\"per-ip\";q=2;w=10, \"all\";q=4;w=60, \"slots\";q=3;qu=\"concurrent-requests\"",
+                        "\"per-ip\";q=2;w=10, \"all\";q=4;w=60, \"slots\";q=3;qu=\"concurrent-requests\"",
+                        "\"all\";q=4;w=60, \"slots\";q=3;qu=\"concurrent-requests\", \"per-ip\";q=2;w=10",
+                        "\"slots\";q=3;qu=\"concurrent-requests\", \"per-ip\";q=2;w=10, \"all\";q=4;w=60");
+        List.of(second, third, fourth).forEach(Entry::close);
+    }
+
+    /** The entry's {@code RateLimit-Policy} field, checked against the one its quotas give. */
+    private static String policyOf(HttpGate gate, Entry entry) {
+        Map<String, String> written = new LinkedHashMap<>();
+        gate.admittedHeaders(entry, written::put);
+        assertThat(written.get("RateLimit-Policy")).isEqualTo(RateLimitFields.policy(entry.quotas()));
+        return written.get("RateLimit-Policy");
+    }
+
+    @Test
     void deniedOrigin_gets403_withoutRetryAdvice_orRateLimitFields() {
         HttpGate gate = gate("deny", "198.51.100.0/24", "rule.api.match", "/api/**", "rule.api.limit", "1/10s");
 

@@ -45,6 +45,20 @@ class RequestPathPropertiesTest {
     }
 
     @Test
+    void aPathThatIsAKeyAlready_isReturnedAsItIs_andEveryPathGetsWhatTheFullNormalizationGives() {
+        Samples.check(s -> s.between(0, 1) == 0 ? path(s) : RequestPath.normalize(path(s)), p -> {
+            String raw = p.replaceAll("[?#]", "");
+
+            assertThat(RequestPath.normalizeDecoded(p)).isEqualTo(RequestPath.canonical(p, p.length(), false));
+            assertThat(RequestPath.normalize(raw)).isEqualTo(RequestPath.canonical(raw, raw.length(), true));
+            if (RequestPath.canonical(p, p.length(), false).equals(p)) {
+                assertThat(RequestPath.normalizeDecoded(p)).isSameAs(p);
+                assertThat(RequestPath.normalize(p)).isSameAs(p);
+            }
+        });
+    }
+
+    @Test
     void withoutEscapesOrDelimiters_bothEntryPointsAgree() {
         Samples.check(
                 s -> path(s).replaceAll("[%;?#]", ""),

@@ -1,0 +1,113 @@
+package dev.leapgate.benchmarks;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.http.HttpRequestView;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
+
+/**
+ * The servlet filter's own work per request (issue #11), without the servlet container: what
+ * {@code LeapgateFilter.doFilter} asks of the core for an admitted request in the HTTP benchmark's
+ * configuration ({@link HttpOverheadServer#LEAPGATE_PARAMS}: two rules on {@code /api/**}, one per
+ * client IP and one for everyone, default headers on). One call is the status check, {@code
+ * HttpGate.enter}, the two header fields ({@code RateLimit-Policy}, {@code RateLimit}) passed to a
+ * consumer, and {@code HttpGate.complete} with status 200, for {@code GET /api/hello} from one of
+ * 1,000 client addresses in turn. The request is a plain {@link HttpRequestView}, so the figure
+ * leaves out the container and the filter's adapter object around the servlet request.
+ *
+ * <pre>java -jar benchmarks.jar FilterPathBenchmark -prof gc</pre>
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(
+        value = 2,
+        jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
+public class FilterPathBenchmark {
+
+    private static final int CLIENTS = 1_000;
+
+    /** A request as an adapter passes it: the servlet's decoded path, the peer's address. */
+    private record Request(String remoteAddr) implements HttpRequestView {
+        @Override
+        public String method() {
+            return "GET";
+        }
+
+        @Override
+        public String rawPath() {
+            return HttpOverheadServer.PATH;
+        }
+
+        @Override
+        public String decodedPath() {
+            return HttpOverheadServer.PATH;
+        }
+
+        @Override
+        public List<String> headers(String name) {
+            return List.of();
+        }
+
+        @Override
+        public String principal() {
+            return null;
+        }
+    }
+
+    @State(Scope.Thread)
+    public static class Filter {
+        HttpGate gate;
+        Request[] requests;
+        int next;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            gate = HttpGate.builder(ConfigParser.parse(HttpOverheadServer.LEAPGATE_PARAMS, "benchmark"))
+                    .build();
+            requests = new Request[CLIENTS];
+            for (int i = 0; i < CLIENTS; i++) {
+                requests[i] = new Request(Workload.keyText(i));
+            }
+        }
+
+        Request nextRequest() {
+            Request request = requests[next];
+            next = next + 1 == CLIENTS ? 0 : next + 1;
+            return request;
+        }
+    }
+
+    @Benchmark
+    public void admitted(Filter state, Blackhole blackhole) {
+        Request request = state.nextRequest();
+        if (state.gate.status(request).isPresent()) {
+            throw new AssertionError("not a status request");
+        }
+        Decision decision = state.gate.enter(request);
+        if (!(decision instanceof Entry entry)) {
+            throw new AssertionError("rejected: " + decision);
+        }
+        state.gate.admittedHeaders(entry, (name, value) -> {
+            blackhole.consume(name);
+            blackhole.consume(value);
+        });
+        HttpGate.complete(entry, 200);
+    }
+}
