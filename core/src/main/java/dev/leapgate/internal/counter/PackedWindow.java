@@ -201,8 +201,31 @@ final class PackedWindow extends RateWindow {
         return (epoch << headEpochShift) | (borrowed << countBits) | count;
     }
 
+    /**
+     * The common case, small enough for the compiler to inline into its callers: the reading falls
+     * within the head's bucket, and the permits fit (one CAS) or do not (rejected, when no loan may
+     * be asked). Anything else, a lost CAS included, goes the general way, {@link #decide}.
+     */
     @Override
     long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
+        long head = cells.get(base);
+        long headEpoch = headEpoch(head);
+        long intoHead = nowNanos - startNanos(headEpoch);
+        if (intoHead >= 0 && intoHead < bucketNanos) {
+            long used = past(cells, base, headEpoch) + headCount(head) + headBorrowed(head);
+            if (used + permits <= limit) {
+                if (cells.compareAndSet(base, head, head + permits)) {
+                    return pack(headEpoch, limit - used - permits);
+                }
+            } else if (!borrowing || maxWaitNanos < 0) {
+                return REJECTED;
+            }
+        }
+        return decide(cells, base, nowNanos, permits, maxWaitNanos);
+    }
+
+    /** {@link #tryAcquire(AtomicLongArray, int, long, int, long)} in every case. */
+    private long decide(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
         long now = -1;
         for (; ; ) {
             long head = cells.get(base);
