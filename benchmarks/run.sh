@@ -12,7 +12,8 @@
 #
 # Environment: JAVA_HOME (or JAVA) picks the JVM; JMH_EXTRA adds JMH options (e.g. "-prof stack");
 # HTTP_JVM_OPTS replaces the HTTP servers' JVM options; HTTP_SERVER_CPUS and HTTP_WRK_CPUS pin the
-# HTTP server and wrk with taskset (CPU lists such as "1" and "0"; default: not pinned).
+# HTTP server and wrk with taskset (CPU lists such as "1" and "0"; default: not pinned); HTTP_ROUNDS
+# replaces the number of HTTP rounds (4, or 2 with --smoke): more rounds, a steadier median.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -204,6 +205,8 @@ if runs http; then
     else
       http_warmup=10 http_seconds=20 http_rounds=4
     fi
+    http_rounds=${HTTP_ROUNDS:-$http_rounds}
+    [[ $http_rounds =~ ^[1-9][0-9]*$ ]] || { echo "HTTP_ROUNDS must be a whole number of rounds, at least 1, was '$http_rounds'" >&2; exit 2; }
     # shellcheck disable=SC2206 # word splitting of HTTP_JVM_OPTS is intended
     http_jvm=(${HTTP_JVM_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC})
     http_server_cpu=()
