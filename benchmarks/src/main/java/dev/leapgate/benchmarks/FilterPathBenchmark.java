@@ -4,8 +4,6 @@ import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
-import dev.leapgate.http.HttpRequestView;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -27,8 +25,9 @@ import org.openjdk.jmh.infra.Blackhole;
  * client IP and one for everyone, default headers on). One call is the status check, {@code
  * HttpGate.enter}, the two header fields ({@code RateLimit-Policy}, {@code RateLimit}) passed to a
  * consumer, and {@code HttpGate.complete} with status 200, for {@code GET /api/hello} from one of
- * 1,000 client addresses in turn. The request is a plain {@link HttpRequestView}, so the figure
- * leaves out the container and the filter's adapter object around the servlet request.
+ * 1,000 client addresses in turn, with the path the container decoded as the servlet adapter
+ * passes it. The request is a plain {@link RequestView}, so the figure leaves out the container and
+ * the filter's adapter object around the servlet request.
  *
  * <pre>java -jar benchmarks.jar FilterPathBenchmark -prof gc</pre>
  */
@@ -43,52 +42,25 @@ public class FilterPathBenchmark {
 
     private static final int CLIENTS = 1_000;
 
-    /** A request as an adapter passes it: the servlet's decoded path, the peer's address. */
-    private record Request(String remoteAddr) implements HttpRequestView {
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String rawPath() {
-            return HttpOverheadServer.PATH;
-        }
-
-        @Override
-        public String decodedPath() {
-            return HttpOverheadServer.PATH;
-        }
-
-        @Override
-        public List<String> headers(String name) {
-            return List.of();
-        }
-
-        @Override
-        public String principal() {
-            return null;
-        }
-    }
-
     @State(Scope.Thread)
     public static class Filter {
         HttpGate gate;
-        Request[] requests;
+        RequestView[] requests;
         int next;
 
         @Setup(Level.Trial)
         public void setUp() {
             gate = HttpGate.builder(ConfigParser.parse(HttpOverheadServer.LEAPGATE_PARAMS, "benchmark"))
                     .build();
-            requests = new Request[CLIENTS];
+            requests = new RequestView[CLIENTS];
             for (int i = 0; i < CLIENTS; i++) {
-                requests[i] = new Request(Workload.keyText(i));
+                requests[i] =
+                        new RequestView("GET", HttpOverheadServer.PATH, HttpOverheadServer.PATH, Workload.keyText(i));
             }
         }
 
-        Request nextRequest() {
-            Request request = requests[next];
+        RequestView nextRequest() {
+            RequestView request = requests[next];
             next = next + 1 == CLIENTS ? 0 : next + 1;
             return request;
         }
@@ -96,7 +68,7 @@ public class FilterPathBenchmark {
 
     @Benchmark
     public void admitted(Filter state, Blackhole blackhole) {
-        Request request = state.nextRequest();
+        RequestView request = state.nextRequest();
         if (state.gate.status(request).isPresent()) {
             throw new AssertionError("not a status request");
         }

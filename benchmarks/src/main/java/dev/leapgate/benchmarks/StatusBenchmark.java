@@ -4,10 +4,8 @@ import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
-import dev.leapgate.http.HttpRequestView;
 import dev.leapgate.http.StatusResponse;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -48,26 +46,14 @@ import org.openjdk.jmh.annotations.Warmup;
         jvmArgsAppend = {"-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"})
 public class StatusBenchmark {
 
-    /** A request as an adapter sees it: {@code GET /api/items} from 203.0.113.7, no forwarding. */
-    record Request(String method, String rawPath, String remoteAddr) implements HttpRequestView {
-        @Override
-        public List<String> headers(String name) {
-            return List.of();
-        }
-
-        @Override
-        public String principal() {
-            return null;
-        }
-    }
-
     @State(Scope.Benchmark)
     public static class Ordinary {
         @Param({"none", "/leapgate/status"})
         String statusPath;
 
         HttpGate gate;
-        final Request request = new Request("GET", "/api/items", "203.0.113.7");
+        /** {@code GET /api/items} from 203.0.113.7, no forwarding. */
+        final RequestView request = new RequestView("GET", "/api/items", null, "203.0.113.7");
 
         @Setup(Level.Trial)
         public void setUp() {
