@@ -130,12 +130,7 @@ public final class HttpGate implements AutoCloseable {
             for (Limit limit : book.limits()) {
                 FlowRule rule = limit.rule();
                 patterns.add(rule.match());
-                policies.put(
-                        limit,
-                        new Policy(RateLimitFields.policyItem(
-                                rule.name(),
-                                rule.limit(),
-                                rule.isInFlight() ? null : rule.window().length())));
+                policies.put(limit, new Policy(rule));
             }
             return new Snapshot(book, new PatternIndex<>(patterns, List.of(book.limits()), Limit[]::new), policies);
         }
@@ -147,11 +142,17 @@ public final class HttpGate implements AutoCloseable {
      */
     private static final class Policy {
         final String item;
+        /** What precedes the remaining count in the rule's {@code RateLimit} item. */
+        final String rateLimitPrefix;
         /** The rules of the last list this rule headed, in order, and that list; replaced whole. */
         volatile Joined joined;
 
-        Policy(String item) {
-            this.item = item;
+        Policy(FlowRule rule) {
+            this.item = RateLimitFields.policyItem(
+                    rule.name(),
+                    rule.limit(),
+                    rule.isInFlight() ? null : rule.window().length());
+            this.rateLimitPrefix = RateLimitFields.rateLimitPrefix(rule.name());
         }
     }
 
@@ -599,21 +600,8 @@ public final class HttpGate implements AutoCloseable {
         Map<Limit, Policy> policies = snapshot.get().policies;
         int n = entry.limitCount();
         long now = entry.decidedNanos();
-        if (n == 1) {
-            Limit limit = entry.limit(0);
-            if (limit.rule().shadow()) {
-                return true;
-            }
-            Policy policy = policies.get(limit);
-            if (policy == null) {
-                return false;
-            }
-            header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy.item);
-            header.accept(
-                    RateLimitFields.RATE_LIMIT,
-                    appendRateLimit(new StringBuilder(32), limit, entry, now, entry.token(0))
-                            .toString());
-            return true;
+        if (n <= 2) {
+            return writeFewFields(policies, entry, n, now, header);
         }
         long[] remaining = new long[n];
         int[] order = new int[n];
@@ -643,11 +631,75 @@ public final class HttpGate implements AutoCloseable {
                 rateLimit.append(", ");
             }
             int i = order[k];
-            appendRateLimit(rateLimit, entry.limit(i), entry, now, entry.token(i));
+            RateLimitFields.appendRateLimit(
+                    rateLimit, entry.limit(i).rule().name(), remaining[i], resetNanos(entry, i, now));
         }
         header.accept(RateLimitFields.RATE_LIMIT_POLICY, joinedPolicy(policies, entry, order, shown));
         header.accept(RateLimitFields.RATE_LIMIT, rateLimit.toString());
         return true;
+    }
+
+    /**
+     * {@link #writeFields} for one limit or two (a route's usual per-client and global limits):
+     * each field one string built at once, without arrays or builders.
+     */
+    private static boolean writeFewFields(
+            Map<Limit, Policy> policies, AdmittedEntry entry, int n, long now, BiConsumer<String, String> header) {
+        Policy p0 = policies.get(entry.limit(0));
+        Policy p1 = n == 2 ? policies.get(entry.limit(1)) : null;
+        if (p0 == null || (n == 2 && p1 == null)) {
+            return false;
+        }
+        boolean show0 = !entry.limit(0).rule().shadow();
+        boolean show1 = n == 2 && !entry.limit(1).rule().shadow();
+        if (show0 && show1) {
+            long r0 = entry.limit(0).remaining(now, entry.origin(), entry.token(0));
+            long r1 = entry.limit(1).remaining(now, entry.origin(), entry.token(1));
+            int first = r1 < r0 ? 1 : 0; // the tightest first; in the entry's order when equal
+            int second = 1 - first;
+            Policy firstPolicy = first == 0 ? p0 : p1;
+            Policy secondPolicy = first == 0 ? p1 : p0;
+            header.accept(
+                    RateLimitFields.RATE_LIMIT_POLICY,
+                    joinedPolicy(entry.limit(first), firstPolicy, entry.limit(second), secondPolicy));
+            header.accept(
+                    RateLimitFields.RATE_LIMIT,
+                    RateLimitFields.rateLimit(
+                            firstPolicy.rateLimitPrefix,
+                            Math.min(r0, r1),
+                            resetNanos(entry, first, now),
+                            secondPolicy.rateLimitPrefix,
+                            Math.max(r0, r1),
+                            resetNanos(entry, second, now)));
+        } else if (show0 || show1) {
+            int i = show0 ? 0 : 1;
+            Policy policy = show0 ? p0 : p1;
+            header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy.item);
+            header.accept(
+                    RateLimitFields.RATE_LIMIT,
+                    RateLimitFields.rateLimit(
+                            policy.rateLimitPrefix,
+                            entry.limit(i).remaining(now, entry.origin(), entry.token(i)),
+                            resetNanos(entry, i, now)));
+        }
+        return true;
+    }
+
+    /** The {@code RateLimit-Policy} list of two limits, {@code first} then {@code second}. */
+    private static String joinedPolicy(Limit first, Policy firstPolicy, Limit second, Policy secondPolicy) {
+        Joined last = firstPolicy.joined;
+        if (last != null && last.limits.length == 2 && last.limits[1] == second) {
+            return last.value;
+        }
+        Joined joined = new Joined(new Limit[] {first, second}, firstPolicy.item + ", " + secondPolicy.item);
+        firstPolicy.joined = joined;
+        return joined.value;
+    }
+
+    /** Nanoseconds until the entry's limit {@code i} is whole again; -1 for an in-flight limit. */
+    private static long resetNanos(AdmittedEntry entry, int i, long now) {
+        Limit limit = entry.limit(i);
+        return limit.rule().isInFlight() ? -1 : limit.resetNanos(now, entry.origin(), entry.token(i));
     }
 
     /** The {@code RateLimit-Policy} list of the entry's limits {@code order[0, shown)}, in that order. */
@@ -672,16 +724,6 @@ public final class HttpGate implements AutoCloseable {
         Joined joined = new Joined(limits, value.toString());
         head.joined = joined;
         return joined.value;
-    }
-
-    private static StringBuilder appendRateLimit(
-            StringBuilder value, Limit limit, AdmittedEntry entry, long now, long token) {
-        FlowRule rule = limit.rule();
-        return RateLimitFields.appendRateLimit(
-                value,
-                rule.name(),
-                limit.remaining(now, entry.origin(), token),
-                rule.isInFlight() ? -1 : limit.resetNanos(now, entry.origin(), token));
     }
 
     /**

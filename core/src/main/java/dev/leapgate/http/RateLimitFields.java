@@ -77,6 +77,35 @@ public final class RateLimitFields {
         return value.toString();
     }
 
+    /** What precedes the remaining count in a rule's item of {@code RateLimit}: {@code "name";r=}. */
+    static String rateLimitPrefix(String rule) {
+        return '"' + rule + "\";r=";
+    }
+
+    /**
+     * The {@code RateLimit} value of one rule, from its {@link #rateLimitPrefix}, as one
+     * concatenation (a single string, no builder); {@code resetNanos} negative for an in-flight limit.
+     */
+    static String rateLimit(String prefix, long remaining, long resetNanos) {
+        return resetNanos < 0 ? prefix + remaining : prefix + remaining + ";t=" + ceilSeconds(resetNanos);
+    }
+
+    /** The {@code RateLimit} value of two rules, in this order, as one concatenation. */
+    static String rateLimit(
+            String prefix1, long remaining1, long resetNanos1, String prefix2, long remaining2, long resetNanos2) {
+        if (resetNanos1 >= 0 && resetNanos2 >= 0) {
+            return prefix1 + remaining1 + ";t=" + ceilSeconds(resetNanos1) + ", " + prefix2 + remaining2 + ";t="
+                    + ceilSeconds(resetNanos2);
+        }
+        if (resetNanos1 >= 0) {
+            return prefix1 + remaining1 + ";t=" + ceilSeconds(resetNanos1) + ", " + prefix2 + remaining2;
+        }
+        if (resetNanos2 >= 0) {
+            return prefix1 + remaining1 + ", " + prefix2 + remaining2 + ";t=" + ceilSeconds(resetNanos2);
+        }
+        return prefix1 + remaining1 + ", " + prefix2 + remaining2;
+    }
+
     /** Appends one rule's item of {@code RateLimit}; {@code resetNanos} negative for an in-flight limit. */
     static StringBuilder appendRateLimit(StringBuilder value, String rule, long remaining, long resetNanos) {
         value.append('"').append(rule).append("\";r=").append(remaining);

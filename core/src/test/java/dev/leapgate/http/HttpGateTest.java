@@ -310,6 +310,55 @@ class HttpGateTest {
     }
 
     @Test
+    void admittedHeaders_ofTwoRules_areTheQuotasFields_forEveryKindAndOrder() {
+        Map<String, List<String>> kinds = new LinkedHashMap<>();
+        kinds.put("client", List.of("limit", "3/10s", "scope", "per-origin"));
+        kinds.put("all", List.of("limit", "5/1m"));
+        kinds.put("slots", List.of("in-flight", "2"));
+        kinds.put("trial", List.of("limit", "1/10s", "mode", "shadow"));
+        for (String one : kinds.keySet()) {
+            for (String other : kinds.keySet()) {
+                if (one.equals(other)) {
+                    continue;
+                }
+                Map<String, String> settings = new LinkedHashMap<>();
+                for (String rule : List.of(one, other)) {
+                    settings.put("rule." + rule + ".match", "/api/**");
+                    List<String> kind = kinds.get(rule);
+                    for (int i = 0; i < kind.size(); i += 2) {
+                        settings.put("rule." + rule + "." + kind.get(i), kind.get(i + 1));
+                    }
+                }
+                HttpGate gate = HttpGate.builder(ConfigParser.parse(settings, "test"))
+                        .clock(clock)
+                        .build();
+                java.util.Set<String> heads = new java.util.HashSet<>();
+                for (String client :
+                        List.of("203.0.113.1", "203.0.113.1", "203.0.113.2", "203.0.113.1", "203.0.113.3")) {
+                    Entry entry = (Entry) gate.enter(Request.of("GET", "/api/x", client));
+                    Map<String, String> written = new LinkedHashMap<>();
+                    gate.admittedHeaders(entry, written::put);
+
+                    Map<String, String> expected = new LinkedHashMap<>();
+                    if (!entry.quotas().isEmpty()) {
+                        expected.put("RateLimit-Policy", RateLimitFields.policy(entry.quotas()));
+                        expected.put("RateLimit", RateLimitFields.rateLimit(entry.quotas()));
+                        heads.add(entry.quotas().get(0).rule());
+                    }
+                    assertThat(written)
+                            .as(one + " then " + other + ", " + client)
+                            .containsExactlyEntriesOf(expected);
+                    entry.close();
+                    clock.advance(java.time.Duration.ofSeconds(1));
+                }
+                // Pairs of shown rules change places as the client's quota runs down: both orders are written.
+                boolean bothShown = !one.equals("trial") && !other.equals("trial");
+                assertThat(heads).as(one + " then " + other).hasSize(bothShown ? 2 : 1);
+            }
+        }
+    }
+
+    @Test
     void admittedHeaders_followTheOrderOfEachRequest_whenItChanges() {
         HttpGate gate = gate(
                 "rule.per-ip.match", "/api/**",
