@@ -35,7 +35,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * stores, at most once per bucket length per window, and only by a thread already inside the
  * table's read lock. A refund into a past bucket takes the same lock. Only the lock holder writes
  * the ring; a thread that read it while a roll was under way finds out, because the head changed:
- * its CAS fails, and a rejection or a read-only answer is checked against the head read again.
+ * its CAS fails, and a rejection or a read-only answer is checked against the head read again. A
+ * refund into a past bucket writes the same head back, so it goes unseen that way; it only lowers
+ * one lane, so a reading that took the lane before it counts more than the window does (a
+ * rejection or a count that errs on the safe side), and a wait reads each lane once.
  *
  * <h2>Sizes</h2>
  *
@@ -256,7 +259,8 @@ final class NarrowWindow extends RateWindow {
     }
 
     /** The count of bucket {@code k} as the head or the ring holds it; 0 if neither does. */
-    private long countOf(AtomicLongArray cells, int base, long head, long k) {
+    @Override
+    long countOf(AtomicLongArray cells, int base, long head, long k) {
         long headEpoch = headEpoch(head);
         if (k == headEpoch) {
             return headCount(head);
@@ -273,19 +277,11 @@ final class NarrowWindow extends RateWindow {
         for (; ; ) {
             long head = settledHead(cells, base);
             long at = Math.max(now, headEpoch(head));
-            long excess = usedAt(cells, base, head, at) + permits - limit;
-            // Buckets leave the window oldest first: bucket k stops counting at epoch k + span + 1.
-            long oldest = Math.max(0, at - span);
-            long k = oldest;
-            for (; excess > 0 && k <= at; k++) {
-                excess -= countOf(cells, base, head, k);
-            }
+            long wait = untilFits(cells, base, head, limit - permits, at, at - span, nowNanos);
+            // A roll changes the head, and the answer is read again. A refund into a past bucket
+            // writes the same head back, but only lowers a lane, which the one pass reads once.
             if (cells.get(base) == head) {
-                if (excess > 0) {
-                    throw new AssertionError("window held more than its own buckets");
-                }
-                // The last bucket taken, k - 1, leaves the window at epoch k - 1 + span + 1.
-                return k == oldest ? 0 : Math.max(1, startNanos(k + span) - nowNanos);
+                return wait;
             }
         }
     }

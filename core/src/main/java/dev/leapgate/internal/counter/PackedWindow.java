@@ -434,23 +434,14 @@ final class PackedWindow extends RateWindow {
         long head = cells.get(base);
         long headEpoch = headEpoch(head);
         long at = Math.max(epochAt(nowNanos), headEpoch);
-        long excess = used(cells, base, head, at) + permits - limit;
-        if (excess <= 0) {
-            return 0;
-        }
-        // Buckets leave the window oldest first: bucket k stops counting at epoch k + span + 1.
-        long newest = Math.max(at, headEpoch + 1);
-        for (long k = Math.max(0, at - span); k <= newest; k++) {
-            excess -= countOf(cells, base, head, k);
-            if (excess <= 0) {
-                return Math.max(1, startNanos(k + span + 1) - nowNanos);
-            }
-        }
-        throw new AssertionError("window held more than its own buckets");
+        // A loan in the next bucket counts too; each bucket is read once, so concurrent refunds
+        // and rolls give the answer for the window before or after each of them, never a broken one.
+        return untilFits(cells, base, head, limit - permits, Math.max(at, headEpoch + 1), at - span, nowNanos);
     }
 
     /** The count of bucket {@code k} as the head, its loan or the ring holds it; 0 if none does. */
-    private long countOf(AtomicLongArray cells, int base, long head, long k) {
+    @Override
+    long countOf(AtomicLongArray cells, int base, long head, long k) {
         long headEpoch = headEpoch(head);
         if (headEpoch == k) {
             return headCount(head);

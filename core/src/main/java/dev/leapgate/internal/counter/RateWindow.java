@@ -85,6 +85,30 @@ abstract sealed class RateWindow implements OriginTable.State permits PackedWind
      */
     abstract long nanosUntilAvailable(AtomicLongArray cells, int base, long nowNanos, long permits);
 
+    /** The count of bucket {@code k} in the window whose head word is {@code head}; 0 if it holds none. */
+    abstract long countOf(AtomicLongArray cells, int base, long head, long k);
+
+    /**
+     * Nanoseconds from {@code nowNanos} until buckets {@code oldest..newest} of the window whose
+     * head word is {@code head} count at most {@code room} permits: 0 if they do now. Buckets leave
+     * oldest first (bucket {@code k} stops counting at epoch {@code k + span + 1}), so the wait is
+     * until the newest bucket that, with the buckets after it, counts more than {@code room} has
+     * left. Each bucket is read once, newest first: counts lowered meanwhile (refunds into past
+     * buckets) are each seen before or after, and the answer lies between the window's answers
+     * before and after them.
+     */
+    final long untilFits(
+            AtomicLongArray cells, int base, long head, long room, long newest, long oldest, long nowNanos) {
+        long counted = 0;
+        for (long k = newest; k >= Math.max(0, oldest); k--) {
+            counted += countOf(cells, base, head, k);
+            if (counted > room) {
+                return Math.max(1, startNanos(k + span + 1) - nowNanos);
+            }
+        }
+        return 0;
+    }
+
     /** Permits counted now: 0 means the window can be dropped and recreated empty. */
     @Override
     public final long pressure(AtomicLongArray cells, int base, long nowNanos) {

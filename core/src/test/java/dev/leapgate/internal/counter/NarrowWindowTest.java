@@ -8,8 +8,12 @@ import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
@@ -188,6 +192,75 @@ class NarrowWindowTest {
             }
             assertThat(worst).as("limit %d", limit).isLessThanOrEqualTo(limit);
             assertThat(worst).as("limit %d reached", limit).isEqualTo(limit);
+        }
+    }
+
+    /**
+     * A refund into a past bucket lowers that bucket's count and writes the same newest bucket back,
+     * so a wait asked meanwhile cannot tell from the newest bucket that the window changed. Four
+     * permits in bucket 0 and one in bucket 1, at a limit of 255: 251 more fit once bucket 0 has
+     * left (10 buckets from now) or once its permits are refunded (now); 255 more only once bucket 1
+     * has left (11 buckets). Every answer asked while another thread refunds bucket 0 must be one of
+     * those, for both kinds of window. (Until 2026-11-26 a wait read the counts twice: it could throw
+     * an error or, for 251, answer 11 buckets.)
+     */
+    @Test
+    void waitsAskedWhileRefundsGoIntoAPastBucket_areTheAnswersBeforeOrAfter() throws Exception {
+        WindowSpec spec = WindowSpec.of(Duration.ofSeconds(1), 10);
+        long b = spec.bucketNanos();
+        for (RateWindow window : new RateWindow[] {new NarrowWindow(spec, 255, 0), new PackedWindow(spec, 255, 0)}) {
+            int trials = 4_000;
+            AtomicLongArray[] cells = new AtomicLongArray[trials];
+            long[][] tickets = new long[trials][4];
+            for (int t = 0; t < trials; t++) {
+                cells[t] = new AtomicLongArray(window.stride());
+                for (int i = 0; i < 4; i++) {
+                    tickets[t][i] = window.tryAcquire(cells[t], 0, 0, 1, -1);
+                }
+                assertThat(window.tryAcquire(cells[t], 0, b, 1, -1)).isNotNegative();
+            }
+            assertThat(window.nanosUntilAvailable(cells[0], 0, b, 251)).isEqualTo(10 * b);
+            assertThat(window.nanosUntilAvailable(cells[0], 0, b, 255)).isEqualTo(11 * b);
+
+            // Per trial: the asking thread starts asking, the refunding thread then refunds, and the
+            // asking thread stops once the refunds are done: the two overlap in every trial.
+            AtomicIntegerArray asking = new AtomicIntegerArray(trials);
+            AtomicIntegerArray refunded = new AtomicIntegerArray(trials);
+            AtomicBoolean askerFailed = new AtomicBoolean();
+            Set<Long> waits251 = ConcurrentHashMap.newKeySet();
+            Set<Long> waits255 = ConcurrentHashMap.newKeySet();
+            Together.run(2, id -> {
+                for (int t = 0; t < trials; t++) {
+                    if (id == 0) {
+                        while (asking.get(t) == 0) {
+                            if (askerFailed.get()) {
+                                return;
+                            }
+                            Thread.onSpinWait();
+                        }
+                        for (long ticket : tickets[t]) {
+                            assertThat(window.refund(cells[t], 0, ticket, 1)).isTrue();
+                        }
+                        refunded.set(t, 1);
+                    } else {
+                        asking.set(t, 1);
+                        try {
+                            do {
+                                waits251.add(window.nanosUntilAvailable(cells[t], 0, b, 251));
+                                waits255.add(window.nanosUntilAvailable(cells[t], 0, b, 255));
+                            } while (refunded.get(t) == 0);
+                        } catch (RuntimeException | Error e) {
+                            askerFailed.set(true);
+                            throw e;
+                        }
+                    }
+                }
+            });
+
+            String kind = window.getClass().getSimpleName();
+            assertThat(waits251).as(kind).isSubsetOf(0L, 10 * b);
+            assertThat(waits255).as(kind).containsExactly(11 * b);
+            assertThat(window.nanosUntilAvailable(cells[0], 0, b, 251)).as(kind).isZero();
         }
     }
 
