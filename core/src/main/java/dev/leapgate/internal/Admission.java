@@ -107,13 +107,20 @@ public final class Admission {
                 }
                 schedules |= pass == 1;
                 long token;
-                if (permits > limit.rule.limit()) {
-                    token = Limit.REJECTED;
-                } else if (begun != null && begun[i] != null) {
-                    token = limit.tryAcquire(now, origin, permits, begun[i]);
-                    begun[i] = null;
-                } else {
-                    token = limit.tryAcquire(now, origin, permits);
+                try {
+                    if (permits > limit.rule.limit()) {
+                        token = Limit.REJECTED;
+                    } else if (begun != null && begun[i] != null) {
+                        token = limit.tryAcquire(now, origin, permits, begun[i]);
+                        begun[i] = null;
+                    } else {
+                        token = limit.tryAcquire(now, origin, permits);
+                    }
+                } catch (RuntimeException | Error e) {
+                    // A fault, not a decision: what the limits before this one took goes back.
+                    abandon(limits, begun);
+                    giveBack(limits, t0, t1, all, i, pass, origin, permits);
+                    throw e;
                 }
                 if (token < 0 && limit.shadow) {
                     shadowRejected(limit, origin, now, reason(limit, permits, token));

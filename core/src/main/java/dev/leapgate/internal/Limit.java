@@ -613,8 +613,11 @@ public abstract sealed class Limit {
             return tryAcquire(nowNanos, origin, permits, begin(nowNanos, origin, permits));
         }
 
-        /** A decision started in the store: the key, the permits, and the store's answer to come. */
-        private record Pending(String key, int permits, CompletableFuture<Verdict> verdict) {}
+        /**
+         * A decision started in the store: the key, the permits, the store's answer to come, and
+         * when the time budget for it ends ({@link System#nanoTime()}).
+         */
+        private record Pending(String key, int permits, CompletableFuture<Verdict> verdict, long deadlineNanos) {}
 
         @Override
         boolean remote() {
@@ -635,11 +638,14 @@ public abstract sealed class Limit {
                     && remembered.key.equals(key)) {
                 return REMEMBERED;
             }
+            // The budget runs from the start: the decisions of several shared limits of one request,
+            // started together, are waited for within one budget, not one each.
+            long deadline = System.nanoTime() + timeoutNanos;
             try {
                 return new Pending(
-                        key, permits, store.tryAcquire(window, key, permits).toCompletableFuture());
+                        key, permits, store.tryAcquire(window, key, permits).toCompletableFuture(), deadline);
             } catch (RuntimeException e) {
-                return new Pending(key, permits, CompletableFuture.failedFuture(e));
+                return new Pending(key, permits, CompletableFuture.failedFuture(e), deadline);
             }
         }
 
@@ -661,7 +667,8 @@ public abstract sealed class Limit {
             }
             Verdict verdict;
             try {
-                verdict = pending.verdict.get(timeoutNanos, TimeUnit.NANOSECONDS);
+                verdict = pending.verdict.get(
+                        Math.max(0, pending.deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
                 abandon(pending);
                 return withoutStore(nowNanos, origin, permits, e instanceof ExecutionException ? e.getCause() : e);
@@ -716,7 +723,11 @@ public abstract sealed class Limit {
                 case OPEN -> LOCAL;
                 case CLOSED -> STORE_UNAVAILABLE;
                 case LOCAL_SHARE -> {
-                    long token = localShare(nowNanos).tryAcquire(nowNanos, origin, permits);
+                    Window local = localShare(nowNanos);
+                    if (permits > local.rule.limit()) {
+                        yield REJECTED; // more than this instance's share can ever admit
+                    }
+                    long token = local.tryAcquire(nowNanos, origin, permits);
                     yield token >= 0 ? LOCAL : token;
                 }
             };

@@ -214,6 +214,58 @@ class SharedStoreTest {
     }
 
     @Test
+    void severalSharedRulesOfOneRequest_waitForAStoreThatDoesNotAnswer_withinOneBudget() {
+        store.hangs = true;
+        HttpGate gate = gate(
+                "rule.a.match",
+                "/api/**",
+                "rule.a.limit",
+                "100/1m",
+                "rule.b.match",
+                "/api/**",
+                "rule.b.limit",
+                "1000/1h",
+                "rule.c.match",
+                "/api/**",
+                "rule.c.limit",
+                "10/1s",
+                "store-timeout",
+                "200ms",
+                "store-on-failure",
+                "open");
+        long start = System.nanoTime();
+        assertThat(gate.enter("GET", "/api/x", client)).isInstanceOf(Entry.class);
+        // One budget of 200 ms for the three, not one each (600 ms); the rest is slack for a busy machine.
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .isGreaterThanOrEqualTo(Duration.ofMillis(200))
+                .isLessThan(Duration.ofMillis(500));
+    }
+
+    @Test
+    void whileTheStoreIsDown_aRequestForMoreThanThisInstancesShare_isRejected_andHoldsNoSlot() {
+        store.down = true;
+        HttpGate gate = gate(
+                "rule.slots.match",
+                "/api/**",
+                "rule.slots.in-flight",
+                "5",
+                "rule.api.match",
+                "/api/**",
+                "rule.api.limit",
+                "10/10s",
+                "store-instances",
+                "4"); // local share: 3 per 10 s
+        Decision tooMany = gate.enter("GET", "/api/x", client, 5);
+        assertThat(tooMany).isInstanceOf(Rejection.class);
+        assertThat(((Rejection) tooMany).rule()).isEqualTo("api");
+        // The five slots the in-flight rule took for it went back: a request of one gets in.
+        Decision one = gate.enter("GET", "/api/x", client, 1);
+        assertThat(one).isInstanceOf(Entry.class);
+        assertThat(gate.statusJson()).contains("\"inFlight\":1");
+        ((Entry) one).close();
+    }
+
+    @Test
     void clientsOfOneIpv6Prefix_shareOneKey_andIdentifiersAreKeyedByThemselves() {
         HttpGate gate = gate(PER_CLIENT);
         gate.enter("POST", "/login", Origin.ip(IpAddress.parse("2001:db8:1:2::1"), 64));
