@@ -199,7 +199,11 @@ public final class RedisWindowStore implements WindowStore {
         Connecting current = connection.get();
         CompletableFuture<StatefulConnection<String, String>> future = current.future;
         if (future.isCompletedExceptionally() && System.nanoTime() - current.startedNanos > RECONNECT_NANOS) {
-            connect();
+            synchronized (connection) {
+                if (connection.get() == current) { // one new attempt, however many threads saw the old one fail
+                    connect();
+                }
+            }
             future = connection.get().future;
         }
         return future;
@@ -213,18 +217,34 @@ public final class RedisWindowStore implements WindowStore {
             CompletableFuture<StatefulConnection<String, String>> connecting = new CompletableFuture<>();
             Thread connector = new Thread(
                     () -> {
+                        StatefulRedisClusterConnection<String, String> c;
                         try {
-                            StatefulRedisClusterConnection<String, String> c = cluster.connect(StringCodec.UTF8);
-                            // Connections to the nodes are made on first use, and a command to a
-                            // node not yet connected is rejected (no queueing): connect to all now.
-                            for (RedisClusterNode node : c.getPartitions()) {
-                                c.getConnection(
-                                        node.getUri().getHost(), node.getUri().getPort());
-                            }
-                            connecting.complete(c);
+                            c = cluster.connect(StringCodec.UTF8);
                         } catch (RuntimeException e) {
                             connecting.completeExceptionally(e);
+                            return;
                         }
+                        // Connections to the nodes are made on first use, and a command to a node
+                        // not yet connected is rejected (no queueing): connect to the masters, which
+                        // serve every command, now. A master that cannot be reached fails the
+                        // decisions of its slots only (each by its rule's failure policy), and is
+                        // connected again on use; replicas are never asked.
+                        for (RedisClusterNode node : c.getPartitions()) {
+                            if (node.getRole() == null || !node.getRole().isUpstream()) {
+                                continue;
+                            }
+                            try {
+                                c.getConnection(
+                                        node.getUri().getHost(), node.getUri().getPort());
+                            } catch (RuntimeException e) {
+                                LOG.debug(
+                                        "Leapgate Redis store {}: cannot connect to {}",
+                                        settings.shownUri(),
+                                        node.getUri(),
+                                        e);
+                            }
+                        }
+                        connecting.complete(c);
                     },
                     "leapgate-redis-connect");
             connector.setDaemon(true);

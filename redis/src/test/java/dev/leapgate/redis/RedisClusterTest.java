@@ -56,6 +56,57 @@ class RedisClusterTest {
         }
     }
 
+    /**
+     * A replica that is down does not keep the store from the masters, which serve every slot:
+     * the store used to connect to every node the cluster lists, and gave up (for good, and
+     * leaking the connection each time it tried again) when one of them could not be reached.
+     */
+    @Test
+    void aReplicaThatIsDown_doesNotKeepTheStoreFromTheMasters() throws Exception {
+        String masterId = NODES.get(0).call(c -> c.clusterMyId());
+        RedisProcess replica = RedisProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf");
+        try {
+            NODES.get(0).call(c -> c.clusterMeet("127.0.0.1", replica.port()));
+            Polling.eventually(
+                    "the replica met the cluster",
+                    Duration.ofSeconds(30),
+                    () -> replica.call(c -> c.clusterNodes()).contains(masterId));
+            replica.call(c -> c.clusterReplicate(masterId));
+            Polling.eventually(
+                    "the cluster lists the replica",
+                    Duration.ofSeconds(30),
+                    () -> NODES.get(0)
+                            .call(c -> c.clusterNodes())
+                            .lines()
+                            .anyMatch(line -> line.contains(":" + replica.port()) && line.contains("slave")));
+        } finally {
+            replica.close(); // stopped: from now on the cluster lists a replica nobody can reach
+        }
+        // The replica is gone; the masters still serve every slot.
+        assertThat(NODES.get(0).<String>call(c -> c.clusterInfo())).contains("cluster_state:ok");
+
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", "redis-cluster://127.0.0.1:" + NODES.get(0).port());
+        settings.put("store-timeout", "2s");
+        settings.put("store-on-failure", "closed");
+        settings.put("rule.api.match", "/**");
+        settings.put("rule.api.limit", "4/1m");
+        settings.put("rule.api.scope", "per-origin");
+        Origin client = Origin.ip(IpAddress.parse("198.51.100.200"), 64);
+        int admitted = 0;
+        try (HttpGate gate =
+                HttpGate.builder(ConfigParser.parse(settings, "test")).build()) {
+            for (int i = 0; i < 6; i++) {
+                if (gate.enter("GET", "/x", client) instanceof Entry entry) {
+                    admitted++;
+                    entry.close();
+                }
+            }
+            assertThat(gate.store("api").orElseThrow().decidedWithoutStore()).isZero();
+        }
+        assertThat(admitted).isEqualTo(4);
+    }
+
     @Test
     void decisionsAreRoutedBySlot_oneClientsWindowsShareASlot_andTheLimitsHold() {
         Map<String, String> settings = new LinkedHashMap<>();
