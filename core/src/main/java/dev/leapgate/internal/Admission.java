@@ -140,8 +140,12 @@ public final class Admission {
                 }
             }
         }
+        // The entry holds every limit, shadow limits that would have rejected included (their
+        // tokens hold nothing), so that each limit's statistics count the request and its end.
+        Limit[] entryLimits = limits;
+        long[] entryTokens = all;
         if (shadowRejected > 0) {
-            // The limits that took part: without the shadow limits that would have rejected.
+            // The limits that decide the wait: without the shadow limits that would have rejected.
             if (shadowRejected == n) {
                 return admittedByShadowsAlone(limits, all, origin, permits, now);
             }
@@ -186,15 +190,17 @@ public final class Admission {
             start = clock.nanoTime();
             waiting(limits, t0, t1, all, now, Math.max(1, start - now));
         }
-        for (int i = 0; i < n; i++) {
-            if (firstWithItsRecorder(limits, i)) {
-                limits[i].recorder.onEnter(start);
+        for (int i = 0; i < entryLimits.length; i++) {
+            if (firstWithItsRecorder(entryLimits, i)) {
+                entryLimits[i].recorder.onEnter(start);
                 if (borrowed) {
-                    limits[i].recorder.onBorrowed();
+                    entryLimits[i].recorder.onBorrowed();
                 }
             }
         }
-        return new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start);
+        return entryLimits == limits
+                ? new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start)
+                : new AdmittedEntry(entryLimits, 0, 0, entryTokens, origin, permits, now, start);
     }
 
     /**

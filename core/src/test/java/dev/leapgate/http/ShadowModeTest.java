@@ -9,6 +9,7 @@ import dev.leapgate.Origin;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.stats.StatsSnapshot;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -64,6 +65,35 @@ class ShadowModeTest {
         assertThat(stats.rejected()).isZero();
         assertThat(gate.stats("GET /api/**").orElseThrow().totals().shadowRejected())
                 .isEqualTo(3);
+    }
+
+    /**
+     * Beside an enforced rule of another resource, every request still counts in the shadow rule's
+     * resource, the ones it would have rejected included, and so does every completion.
+     */
+    @Test
+    void besideAnEnforcedRuleOfAnotherResource_theShadowRulesStatisticsCountEveryRequest() {
+        HttpGate gate = gate(
+                "rule.new.match", "GET /api/**",
+                "rule.new.limit", "2/10s",
+                "rule.new.mode", "shadow",
+                "rule.all.match", "/**",
+                "rule.all.limit", "100/10s");
+        for (int i = 0; i < 5; i++) {
+            Entry entry = (Entry) gate.enter("GET", "/api/items", client);
+            clock.advance(Duration.ofMillis(3));
+            entry.close();
+        }
+        clock.advance(Duration.ofMillis(1));
+
+        StatsSnapshot shadow = gate.stats("GET /api/**").orElseThrow().lastMinute();
+        assertThat(shadow.admitted()).isEqualTo(5);
+        assertThat(shadow.shadowRejected()).isEqualTo(3);
+        assertThat(shadow.succeeded()).isEqualTo(5);
+        assertThat(shadow.inFlight()).isZero();
+        StatsSnapshot enforced = gate.stats("/**").orElseThrow().lastMinute();
+        assertThat(enforced.admitted()).isEqualTo(5);
+        assertThat(enforced.succeeded()).isEqualTo(5);
     }
 
     @Test
