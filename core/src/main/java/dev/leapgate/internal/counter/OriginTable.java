@@ -32,7 +32,8 @@ import java.util.concurrent.locks.StampedLock;
  *
  * While the table has room, every insertion also looks at two index slots past a sweep cursor and
  * frees the entries there that are idle (their state no longer counts anything), so the table
- * tracks the origins that are active, and a mostly empty segment shrinks. When the table holds
+ * tracks the origins that are active; freed entries are reused in place, and a segment's arrays
+ * keep the largest size they grew to (at most its share of {@code maxOrigins}). When the table holds
  * {@code maxOrigins} origins (or a segment its share), the new origin takes the place of an
  * existing one in its segment. The first candidate is the origin inserted {@link #RECENT}
  * insertions before in the segment, if it has not been used since (a one-off origin, as in a flood
@@ -452,7 +453,7 @@ final class OriginTable {
             return (int) Math.min(Integer.MAX_VALUE, entries * 4L / 3 + 2);
         }
 
-        /** Frees the entry at the slot past the cursor if it is idle; shrinks a mostly empty segment. */
+        /** Frees the entry at the slot past the cursor if it is idle. */
         private void sweep(long nowNanos) {
             int slot = sweepCursor;
             sweepCursor = next(sweepCursor);
@@ -461,10 +462,6 @@ final class OriginTable {
                 unlink(slot);
                 release(entry(word));
                 tracked.decrementAndGet();
-                int capacity = entryCapacity();
-                if (capacity > MIN_CAPACITY * 4 && size < capacity / 4) {
-                    resize(Math.max(MIN_CAPACITY, size * 2));
-                }
             }
         }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Eight threads over a few dozen origins while the clock moves: origins go idle, are swept and
- * reinserted, segments grow and shrink. No origin's window may ever hold more than the limit, and
+ * reinserted, segments grow. No origin's window may ever hold more than the limit, and
  * no origin may ever hold more than its in-flight limit; all slots come back.
  */
 class KeyedCountersConcurrencyTest {

@@ -217,7 +217,7 @@ class KeyedRateCounterTest {
     /**
      * Random acquisitions and refunds over a small key space and a moving clock, checked against a
      * plain model: every key's count must match after thousands of insertions, sweeps, shifts on
-     * deletion, growths and shrinks.
+     * deletion and growths.
      */
     @Test
     void randomOperations_matchASimpleModel() {
