@@ -13,7 +13,10 @@ import dev.leapgate.store.StoreSettings;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -257,11 +260,28 @@ public final class ConfigParser {
      */
     public static RuleSet readRulesFile(Path file, OriginSource origin) {
         Objects.requireNonNull(file, "file");
-        String text;
+        return parseRulesFile(file, readRulesBytes(file), origin);
+    }
+
+    /** A rules file's bytes; @throws ConfigException naming the file if it cannot be read. */
+    static byte[] readRulesBytes(Path file) {
         try {
-            text = Files.readString(file);
+            return Files.readAllBytes(file);
         } catch (IOException e) {
             throw new ConfigException(file.toString(), List.of("cannot read rules file " + file + ": " + reason(e)));
+        }
+    }
+
+    /** Parses the bytes read from a rules file (UTF-8) as {@link #readRulesFile} does. */
+    static RuleSet parseRulesFile(Path file, byte[] content, OriginSource origin) {
+        String text;
+        try {
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(ByteBuffer.wrap(content))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new ConfigException(file.toString(), List.of("cannot read rules file " + file + ": not valid UTF-8"));
         }
         return parseRules(text, file.toString(), origin);
     }

@@ -70,14 +70,54 @@ public final class ReloadingRules {
             OriginSource origin,
             Consumer<RuleSet> apply,
             UnaryOperator<RuleSet> adjust) {
+        this(file, stampOf(file), interval, clock, origin, apply, adjust);
+    }
+
+    /**
+     * As the other constructor, for a file whose rules in force were read from the content {@code
+     * loaded} stamps ({@link #load}): a change made since that read is applied at the first check.
+     */
+    public ReloadingRules(
+            Loaded loaded,
+            Path file,
+            Duration interval,
+            Clock clock,
+            OriginSource origin,
+            Consumer<RuleSet> apply,
+            UnaryOperator<RuleSet> adjust) {
+        this(file, Objects.requireNonNull(loaded, "loaded").stamp, interval, clock, origin, apply, adjust);
+    }
+
+    private ReloadingRules(
+            Path file,
+            String stamp,
+            Duration interval,
+            Clock clock,
+            OriginSource origin,
+            Consumer<RuleSet> apply,
+            UnaryOperator<RuleSet> adjust) {
         this.adjust = Objects.requireNonNull(adjust, "adjust");
         this.file = Objects.requireNonNull(file, "file");
         this.intervalNanos = Objects.requireNonNull(interval, "interval").toNanos();
         this.clock = Objects.requireNonNull(clock, "clock");
         this.origin = Objects.requireNonNull(origin, "origin");
         this.apply = Objects.requireNonNull(apply, "apply");
-        this.stamp = stampOf(file);
+        this.stamp = stamp;
         this.nextCheckNanos = new AtomicLong(clock.nanoTime() + intervalNanos);
+    }
+
+    /** The rules of a file and the stamp of the content they were read from, read once. */
+    public record Loaded(RuleSet rules, String stamp) {}
+
+    /**
+     * Reads a rules file once, as {@link ConfigParser#readRulesFile(Path, OriginSource)} does, and
+     * stamps the very bytes its rules come from.
+     *
+     * @throws ConfigException naming the file if it cannot be read, or with every problem found
+     */
+    public static Loaded load(Path file, OriginSource origin) {
+        byte[] content = ConfigParser.readRulesBytes(file);
+        return new Loaded(ConfigParser.parseRulesFile(file, content, origin), stampOf(content));
     }
 
     public Path file() {
@@ -109,14 +149,26 @@ public final class ReloadingRules {
      *     stay in force
      */
     public synchronized boolean reload() {
-        String current = stampOf(file);
+        // One read: the stamp and the rules come from the same bytes, so that a version the check
+        // saw is never marked as seen while another version was parsed.
+        byte[] content;
+        String current;
+        try {
+            content = Files.readAllBytes(file);
+            current = stampOf(content);
+        } catch (IOException e) {
+            content = null;
+            current = "unreadable: " + e;
+        }
         if (current.equals(stamp)) {
             return false;
         }
         stamp = current; // a broken file is reported once, not on every check
         RuleSet rules;
         try {
-            rules = ConfigParser.readRulesFile(file, origin);
+            rules = content == null
+                    ? ConfigParser.readRulesFile(file, origin) // says why it cannot be read
+                    : ConfigParser.parseRulesFile(file, content, origin);
             rules = adjust.apply(rules);
         } catch (ConfigException e) {
             rejected.incrementAndGet();
@@ -157,12 +209,14 @@ public final class ReloadingRules {
     }
 
     private static String stampOf(Path file) {
-        byte[] content;
         try {
-            content = Files.readAllBytes(file);
+            return stampOf(Files.readAllBytes(file));
         } catch (IOException e) {
             return "unreadable: " + e;
         }
+    }
+
+    private static String stampOf(byte[] content) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
         } catch (NoSuchAlgorithmException e) {

@@ -8,7 +8,6 @@ import dev.leapgate.Quota;
 import dev.leapgate.Rejection;
 import dev.leapgate.Sleeper;
 import dev.leapgate.config.ConfigException;
-import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.config.OriginSource;
 import dev.leapgate.config.RateLimitHeaders;
@@ -176,9 +175,12 @@ public final class HttpGate implements AutoCloseable {
         this.response = config.response();
         List<FlowRule> codeRules = List.copyOf(builder.codeRules);
         UnaryOperator<RuleSet> withCodeRules = rules -> rules.withRules(codeRules);
-        RuleSet initial = withCodeRules.apply(config.rulesFile()
-                .map(file -> ConfigParser.readRulesFile(file, config.origin()))
-                .orElse(config.rules()));
+        // A rules file is read once: its rules, and the stamp of those very bytes, from which the
+        // reloading tells a later change (one made while the gate is built included).
+        ReloadingRules.Loaded loaded = config.rulesFile()
+                .map(file -> ReloadingRules.load(file, config.origin()))
+                .orElse(null);
+        RuleSet initial = withCodeRules.apply(loaded != null ? loaded.rules() : config.rules());
         // Opened once the rules are read: a configuration that fails leaves no connection behind.
         this.store = config.store()
                 .map(settings -> new Limit.Store(
@@ -193,7 +195,13 @@ public final class HttpGate implements AutoCloseable {
         runChecks(initial);
         this.reloading = config.rulesFile()
                 .map(file -> new ReloadingRules(
-                        file, config.reloadInterval(), builder.clock, config.origin(), this::update, withCodeRules))
+                        loaded,
+                        file,
+                        config.reloadInterval(),
+                        builder.clock,
+                        config.origin(),
+                        this::update,
+                        withCodeRules))
                 .orElse(null);
     }
 

@@ -10,11 +10,14 @@ import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.testing.Configs;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,6 +62,38 @@ class ReloadingRulesTest {
         assertThat(reloading.reload()).isTrue();
         assertThat(gate.rules().rules().get(0).limit()).isEqualTo(3);
         assertThat(reloading.reload()).as("nothing changed since").isFalse();
+    }
+
+    /**
+     * A change made while the gate is being built (here by a check, standing in for anything slow
+     * there, such as connecting to a store) is applied at the first check: the gate's rules and
+     * the stamp that tells a change come from one read of the file.
+     */
+    @Test
+    void aChangeMadeWhileTheGateIsBuilt_isAppliedAtTheFirstCheck() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1000/1m\n");
+        boolean[] changed = {false};
+        HttpGate gate = HttpGate.builder(
+                        ConfigParser.parse(Map.of("rules-file", file.toString(), "reload-interval", "1s"), "test"))
+                .clock(clock)
+                .check(rules -> {
+                    if (!changed[0]) {
+                        changed[0] = true;
+                        try {
+                            write(file, "rule.a.match=/a\nrule.a.limit=1/1m\n");
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    }
+                    return List.of();
+                })
+                .build();
+        assertThat(gate.rules().rules().get(0).limit())
+                .as("as read before the change")
+                .isEqualTo(1000);
+
+        assertThat(gate.rulesFile().orElseThrow().reload()).isTrue();
+        assertThat(gate.rules().rules().get(0).limit()).isEqualTo(1);
     }
 
     @Test
