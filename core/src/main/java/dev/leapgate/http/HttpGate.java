@@ -25,6 +25,7 @@ import dev.leapgate.net.CidrList;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OriginList;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.stats.RejectionCounts;
 import dev.leapgate.stats.ResourceStats;
@@ -531,7 +532,7 @@ public final class HttpGate implements AutoCloseable {
         Origin origin = known;
         if (!rules.deny().isEmpty()) {
             origin = origin != null ? origin : originOf(request);
-            if (rules.deny().contains(origin)) {
+            if (rules.deny().contains(origin) || deniedAddress(rules.deny(), origin, request)) {
                 denied.increment();
                 return new DeniedRejection(origin);
             }
@@ -548,6 +549,17 @@ public final class HttpGate implements AutoCloseable {
             return UnlimitedEntry.INSTANCE;
         }
         return admission.decide(candidates, origin, permits);
+    }
+
+    /**
+     * Whether the client's address is in a {@code deny} range although its origin is a header's
+     * value or a principal: a denied network is refused whatever a client says it is.
+     */
+    private boolean deniedAddress(OriginList deny, Origin origin, HttpRequestView request) {
+        if (origin.ip() != null || request == null || deny.ranges().isEmpty()) {
+            return false;
+        }
+        return clientAddress(request).map(deny.ranges()::contains).orElse(false);
     }
 
     /** The origin of a request, as configured: client IP, a header's value, or the principal. */
@@ -569,14 +581,19 @@ public final class HttpGate implements AutoCloseable {
             case IP -> {}
         }
         // The IP: the configured source, and the fallback for a request without header or principal.
+        return clientAddress(request)
+                .map(ip -> Origin.ip(ip, clientIp.ipv6PrefixLength()))
+                .orElse(Origin.unknown());
+    }
+
+    /** The client's IP address: the peer's, or, through trusted proxies, what they forwarded. */
+    private Optional<IpAddress> clientAddress(HttpRequestView request) {
         // Without trusted proxies the peer is the client, and no forwarding header is worth reading.
         boolean proxied = !clientIp.trustedProxies().isEmpty();
         return clientIp.resolve(
-                        request.remoteAddr(),
-                        proxied ? request.headers("Forwarded") : List.of(),
-                        proxied ? request.headers("X-Forwarded-For") : List.of())
-                .map(ip -> Origin.ip(ip, clientIp.ipv6PrefixLength()))
-                .orElse(Origin.unknown());
+                request.remoteAddr(),
+                proxied ? request.headers("Forwarded") : List.of(),
+                proxied ? request.headers("X-Forwarded-For") : List.of());
     }
 
     /**

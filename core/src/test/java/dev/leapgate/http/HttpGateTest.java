@@ -176,6 +176,26 @@ class HttpGateTest {
                 .isFalse();
     }
 
+    /** A denied network is refused whatever key a client sends; the keys themselves still count apart. */
+    @Test
+    void headerOrigin_deniedAddresses_areRefused_withOrWithoutTheHeader() {
+        HttpGate gate = gate(
+                "origin", "header:X-Api-Key",
+                "deny", "198.51.100.0/24, blocked-key",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "5/1m",
+                "rule.api.scope", "per-origin");
+
+        assertThat(gate.enter(Request.of("GET", "/api/x", "198.51.100.9"))).isInstanceOf(Rejection.class);
+        assertThat(gate.enter(Request.of("GET", "/api/x", "198.51.100.9", "X-Api-Key", "anything")))
+                .as("a key does not take a denied network past deny")
+                .isInstanceOf(Rejection.class);
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1", "X-Api-Key", "blocked-key")))
+                .isInstanceOf(Rejection.class);
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1", "X-Api-Key", "alpha")))
+                .isInstanceOf(Entry.class);
+    }
+
     @Test
     void principalOrigin_countsPerUser() {
         HttpGate gate = gate(
