@@ -28,12 +28,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link PathPattern#route}, a literal pattern that matches their own template and no other.
  *
  * <p>Concurrency: the templates of resource methods reached directly are computed once and cached
- * (one entry per resource method of the application, never per request); thread-safe.
+ * (one entry per resource class and method of the application, never per request); thread-safe.
  */
 final class RouteTemplate {
 
-    /** Per resource method reached without a locator, its template. */
-    private final Map<Method, String> direct = new ConcurrentHashMap<>();
+    /**
+     * Per resource class, and per resource method reached through it without a locator, its
+     * template. By class too: a method declared in a base class is one {@link Method} for every
+     * resource class that inherits it, each under its own {@code @Path}.
+     */
+    private final ClassValue<Map<Method, String>> direct = new ClassValue<>() {
+        @Override
+        protected Map<Method, String> computeValue(Class<?> resourceClass) {
+            return new ConcurrentHashMap<>();
+        }
+    };
 
     /** The template of the request being filtered, after resource matching. */
     String of(UriInfo uriInfo, ResourceInfo resourceInfo) {
@@ -44,7 +53,7 @@ final class RouteTemplate {
         }
         List<Object> matched = uriInfo.getMatchedResources();
         if (matched.size() <= 1) {
-            return direct.computeIfAbsent(method, m -> join(pathOf(resourceClass), pathOf(m)));
+            return direct.get(resourceClass).computeIfAbsent(method, m -> join(pathOf(resourceClass), pathOf(m)));
         }
         StringBuilder path = new StringBuilder(64);
         appendSegments(pathOf(classOf(matched.get(matched.size() - 1))), path);

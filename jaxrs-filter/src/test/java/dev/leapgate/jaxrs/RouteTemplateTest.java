@@ -4,6 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.http.PathPattern;
 import dev.leapgate.http.RequestPath;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.UriInfo;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RouteTemplateTest {
@@ -22,6 +30,59 @@ class RouteTemplateTest {
         assertThat(RouteTemplate.join("{code : [A-Z]{2,3}}-{n:[0-9]{1}}")).isEqualTo("/{code}-{n}");
         assertThat(RouteTemplate.join("files/{path: .+/.+}")).isEqualTo("/files/{path}");
         assertThat(RouteTemplate.join("{a: \\{x\\}}/b")).isEqualTo("/{a}/b");
+    }
+
+    /** A CRUD base class whose resource methods two resource classes inherit, each under its own path. */
+    public static class Crud {
+        @GET
+        @Path("{id}")
+        public String get(@PathParam("id") String id) {
+            return id;
+        }
+    }
+
+    @Path("users")
+    public static class Users extends Crud {}
+
+    @Path("orders")
+    public static class Orders extends Crud {}
+
+    @Test
+    void anInheritedResourceMethod_hasTheTemplateOfTheClassTheRequestReached() throws Exception {
+        RouteTemplate templates = new RouteTemplate();
+        Method get = Crud.class.getMethod("get", String.class);
+
+        assertThat(templates.of(reached(new Users()), resource(Users.class, get)))
+                .isEqualTo("/users/{id}");
+        assertThat(templates.of(reached(new Orders()), resource(Orders.class, get)))
+                .isEqualTo("/orders/{id}");
+        assertThat(templates.of(reached(new Users()), resource(Users.class, get)))
+                .isEqualTo("/users/{id}");
+    }
+
+    /** What the runtime says of a request that reached {@code resource} without a locator. */
+    private static UriInfo reached(Object resource) {
+        return (UriInfo) Proxy.newProxyInstance(
+                UriInfo.class.getClassLoader(), new Class<?>[] {UriInfo.class}, (proxy, m, args) -> {
+                    if (m.getName().equals("getMatchedResources")) {
+                        return List.of(resource);
+                    }
+                    throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
+    private static ResourceInfo resource(Class<?> resourceClass, Method method) {
+        return new ResourceInfo() {
+            @Override
+            public Method getResourceMethod() {
+                return method;
+            }
+
+            @Override
+            public Class<?> getResourceClass() {
+                return resourceClass;
+            }
+        };
     }
 
     @Test
