@@ -350,13 +350,7 @@ public final class HttpGate implements AutoCloseable {
         if (!statusPath.equals(key)) {
             return Optional.empty();
         }
-        String remote = request.remoteAddr();
-        IpAddress peer;
-        try {
-            peer = remote == null ? null : IpAddress.parse(remote);
-        } catch (IllegalArgumentException notAnAddress) {
-            peer = null;
-        }
+        IpAddress peer = ClientIpResolver.parsePeer(request.remoteAddr());
         if (peer == null || !statusAllow.contains(peer)) {
             return Optional.empty();
         }

@@ -157,10 +157,11 @@ public final class ClientIpResolver {
     }
 
     /**
-     * The peer as containers report it: a literal, possibly bracketed ({@code [::1]}) and with a
-     * zone id. Null if unusable, including multicast, which cannot be the peer of a connection.
+     * The TCP peer's address as containers report it ({@code getRemoteAddr()}): a literal, possibly
+     * bracketed ({@code [::1]}, as Jetty 12 gives IPv6 peers) and with a zone id. Null if unusable,
+     * including multicast, which cannot be the peer of a connection.
      */
-    private static IpAddress parsePeer(String remoteAddr) {
+    public static IpAddress parsePeer(String remoteAddr) {
         if (remoteAddr == null) {
             return null;
         }

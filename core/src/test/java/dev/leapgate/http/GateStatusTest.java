@@ -124,6 +124,19 @@ class GateStatusTest {
                 .doesNotContain("203.0.113.8");
     }
 
+    /** Jetty 12 reports an IPv6 peer in brackets: the default allow-list's {@code ::1} still matches it. */
+    @Test
+    void anIpv6PeerInBrackets_asJettyReportsIt_isAllowedByTheDefaultList() {
+        HttpGate gate = gate("status-path", "/leapgate/status");
+
+        assertThat(gate.status(request("GET", "/leapgate/status", "[0:0:0:0:0:0:0:1]")))
+                .isPresent();
+        assertThat(gate.status(request("GET", "/leapgate/status", "[::1]"))).isPresent();
+        assertThat(gate.status(request("GET", "/leapgate/status", "::1"))).isPresent();
+        assertThat(gate.status(request("GET", "/leapgate/status", "[2001:db8::1]")))
+                .isEmpty();
+    }
+
     @Test
     void onlyAGetOfTheStatusPath_fromAnAllowedPeer_getsTheStatus() {
         HttpGate gate = gate(
