@@ -6,8 +6,10 @@ import dev.leapgate.net.Cidr;
 import dev.leapgate.net.CidrList;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.ForwardingHeader;
+import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.OriginList;
 import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.Scope;
 import dev.leapgate.store.FailurePolicy;
 import dev.leapgate.store.StoreSettings;
 import java.io.IOException;
@@ -143,6 +145,7 @@ public final class ConfigParser {
     private boolean allowWideProxies;
     private OriginSource origin;
     private Setting exemptSetting;
+    private Setting allowWideExemptSetting;
     private OriginList exempt = OriginList.empty();
     private boolean allowWideExempt;
     private Setting denySetting;
@@ -391,7 +394,7 @@ public final class ConfigParser {
                                 + problems.key("rule.*") + " settings to " + rulesFile + " or remove "
                                 + problems.key("rules-file"));
             }
-            for (Setting inline : new Setting[] {exemptSetting, denySetting}) {
+            for (Setting inline : new Setting[] {exemptSetting, allowWideExemptSetting, denySetting}) {
                 if (inline != null) {
                     problems.add(
                             inline,
@@ -461,6 +464,26 @@ public final class ConfigParser {
         }
         OriginSource source = origin == null ? OriginSource.ip() : origin;
         if (source.kind() == OriginSource.Kind.IP) {
+            // A rule for one origin named by an identifier: no request will ever come from it.
+            for (Setting rule : ruleSettings) {
+                if (!rule.key().endsWith(".scope") || !rule.value().strip().startsWith("origin:")) {
+                    continue;
+                }
+                Scope scope;
+                try {
+                    scope = RuleReader.scope(rule.value().strip());
+                } catch (IllegalArgumentException reportedByTheRule) {
+                    continue;
+                }
+                if (!isAddress(scope.origin())) {
+                    problems.add(
+                            rule,
+                            Shown.quoted(rule.value().strip()) + " names no IP address, and with origin = ip every"
+                                    + " client is an address, so the rule can never apply; names are not resolved:"
+                                    + " write an address, e.g. origin:203.0.113.7 (identifiers apply with origin ="
+                                    + " header:<Name> or principal)");
+                }
+            }
             for (Setting list : new Setting[] {exemptSetting, denySetting}) {
                 OriginList entries = list == exemptSetting ? exempt : deny;
                 if (list == null || entries.identifiers().isEmpty()) {
@@ -475,6 +498,15 @@ public final class ConfigParser {
                                     + " or principal)");
                 }
             }
+        }
+    }
+
+    private static boolean isAddress(String text) {
+        try {
+            IpAddress.parse(text);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 
@@ -607,7 +639,10 @@ public final class ConfigParser {
                 exempt = OriginList.parse(value);
                 exemptSetting = s;
             }
-            case "allow-wide-exempt" -> allowWideExempt = ValueSyntax.choice(value, BOOLEANS);
+            case "allow-wide-exempt" -> {
+                allowWideExempt = ValueSyntax.choice(value, BOOLEANS);
+                allowWideExemptSetting = s;
+            }
             case "deny" -> {
                 deny = OriginList.parse(value);
                 denySetting = s;

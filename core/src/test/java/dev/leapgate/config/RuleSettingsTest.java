@@ -236,10 +236,12 @@ class RuleSettingsTest {
         "origin: batch-job, origin:batch-job",
     })
     void scope_everyForm_withIpsCanonicalized(String text, String scope) {
-        assertThat(rule("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.scope=" + text)
-                        .scope()
-                        .toString())
-                .isEqualTo(scope);
+        // With origin = header:<Name>, where an origin may be an address or an identifier.
+        RuleSet rules = ConfigParser.parseRules(
+                "rule.a.match=/x\nrule.a.limit=10/s\nrule.a.scope=" + text,
+                "rules.properties",
+                OriginSource.header("X-Job"));
+        assertThat(rules.rules().get(0).scope().toString()).isEqualTo(scope);
     }
 
     @Test

@@ -115,6 +115,50 @@ class SilentWeakeningTest {
     }
 
     @Test
+    void aRuleForOneOriginNamedByAnIdentifier_isRefusedWithOriginIp_andAcceptedWithAnIdentifierOrigin() {
+        assertThat(problems(
+                        "rule.batch.match", "/api/**",
+                        "rule.batch.limit", "1/1m",
+                        "rule.batch.scope", "origin:batch-host"))
+                .containsExactly("rule.batch.scope: 'origin:batch-host' names no IP address, and with origin = ip"
+                        + " every client is an address, so the rule can never apply; names are not resolved: write"
+                        + " an address, e.g. origin:203.0.113.7 (identifiers apply with origin = header:<Name> or"
+                        + " principal)");
+        assertThat(problems(
+                        "rule.batch.match", "/api/**",
+                        "rule.batch.limit", "1/1m",
+                        "rule.batch.scope", "origin:[2001:db8::1]"))
+                .as("an address in brackets is not an address here")
+                .hasSize(1);
+
+        assertThat(parse(
+                                "rule.batch.match",
+                                "/api/**",
+                                "rule.batch.limit",
+                                "1/1m",
+                                "rule.batch.scope",
+                                "origin:2001:db8::1")
+                        .rules()
+                        .rules())
+                .hasSize(1);
+        assertThat(parse(
+                                "origin", "header:X-Job",
+                                "rule.batch.match", "/api/**",
+                                "rule.batch.limit", "1/1m",
+                                "rule.batch.scope", "origin:batch-host")
+                        .rules()
+                        .rules())
+                .hasSize(1);
+    }
+
+    @Test
+    void allowWideExempt_inlineBesideARulesFile_isRefused_asExemptIs() {
+        assertThat(problems("rules-file", "/etc/leapgate/rules.properties", "allow-wide-exempt", "true"))
+                .containsExactly("allow-wide-exempt: with rules-file, allow-wide-exempt belongs in the rules file"
+                        + " /etc/leapgate/rules.properties, so that it is reloaded with the rules");
+    }
+
+    @Test
     void aRuleThatIsAnotherUnderASecondName_isRefused_naturallyDifferentOnesAreNot() {
         assertThat(problems(
                         "rule.login.match", "POST /login",
