@@ -328,17 +328,18 @@ final class PackedWindow extends RateWindow {
         return sum;
     }
 
-    /** Lowers the cached past by a refund into frozen bucket {@code epoch}, if it counts that bucket. */
-    private void refundPast(AtomicLongArray cells, int base, long epoch, int permits) {
-        for (; ; ) {
-            long cached = cells.get(base + PAST);
-            long cachedEpoch = epoch(cached);
-            if (epoch < cachedEpoch - span || epoch >= cachedEpoch || count(cached) < permits) {
-                return;
-            }
-            if (cells.compareAndSet(base + PAST, cached, cached - permits)) {
-                return;
-            }
+    /**
+     * Lowers the cached past by a refund into frozen bucket {@code epoch}, if it counts that bucket
+     * and is still {@code cached}, the word read before the bucket was lowered. Once another value
+     * is there (recomputed, or lowered by another refund), it is left alone: a sum recomputed after
+     * the bucket was lowered already holds the refund, and lowering it again would let the window
+     * admit more than its limit; any other value is at worst higher than the ring's, which errs on
+     * the safe side until the next bucket.
+     */
+    private void refundPast(AtomicLongArray cells, int base, long cached, long epoch, int permits) {
+        long cachedEpoch = epoch(cached);
+        if (epoch >= cachedEpoch - span && epoch < cachedEpoch && count(cached) >= permits) {
+            cells.compareAndSet(base + PAST, cached, cached - permits);
         }
     }
 
@@ -410,8 +411,11 @@ final class PackedWindow extends RateWindow {
             if (epoch(slot) != epoch || count(slot) < permits) {
                 return false; // the bucket has left the window: nothing counts it any more
             }
+            // The cached past as it was before the bucket changes: a sum computed after the change
+            // holds it already, so the cached word is lowered only if it is still this one.
+            long cached = cells.get(base + PAST);
             if (cells.compareAndSet(index, slot, slot - permits)) {
-                refundPast(cells, base, epoch, permits);
+                refundPast(cells, base, cached, epoch, permits);
                 return true;
             }
         }
