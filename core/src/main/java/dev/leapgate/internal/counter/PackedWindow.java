@@ -175,12 +175,23 @@ final class PackedWindow extends RateWindow {
         return used == 0 ? 0 : pack(at + (borrowing ? 1 : 0), used);
     }
 
-    /** Starts a new window with the remembered permits counted in the head, at the word's bucket. */
+    /**
+     * Starts a new window with the remembered permits counted in the word's bucket: in the head at
+     * that bucket, or, when borrowing (the word names the bucket after the one it was made in), as
+     * a loan of the head's bucket before it, which counts as long and rolls into that bucket, so
+     * that an admission within the current bucket is counted there and does not wait for the next.
+     */
     @Override
     public void restore(AtomicLongArray cells, int base, long remembered, long nowNanos) {
-        if (counts(remembered, nowNanos)) {
-            cells.setPlain(base, packHead(epoch(remembered), 0, count(remembered)));
+        if (!counts(remembered, nowNanos)) {
+            return;
         }
+        long epoch = epoch(remembered);
+        cells.setPlain(
+                base,
+                borrowing && epoch > 0
+                        ? packHead(epoch - 1, count(remembered), 0)
+                        : packHead(epoch, 0, count(remembered)));
     }
 
     // Head words: epoch | borrowed | count (borrowed only when borrowing).

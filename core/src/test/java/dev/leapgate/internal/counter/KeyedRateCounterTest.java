@@ -158,6 +158,23 @@ class KeyedRateCounterTest {
         }
     }
 
+    /**
+     * A client of a borrowing window that comes back after being evicted is admitted in the current
+     * bucket, as it would have been had it stayed, not lent the next bucket's permits (and made to
+     * wait for it); what it left still counts.
+     */
+    @Test
+    void aBorrowingClient_backAfterEviction_isAdmittedInTheCurrentBucket_withoutWaiting() {
+        KeyedRateCounter c = new KeyedRateCounter(WindowSpec.of(Duration.ofSeconds(1), 10), 10, 0, 1, true);
+        assertThat(c.tryAcquire(1, 50 * MS, 1, 0)).isNotNegative();
+        assertThat(c.tryAcquire(2, 50 * MS, 1, 0)).as("evicts client 1").isNotNegative();
+
+        long ticket = c.tryAcquire(1, 60 * MS, 1, 0);
+        assertThat(ticket).isNotNegative();
+        assertThat(c.ticketStartNanos(ticket)).as("the current bucket's start").isEqualTo(0);
+        assertThat(c.used(1, 60 * MS)).as("what it left, and the new admission").isEqualTo(2);
+    }
+
     @Test
     void idleOrigins_expireAsNewOnesArrive_withoutABackgroundThread() {
         KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 5, 0, 100_000);
