@@ -13,7 +13,8 @@ import java.util.Map;
  * covers one to two minutes and an origin that stopped is forgotten. Updated on rejections only.
  *
  * <p>Concurrency: an offer reads one volatile field and offers to the current summary; the one
- * thread that finds the minute over starts the next under this object's lock, once a minute.
+ * thread that finds the minute over starts the next under this object's lock, once a minute. The
+ * two minutes are replaced together, so a reader never sees one minute as both.
  */
 public final class RecentOffenders {
 
@@ -22,12 +23,14 @@ public final class RecentOffenders {
 
     private record Minute(long startNanos, TopOrigins top) {}
 
-    private volatile Minute current; // null before the first rejection
-    private volatile Minute previous;
+    /** The current minute and the one before it (null where there is none yet). */
+    private record Minutes(Minute current, Minute previous) {}
+
+    private volatile Minutes minutes = new Minutes(null, null);
 
     /** Counts a rejection of a request from {@code origin} at {@code nowNanos}. */
     public void offer(Origin origin, long nowNanos) {
-        Minute minute = current;
+        Minute minute = minutes.current;
         if (minute == null || nowNanos - minute.startNanos >= MINUTE_NANOS) {
             minute = next(minute, nowNanos);
         }
@@ -35,17 +38,19 @@ public final class RecentOffenders {
     }
 
     private synchronized Minute next(Minute seen, long nowNanos) {
-        if (current == seen) {
-            previous = seen;
-            current = new Minute(nowNanos, new TopOrigins(PLACES));
+        Minutes now = minutes;
+        if (now.current == seen) {
+            now = new Minutes(new Minute(nowNanos, new TopOrigins(PLACES)), seen);
+            minutes = now;
         }
-        return current;
+        return now.current;
     }
 
     /** The {@code n} origins rejected most over the last one to two minutes, most first. */
     public List<TopOrigins.Counted> top(int n, long nowNanos) {
         Map<Long, TopOrigins.Counted> merged = new LinkedHashMap<>();
-        for (Minute minute : new Minute[] {current, previous}) {
+        Minutes both = minutes;
+        for (Minute minute : new Minute[] {both.current, both.previous}) {
             if (minute == null || nowNanos - minute.startNanos >= 2 * MINUTE_NANOS) {
                 continue;
             }
