@@ -27,17 +27,7 @@ class AnnotationRulesTest {
                 .filter(m -> m.getName().equals(methodName))
                 .findFirst()
                 .orElseThrow();
-        return new ResourceInfo() {
-            @Override
-            public Method getResourceMethod() {
-                return method;
-            }
-
-            @Override
-            public Class<?> getResourceClass() {
-                return resourceClass;
-            }
-        };
+        return new FixedResourceInfo(resourceClass, method);
     }
 
     private List<FlowRule> bind(Class<?> resourceClass, String... methods) {

@@ -72,17 +72,7 @@ class RouteTemplateTest {
     }
 
     private static ResourceInfo resource(Class<?> resourceClass, Method method) {
-        return new ResourceInfo() {
-            @Override
-            public Method getResourceMethod() {
-                return method;
-            }
-
-            @Override
-            public Class<?> getResourceClass() {
-                return resourceClass;
-            }
-        };
+        return new FixedResourceInfo(resourceClass, method);
     }
 
     @Test
