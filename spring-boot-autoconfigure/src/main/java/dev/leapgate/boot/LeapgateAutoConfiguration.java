@@ -9,11 +9,11 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 
 /**
@@ -22,7 +22,8 @@ import org.springframework.core.env.Environment;
  * (asynchronous requests included) at {@code leapgate.filter-order}. The gate's metrics and the
  * Actuator endpoint follow ({@link LeapgateMetricsAutoConfiguration}, {@link
  * LeapgateEndpointAutoConfiguration}). Each backs off when the application defines its own bean of
- * that type; {@code leapgate.enabled=false} turns all of it off.
+ * that type; {@code leapgate.enabled=false} turns all of it off (any value but true or false is an
+ * error: {@link LeapgateEnabledCondition}).
  *
  * <p>Beans the application may define: a {@link BlockHandler} (how rejections are written), and a
  * {@link Clock} (tests only: a {@code ManualClock}).
@@ -30,7 +31,7 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(LeapgateFilter.class)
-@ConditionalOnProperty(prefix = "leapgate", name = "enabled", havingValue = "true", matchIfMissing = true)
+@Conditional(LeapgateEnabledCondition.class)
 @EnableConfigurationProperties(LeapgateProperties.class)
 public class LeapgateAutoConfiguration {
 

@@ -1,6 +1,7 @@
 package dev.leapgate.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.leapgate.ManualClock;
@@ -209,6 +210,25 @@ class LeapgateAutoConfigurationTest {
                 assertThat(get(app, "/ok").statusCode()).isEqualTo(200);
             }
             assertThat(app.context().getBeanNamesForType(HttpGate.class)).isEmpty();
+        }
+    }
+
+    /** A value that is neither true nor false stops the start: a typo must not switch protection off. */
+    @Test
+    void enabled_withAValueOtherThanTrueOrFalse_stopsTheStart_namingIt() {
+        for (String value : new String[] {"flase", "off", "yes", "0"}) {
+            Map<String, String> properties = new java.util.HashMap<>(LOGIN_PER_IP);
+            properties.put("leapgate.enabled", value);
+            assertThatThrownBy(
+                            () -> BootApps.start(properties, new ManualClock()).close())
+                    .as(value)
+                    .hasStackTraceContaining(
+                            "leapgate.enabled: '" + value + "' is not allowed; expected true or false");
+        }
+        Map<String, String> upper = new java.util.HashMap<>(LOGIN_PER_IP);
+        upper.put("leapgate.enabled", "TRUE");
+        try (BootApps.Running app = BootApps.start(upper, new ManualClock())) {
+            assertThat(app.context().getBeanNamesForType(HttpGate.class)).hasSize(1);
         }
     }
 
