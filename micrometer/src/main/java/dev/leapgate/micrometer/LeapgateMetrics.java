@@ -3,7 +3,6 @@ package dev.leapgate.micrometer;
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.rule.FlowRule;
-import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.stats.RejectionCounts;
 import dev.leapgate.stats.ResourceStats;
@@ -133,14 +132,16 @@ public final class LeapgateMetrics implements MeterBinder {
                     .tag("result", "rejected")
                     .register(registry);
         });
-        follow(gate.rules());
-        gate.addRulesListener(this::follow);
+        // Listening first, and each time reading the rules the gate has then: a reload while this
+        // binds is not missed, and meters follow the newest rules whatever order listeners run in.
+        gate.addRulesListener(rules -> follow());
+        follow();
     }
 
-    /** Registers the meters of the rules and resources in {@code rules}, and removes the others'. */
-    private synchronized void follow(RuleSet rules) {
+    /** Registers the meters of the gate's rules and resources, and removes the others'. */
+    private synchronized void follow() {
         Map<String, Supplier<List<Meter>>> wanted = new HashMap<>();
-        for (FlowRule rule : rules.rules()) {
+        for (FlowRule rule : gate.rules().rules()) {
             wanted.put("rule:" + rule.name() + ":" + ruleShape(rule), () -> registerRule(rule));
             String resource = rule.resource();
             wanted.putIfAbsent("resource:" + resource, () -> registerResource(resource));
@@ -155,10 +156,14 @@ public final class LeapgateMetrics implements MeterBinder {
         wanted.forEach((key, register) -> meters.computeIfAbsent(key, k -> register.get()));
     }
 
-    /** What a rule's meters say about it: a rule redefined under its name gets new ones. */
-    private static String ruleShape(FlowRule rule) {
+    /**
+     * What a rule's meters say about it: a rule redefined under its name gets new ones, also when
+     * it moves between this instance and the shared store (whose meters only a shared rule has).
+     */
+    private String ruleShape(FlowRule rule) {
         return rule.limit() + ":" + rule.isInFlight() + ":" + rule.scope().kind() + ":"
-                + rule.onExcess().kind() + ":" + rule.shadow();
+                + rule.onExcess().kind() + ":" + rule.shadow() + ":"
+                + gate.store(rule.name()).isPresent();
     }
 
     private List<Meter> registerRule(FlowRule rule) {

@@ -345,4 +345,41 @@ class LeapgateMetricsTest {
                 .isEqualTo(2);
         assertThat(registry.find("leapgate.clients.tracked").meters()).isEmpty(); // the store keeps the clients
     }
+    /** A rule that moves from this instance to the shared store, by a reload, gets the store's meters. */
+    @Test
+    void aRuleMadeShared_byAReload_getsTheStoresMeters_andLosesItsClientTables() {
+        dev.leapgate.testing.FakeWindowStore store = new dev.leapgate.testing.FakeWindowStore(clock);
+        Map<String, String> settings = new java.util.HashMap<>(Map.of(
+                "store", "redis://127.0.0.1:6379",
+                "store-on-failure", "closed",
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "5/1m",
+                "rule.login.scope", "per-origin",
+                "rule.login.store", "local"));
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .windowStore(store)
+                .build();
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new LeapgateMetrics(gate).bindTo(registry);
+        assertThat(registry.find("leapgate.store.available").meters()).isEmpty();
+        assertThat(registry.find("leapgate.clients.tracked").meters()).hasSize(1);
+
+        settings.remove("rule.login.store");
+        gate.update(ConfigParser.parse(settings, "test").rules());
+        store.down = true;
+        gate.enter("POST", "/login", ip("203.0.113.7"));
+
+        assertThat(registry.get("leapgate.store.available")
+                        .tags("rule", "login")
+                        .gauge()
+                        .value())
+                .isZero();
+        assertThat(registry.get("leapgate.rule.rejections")
+                        .tags("rule", "login", "reason", "store-unavailable")
+                        .functionCounter()
+                        .count())
+                .isEqualTo(1);
+        assertThat(registry.find("leapgate.clients.tracked").meters()).isEmpty();
+    }
 }
