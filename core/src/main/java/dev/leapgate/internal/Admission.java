@@ -24,9 +24,9 @@ import dev.leapgate.Sleeper;
  *
  * <p>A shadow limit ({@code mode = shadow}) decides like the others, but a request it would reject
  * goes on: the would-be rejection is counted in its statistics ({@code shadowRejected}), and the
- * limit takes no part in the request from then on (it holds no permit, so it gives none back). A
- * request that only shadow limits applied to, all refusing it, is admitted and counted as
- * admitted too, with an entry that holds nothing.
+ * limit holds no permit for it (its token, {@code Limit.SHADOW_REJECTED}, gives none back and asks
+ * for no wait); the entry still lists it, so its resource counts the request as admitted and its
+ * completion, also when only shadow limits applied, all refusing it.
  * A request it admits counts against it as under an enforced limit, so its statistics show what
  * the rule would do if it were enforced. Shadow limits only reject (never wait).
  *
@@ -92,11 +92,9 @@ public final class Admission {
         int n = limits.length;
         long t0 = 0;
         long t1 = 0;
-        int watching = shadows(limits);
-        long[] all = n > 2 || watching > 0 ? new long[n] : null;
+        long[] all = n > 2 ? new long[n] : null;
         // Several shared limits: their store decisions start together, one round trip for all.
         Object[] begun = remotes(limits) > 1 ? begin(limits, now, origin, permits) : null;
-        int shadowRejected = 0;
         boolean schedules = false;
         // Pass 1: limits that decide at once; pass 2: limits that may make the request wait.
         for (int pass = 0; pass < 2; pass++) {
@@ -125,7 +123,6 @@ public final class Admission {
                 if (token < 0 && limit.shadow) {
                     shadowRejected(limit, origin, now, reason(limit, permits, token));
                     token = Limit.SHADOW_REJECTED; // holds nothing, gives nothing back
-                    shadowRejected++;
                 } else if (token < 0) {
                     abandon(limits, begun);
                     giveBack(limits, t0, t1, all, i, pass, origin, permits);
@@ -141,34 +138,14 @@ public final class Admission {
             }
         }
         // The entry holds every limit, shadow limits that would have rejected included (their
-        // tokens hold nothing), so that each limit's statistics count the request and its end.
-        Limit[] entryLimits = limits;
-        long[] entryTokens = all;
-        if (shadowRejected > 0) {
-            // The limits that decide the wait: without the shadow limits that would have rejected.
-            if (shadowRejected == n) {
-                return admittedByShadowsAlone(limits, all, origin, permits, now);
-            }
-            Limit[] kept = new Limit[n - shadowRejected];
-            long[] tokens = new long[kept.length];
-            for (int i = 0, k = 0; i < n; i++) {
-                if (all[i] != Limit.SHADOW_REJECTED) {
-                    kept[k] = limits[i];
-                    tokens[k++] = all[i];
-                }
-            }
-            limits = kept;
-            n = kept.length;
-            all = n > 2 ? tokens : null;
-            t0 = tokens[0];
-            t1 = n > 1 ? tokens[1] : 0;
-        }
+        // tokens hold nothing and ask for no wait), so that each limit's statistics count the
+        // request and its end, also when only shadow limits applied and each would have rejected.
         long wait = 0;
         int longest = 0; // the limit that asked for the longest wait
         boolean borrowed = false;
         if (schedules || hasBorrowing(limits)) {
             for (int i = 0; i < n; i++) {
-                long w = limits[i].waitNanos(now, token(t0, t1, all, i));
+                long w = waitNanos(limits[i], now, token(t0, t1, all, i));
                 if (w > wait) {
                     wait = w;
                     longest = i;
@@ -190,17 +167,20 @@ public final class Admission {
             start = clock.nanoTime();
             waiting(limits, t0, t1, all, now, Math.max(1, start - now));
         }
-        for (int i = 0; i < entryLimits.length; i++) {
-            if (firstWithItsRecorder(entryLimits, i)) {
-                entryLimits[i].recorder.onEnter(start);
+        for (int i = 0; i < n; i++) {
+            if (firstWithItsRecorder(limits, i)) {
+                limits[i].recorder.onEnter(start);
                 if (borrowed) {
-                    entryLimits[i].recorder.onBorrowed();
+                    limits[i].recorder.onBorrowed();
                 }
             }
         }
-        return entryLimits == limits
-                ? new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start)
-                : new AdmittedEntry(entryLimits, 0, 0, entryTokens, origin, permits, now, start);
+        return new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start);
+    }
+
+    /** The wait a limit asks of an admission that returned {@code token}; none for a shadow limit's refusal. */
+    private static long waitNanos(Limit limit, long now, long token) {
+        return token == Limit.SHADOW_REJECTED ? 0 : limit.waitNanos(now, token);
     }
 
     /**
@@ -210,7 +190,7 @@ public final class Admission {
     private static void waiting(Limit[] limits, long t0, long t1, long[] all, long now, long waitedNanos) {
         for (int i = 0; i < limits.length; i++) {
             Limit limit = limits[i];
-            if (limit.waits != null && limit.waitNanos(now, token(t0, t1, all, i)) > 0) {
+            if (limit.waits != null && waitNanos(limit, now, token(t0, t1, all, i)) > 0) {
                 if (waitedNanos == 0) {
                     limit.waits.begin();
                 } else {
@@ -249,7 +229,7 @@ public final class Admission {
         if (token < 0) {
             if (limit.shadow) {
                 shadowRejected(limit, origin, now, reason(limit, permits, token));
-                return admittedByShadowsAlone(limits, null, origin, permits, now);
+                return admittedByShadowAlone(limits, origin, permits, now);
             }
             limit.recorder.onReject(now);
             return rejectAtOnce(limit, origin, permits, token, now);
@@ -284,14 +264,6 @@ public final class Admission {
 
     private static long token(long t0, long t1, long[] all, int i) {
         return all != null ? all[i] : i == 0 ? t0 : t1;
-    }
-
-    private static int shadows(Limit[] limits) {
-        int shadows = 0;
-        for (Limit limit : limits) {
-            shadows += limit.shadow ? 1 : 0;
-        }
-        return shadows;
     }
 
     private static int remotes(Limit[] limits) {
@@ -353,29 +325,13 @@ public final class Admission {
     }
 
     /**
-     * A request that only shadow limits applied to, each of them refusing it: admitted all the
-     * same, and counted so (and its completion) in its resources' statistics, as the request it
-     * is; its entry holds nothing in any limit ({@code tokens} all {@link Limit#SHADOW_REJECTED},
-     * or null for one limit).
+     * A request that only one shadow limit, {@code limits[0]}, applied to, and that it would have
+     * refused: admitted all the same, and counted so (and its completion) in its resource's
+     * statistics, as the request it is; its entry holds nothing in the limit.
      */
-    private static AdmittedEntry admittedByShadowsAlone(
-            Limit[] limits, long[] tokens, Origin origin, int permits, long now) {
-        for (int i = 0; i < limits.length; i++) {
-            if (firstWithItsRecorder(limits, i)) {
-                limits[i].recorder.onEnter(now);
-            }
-        }
-        return tokens == null
-                ? new AdmittedEntry(limits, Limit.SHADOW_REJECTED, 0, null, origin, permits, now, now)
-                : new AdmittedEntry(
-                        limits,
-                        tokens[0],
-                        limits.length > 1 ? tokens[1] : 0,
-                        limits.length > 2 ? tokens : null,
-                        origin,
-                        permits,
-                        now,
-                        now);
+    private static AdmittedEntry admittedByShadowAlone(Limit[] limits, Origin origin, int permits, long now) {
+        limits[0].recorder.onEnter(now);
+        return new AdmittedEntry(limits, Limit.SHADOW_REJECTED, 0, null, origin, permits, now, now);
     }
 
     /** Records what the shadow limit {@code limit} would have rejected: statistics, offenders, log. */

@@ -53,7 +53,11 @@ final class RouteTemplate {
         }
         List<Object> matched = uriInfo.getMatchedResources();
         if (matched.size() <= 1) {
-            return direct.get(resourceClass).computeIfAbsent(method, m -> join(pathOf(resourceClass), pathOf(m)));
+            Map<Method, String> templates = direct.get(resourceClass);
+            String template = templates.get(method); // no lambda captured on the common path: a hit
+            return template != null
+                    ? template
+                    : templates.computeIfAbsent(method, m -> join(pathOf(resourceClass), pathOf(m)));
         }
         StringBuilder path = new StringBuilder(64);
         appendSegments(pathOf(classOf(matched.get(matched.size() - 1))), path);
