@@ -293,9 +293,11 @@ public final class HttpGate implements AutoCloseable {
         snapshot.set(next);
         runChecks(rules);
         LOG.info(
-                "Leapgate rules updated: {} rules ({} kept with their counters), exempt [{}], deny [{}]",
+                "Leapgate rules updated: {} rules ({} kept with their counters, {} changed going on from their"
+                        + " counts), exempt [{}], deny [{}]",
                 rules.rules().size(),
                 next.book.kept(),
+                next.book.continued(),
                 rules.exempt(),
                 rules.deny());
         for (Consumer<RuleSet> listener : rulesListeners) {

@@ -96,7 +96,7 @@ public abstract sealed class Limit {
     public static Limit[] create(List<FlowRule> rules, ResourceRecorder recorder, long nowNanos) {
         Limit[] limits = new Limit[rules.size()];
         for (int i = 0; i < limits.length; i++) {
-            limits[i] = create(rules.get(i), recorder, nowNanos, null, limits.length == 1);
+            limits[i] = create(rules.get(i), recorder, nowNanos, null, limits.length == 1, null);
         }
         return limits;
     }
@@ -106,20 +106,44 @@ public abstract sealed class Limit {
      * {@code store} (null: no store, every rule per instance).
      */
     public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store) {
-        return create(rule, recorder, nowNanos, store, false);
+        return create(rule, recorder, nowNanos, store, false, null);
     }
 
-    private static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, boolean alone) {
+    /**
+     * Compiles {@code rule}, a changed version of {@code previous}'s rule (same name, same
+     * resource), so that it goes on from what {@code previous} counts where it can: a window or an
+     * in-flight limit of the same scope (and window) keeps counting the requests {@code previous}
+     * counted, against the new limit; see {@link #continues}. Else as {@link #create(FlowRule,
+     * ResourceRecorder, long, Store)}.
+     */
+    public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, Limit previous) {
+        return create(rule, recorder, nowNanos, store, false, previous);
+    }
+
+    private static Limit create(
+            FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, boolean alone, Limit previous) {
         if (store != null && rule.isShared()) {
             return new Shared(rule, recorder, nowNanos, store, alone);
         }
         if (rule.isInFlight()) {
-            return new InFlight(rule, recorder, alone);
+            return new InFlight(rule, recorder, alone, previous instanceof InFlight same ? same : null);
         }
         return switch (rule.onExcess().kind()) {
-            case REJECT, BORROW -> new Window(rule, recorder, nowNanos, alone);
+            case REJECT, BORROW ->
+                new Window(rule, recorder, nowNanos, alone, previous instanceof Window same ? same : null);
             case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, recorder, nowNanos, alone);
         };
+    }
+
+    /**
+     * Whether this limit went on from what the limit of its rule's previous version counted: a
+     * window over the same window and scope (whatever its limit, borrowing, path or {@code
+     * max-origins}), or an in-flight limit of the same scope (and, per origin, the same {@code
+     * max-origins}). Pacing and warm-up start a new schedule; a rule in a shared store keeps its
+     * windows there, whose keys do not depend on the limit.
+     */
+    public boolean continued() {
+        return false;
     }
 
     /** The rule this limit enforces. */
@@ -282,25 +306,41 @@ public abstract sealed class Limit {
      * a request the window rejects may borrow from the next bucket. Tokens: tickets.
      */
     static final class Window extends Limit {
-        private final RateCounter shared;
+        private final LeapCounter shared;
         private final KeyedRateCounter keyed;
         /** Longest wait for a loan from the next bucket; -1 never borrows. */
         private final long maxWaitNanos;
         /** Buckets a bucket stays in the window, its own included: {@code n + 1} strict, {@code n} sliding. */
         private final int countedBuckets;
 
-        Window(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone) {
+        /** Whether this limit went on from the counts of the limit it was made from. */
+        private final boolean continued;
+
+        /** With {@code previous} (or null), a window of another version of the rule: see {@link #continues}. */
+        Window(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone, Window previous) {
             super(rule, recorder, alone);
             boolean borrowing = rule.onExcess().kind() == OnExcess.Kind.BORROW;
             this.maxWaitNanos = borrowing ? rule.onExcess().maxWait().toNanos() : -1;
             this.countedBuckets = rule.window().buckets() + (rule.window().mode() == WindowMode.STRICT ? 1 : 0);
+            this.continued = previous != null
+                    && previous.rule.scope().equals(rule.scope())
+                    && previous.rule.window().equals(rule.window());
             if (perOrigin) {
-                this.keyed = new KeyedRateCounter(rule.window(), rule.limit(), nowNanos, rule.maxOrigins(), borrowing);
+                this.keyed = continued
+                        ? previous.keyed.withLimit(rule.limit(), borrowing, rule.maxOrigins(), nowNanos)
+                        : new KeyedRateCounter(rule.window(), rule.limit(), nowNanos, rule.maxOrigins(), borrowing);
                 this.shared = null;
             } else {
-                this.shared = new LeapCounter(rule.window(), rule.limit(), nowNanos, borrowing);
+                this.shared = continued
+                        ? previous.shared.withLimit(rule.limit(), borrowing, nowNanos)
+                        : new LeapCounter(rule.window(), rule.limit(), nowNanos, borrowing);
                 this.keyed = null;
             }
+        }
+
+        @Override
+        public boolean continued() {
+            return continued;
         }
 
         @Override
@@ -394,15 +434,29 @@ public abstract sealed class Limit {
         private final InFlightCounter shared;
         private final KeyedInFlightCounter keyed;
 
-        InFlight(FlowRule rule, ResourceRecorder recorder, boolean alone) {
+        /** Whether this limit counts the requests in flight of the limit it was made from. */
+        private final boolean continued;
+
+        /** With {@code previous} (or null), a limit of another version of the rule: see {@link #continues}. */
+        InFlight(FlowRule rule, ResourceRecorder recorder, boolean alone, InFlight previous) {
             super(rule, recorder, alone);
+            boolean continues = previous != null && previous.rule.scope().equals(rule.scope());
             if (perOrigin) {
-                this.keyed = new KeyedInFlightCounter(rule.limit(), rule.maxOrigins());
+                continues = continues && previous.keyed.maxOrigins() == rule.maxOrigins();
+                this.keyed = continues
+                        ? previous.keyed.withLimit(rule.limit())
+                        : new KeyedInFlightCounter(rule.limit(), rule.maxOrigins());
                 this.shared = null;
             } else {
-                this.shared = new InFlightCounter(rule.limit());
+                this.shared = continues ? previous.shared.withLimit(rule.limit()) : new InFlightCounter(rule.limit());
                 this.keyed = null;
             }
+            this.continued = continues;
+        }
+
+        @Override
+        public boolean continued() {
+            return continued;
         }
 
         @Override
@@ -758,7 +812,7 @@ public abstract sealed class Limit {
                                 .scope(rule.scope())
                                 .maxOrigins(rule.maxOrigins())
                                 .build();
-                        local = new Window(shareRule, recorder, nowNanos, false);
+                        local = new Window(shareRule, recorder, nowNanos, false, null);
                         fallback = local;
                     }
                 }

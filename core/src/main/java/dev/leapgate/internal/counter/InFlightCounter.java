@@ -12,14 +12,30 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class InFlightCounter {
 
     private final long limit;
-    private final AtomicLong inFlight = new AtomicLong();
+    private final AtomicLong inFlight;
 
     /** @throws IllegalArgumentException if {@code limit} is below 1 */
     public InFlightCounter(long limit) {
+        this(limit, new AtomicLong());
+    }
+
+    private InFlightCounter(long limit, AtomicLong inFlight) {
         if (limit < 1) {
             throw new IllegalArgumentException("concurrency limit must be at least 1, was " + limit);
         }
         this.limit = limit;
+        this.inFlight = inFlight;
+    }
+
+    /**
+     * A counter of {@code limit} over this one's count: both count the same permits, and a release
+     * through either frees them in both, so the requests in flight when a limit changes keep
+     * counting against the new one, and their releases reach it.
+     *
+     * @throws IllegalArgumentException if {@code limit} is below 1
+     */
+    public InFlightCounter withLimit(long limit) {
+        return new InFlightCounter(limit, inFlight);
     }
 
     public long limit() {

@@ -48,11 +48,15 @@ public final class KeyedInFlightCounter {
 
     /** @throws IllegalArgumentException if {@code limit} or {@code maxOrigins} is below 1 */
     public KeyedInFlightCounter(long limit, int maxOrigins) {
+        this(limit, new OriginTable(STATE, maxOrigins));
+    }
+
+    private KeyedInFlightCounter(long limit, OriginTable table) {
         if (limit < 1) {
             throw new IllegalArgumentException("concurrency limit must be at least 1, was " + limit);
         }
         this.limit = limit;
-        this.table = new OriginTable(STATE, maxOrigins);
+        this.table = table;
         this.acquire = (cells, base, now, permits, unused) -> {
             for (; ; ) {
                 long current = cells.get(base);
@@ -66,8 +70,24 @@ public final class KeyedInFlightCounter {
         };
     }
 
+    /**
+     * A counter of {@code limit} per origin over this one's table (and its {@code maxOrigins}):
+     * both count the same permits, so the requests in flight when a limit changes keep counting
+     * against the new one, and their releases reach it.
+     *
+     * @throws IllegalArgumentException if {@code limit} is below 1
+     */
+    public KeyedInFlightCounter withLimit(long limit) {
+        return new KeyedInFlightCounter(limit, table);
+    }
+
     public long limit() {
         return limit;
+    }
+
+    /** The most origins tracked at once. */
+    public int maxOrigins() {
+        return table.maxOrigins();
     }
 
     /**

@@ -44,11 +44,16 @@ public final class KeyedRateCounter {
 
     /** As the four-argument constructor; with {@code borrowing}, origins may borrow from the next bucket. */
     public KeyedRateCounter(WindowSpec window, long limit, long originNanos, int maxOrigins, boolean borrowing) {
-        Objects.requireNonNull(window, "window");
-        this.layout = borrowing || limit > NarrowWindow.MAX_LIMIT
-                ? new PackedWindow(window, limit, originNanos, borrowing)
-                : new NarrowWindow(window, limit, originNanos);
-        this.table = new OriginTable(layout, maxOrigins);
+        this(layout(Objects.requireNonNull(window, "window"), limit, originNanos, borrowing), maxOrigins);
+    }
+
+    private KeyedRateCounter(RateWindow layout, int maxOrigins) {
+        this(layout, new OriginTable(layout, maxOrigins));
+    }
+
+    private KeyedRateCounter(RateWindow layout, OriginTable table) {
+        this.layout = layout;
+        this.table = table;
         RateWindow w = layout;
         this.acquire = (cells, base, now, permits, maxWait) -> w.tryAcquire(cells, base, now, (int) permits, maxWait);
         this.refund = (cells, base, now, ticket, permits) -> {
@@ -57,6 +62,45 @@ public final class KeyedRateCounter {
         };
         this.used = (cells, base, now, unused1, unused2) -> w.used(cells, base, now);
         this.untilAvailable = (cells, base, now, permits, unused) -> w.nanosUntilAvailable(cells, base, now, permits);
+    }
+
+    private static RateWindow layout(WindowSpec window, long limit, long originNanos, boolean borrowing) {
+        return borrowing || limit > NarrowWindow.MAX_LIMIT
+                ? new PackedWindow(window, limit, originNanos, borrowing)
+                : new NarrowWindow(window, limit, originNanos);
+    }
+
+    /**
+     * A counter of {@code limit} per origin (borrowing or not, tracking up to {@code maxOrigins})
+     * that starts from what this one counts. When the windows keep their layout (the limit stays
+     * within the same bucket width, borrowing and {@code maxOrigins} unchanged), the two share this
+     * one's table: every origin's admissions through either count against both limits, exactly.
+     * Otherwise the new counter has a table of its own, and an origin entering it starts from all
+     * that this one counts for it then, as if counted in the current bucket (which only errs on the
+     * strict side, for one window); it stops asking this one once that window has passed.
+     *
+     * @throws IllegalArgumentException for a limit out of range or {@code maxOrigins} below 1
+     */
+    public KeyedRateCounter withLimit(long limit, boolean borrowing, int maxOrigins, long nowNanos) {
+        // Buckets never narrower than this one's: a lower limit keeps the table, and a client over
+        // it keeps all it counted, should the limit be raised again within the window.
+        RateWindow next = borrowing || limit > NarrowWindow.MAX_LIMIT || layout instanceof PackedWindow
+                ? new PackedWindow(layout.spec, limit, layout.originNanos, borrowing)
+                : new NarrowWindow(layout.spec, limit, layout.originNanos, layout.countBits);
+        if (next.sameCellsAs(layout) && maxOrigins == table.maxOrigins()) {
+            table.adopt(next);
+            return new KeyedRateCounter(next, table);
+        }
+        KeyedRateCounter counter = new KeyedRateCounter(next, maxOrigins);
+        RateWindow from = layout;
+        OriginTable previous = table;
+        previous.inheritance(nowNanos); // lets go of a table it took over from whose windows have passed
+        // Until its windows have passed, and a second more for an operation that began on it just
+        // before the new table came into force and was held up.
+        long windowNanos = (layout.span + 3L) * layout.bucketNanos + 1_000_000_000L;
+        counter.table.inherit(
+                (origin, now) -> next.adopt(from, previous.handOver(origin, now)), nowNanos + windowNanos);
+        return counter;
     }
 
     public WindowSpec window() {

@@ -38,9 +38,35 @@ public final class LeapCounter implements RateCounter {
      *     bucket length (see {@link #maxLimit(WindowSpec, boolean)})
      */
     public LeapCounter(WindowSpec window, long limit, long originNanos, boolean borrowing) {
-        Objects.requireNonNull(window, "window");
-        this.layout = new PackedWindow(window, limit, originNanos, borrowing);
-        this.cells = new AtomicLongArray(layout.cellsPerCounter());
+        this(new PackedWindow(Objects.requireNonNull(window, "window"), limit, originNanos, borrowing));
+    }
+
+    private LeapCounter(PackedWindow layout) {
+        this(layout, new AtomicLongArray(layout.cellsPerCounter()));
+    }
+
+    private LeapCounter(PackedWindow layout, AtomicLongArray cells) {
+        this.layout = layout;
+        this.cells = cells;
+    }
+
+    /**
+     * A counter of {@code limit} (borrowing or not) that starts from what this one counts at {@code
+     * nowNanos}. With the same borrowing, the two count in the same cells: every admission through
+     * either is counted against both limits, exactly, and refunds reach it. Otherwise the new one
+     * holds, from the first, all that this one counts, as if counted in the current bucket (which
+     * only errs on the strict side for one window).
+     *
+     * @throws IllegalArgumentException if {@code limit} is below 1 or too large for the window
+     */
+    public LeapCounter withLimit(long limit, boolean borrowing, long nowNanos) {
+        PackedWindow next = new PackedWindow(layout.spec, limit, layout.originNanos, borrowing);
+        if (borrowing == layout.borrowing) {
+            return new LeapCounter(next, cells);
+        }
+        LeapCounter counter = new LeapCounter(next);
+        next.restore(counter.cells, 0, next.adopt(layout, layout.remember(cells, 0, nowNanos)), nowNanos);
+        return counter;
     }
 
     /**

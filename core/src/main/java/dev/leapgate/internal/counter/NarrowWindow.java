@@ -74,7 +74,17 @@ final class NarrowWindow extends RateWindow {
 
     /** @throws IllegalArgumentException unless {@code 1 <= limit <=} {@link #MAX_LIMIT} */
     NarrowWindow(WindowSpec spec, long limit, long originNanos) {
-        super(spec, checkLimit(limit), originNanos, false, limit <= 0xFF ? 8 : 16);
+        this(spec, limit, originNanos, 8);
+    }
+
+    /**
+     * A window whose lanes have at least {@code minLaneBits} (8 or 16), and as many as the limit
+     * needs.
+     *
+     * @throws IllegalArgumentException unless {@code 1 <= limit <=} {@link #MAX_LIMIT}
+     */
+    NarrowWindow(WindowSpec spec, long limit, long originNanos, int minLaneBits) {
+        super(spec, checkLimit(limit), originNanos, false, limit <= 0xFF && minLaneBits <= 8 ? 8 : 16);
         this.laneBits = countBits;
         this.laneShift = Integer.numberOfTrailingZeros(laneBits);
         this.lanesLog = 6 - laneShift;
@@ -295,7 +305,7 @@ final class NarrowWindow extends RateWindow {
     public long remember(AtomicLongArray cells, int base, long nowNanos) {
         long head = cells.get(base);
         long at = Math.max(epochAt(nowNanos), headEpoch(head));
-        long used = Math.min(limit, usedAt(cells, base, head, at));
+        long used = Math.min(countMask, usedAt(cells, base, head, at));
         return used == 0 ? 0 : pack(at, used);
     }
 

@@ -123,6 +123,11 @@ final class OriginTable {
         default void restore(AtomicLongArray cells, int base, long remembered, long nowNanos) {}
     }
 
+    /** What another table held for an origin, as a word this table's state {@link State#restore restores}. */
+    interface Inheritance {
+        long handOver(long key, long nowNanos);
+    }
+
     /** An operation on one origin's cells. */
     interface Op {
         long apply(AtomicLongArray cells, int base, long nowNanos, long a, long b);
@@ -165,7 +170,18 @@ final class OriginTable {
     private static final long REFERENCED = 1L << 31;
     private static final long ENTRY = REFERENCED - 1;
 
-    private final State state;
+    /**
+     * What the cells mean. Replaced only by a state that reads and writes them in the same way (a
+     * new limit over the same windows); a reader that still sees the old one decides as it would
+     * have a moment before.
+     */
+    private State state;
+    /** The table this one took over from, asked what an origin that enters counts, until {@link #inheritedUntilNanos}; or null. */
+    private volatile Inheritance inherited;
+    /** Set when a table that took over from this one first asks it: from then on no origin enters. */
+    private volatile boolean retired;
+
+    private long inheritedUntilNanos;
     private final int stride;
     /** Longs per entry: the key, then the state's cells. */
     private final int width;
@@ -244,6 +260,71 @@ final class OriginTable {
         } finally {
             segment.lock.unlockWrite(stamp);
         }
+    }
+
+    /**
+     * From now on the cells mean what {@code next} says: the same layout, e.g. another limit over
+     * the same windows.
+     */
+    void adopt(State next) {
+        if (next.stride() != stride) {
+            throw new IllegalArgumentException("a state of another layout");
+        }
+        this.state = next;
+    }
+
+    /**
+     * Until {@code untilNanos}, an origin that enters this (new, empty) table starts from at least
+     * what {@code previous} holds for it.
+     */
+    void inherit(Inheritance previous, long untilNanos) {
+        this.inheritedUntilNanos = untilNanos;
+        this.inherited = previous;
+    }
+
+    /**
+     * Hands {@code key} over to a table that takes over from this one: returns what this table
+     * counts for it at {@code nowNanos}, as a word the state {@link State#remember remembers} (its
+     * window if tracked, else what the memory of evicted origins holds for it, and in either case
+     * at least what a table this one {@link #inherit took over from} holds; 0 for nothing), and
+     * evicts it. The first call retires the table: no origin enters it any more. So an operation
+     * still under way on this table (one that began before the new table was in force) either
+     * counted before the hand-over, and the word holds it, or finds the key gone and is refused
+     * ({@link #FULL}): nothing counted here after the hand-over is lost.
+     */
+    long handOver(long key, long nowNanos) {
+        retired = true;
+        long hash = mix(key);
+        Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
+        long word;
+        // The write lock, as for an eviction: no window is rolling while the state remembers it.
+        // (A table only ever asks the one it took over from, so no two wait for each other.)
+        long stamp = segment.lock.writeLock();
+        try {
+            word = segment.handOver(key, hash, nowNanos);
+        } finally {
+            segment.lock.unlockWrite(stamp);
+        }
+        return inheritedWord(word, key, nowNanos);
+    }
+
+    /** At least {@code word} and what the table this one took over from holds for {@code key}. */
+    private long inheritedWord(long word, long key, long nowNanos) {
+        Inheritance previous = inheritance(nowNanos);
+        return previous == null ? word : state.atLeast(word, previous.handOver(key, nowNanos), nowNanos);
+    }
+
+    /**
+     * The table this one took over from, or null once its windows have passed at {@code nowNanos}
+     * (then nothing in it counts any more, and this table lets go of it).
+     */
+    Inheritance inheritance(long nowNanos) {
+        Inheritance previous = inherited;
+        if (previous != null && nowNanos - inheritedUntilNanos > 0) {
+            inherited = null;
+            return null;
+        }
+        return previous;
     }
 
     /** Origins tracked now. */
@@ -384,6 +465,9 @@ final class OriginTable {
          * origins, or -1 if it may not be tracked. Write lock held.
          */
         int insert(long key, long hash, long nowNanos) {
+            if (retired) {
+                return -1;
+            }
             // What the key left when it was evicted, read first: the read is likely a cache miss,
             // and the processor can wait for it while it finds a victim. (A victim is tracked, so
             // it is never this key, and what it leaves below cannot concern this key.)
@@ -418,6 +502,7 @@ final class OriginTable {
             size++;
             recent[recentNext] = entry + 1;
             recentNext = (recentNext + 1) & (RECENT - 1);
+            remembered = inheritedWord(remembered, key, nowNanos);
             if (remembered != 0) {
                 state.restore(cells, entry * width + 1, remembered, nowNanos);
             }
@@ -517,6 +602,24 @@ final class OriginTable {
             }
             // Evicting a saturated entry is safe only if its origin comes back as limited as it left.
             return state.remembers() ? firstSaturated : -1;
+        }
+
+        /**
+         * Takes the key out and returns what it counted; what the memory of evicted origins holds
+         * for it if it is not tracked. (The table that takes it over remembers it from then on.)
+         */
+        long handOver(long key, long hash, long nowNanos) {
+            int slot = find(key, hash);
+            if (slot < 0) {
+                return memory == null ? 0 : recall(hash, nowNanos);
+            }
+            long slotWord = slots[slot];
+            int entry = entry(slotWord);
+            long word = state.remember(cells, base(slotWord), nowNanos);
+            unlink(slot);
+            release(entry);
+            tracked.decrementAndGet();
+            return word;
         }
 
         /** Writes what an entry still counts into the memory of evicted origins. */

@@ -171,7 +171,7 @@ final class PackedWindow extends RateWindow {
     public long remember(AtomicLongArray cells, int base, long nowNanos) {
         long head = cells.get(base);
         long at = Math.max(epochAt(nowNanos), headEpoch(head));
-        long used = Math.min(limit, used(cells, base, head, at));
+        long used = Math.min(countMask, used(cells, base, head, at));
         return used == 0 ? 0 : pack(at + (borrowing ? 1 : 0), used);
     }
 

@@ -151,6 +151,30 @@ abstract sealed class RateWindow implements OriginTable.State permits PackedWind
         return pack(Math.min(epoch(a), epoch(b)), Math.min(count(a), count(b)));
     }
 
+    /**
+     * A word {@link #remember} of window {@code from} left, as this window's: the same permits at
+     * the same bucket (no more than a count of this window holds, which is at least its limit).
+     * Both windows must have the same bucket length and origin.
+     */
+    final long adopt(RateWindow from, long word) {
+        if (word == 0) {
+            return 0;
+        }
+        assert from.bucketNanos == bucketNanos && from.originNanos == originNanos;
+        // A borrowing window's word names the bucket after the one it was made in (see remember).
+        long epoch = from.epoch(word) + (borrowing && !from.borrowing ? 1 : 0);
+        return pack(epoch, Math.min(from.count(word), countMask));
+    }
+
+    /** Whether a window of this layout reads and writes the cells of {@code other}'s in the same way. */
+    final boolean sameCellsAs(RateWindow other) {
+        return getClass() == other.getClass()
+                && countBits == other.countBits
+                && borrowing == other.borrowing
+                && originNanos == other.originNanos
+                && spec.equals(other.spec);
+    }
+
     /** @throws IllegalArgumentException unless {@code 1 <= permits <= limit} */
     final void checkPermits(int permits) {
         if (permits < 1 || permits > limit) {

@@ -1,0 +1,248 @@
+package dev.leapgate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.ManualClock;
+import dev.leapgate.Origin;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
+import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.testing.Configs;
+import dev.leapgate.testing.Together;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A rule whose limit changes on a reload goes on from what its previous version counted: lowering
+ * a limit takes effect at once, raising one gives only the difference, and requests in flight keep
+ * their slots. A reload is never a fresh allowance. The clock is fake and only moves when a test
+ * moves it, so every admission stays in the window.
+ */
+class ChangedRuleTest {
+
+    private static final WindowSpec TEN_SECONDS = WindowSpec.of(Duration.ofSeconds(10), 10);
+
+    private final ManualClock clock = new ManualClock();
+
+    private HttpGate gate(FlowRule... rules) {
+        return HttpGate.builder(Configs.withRules(RuleSet.of(rules)))
+                .clock(clock)
+                .build();
+    }
+
+    private static Origin ip(String address) {
+        return Origin.ip(IpAddress.parse(address), 64);
+    }
+
+    private static FlowRule window(long limit, Scope scope) {
+        return FlowRule.builder("hello")
+                .match("/hello")
+                .limit(limit, TEN_SECONDS)
+                .scope(scope)
+                .build();
+    }
+
+    /** Admissions until the first rejection, each closed at once. */
+    private static int admitAll(HttpGate gate, Origin origin) {
+        int admitted = 0;
+        while (gate.enter("GET", "/hello", origin) instanceof Entry entry) {
+            entry.close();
+            admitted++;
+        }
+        return admitted;
+    }
+
+    private static int admit(HttpGate gate, Origin origin, int times) {
+        int admitted = 0;
+        for (int i = 0; i < times; i++) {
+            if (gate.enter("GET", "/hello", origin) instanceof Entry entry) {
+                entry.close();
+                admitted++;
+            }
+        }
+        return admitted;
+    }
+
+    @Test
+    void globalWindow_lowered_appliesToWhatItCounts_raised_givesTheDifference() {
+        Origin client = ip("203.0.113.1");
+        HttpGate gate = gate(window(10, Scope.all()));
+        assertThat(admit(gate, client, 8)).isEqualTo(8);
+
+        gate.update(RuleSet.of(window(5, Scope.all())));
+        assertThat(admitAll(gate, client)).as("8 counted, limit 5").isZero();
+
+        gate.update(RuleSet.of(window(12, Scope.all())));
+        assertThat(admitAll(gate, client)).as("8 counted, limit 12").isEqualTo(4);
+
+        clock.advance(Duration.ofSeconds(11));
+        assertThat(admitAll(gate, client)).as("the window has passed").isEqualTo(12);
+    }
+
+    @Test
+    void globalWindow_changedToBorrowing_startsFromAllItCounted() {
+        Origin client = ip("203.0.113.1");
+        HttpGate gate = gate(window(10, Scope.all()));
+        assertThat(admit(gate, client, 7)).isEqualTo(7);
+
+        gate.update(RuleSet.of(FlowRule.builder("hello")
+                .match("/hello")
+                .limit(10, TEN_SECONDS)
+                .onExcess(OnExcess.borrow(Duration.ZERO))
+                .build()));
+
+        assertThat(admitAll(gate, client)).as("7 counted, limit 10").isEqualTo(3);
+    }
+
+    @Test
+    void perClientWindow_sameBucketWidth_goesOnFromEachClientsCount() {
+        Origin heavy = ip("203.0.113.1");
+        Origin light = ip("203.0.113.2");
+        HttpGate gate = gate(window(10, Scope.perOrigin()));
+        assertThat(admitAll(gate, heavy)).isEqualTo(10);
+        assertThat(admit(gate, light, 3)).isEqualTo(3);
+
+        gate.update(RuleSet.of(window(6, Scope.perOrigin())));
+        assertThat(admitAll(gate, heavy)).isZero();
+        assertThat(admitAll(gate, light)).isEqualTo(3);
+
+        gate.update(RuleSet.of(window(20, Scope.perOrigin())));
+        assertThat(admitAll(gate, heavy)).isEqualTo(10);
+        assertThat(admitAll(gate, light)).isEqualTo(14);
+        assertThat(admitAll(gate, ip("203.0.113.3"))).as("a new client").isEqualTo(20);
+
+        clock.advance(Duration.ofSeconds(11));
+        assertThat(admitAll(gate, heavy)).isEqualTo(20);
+    }
+
+    @Test
+    void perClientWindow_widerBuckets_startsEachClientFromAllItCounted_forOneWindow() {
+        Origin heavy = ip("203.0.113.1");
+        Origin light = ip("203.0.113.2");
+        HttpGate gate = gate(window(100, Scope.perOrigin())); // 8-bit buckets
+        assertThat(admitAll(gate, heavy)).isEqualTo(100);
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(admit(gate, light, 40)).isEqualTo(40);
+
+        gate.update(RuleSet.of(window(300, Scope.perOrigin()))); // 16-bit buckets: a new table
+        assertThat(admitAll(gate, heavy)).isEqualTo(200);
+        assertThat(admitAll(gate, light)).isEqualTo(260);
+        assertThat(admitAll(gate, ip("203.0.113.3"))).as("a new client").isEqualTo(300);
+
+        // What the old table counted is placed in the reload's bucket: it leaves the window then.
+        clock.advance(Duration.ofSeconds(11));
+        assertThat(admitAll(gate, light)).isEqualTo(300);
+    }
+
+    @Test
+    void perClientWindow_moreOriginsTracked_startsEachClientFromAllItCounted() {
+        Origin heavy = ip("203.0.113.1");
+        HttpGate gate = gate(window(10, Scope.perOrigin()));
+        assertThat(admitAll(gate, heavy)).isEqualTo(10);
+
+        gate.update(RuleSet.of(FlowRule.builder("hello")
+                .match("/hello")
+                .limit(10, TEN_SECONDS)
+                .scope(Scope.perOrigin())
+                .maxOrigins(500)
+                .build()));
+
+        assertThat(admitAll(gate, heavy)).isZero();
+        assertThat(admitAll(gate, ip("203.0.113.2"))).isEqualTo(10);
+    }
+
+    @Test
+    void otherWindowOrScope_countsAfresh() {
+        Origin client = ip("203.0.113.1");
+        HttpGate gate = gate(window(10, Scope.all()));
+        assertThat(admitAll(gate, client)).isEqualTo(10);
+
+        gate.update(RuleSet.of(window(10, Scope.perOrigin())));
+        assertThat(admitAll(gate, client)).as("another question: per client").isEqualTo(10);
+
+        gate.update(RuleSet.of(FlowRule.builder("hello")
+                .match("/hello")
+                .limit(10, WindowSpec.of(Duration.ofSeconds(20), 10))
+                .scope(Scope.perOrigin())
+                .build()));
+        assertThat(admitAll(gate, client)).as("another window").isEqualTo(10);
+    }
+
+    @Test
+    void inFlight_lowered_keepsTheRequestsInFlight_andTheirReleasesReachTheNewLimit() {
+        for (Scope scope : List.of(Scope.all(), Scope.perOrigin())) {
+            Origin client = ip("203.0.113.1");
+            FlowRule five = FlowRule.builder("slots")
+                    .match("/hello")
+                    .inFlight(5)
+                    .scope(scope)
+                    .build();
+            HttpGate gate = gate(five);
+            List<Entry> held = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                held.add((Entry) gate.enter("GET", "/hello", client));
+            }
+
+            gate.update(RuleSet.of(FlowRule.builder("slots")
+                    .match("/hello")
+                    .inFlight(4)
+                    .scope(scope)
+                    .build()));
+            Decision fourth = gate.enter("GET", "/hello", client);
+            assertThat(fourth.admitted()).as(scope + ": 3 in flight, limit 4").isTrue();
+            assertThat(gate.enter("GET", "/hello", client).admitted()).isFalse();
+
+            held.forEach(Entry::close);
+            for (int i = 0; i < 3; i++) {
+                assertThat(gate.enter("GET", "/hello", client).admitted())
+                        .as(scope + ": the old entries' slots came back to the new limit")
+                        .isTrue();
+            }
+            assertThat(gate.enter("GET", "/hello", client).admitted()).isFalse();
+        }
+    }
+
+    @Test
+    void manyThreads_whileTheLimitChanges_neverAFreshAllowance_exactlyTheLastLimitAtTheEnd() throws Exception {
+        for (Scope scope : List.of(Scope.all(), Scope.perOrigin())) {
+            Origin client = ip("203.0.113.9");
+            // 200 and 250 fit 8-bit buckets per client, 300 needs 16: the reloads alternate
+            // between keeping the table and handing clients over to a table of wider buckets.
+            long[] limits = {200, 300, 250, 300, 200, 300};
+            // Each reload comes once this many were admitted, while four threads keep asking.
+            long[] after = {0, 150, 260, 240, 280, 200};
+            HttpGate gate = gate(window(limits[0], scope));
+            AtomicLong admitted = new AtomicLong();
+            AtomicBoolean reloading = new AtomicBoolean(true);
+            Together.run(5, id -> {
+                if (id == 0) {
+                    for (int i = 1; i < limits.length; i++) {
+                        while (admitted.get() < after[i]) {
+                            Thread.onSpinWait();
+                        }
+                        gate.update(RuleSet.of(window(limits[i], scope)));
+                    }
+                    reloading.set(false);
+                    return;
+                }
+                while (reloading.get()) {
+                    admitted.addAndGet(admit(gate, client, 1));
+                }
+            });
+            admitted.addAndGet(admitAll(gate, client));
+
+            assertThat(admitted.get())
+                    .as(scope + ": every admission counted across the reloads; the last limit is reached")
+                    .isEqualTo(300);
+        }
+    }
+}
