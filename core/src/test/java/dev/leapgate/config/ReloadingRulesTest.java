@@ -141,12 +141,16 @@ class ReloadingRulesTest {
         HttpGate gate = gateFor(file);
         ReloadingRules reloading = new ReloadingRules(
                 file, Duration.ZERO, clock, OriginSource.ip(), gate::update, UnaryOperator.identity());
-        gate.enter("GET", "/a", client);
+        assertThat(gate.enter("GET", "/a", client).admitted())
+                .as("the limit's one request")
+                .isTrue();
 
         write(file, "# a comment changes the file, not the rule\nrule.a.match=/a\nrule.a.limit=1/1m\n");
         assertThat(reloading.reload()).isTrue();
 
-        assertThat(gate.enter("GET", "/a", client).admitted()).isFalse();
+        assertThat(gate.enter("GET", "/a", client).admitted())
+                .as("the window still holds the request made before the reload")
+                .isFalse();
     }
 
     @Test
