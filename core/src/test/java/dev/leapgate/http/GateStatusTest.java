@@ -3,6 +3,7 @@ package dev.leapgate.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
@@ -16,6 +17,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -235,18 +238,25 @@ class GateStatusTest {
                 .sleeper(sleeper)
                 .build();
         ((Entry) gate.enter("GET", "/slow", ip("203.0.113.1"))).close(); // its turn at once
-        Thread waiter = new Thread(() -> gate.enter("GET", "/slow", ip("203.0.113.1"))); // 100 ms later
-        waiter.start();
-        sleeper.awaitAsleep();
+        // 100 ms later, on a thread of its own: what it decides (or throws) comes back through the future.
+        CompletableFuture<Decision> waiter = CompletableFuture.supplyAsync(
+                () -> gate.enter("GET", "/slow", ip("203.0.113.1")), task -> new Thread(task, "waiter").start());
+        try {
+            sleeper.awaitAsleep();
 
-        assertThat(gate.waits("paced")).get().satisfies(w -> {
-            assertThat(w.waitingNow()).isEqualTo(1);
-            assertThat(w.waited()).isZero();
-        });
-        assertThat(gate.statusJson())
-                .contains("\"mode\":\"enforce\"," + NO_REJECTIONS + ",\"waiting\":1,\"waited\":0}");
-        sleeper.wake();
-        waiter.join();
+            assertThat(gate.waits("paced")).get().satisfies(w -> {
+                assertThat(w.waitingNow()).isEqualTo(1);
+                assertThat(w.waited()).isZero();
+            });
+            assertThat(gate.statusJson())
+                    .contains("\"mode\":\"enforce\"," + NO_REJECTIONS + ",\"waiting\":1,\"waited\":0}");
+        } finally {
+            sleeper.wake(); // never leave the waiter asleep, even when an assertion failed
+        }
+        assertThat(waiter.get(10, TimeUnit.SECONDS))
+                .as("admitted after its wait")
+                .isInstanceOf(Entry.class);
+        ((Entry) waiter.get()).close();
 
         assertThat(gate.waits("paced")).get().satisfies(w -> {
             assertThat(w.waitingNow()).isZero();

@@ -3,6 +3,7 @@ package dev.leapgate.testing;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Sleeper;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link Sleeper} for one waiting request: it says when the request is asleep, holds it until
@@ -26,9 +27,15 @@ public final class HeldSleeper implements Sleeper {
         clock.advanceNanos(nanos);
     }
 
-    /** Waits until a request is asleep. */
+    /**
+     * Waits until a request is asleep.
+     *
+     * @throws AssertionError if none is within 10 s (the code under test never made it wait)
+     */
     public void awaitAsleep() throws InterruptedException {
-        asleep.await();
+        if (!asleep.await(10, TimeUnit.SECONDS)) {
+            throw new AssertionError("no request went to sleep within 10 s");
+        }
     }
 
     /** Lets the sleeping request go on. */

@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -272,13 +273,21 @@ class LeapgateMetricsTest {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new LeapgateMetrics(gate).bindTo(registry);
         ((Entry) gate.enter("GET", "/slow", ip("203.0.113.1"))).close(); // its turn at once
-        Thread waiter = new Thread(() -> gate.enter("GET", "/slow", ip("203.0.113.1"))); // 100 ms later
-        waiter.start();
-        sleeper.awaitAsleep();
+        // 100 ms later, on a thread of its own: what it decides (or throws) comes back through the future.
+        CompletableFuture<Decision> waiter = CompletableFuture.supplyAsync(
+                () -> gate.enter("GET", "/slow", ip("203.0.113.1")), task -> new Thread(task, "waiter").start());
+        try {
+            sleeper.awaitAsleep();
 
-        assertThat(gauge(registry, "leapgate.queue.waiting", "rule", "paced")).isEqualTo(1);
-        sleeper.wake();
-        waiter.join();
+            assertThat(gauge(registry, "leapgate.queue.waiting", "rule", "paced"))
+                    .isEqualTo(1);
+        } finally {
+            sleeper.wake(); // never leave the waiter asleep, even when an assertion failed
+        }
+        assertThat(waiter.get(10, TimeUnit.SECONDS))
+                .as("admitted after its wait")
+                .isInstanceOf(Entry.class);
+        ((Entry) waiter.get()).close();
 
         assertThat(gauge(registry, "leapgate.queue.waiting", "rule", "paced")).isZero();
         assertThat(registry.get("leapgate.queue.wait")
