@@ -44,8 +44,7 @@ public final class RedisProcess implements AutoCloseable {
     public static RedisProcess start(String... extraArgs) throws IOException, InterruptedException {
         RedisProcess redis = new RedisProcess(
                 binary(), freePort(), Files.createTempDirectory("leapgate-redis"), List.of(), List.of(extraArgs));
-        redis.startAgain();
-        return redis;
+        return started(redis);
     }
 
     /**
@@ -70,8 +69,7 @@ public final class RedisProcess implements AutoCloseable {
                         key.toString(),
                         "--tls-auth-clients",
                         "no"));
-        redis.startAgain();
-        return redis;
+        return started(redis);
     }
 
     /**
@@ -93,8 +91,22 @@ public final class RedisProcess implements AutoCloseable {
                         ""));
         RedisProcess sentinel =
                 new RedisProcess(binary(), freePort(), dir, List.of(config.toString(), "--sentinel"), List.of());
-        sentinel.startAgain();
-        return sentinel;
+        return started(sentinel);
+    }
+
+    /** Starts {@code redis}; if it does not come up, leaves no process and no directory behind. */
+    private static RedisProcess started(RedisProcess redis) throws IOException, InterruptedException {
+        try {
+            redis.startAgain();
+            return redis;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            try {
+                redis.close();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     private static File binary() throws IOException {
@@ -153,6 +165,7 @@ public final class RedisProcess implements AutoCloseable {
                 return;
             } catch (IOException notYet) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
+                    process.destroyForcibly().waitFor(); // a server that did not come up is not left running
                     throw new IOException("redis-server did not start on port " + port + ": "
                             + Files.readString(dir.resolve("redis.log")));
                 }
@@ -200,6 +213,13 @@ public final class RedisProcess implements AutoCloseable {
     @Override
     public void close() throws Exception {
         if (process != null) {
+            if (process.isAlive()) {
+                try {
+                    signal("CONT"); // a paused server would not act on SIGTERM
+                } catch (IOException exitedMeanwhile) {
+                    // it ended between the two calls: nothing to resume, and destroy below is a no-op
+                }
+            }
             process.destroy();
             if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor();

@@ -48,14 +48,28 @@ class RedisSentinelTest {
 
     @AfterEach
     void stop() throws Exception {
+        // Each stopped whatever happened before, and whichever of them started (@BeforeEach may
+        // have failed half-way): a null or a throwing close must not leave the others running.
         try {
             if (gate != null) {
                 gate.close();
             }
         } finally {
-            sentinel.close();
-            replica.close();
-            master.close();
+            try {
+                if (sentinel != null) {
+                    sentinel.close();
+                }
+            } finally {
+                try {
+                    if (replica != null) {
+                        replica.close();
+                    }
+                } finally {
+                    if (master != null) {
+                        master.close();
+                    }
+                }
+            }
         }
     }
 

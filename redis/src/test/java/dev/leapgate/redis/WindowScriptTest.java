@@ -52,10 +52,22 @@ class WindowScriptTest {
 
     @AfterAll
     static void stop() throws Exception {
-        connection.close();
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-        store.close();
-        redis.close();
+        // Whichever started (@BeforeAll may have failed half-way); the server is stopped in any case.
+        try {
+            if (connection != null) {
+                connection.close();
+            }
+            if (client != null) {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+            }
+            if (store != null) {
+                store.close();
+            }
+        } finally {
+            if (redis != null) {
+                redis.close();
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0} per {1} ms in {2} buckets, {3}")
