@@ -68,9 +68,10 @@ class InFlightCounterTest {
             }
         });
 
-        assertThat(admitted.get() + rejected.get()).isEqualTo((long) threads * attempts);
+        // (admitted + rejected = attempts holds by construction here: the tallies above are the test's own.)
+        assertThat(admitted.get()).as("slots were taken").isPositive();
         assertThat(rejected.get()).as("the limit was contended").isPositive();
-        assertThat(maxHolding.get()).isLessThanOrEqualTo(limit);
+        assertThat(maxHolding.get()).isBetween(1, limit);
         assertThat(c.inFlight()).isZero();
     }
 }

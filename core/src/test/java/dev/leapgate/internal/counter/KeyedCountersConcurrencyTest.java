@@ -171,19 +171,26 @@ class KeyedCountersConcurrencyTest {
         KeyedInFlightCounter counter = new KeyedInFlightCounter(limit, 1_000);
         AtomicIntegerArray holding = new AtomicIntegerArray(KEYS);
         AtomicIntegerArray maxHolding = new AtomicIntegerArray(KEYS);
+        AtomicLong admitted = new AtomicLong();
+        AtomicLong rejected = new AtomicLong();
         Together.run(THREADS, id -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             for (int j = 0; j < 100_000; j++) {
                 int key = random.nextInt(KEYS);
                 if (counter.tryAcquire(key, 1) == 1) {
+                    admitted.incrementAndGet();
                     int now = holding.incrementAndGet(key);
                     maxHolding.accumulateAndGet(key, now, Math::max);
                     holding.decrementAndGet(key);
                     counter.release(key, 1);
+                } else {
+                    rejected.incrementAndGet();
                 }
             }
         });
 
+        // A counter that never admitted would pass the checks below: it must have admitted most.
+        assertThat(admitted.get()).as("slots were taken").isGreaterThan(rejected.get());
         for (int key = 0; key < KEYS; key++) {
             assertThat(maxHolding.get(key)).isLessThanOrEqualTo(limit);
             assertThat(counter.inFlight(key)).isZero();
