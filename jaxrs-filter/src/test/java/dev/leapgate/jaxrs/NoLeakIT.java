@@ -124,10 +124,13 @@ class NoLeakIT {
                 }));
             }
             go.countDown();
-            for (Future<?> client : done) {
-                client.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            try {
+                for (Future<?> client : done) {
+                    client.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                }
+            } finally {
+                clients.shutdownNow(); // also when a client failed: no thread outlives the test
             }
-            clients.shutdown();
 
             int total = CLIENTS * REQUESTS_PER_CLIENT;
             assertThat(awaitInFlight(metrics, 0, PATIENCE))

@@ -114,10 +114,13 @@ class NoLeakTest {
                     return null;
                 }));
             }
-            for (Future<?> f : done) {
-                f.get(5, TimeUnit.MINUTES);
+            try {
+                for (Future<?> f : done) {
+                    f.get(5, TimeUnit.MINUTES);
+                }
+            } finally {
+                clientPool.shutdownNow(); // also when a client failed: no thread outlives the test
             }
-            clientPool.shutdown();
 
             eventually(() -> jetty.stats("/mixed/**").inFlight() == 0);
             StatsSnapshot m = jetty.stats("/mixed/**");
