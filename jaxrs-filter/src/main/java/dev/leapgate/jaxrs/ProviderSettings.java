@@ -119,7 +119,7 @@ record ProviderSettings(
         if (time.compareTo(SHORTEST_MAX_REQUEST_TIME) < 0 || time.compareTo(LONGEST_MAX_REQUEST_TIME) > 0) {
             throw new ConfigException(
                     source,
-                    List.of(MAX_REQUEST_TIME + ": '" + value + "' is out of range; from 1s to 1d (default 10m):"
+                    List.of(MAX_REQUEST_TIME + ": '" + value + "' is out of range; from 1s to 24h (default 10m):"
                             + " the longest a request may take before its slot is released without its end"
                             + " being seen"));
         }

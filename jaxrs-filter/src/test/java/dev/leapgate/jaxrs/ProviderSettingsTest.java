@@ -65,6 +65,28 @@ class ProviderSettingsTest {
     }
 
     @Test
+    void maxRequestTime_outOfRange_namesTheRangeAsTheDurationSyntaxWritesIt() {
+        ResourceConfig app = new ResourceConfig()
+                .property("leapgate.rule.a.match", "/a")
+                .property("leapgate.rule.a.limit", "1/s")
+                .property("leapgate.max-request-time", "25h");
+
+        // The longest is written 24h: the duration syntax has no day unit, so "1d" would be refused.
+        assertThat(problems(app).problems())
+                .containsExactly("leapgate.max-request-time: '25h' is out of range; from 1s to 24h (default 10m):"
+                        + " the longest a request may take before its slot is released without its end being"
+                        + " seen");
+        assertThat(ProviderSettings.read(
+                                new ResourceConfig()
+                                        .property("leapgate.rule.a.match", "/a")
+                                        .property("leapgate.rule.a.limit", "1/s")
+                                        .property("leapgate.max-request-time", "24h"),
+                                null)
+                        .maxRequestTime())
+                .hasHours(24);
+    }
+
+    @Test
     void aRulesFileNamedInTheConfigFile_isReadFromTheConfigFilesDirectory(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("rules.properties"), "rule.a.match = /a\nrule.a.limit = 3/1m\n");
         Files.writeString(dir.resolve("leapgate.properties"), "rules-file = rules.properties\n");
