@@ -71,7 +71,8 @@ public final class LeapCounter implements RateCounter {
 
     /**
      * The largest limit a window of this shape can count: {@link Integer#MAX_VALUE} from
-     * buckets of about 1 s on, {@code 2^20 - 1} with 1 ms buckets.
+     * buckets of 2^30 ns (about 1.07 s) on, {@code 2^30 - 1} with 1 s buckets, {@code 2^20 - 1}
+     * with 1 ms buckets.
      */
     public static long maxLimit(WindowSpec window) {
         return maxLimit(window, false);
