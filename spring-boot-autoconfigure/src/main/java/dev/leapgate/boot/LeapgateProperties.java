@@ -101,7 +101,11 @@ public class LeapgateProperties {
     /** The instances sharing the store, for local-share: a count, or auto (default) to count those seen in the store. */
     private String storeInstances;
 
-    /** none when no rule is meant on purpose (otherwise a configuration without rules is refused). */
+    /**
+     * none, as a rules file says that it holds no rule on purpose. Accepted here, but it changes
+     * nothing: properties without any rule are not refused (the gate then limits nothing); only a
+     * rules file without rules is.
+     */
     private String rules;
 
     /** The rules, by name: leapgate.rule.<name>.<setting>. */
