@@ -68,7 +68,10 @@ public class LeapgateFilter implements Filter {
     private static final Logger LOG = LoggerFactory.getLogger(LeapgateFilter.class);
 
     private HttpGate gate;
-    /** Whether {@link #init} built the gate, and {@link #destroy} closes it (its shared store). */
+    /**
+     * Whether this filter built the gate ({@link #init} or its {@link Builder}), and {@link #destroy}
+     * closes it (its shared store); a gate handed to {@link #forGate} is the caller's.
+     */
     private boolean ownsGate;
 
     private BlockHandler blockHandler = BlockHandler.STANDARD;
@@ -293,9 +296,16 @@ public class LeapgateFilter implements Filter {
             return this;
         }
 
-        /** @throws ConfigException if the configured rules file cannot be read or is invalid */
+        /**
+         * The filter, with a gate of its own that {@link LeapgateFilter#destroy} closes.
+         *
+         * @throws ConfigException if the configured rules file cannot be read or is invalid
+         */
         public LeapgateFilter build() {
-            return new LeapgateFilter(HttpGate.builder(config).clock(clock).build(), blockHandler);
+            LeapgateFilter filter =
+                    new LeapgateFilter(HttpGate.builder(config).clock(clock).build(), blockHandler);
+            filter.ownsGate = true;
+            return filter;
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RejectionResponse;
 import dev.leapgate.stats.StatsSnapshot;
 import jakarta.servlet.AsyncContext;
@@ -44,6 +45,31 @@ class LeapgateFilterTest {
                 .servlet("/error", new TestServlets.ErrorPage())
                 .servlet("/static/*", new TestServlets.Text("hello"));
         return jetty.start();
+    }
+
+    @Test
+    void aFilterBuiltInCode_closesTheStoreItOpened_whenDestroyed_butNotAGateHandedToIt() {
+        Map<String, String> settings =
+                Map.of("store", "recording://test", "rule.api.match", "/api/**", "rule.api.limit", "5/1s");
+        LeapgateFilter built = LeapgateFilter.builder()
+                .config(ConfigParser.parse(settings, "test"))
+                .build();
+        RecordingStoreProvider.Store builtsStore =
+                RecordingStoreProvider.OPENED.get(RecordingStoreProvider.OPENED.size() - 1);
+        HttpGate handed = HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+        RecordingStoreProvider.Store handedsStore =
+                RecordingStoreProvider.OPENED.get(RecordingStoreProvider.OPENED.size() - 1);
+
+        built.destroy();
+        LeapgateFilter.forGate(handed, BlockHandler.STANDARD).destroy();
+
+        // Nobody else holds the gate the builder built: left open, its store (a Redis client and
+        // its heartbeat thread) would outlive every undeployment of the application.
+        assertThat(builtsStore.closed)
+                .as("the store of the gate the filter's builder built")
+                .isTrue();
+        assertThat(handedsStore.closed).as("the store of the caller's gate").isFalse();
+        handed.close();
     }
 
     @Test
