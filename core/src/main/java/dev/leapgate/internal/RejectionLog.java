@@ -20,7 +20,8 @@ import java.util.function.Consumer;
  * <p>The top senders of each rule are counted in a space-saving summary of {@value #TRACKED}
  * origins: an origin that sent more than a {@value #TRACKED}th of the rule's rejections is in it,
  * and its count can only be over-estimated (by at most the smallest tracked count), so the line
- * says "about".
+ * says "about". Identifiers (an API key header, a principal) are the client's text: characters one
+ * cannot see, line breaks first, are written as escapes ({@link Shown#escaped}).
  *
  * <p>Concurrency: a rejection adds to its rule's count with one atomic addition and updates the
  * summary under a lock that it only tries (a rejection that finds it taken counts, without
@@ -126,8 +127,10 @@ public final class RejectionLog {
                     .append(rejected == 1 ? " request" : " requests")
                     .append(String.format(Locale.ROOT, " in the last %.1f s", periodNanos / 1e9));
             for (int k = 0; k < top.size(); k++) {
+                // An identifier is the client's text (an API key header, a principal): escaped, so
+                // that a line break in it cannot forge a line, nor an escape sequence rewrite a terminal.
                 line.append(k == 0 ? "; most from " : ", ")
-                        .append(top.get(k).origin())
+                        .append(Shown.escaped(top.get(k).origin().toString()))
                         .append(" (about ")
                         .append(top.get(k).count())
                         .append(')');

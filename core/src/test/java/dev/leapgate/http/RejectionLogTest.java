@@ -72,6 +72,30 @@ class RejectionLogTest {
                         + " (about 2)");
     }
 
+    /**
+     * An identifier is the client's own text (an API key header, a principal): a line break or
+     * another control character in it must not start a forged log line or rewrite the terminal.
+     */
+    @Test
+    void anIdentifierWithLineBreaksOrControlCharacters_isWrittenEscaped_onOneLine() {
+        HttpGate gate = gate(
+                "origin", "header:X-Api-Key",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1h",
+                "rule.api.scope", "per-origin");
+        Origin forger = Origin.id("k1\r\nLeapgate: rule 'login' rejected 0 requests\u001b[2J\u0085\u2028\u202e");
+        for (int i = 0; i < 3; i++) {
+            gate.enter("GET", "/api/x", forger);
+        }
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/api/x", forger);
+
+        assertThat(lines)
+                .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from"
+                        + " k1\\r\\nLeapgate: rule 'login' rejected 0 requests\\u001B[2J\\u0085\\u2028\\u202E"
+                        + " (about 2)");
+    }
+
     @Test
     void admissions_writeNothing_andTheLogIsOffWithZero() {
         HttpGate quiet = gate("rule.api.match", "/api/**", "rule.api.limit", "1/1h", "rejection-log", "0s");
