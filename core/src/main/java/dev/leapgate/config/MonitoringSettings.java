@@ -13,7 +13,9 @@ import java.util.Optional;
  * @param statusPath the path (within the application) at which the adapters answer with the
  *     gate's status as JSON; empty for no status endpoint (the default)
  * @param statusAllow the addresses the status is answered to: the TCP peer's address, never a
- *     forwarded one; others pass through as if there were no status endpoint
+ *     forwarded one alone; a request a proxy relayed is answered only through trusted proxies, to
+ *     a client they name that is listed too; others pass through as if there were no status
+ *     endpoint
  */
 public record MonitoringSettings(Duration rejectionLog, Optional<String> statusPath, CidrList statusAllow) {
 

@@ -332,8 +332,10 @@ public final class HttpGate implements AutoCloseable {
     /**
      * The status if {@code request} asks for it: a {@code GET} of the configured {@code
      * status-path} from an address in {@code status-allow} (the TCP peer's address, never a
-     * forwarded one). The answer is the live page for a request that accepts {@code text/html} (a
-     * browser), the JSON otherwise. Empty when the request does not ask for the status, and always
+     * forwarded one; and for a request a proxy relayed, which carries {@code Forwarded}, {@code
+     * X-Forwarded-For} or {@code X-Real-IP}, also the client that trusted proxies name). The
+     * answer is the live page for a request that accepts {@code text/html} (a browser), the JSON
+     * otherwise. Empty when the request does not ask for the status, and always
      * without a {@code status-path}: the request then goes on as any other.
      */
     public Optional<StatusResponse> status(HttpRequestView request) {
@@ -353,10 +355,34 @@ public final class HttpGate implements AutoCloseable {
             return Optional.empty();
         }
         IpAddress peer = ClientIpResolver.parsePeer(request.remoteAddr());
-        if (peer == null || !statusAllow.contains(peer)) {
+        if (peer == null || !statusAllow.contains(peer) || !fromAllowedClient(request, peer)) {
             return Optional.empty();
         }
         return Optional.of(acceptsHtml(request) ? StatusResponse.page() : StatusResponse.json(statusJson()));
+    }
+
+    /** The header fields by which a proxy says that it relays a request for someone else. */
+    private static final List<String> RELAY_FIELDS = List.of("Forwarded", "X-Forwarded-For", "X-Real-IP");
+
+    /**
+     * Whether the client behind an allowed peer is allowed too. A reverse proxy on an allowed
+     * address (this machine, by default) connects from there for every client it serves, so a
+     * request that a proxy says it relayed is answered only when the peer is a trusted proxy and
+     * the client it names (as {@link ClientIpResolver} finds it) is in {@code status-allow}; any
+     * other peer is not believed about the client, and gets nothing.
+     */
+    private boolean fromAllowedClient(HttpRequestView request, IpAddress peer) {
+        boolean relayed = false;
+        for (String field : RELAY_FIELDS) {
+            for (String value : request.headers(field)) {
+                relayed |= value != null && !value.isBlank();
+            }
+        }
+        if (!relayed) {
+            return true;
+        }
+        return clientIp.trustedProxies().contains(peer)
+                && clientAddress(request).map(statusAllow::contains).orElse(false);
     }
 
     private static boolean acceptsHtml(HttpRequestView request) {

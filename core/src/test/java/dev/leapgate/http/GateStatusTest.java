@@ -176,6 +176,74 @@ class GateStatusTest {
                 .isEmpty();
     }
 
+    /** A GET of {@code path} from {@code peer} with the given header fields (name, value, ...). */
+    private static HttpRequestView relayed(String path, String peer, String... fields) {
+        return new HttpRequestView() {
+            public String method() {
+                return "GET";
+            }
+
+            public String rawPath() {
+                return path;
+            }
+
+            public String remoteAddr() {
+                return peer;
+            }
+
+            public List<String> headers(String name) {
+                List<String> values = new java.util.ArrayList<>();
+                for (int i = 0; i < fields.length; i += 2) {
+                    if (fields[i].equalsIgnoreCase(name)) {
+                        values.add(fields[i + 1]);
+                    }
+                }
+                return values;
+            }
+
+            public String principal() {
+                return null;
+            }
+        };
+    }
+
+    /**
+     * A reverse proxy on this machine connects from an allowed address for every client it serves:
+     * the README's own Boot example trusts a proxy at 127.0.0.1, which the default status-allow
+     * also lists. A relayed request gets the status only from a client the trusted proxies name
+     * and status-allow lists.
+     */
+    @Test
+    void throughAReverseProxyOnThisMachine_onlyAnAllowedClientGetsTheStatus() {
+        HttpGate behindTrusted = gate("status-path", "/leapgate/status", "trusted-proxies", "127.0.0.1");
+
+        assertThat(behindTrusted.status(relayed("/leapgate/status", "127.0.0.1", "X-Forwarded-For", "203.0.113.9")))
+                .as("a client on the Internet, through the proxy")
+                .isEmpty();
+        assertThat(behindTrusted.status(
+                        relayed("/leapgate/status", "127.0.0.1", "X-Forwarded-For", "127.0.0.1, 203.0.113.9")))
+                .as("that forges this machine's address before the proxy's entry")
+                .isEmpty();
+        assertThat(behindTrusted.status(relayed("/leapgate/status", "127.0.0.1", "X-Forwarded-For", "127.0.0.1")))
+                .as("a browser on this machine, through the proxy")
+                .isPresent();
+        assertThat(behindTrusted.status(relayed("/leapgate/status", "127.0.0.1")))
+                .as("not relayed")
+                .isPresent();
+
+        HttpGate noTrusted = gate("status-path", "/leapgate/status");
+        for (String[] relay : new String[][] {
+            {"X-Forwarded-For", "203.0.113.9"}, {"Forwarded", "for=203.0.113.9"}, {"X-Real-IP", "203.0.113.9"}
+        }) {
+            assertThat(noTrusted.status(relayed("/leapgate/status", "127.0.0.1", relay)))
+                    .as("relayed by a proxy that is not trusted to say for whom: %s", relay[0])
+                    .isEmpty();
+        }
+        assertThat(noTrusted.status(relayed("/leapgate/status", "127.0.0.1", "X-Forwarded-For", " ")))
+                .as("a blank field relays nothing")
+                .isPresent();
+    }
+
     @Test
     void withoutAStatusPath_noRequestGetsTheStatus_andByDefaultOnlyThisMachineDoes() {
         assertThat(gate("rule.api.match", "/**", "rule.api.limit", "3/1m")
