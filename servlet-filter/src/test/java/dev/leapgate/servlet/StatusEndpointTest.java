@@ -60,6 +60,28 @@ class StatusEndpointTest {
         }
     }
 
+    /**
+     * The harness's client connects from 127.0.0.1, the trusted proxy: a request it relays for a
+     * client on the Internet reaches the application, as if there were no status path.
+     */
+    @Test
+    void aClientBehindAProxyOnThisMachine_reachesTheApplication_notTheStatus() throws Exception {
+        try (JettyHarness jetty = server("status-path", "/leapgate/status")) {
+            HttpResponse<String> relayed = jetty.get("/leapgate/status", "X-Forwarded-For", "203.0.113.9");
+            assertThat(relayed.body()).as("the application's answer").isEqualTo("app");
+            HttpResponse<String> forged = jetty.get("/leapgate/status", "X-Forwarded-For", "127.0.0.1, 203.0.113.9");
+            assertThat(forged.body()).isEqualTo("app");
+            assertThat(jetty.get("/leapgate/status", "X-Forwarded-For", "203.0.113.9")
+                            .statusCode())
+                    .as("limited like any other request of that client")
+                    .isEqualTo(429);
+            assertThat(jetty.get("/leapgate/status", "X-Forwarded-For", "127.0.0.1")
+                            .body())
+                    .as("a browser on this machine, through the proxy")
+                    .startsWith("{\"rules\":");
+        }
+    }
+
     @Test
     void aPeerNotAllowed_reachesTheApplication_underTheRules() throws Exception {
         try (JettyHarness jetty = server("status-path", "/leapgate/status", "status-allow", "10.0.0.0/8")) {
