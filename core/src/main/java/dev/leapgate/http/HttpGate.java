@@ -374,15 +374,30 @@ public final class HttpGate implements AutoCloseable {
     private boolean fromAllowedClient(HttpRequestView request, IpAddress peer) {
         boolean relayed = false;
         for (String field : RELAY_FIELDS) {
-            for (String value : request.headers(field)) {
-                relayed |= value != null && !value.isBlank();
-            }
+            relayed |= hasValue(request, field);
         }
         if (!relayed) {
             return true;
         }
-        return clientIp.trustedProxies().contains(peer)
+        // The proxy must name the client in the header that is believed: one that only sets
+        // another (X-Real-IP) would otherwise leave the proxy itself as the client.
+        boolean named = switch (clientIp.forwardingHeader()) {
+            case FORWARDED -> hasValue(request, "Forwarded");
+            case X_FORWARDED_FOR -> hasValue(request, "X-Forwarded-For");
+            case PREFER_FORWARDED -> hasValue(request, "Forwarded") || hasValue(request, "X-Forwarded-For");
+        };
+        return named
+                && clientIp.trustedProxies().contains(peer)
                 && clientAddress(request).map(statusAllow::contains).orElse(false);
+    }
+
+    private static boolean hasValue(HttpRequestView request, String field) {
+        for (String value : request.headers(field)) {
+            if (value != null && !value.isBlank()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean acceptsHtml(HttpRequestView request) {

@@ -230,6 +230,9 @@ class GateStatusTest {
         assertThat(behindTrusted.status(relayed("/leapgate/status", "127.0.0.1")))
                 .as("not relayed")
                 .isPresent();
+        assertThat(behindTrusted.status(relayed("/leapgate/status", "127.0.0.1", "X-Real-IP", "203.0.113.9")))
+                .as("relayed by a trusted proxy that names the client only in a header not believed")
+                .isEmpty();
 
         HttpGate noTrusted = gate("status-path", "/leapgate/status");
         for (String[] relay : new String[][] {
