@@ -384,6 +384,22 @@ public final class ConfigParser {
             origin = OriginSource.ip();
         }
         RuleSet rules = RuleSet.empty();
+        if (rulesNoneSetting != null) {
+            // Inline, rules = none says what it says in a rules file: no rule, on purpose. Given with
+            // rules, one of the two is a mistake, and a reader could not tell which was meant.
+            if (rulesFile != null) {
+                problems.add(
+                        rulesNoneSetting,
+                        "says there is no rule, but " + problems.key("rules-file") + " names a file of rules ("
+                                + rulesFile + "); remove one or the other (a rules file that holds no rule on"
+                                + " purpose says rules = none itself)");
+            } else if (!ruleSettings.isEmpty()) {
+                problems.add(
+                        rulesNoneSetting,
+                        "says there is no rule, but " + problems.key("rule.*") + " settings are given; remove"
+                                + " one or the other");
+            }
+        }
         if (rulesFile != null) {
             // One place for the rules: a reload replaces the file's rules, and inline ones would
             // either be lost or silently outlive it.
@@ -650,7 +666,8 @@ public final class ConfigParser {
             case "rules" -> {
                 if (!value.equals("none")) {
                     throw new IllegalArgumentException(ValueSyntax.shown(value) + " is not allowed; rules = none"
-                            + " says that the file holds no rule on purpose, and rules go in rule.<name>.<setting>");
+                            + " says that " + (rulesFileOnly ? "the file holds" : "there is") + " no rule on"
+                            + " purpose, and rules go in " + problems.key("rule.<name>.<setting>"));
                 }
                 rulesNoneSetting = s;
             }
@@ -740,10 +757,6 @@ public final class ConfigParser {
                     s,
                     "unknown key; a rule setting is written " + problems.key("rule.<name>." + key) + ", e.g. "
                             + problems.key("rule.login." + key));
-            return;
-        }
-        if (key.equals("rules") && !rulesFileOnly) {
-            problems.add(s, "unknown key; rules = none belongs in a rules file, to say it holds no rule on purpose");
             return;
         }
         int dot = key.indexOf('.');

@@ -117,6 +117,28 @@ class GlobalSettingsTest {
                                 + " with the rules");
     }
 
+    @Test
+    void rulesNone_inline_saysThereIsNoRuleOnPurpose_andIsRefusedWithRulesOrARulesFile() {
+        LeapgateConfig none = parse("rules", "none", "deny", "192.0.2.1");
+        assertThat(none.rules().rules()).isEmpty();
+        assertThat(none.rules().deny().toString()).isEqualTo("192.0.2.1/32");
+
+        assertThat(problems("rule.login.match", "POST /login", "rule.login.limit", "5/1m", "rules", "none"))
+                .containsExactly(
+                        "rules: says there is no rule, but rule.* settings are given; remove one or the other");
+        assertThat(problems("rules", "none", "rules-file", "/etc/leapgate/rules.properties"))
+                .containsExactly("rules: says there is no rule, but rules-file names a file of rules"
+                        + " (/etc/leapgate/rules.properties); remove one or the other (a rules file that holds no"
+                        + " rule on purpose says rules = none itself)");
+        assertThat(problems("rules", "all"))
+                .containsExactly("rules: 'all' is not allowed; rules = none says that there is no rule on purpose,"
+                        + " and rules go in rule.<name>.<setting>");
+        assertThat(ConfigProblems.of(() -> ConfigParser.parse(
+                        map("rules", "none", "rule.a.match", "/a", "rule.a.limit", "1/s"), SOURCE, "leapgate.")))
+                .containsExactly("leapgate.rules: says there is no rule, but leapgate.rule.* settings are given;"
+                        + " remove one or the other");
+    }
+
     // --- client IP
 
     @Test

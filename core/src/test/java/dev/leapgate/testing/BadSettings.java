@@ -178,6 +178,11 @@ public final class BadSettings {
                     "invalid CIDR '/8': empty; no space is allowed inside a block",
                     join(RULE, "deny", "10.0.0.0 /8")),
             main(
+                    "no rule on purpose, given with rules",
+                    "rules",
+                    "says there is no rule, but {prefix}rule.* settings are given; remove one or the other",
+                    join(RULE, "rules", "none")),
+            main(
                     "a misspelt key",
                     "trusted-proxis",
                     "unknown key; did you mean {prefix}trusted-proxies?",

@@ -102,9 +102,10 @@ public class LeapgateProperties {
     private String storeInstances;
 
     /**
-     * none, as a rules file says that it holds no rule on purpose. Accepted here, but it changes
-     * nothing: properties without any rule are not refused (the gate then limits nothing); only a
-     * rules file without rules is.
+     * none: there is no rule on purpose, as a rules file says it. Refused together with
+     * leapgate.rule.* or leapgate.rules-file (a rules file that holds no rule says rules = none
+     * itself). Properties without any rule are accepted without it too (the gate then limits
+     * nothing).
      */
     private String rules;
 

@@ -175,6 +175,28 @@ class LeapgateAutoConfigurationTest {
     }
 
     @Test
+    void rulesNone_saysThereIsNoRuleOnPurpose_andFailsTheStartNextToRules() {
+        LeapgateProperties none = new LeapgateProperties();
+        none.setRules("none");
+        assertThat(none.toConfig().rules().rules()).isEmpty();
+
+        Throwable failure = catchThrowable(() -> BootApps.start(
+                        Map.of(
+                                "leapgate.rules", "none",
+                                "leapgate.rule.login.match", "GET /ok",
+                                "leapgate.rule.login.limit", "5/1m"),
+                        new ManualClock())
+                .close());
+
+        assertThat(findCause(failure, ConfigException.class))
+                .as("the start failed on Leapgate's configuration")
+                .isNotNull();
+        assertThat(new LeapgateFailureAnalyzer().analyze(failure).getDescription())
+                .contains("leapgate.rules: says there is no rule, but leapgate.rule.* settings are given; remove one"
+                        + " or the other");
+    }
+
+    @Test
     void anUnknownProperty_failsTheStart_ratherThanBeingIgnored() {
         Throwable failure = catchThrowable(() -> BootApps.start(
                         Map.of(
