@@ -617,10 +617,16 @@ public final class ConfigParser {
             }
             case "status-path" -> {
                 String normalized = value.startsWith("/") ? dev.leapgate.http.RequestPath.normalize(value) : null;
-                if (normalized == null || !normalized.equals(value) || value.contains("*") || value.contains("{")) {
+                boolean wildcard = value.contains("*") || value.contains("{");
+                if (normalized == null || !normalized.equals(value) || wildcard) {
+                    // The path is compared with requests' canonical paths: a spelling that is not
+                    // its own canonical form would never be asked for.
+                    boolean fixable = normalized != null && !wildcard && !normalized.equals("/");
                     throw new IllegalArgumentException("must be a plain path within the application, such as"
-                            + " /leapgate/status (starting with '/', no wildcards, no dot segments), was "
-                            + ValueSyntax.shown(value));
+                            + " /leapgate/status (starting with '/', no wildcards, no dot segments, no doubled or"
+                            + " trailing slashes, no query, no escapes of characters that need none), was "
+                            + ValueSyntax.shown(value)
+                            + (fixable ? "; did you mean " + normalized + "?" : ""));
                 }
                 statusPath = value;
             }

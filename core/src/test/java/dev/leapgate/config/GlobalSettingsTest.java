@@ -354,13 +354,23 @@ class GlobalSettingsTest {
                         .monitoring()
                         .statusPath())
                 .hasValue("/leapgate/status");
-        for (String bad : List.of("leapgate/status", "/a/../status", "/status/**", "/a//b", "/%73tatus")) {
-            assertThat(ConfigProblems.of(() -> ConfigParser.parse(Map.of("status-path", bad), "test")))
-                    .as(bad)
-                    .containsExactly("status-path: must be a plain path within the application, such as"
-                            + " /leapgate/status (starting with '/', no wildcards, no dot segments), was '" + bad
-                            + "'");
-        }
+        Map<String, String> suggestions = new LinkedHashMap<>();
+        suggestions.put("leapgate/status", "");
+        suggestions.put("/status/**", "");
+        suggestions.put("/users/{id}", "");
+        suggestions.put("/a/../status", "; did you mean /status?");
+        suggestions.put("/leapgate//status", "; did you mean /leapgate/status?");
+        suggestions.put("/leapgate/status/", "; did you mean /leapgate/status?");
+        suggestions.put("/status?x=1", "; did you mean /status?");
+        suggestions.put("/%73tatus", "; did you mean /status?");
+        suggestions.put("/..", "");
+        suggestions.forEach((bad, suggestion) -> assertThat(
+                        ConfigProblems.of(() -> ConfigParser.parse(Map.of("status-path", bad), "test")))
+                .as(bad)
+                .containsExactly("status-path: must be a plain path within the application, such as"
+                        + " /leapgate/status (starting with '/', no wildcards, no dot segments, no doubled or"
+                        + " trailing slashes, no query, no escapes of characters that need none), was '" + bad
+                        + "'" + suggestion));
         assertThat(ConfigProblems.of(() -> ConfigParser.parse(Map.of("status-allow", "10.0.0.0/8"), "test")))
                 .containsExactly(
                         "status-allow: applies only with status-path; without it there is no status to answer");
