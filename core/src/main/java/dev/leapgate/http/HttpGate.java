@@ -192,7 +192,11 @@ public final class HttpGate implements AutoCloseable {
         if (store != null) {
             logSharing(initial);
         }
-        this.checks = List.copyOf(builder.checks);
+        List<Function<RuleSet, List<String>>> allChecks = new ArrayList<>();
+        int ipv6PrefixLength = config.clientIp().ipv6PrefixLength();
+        allChecks.add(rules -> RuleChecks.narrowerThanAClient(rules, ipv6PrefixLength));
+        allChecks.addAll(builder.checks);
+        this.checks = List.copyOf(allChecks);
         runChecks(initial);
         this.reloading = config.rulesFile()
                 .map(file -> new ReloadingRules(
@@ -453,8 +457,10 @@ public final class HttpGate implements AutoCloseable {
     }
 
     /**
-     * What the adapter's checks ({@link Builder#check}) found wrong with the rules in force, such as
-     * rules that can never match; logged at WARN when the rules were applied. Empty when all is well.
+     * What the gate's own check (IPv6 {@code deny} entries and {@code origin:} scopes narrower than
+     * a client) and the adapter's checks ({@link Builder#check}) found wrong with the rules in force,
+     * such as rules that can never match; logged at WARN when the rules were applied. Empty when all
+     * is well.
      */
     public List<String> warnings() {
         return warnings;

@@ -1,7 +1,11 @@
 package dev.leapgate.http;
 
+import dev.leapgate.net.Cidr;
+import dev.leapgate.net.ClientKey;
+import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.Scope;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -12,7 +16,8 @@ import java.util.function.Predicate;
  * Finds rules that can never match, where an adapter knows enough about the application to tell,
  * and says why: a rule that starts silently and limits nothing is a limit the operator believes is
  * there. Adapters run these checks when the gate starts and at every reload ({@link
- * HttpGate.Builder#check}), and the gate logs what they find at WARN.
+ * HttpGate.Builder#check}), and the gate logs what they find at WARN. The gate runs one check of
+ * its own on every rule set: IPv6 origins narrower than a client ({@link #narrowerThanAClient}).
  */
 public final class RuleChecks {
 
@@ -49,6 +54,73 @@ public final class RuleChecks {
             }
         }
         return problems;
+    }
+
+    /**
+     * {@code deny} entries and {@code scope = origin:<address>} rules that name less of the IPv6
+     * address space than one client holds: a subscriber is given a whole /64 (the configured {@code
+     * ipv6-prefix}), and picks any address in it, so a denial of one of its addresses, or a rule for
+     * one, is escaped by the next address it takes. Per-client rules count such a client once (its
+     * prefix is its key); these name one address of it. Valid, so a warning and not an error: on a
+     * network that hands out single addresses, or for one server's address, it is what is meant.
+     *
+     * @param ipv6PrefixLength the prefix length IPv6 clients are grouped by ({@code ipv6-prefix})
+     */
+    static List<String> narrowerThanAClient(RuleSet rules, int ipv6PrefixLength) {
+        Objects.requireNonNull(rules, "rules");
+        List<String> problems = new ArrayList<>();
+        String counted = " (per-client rules count each /" + ipv6PrefixLength + " as one client: ipv6-prefix = "
+                + ipv6PrefixLength + ")";
+        for (Cidr block : rules.deny().ranges().cidrs()) {
+            String client = clientBlock(block.isIpv4(), block.prefixLength(), block.network(), ipv6PrefixLength);
+            if (client != null) {
+                problems.add("deny: " + block
+                        + (block.prefixLength() == 128
+                                ? " is one IPv6 address"
+                                : " is narrower than /" + ipv6PrefixLength)
+                        + ", but an IPv6 client holds a whole /" + ipv6PrefixLength
+                        + " and escapes the denial by taking another address in " + client + counted
+                        + "; to deny that client, write " + client);
+            }
+        }
+        for (FlowRule rule : rules.rules()) {
+            if (rule.scope().kind() != Scope.Kind.ORIGIN) {
+                continue;
+            }
+            IpAddress address;
+            try {
+                address = IpAddress.parse(rule.scope().origin());
+            } catch (IllegalArgumentException anIdentifier) {
+                continue;
+            }
+            String client = clientBlock(address.isIpv4(), 128, address, ipv6PrefixLength);
+            if (client != null) {
+                problems.add("rule '" + rule.name() + "': scope " + rule.scope() + " limits one IPv6 address, but an"
+                        + " IPv6 client holds a whole /" + ipv6PrefixLength + " and escapes the rule by taking another"
+                        + " address in " + client + counted + "; a per-origin rule counts " + client
+                        + " as one client");
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * The client block ({@code 2001:db8:1:2::/64}) that an IPv6 block of {@code prefixLength} bits
+     * starting at {@code first} lies in, when it is narrower than that block; else null. Not for
+     * IPv4, multicast (never a client) or addresses in ::/64 (loopback, unspecified: no subscriber
+     * holds them).
+     */
+    private static String clientBlock(boolean ipv4, int prefixLength, IpAddress first, int ipv6PrefixLength) {
+        if (ipv4 || prefixLength <= ipv6PrefixLength) {
+            return null;
+        }
+        long key;
+        try {
+            key = ClientKey.of(first, ipv6PrefixLength);
+        } catch (IllegalArgumentException multicast) {
+            return null;
+        }
+        return key == 0 ? null : ClientKey.format(key, ipv6PrefixLength);
     }
 
     /**

@@ -118,4 +118,21 @@ class ConfigurationDocTest {
                         .strip())
                 .isEqualTo(quoted.get(2).strip());
     }
+
+    @Test
+    void theIpv6WarningsQuoted_areTheGatesOwnWords() throws IOException {
+        String errors = doc().substring(doc().indexOf("## Errors"));
+        String quoted = blocks(errors, "text").get(3);
+        Map<String, String> params = new LinkedHashMap<>();
+        params.put("rule.crawler.match", "/api/**");
+        params.put("rule.crawler.limit", "10/1m");
+        params.put("rule.crawler.scope", "origin:2001:db8:1:2::7");
+        params.put("deny", "2001:db8:1:2::7");
+
+        dev.leapgate.http.HttpGate gate = dev.leapgate.http.HttpGate.builder(
+                        ConfigParser.parse(params, "CONFIGURATION.md"))
+                .build();
+
+        assertThat(String.join("\n", gate.warnings())).isEqualTo(quoted.strip());
+    }
 }

@@ -447,4 +447,45 @@ class HttpGateTest {
         assertThat(limited.status()).isEqualTo(429);
         assertThat(limited.headers()).containsKey("Retry-After");
     }
+
+    @Test
+    void ipv6DenyEntriesAndOriginScopes_narrowerThanAClient_areWarnings_namingTheClientsBlock() {
+        String counted = " (per-client rules count each /64 as one client: ipv6-prefix = 64)";
+        HttpGate gate = gate(
+                "rule.one.match", "/a",
+                "rule.one.limit", "5/1m",
+                "rule.one.scope", "origin:2001:db8:1:2::7",
+                "rule.v4.match", "/a",
+                "rule.v4.limit", "5/1m",
+                "rule.v4.scope", "origin:192.0.2.7",
+                "deny", "2001:db8:1:2::7, 2001:db8:9::/96, 2001:db8:5::/64, 2001:db8::/48, 192.0.2.1, ::1");
+
+        assertThat(gate.warnings())
+                .containsExactlyInAnyOrder(
+                        "deny: 2001:db8:1:2::7/128 is one IPv6 address, but an IPv6 client holds a whole /64 and"
+                                + " escapes the denial by taking another address in 2001:db8:1:2::/64" + counted
+                                + "; to deny that client, write 2001:db8:1:2::/64",
+                        "deny: 2001:db8:9::/96 is narrower than /64, but an IPv6 client holds a whole /64 and"
+                                + " escapes the denial by taking another address in 2001:db8:9::/64" + counted
+                                + "; to deny that client, write 2001:db8:9::/64",
+                        "rule 'one': scope origin:2001:db8:1:2::7 limits one IPv6 address, but an IPv6 client"
+                                + " holds a whole /64 and escapes the rule by taking another address in"
+                                + " 2001:db8:1:2::/64" + counted + "; a per-origin rule counts 2001:db8:1:2::/64 as"
+                                + " one client");
+
+        assertThat(gate("ipv6-prefix", "48", "deny", "2001:db8:5::/64").warnings())
+                .containsExactly("deny: 2001:db8:5::/64 is narrower than /48, but an IPv6 client holds a whole /48"
+                        + " and escapes the denial by taking another address in 2001:db8:5::/48 (per-client rules"
+                        + " count each /48 as one client: ipv6-prefix = 48); to deny that client, write"
+                        + " 2001:db8:5::/48");
+
+        HttpGate reloaded = gate("deny", "2001:db8:5::/64, 192.0.2.1");
+        assertThat(reloaded.warnings()).isEmpty();
+        reloaded.update(ConfigParser.parseRules("rules = none\ndeny = 2001:db8:7::1", "rules.properties"));
+        assertThat(reloaded.warnings())
+                .as("checked again at every reload")
+                .singleElement()
+                .asString()
+                .startsWith("deny: 2001:db8:7::1/128 is one IPv6 address");
+    }
 }
