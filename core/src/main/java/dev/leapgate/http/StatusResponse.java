@@ -6,8 +6,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -21,6 +23,11 @@ import java.util.Objects;
  * {@code Content-Security-Policy}: nothing but its own style and script (allowed by their SHA-256
  * hashes), requests only to its own origin, no frames, forms or plugins.
  *
+ * <p>Immutable: the body is copied when the response is made and each time {@link #body()} is
+ * called, so that no caller can change what another is sent (every gate answers with one page).
+ * The copy costs a request for the status only; other requests never get a {@code
+ * StatusResponse}.
+ *
  * @param headers header fields in the order to send them
  * @param contentType the body's media type
  * @param body the body, UTF-8
@@ -30,7 +37,13 @@ public record StatusResponse(Map<String, String> headers, String contentType, by
     public StatusResponse {
         headers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(headers));
         Objects.requireNonNull(contentType, "contentType");
-        Objects.requireNonNull(body, "body");
+        body = Objects.requireNonNull(body, "body").clone();
+    }
+
+    /** The body, UTF-8: a copy, which the caller may keep or change. */
+    @Override
+    public byte[] body() {
+        return body.clone();
     }
 
     /** The status as JSON. */
@@ -49,6 +62,26 @@ public record StatusResponse(Map<String, String> headers, String contentType, by
     /** The body as text. */
     public String text() {
         return new String(body, StandardCharsets.UTF_8);
+    }
+
+    /** Equal when the header fields (in order), the content type and the body's bytes are. */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof StatusResponse other
+                && List.copyOf(headers.entrySet()).equals(List.copyOf(other.headers.entrySet()))
+                && contentType.equals(other.contentType)
+                && Arrays.equals(body, other.body);
+    }
+
+    @Override
+    public int hashCode() {
+        return (headers.hashCode() * 31 + contentType.hashCode()) * 31 + Arrays.hashCode(body);
+    }
+
+    @Override
+    public String toString() {
+        return "StatusResponse[headers=" + headers + ", contentType=" + contentType + ", body=" + body.length
+                + " bytes]";
     }
 
     /** The page, read and hashed once, when first asked for. */

@@ -11,6 +11,7 @@ import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.testing.HeldSleeper;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -256,6 +257,28 @@ class GateStatusTest {
         assertThat(gate.status(request("GET", "/status", "127.0.0.1"))).isPresent();
         assertThat(gate.status(request("GET", "/status", "::1"))).isPresent();
         assertThat(gate.status(request("GET", "/status", "10.0.0.1"))).isEmpty();
+    }
+
+    @Test
+    void theBody_cannotBeChangedThroughTheResponse_forTheNextRequestOrAnotherGate() {
+        HttpGate gate = gate("rule.api.match", "/**", "rule.api.limit", "3/1m", "status-path", "/status");
+        HttpGate other = gate("rule.b.match", "/b", "rule.b.limit", "3/1m", "status-path", "/status");
+        HttpRequestView browser = request("GET", "/status", "127.0.0.1", "text/html");
+        StatusResponse first = gate.status(browser).orElseThrow();
+        String page = first.text();
+
+        java.util.Arrays.fill(first.body(), (byte) 'x');
+
+        assertThat(first.text()).isEqualTo(page);
+        assertThat(gate.status(browser).orElseThrow().text()).isEqualTo(page);
+        assertThat(other.status(browser).orElseThrow().text()).isEqualTo(page);
+        assertThat(gate.status(browser).orElseThrow()).isEqualTo(first).hasSameHashCodeAs(first);
+
+        byte[] given = "{}".getBytes(StandardCharsets.UTF_8);
+        StatusResponse made = new StatusResponse(Map.of(), "application/json", given);
+        given[0] = 'x';
+        assertThat(made.text()).isEqualTo("{}");
+        assertThat(made.toString()).isEqualTo("StatusResponse[headers={}, contentType=application/json, body=2 bytes]");
     }
 
     @Test

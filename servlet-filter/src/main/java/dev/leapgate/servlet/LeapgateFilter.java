@@ -226,8 +226,9 @@ public class LeapgateFilter implements Filter {
             response.setStatus(HttpServletResponse.SC_OK);
             answer.headers().forEach(response::setHeader);
             response.setContentType(answer.contentType());
-            response.setContentLength(answer.body().length);
-            response.getOutputStream().write(answer.body());
+            byte[] body = answer.body();
+            response.setContentLength(body.length);
+            response.getOutputStream().write(body);
             return;
         }
         Decision decision = gate.enter(view);
