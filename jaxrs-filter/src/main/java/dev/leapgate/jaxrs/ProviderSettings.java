@@ -30,7 +30,7 @@ import java.util.TreeMap;
  * @param clock the clock
  * @param sleeper how paced requests wait
  * @param clientIpHeader the header standing in for the peer address where there is no servlet
- *     request, or null
+ *     request, or null; safe only behind a proxy that overwrites it on every request
  * @param maxRequestTime after how long an admitted request whose end the runtime did not report is
  *     released all the same ({@link Leases})
  */
