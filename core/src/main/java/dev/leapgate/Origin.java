@@ -1,5 +1,6 @@
 package dev.leapgate;
 
+import dev.leapgate.internal.Sha256;
 import dev.leapgate.net.ClientKey;
 import dev.leapgate.net.IpAddress;
 import java.util.Objects;
@@ -21,28 +22,44 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class Origin {
 
     private static final long SEED = ThreadLocalRandom.current().nextLong();
-    private static final Origin UNKNOWN = new Origin(ClientKey.UNKNOWN, null, "unknown");
+    private static final Origin UNKNOWN = new Origin(ClientKey.UNKNOWN, null, "unknown", false);
+    /** Hex digits of a secret's SHA-256 that {@link #toString()} shows: 48 bits. */
+    private static final int FINGERPRINT_DIGITS = 12;
 
     private final long key;
     private final IpAddress ip;
     private final String id;
+    private final boolean secret;
 
-    private Origin(long key, IpAddress ip, String id) {
+    private Origin(long key, IpAddress ip, String id, boolean secret) {
         this.key = key;
         this.ip = ip;
         this.id = id;
+        this.secret = secret;
     }
 
     /** The client at {@code ip}; IPv6 clients are grouped by their first {@code ipv6PrefixLength} bits. */
     public static Origin ip(IpAddress ip, int ipv6PrefixLength) {
         Objects.requireNonNull(ip, "ip");
-        return new Origin(ClientKey.of(ip, ipv6PrefixLength), ip, null);
+        return new Origin(ClientKey.of(ip, ipv6PrefixLength), ip, null, false);
     }
 
-    /** The client identified by {@code id} (an API key, a user name). */
+    /** The client identified by {@code id} (a user name, a client id), shown as it is. */
     public static Origin id(String id) {
         Objects.requireNonNull(id, "id");
-        return new Origin(hash(id), null, id);
+        return new Origin(hash(id), null, id, false);
+    }
+
+    /**
+     * The client identified by a credential such as an API key: counted and named by rules as
+     * {@link #id(String)} is, but never shown. {@link #toString()} (what the status and the rejection
+     * log print) is its fingerprint, {@code sha256:} and the first 12 hex digits of the SHA-256 of its
+     * UTF-8 bytes ({@code printf %s "$KEY" | sha256sum | cut -c1-12} gives the digits), and a shared
+     * store keeps its windows under a hash of it.
+     */
+    public static Origin secret(String id) {
+        Objects.requireNonNull(id, "id");
+        return new Origin(hash(id), null, id, true);
     }
 
     /** A client whose address could not be determined; all such clients share one key. */
@@ -60,9 +77,17 @@ public final class Origin {
         return ip;
     }
 
-    /** The text rules name this origin by: the IP address in canonical form, or the identifier. */
+    /**
+     * The text rules name this origin by: the IP address in canonical form, or the identifier (also
+     * a {@link #secret}'s, as sent: do not print it).
+     */
     public String id() {
         return ip != null ? ip.toString() : id;
+    }
+
+    /** Whether the identifier is a credential, never to be shown: see {@link #secret(String)}. */
+    public boolean isSecret() {
+        return secret;
     }
 
     /** Seeded FNV-1a over the UTF-16 units, finished with Murmur3's mixer. */
@@ -88,8 +113,9 @@ public final class Origin {
         return Long.hashCode(key);
     }
 
+    /** The origin as the status and the log show it: {@link #id()}, or a secret's fingerprint. */
     @Override
     public String toString() {
-        return id();
+        return secret ? "sha256:" + Sha256.hex(id, FINGERPRINT_DIGITS) : id();
     }
 }

@@ -59,6 +59,7 @@ public final class ConfigParser {
             "forwarded-header",
             "ipv6-prefix",
             "origin",
+            "header-origin-shown",
             "exempt",
             "allow-wide-exempt",
             "deny",
@@ -125,6 +126,9 @@ public final class ConfigParser {
     private static final java.util.regex.Pattern KEY_PREFIX = java.util.regex.Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
 
     private static final Map<String, Boolean> BOOLEANS = ordered(List.of("true", "false"), List.of(true, false));
+    /** {@code header-origin-shown}: whether a header's values are shown as sent. */
+    private static final Map<String, Boolean> ORIGIN_SHOWN =
+            ordered(List.of("fingerprint", "as-sent"), List.of(false, true));
 
     private final Problems problems;
     private final boolean rulesFileOnly;
@@ -144,6 +148,9 @@ public final class ConfigParser {
     private CidrList trusted = CidrList.empty();
     private boolean allowWideProxies;
     private OriginSource origin;
+    /** {@code header-origin-shown}, if given: whether a header origin's values are shown as sent. */
+    private Setting headerOriginShown;
+
     private Setting exemptSetting;
     private Setting allowWideExemptSetting;
     private OriginList exempt = OriginList.empty();
@@ -382,6 +389,16 @@ public final class ConfigParser {
         settings.forEach(this::take);
         if (origin == null) {
             origin = OriginSource.ip();
+        }
+        if (headerOriginShown != null) {
+            if (origin.kind() != OriginSource.Kind.HEADER) {
+                problems.add(
+                        headerOriginShown,
+                        "applies only with " + problems.key("origin") + " = header:<Header-Name>, and origin is "
+                                + origin + " (whose values are shown as they are); remove it");
+            } else if (ValueSyntax.choice(headerOriginShown.value(), ORIGIN_SHOWN)) {
+                origin = origin.valuesShownAsSent();
+            }
         }
         RuleSet rules = RuleSet.empty();
         if (rulesNoneSetting != null) {
@@ -657,6 +674,10 @@ public final class ConfigParser {
             // 32..64 as ClientKey allows; checked here so the message speaks of ipv6-prefix.
             case "ipv6-prefix" -> clientIp.ipv6PrefixLength(ValueSyntax.integer(value, 32, 64));
             case "origin" -> origin = originSource(value);
+            case "header-origin-shown" -> {
+                ValueSyntax.choice(value, ORIGIN_SHOWN); // checked now, applied once origin is known
+                headerOriginShown = s;
+            }
             case "exempt" -> {
                 exempt = OriginList.parse(value);
                 exemptSetting = s;

@@ -16,8 +16,13 @@ import java.util.Objects;
  * @param kind which of the three
  * @param headerName the header for {@link Kind#HEADER}, an RFC 9110 token as written (header
  *     names compare ignoring case); {@code null} otherwise
+ * @param valuesShown for {@link Kind#HEADER}, whether the header's values are shown as sent in the
+ *     status and the rejection log ({@code header-origin-shown = as-sent}); by default such a value,
+ *     usually a credential (an API key), is shown only as its fingerprint (see {@link
+ *     dev.leapgate.Origin#secret}). Always false for the other kinds, whose origins are shown as
+ *     they are (an address, a user name).
  */
-public record OriginSource(Kind kind, String headerName) {
+public record OriginSource(Kind kind, String headerName, boolean valuesShown) {
 
     /** The three sources. */
     public enum Kind {
@@ -29,8 +34,17 @@ public record OriginSource(Kind kind, String headerName) {
     private static final OriginSource IP = new OriginSource(Kind.IP, null);
     private static final OriginSource PRINCIPAL = new OriginSource(Kind.PRINCIPAL, null);
 
+    /** A source whose values, if it is a header, are shown only as fingerprints. */
+    public OriginSource(Kind kind, String headerName) {
+        this(kind, headerName, false);
+    }
+
     public OriginSource {
         Objects.requireNonNull(kind, "kind");
+        if (valuesShown && kind != Kind.HEADER) {
+            throw new IllegalArgumentException(
+                    "only a header's values are shown as sent or as fingerprints, not the " + kind + "'s");
+        }
         if (kind == Kind.HEADER) {
             Objects.requireNonNull(headerName, "headerName");
             if (!HttpToken.isToken(headerName)) {
@@ -53,6 +67,11 @@ public record OriginSource(Kind kind, String headerName) {
 
     public static OriginSource principal() {
         return PRINCIPAL;
+    }
+
+    /** This header source, with its values shown as sent ({@code header-origin-shown = as-sent}). */
+    public OriginSource valuesShownAsSent() {
+        return new OriginSource(kind, headerName, true);
     }
 
     /** The configuration spelling: {@code ip}, {@code header:X-Api-Key}, {@code principal}. */

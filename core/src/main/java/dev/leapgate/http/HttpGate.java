@@ -612,7 +612,7 @@ public final class HttpGate implements AutoCloseable {
                 List<String> values = request.headers(originSource.headerName());
                 String value = values.isEmpty() ? null : values.get(0).strip();
                 if (value != null && !value.isEmpty()) {
-                    return Origin.id(value);
+                    return originSource.valuesShown() ? Origin.id(value) : Origin.secret(value);
                 }
             }
             case PRINCIPAL -> {

@@ -19,11 +19,7 @@ import dev.leapgate.store.SharedWindow;
 import dev.leapgate.store.StoreSettings;
 import dev.leapgate.store.Verdict;
 import dev.leapgate.store.WindowStore;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -657,7 +653,10 @@ public abstract sealed class Limit {
             if (ip != null) {
                 id = ip.isIpv4() ? ip.toString() : "6:" + Long.toHexString(origin.key()); // the /64 (or so) prefix
             } else {
-                id = origin.id().length() <= 64 ? "i:" + origin.id() : "h:" + sha256(origin.id());
+                // A secret (an API key) is kept under its hash, like an identifier too long for a key.
+                id = origin.id().length() <= 64 && !origin.isSecret()
+                        ? "i:" + origin.id()
+                        : "h:" + Sha256.hex(origin.id(), 32);
             }
             return "{o:" + id + "}" + suffix;
         }
@@ -882,15 +881,6 @@ public abstract sealed class Limit {
             }
             Remembered r = remembered(nowNanos, origin);
             return Duration.ofNanos(r == null ? bucketNanos : r.untilNanos - nowNanos);
-        }
-
-        private static String sha256(String text) {
-            try {
-                byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-                return HexFormat.of().formatHex(digest, 0, 16);
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("SHA-256 is required of every JVM", e);
-            }
         }
     }
 }

@@ -60,6 +60,32 @@ class GlobalSettingsTest {
         assertThat(defaults.clientIp().toString()).isEqualTo(config.clientIp().toString());
     }
 
+    // --- header-origin-shown
+
+    @Test
+    void headerOriginShown_fingerprintByDefault_asSentOnRequest_onlyForAHeaderOrigin() {
+        assertThat(parse("origin", "header:X-Api-Key").origin().valuesShown()).isFalse();
+        assertThat(parse("origin", "header:X-Api-Key", "header-origin-shown", "fingerprint")
+                        .origin()
+                        .valuesShown())
+                .isFalse();
+        assertThat(parse("origin", "header:X-Client-Id", "header-origin-shown", "as-sent")
+                        .origin())
+                .isEqualTo(OriginSource.header("X-Client-Id").valuesShownAsSent());
+
+        assertThat(problems("header-origin-shown", "as-sent"))
+                .containsExactly("header-origin-shown: applies only with origin = header:<Header-Name>, and"
+                        + " origin is ip (whose values are shown as they are); remove it");
+        assertThat(problems("origin", "principal", "header-origin-shown", "fingerprint"))
+                .singleElement()
+                .asString()
+                .contains("origin is principal");
+        assertThat(problems("origin", "header:X-Api-Key", "header-origin-shown", "raw"))
+                .singleElement()
+                .asString()
+                .startsWith("header-origin-shown: 'raw' is not allowed; expected fingerprint or as-sent");
+    }
+
     // --- rules-file and reload-interval
 
     @Test
@@ -277,7 +303,7 @@ class GlobalSettingsTest {
                         + " e.g. rule.login.match",
                 "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"
                         + " reload-interval, trusted-proxies, allow-wide-trusted-proxies, forwarded-header,"
-                        + " ipv6-prefix, origin, exempt, allow-wide-exempt, deny, status, deny-status,"
+                        + " ipv6-prefix, origin, header-origin-shown, exempt, allow-wide-exempt, deny, status, deny-status,"
                         + " rate-limit-headers, body, rejection-log, status-path, status-allow, store, store-key-prefix, store-timeout, store-on-failure or store-instances",
             })
     void unknownKey_isRejected_withTheLikeliestKey(String key, String message) {

@@ -415,6 +415,33 @@ class GateStatusTest {
                         + "\"about\":1}]");
     }
 
+    /** An API key is a credential: the status names a header origin by its fingerprint, unless shown as sent. */
+    @Test
+    void theClientsRejectedMost_byAHeader_areFingerprints_unlessShownAsSent() {
+        for (String shown : new String[] {"fingerprint", "as-sent"}) { // fingerprint: the default
+            HttpGate gate = gate(
+                    "origin", "header:X-Api-Key",
+                    // the fingerprint by default: then a setting that changes nothing takes the place
+                    shown.equals("as-sent") ? "header-origin-shown" : "rejection-log",
+                    shown.equals("as-sent") ? "as-sent" : "10s",
+                    "rule.api.match", "/**",
+                    "rule.api.limit", "1/1h",
+                    "rule.api.scope", "per-origin");
+            for (int i = 0; i < 3; i++) {
+                gate.enter(HttpGateTest.Request.of("GET", "/x", "203.0.113.1", "X-Api-Key", "k-1f0e2d3c4b5a"));
+            }
+
+            // printf %s k-1f0e2d3c4b5a | sha256sum | cut -c1-12
+            String client = shown.equals("as-sent") ? "k-1f0e2d3c4b5a" : "sha256:7b1976ad0b1e";
+            assertThat(gate.statusJson())
+                    .as(shown)
+                    .contains("\"rejectedMost\":[{\"client\":\"" + client + "\",\"about\":2}]");
+            if (!shown.equals("as-sent")) {
+                assertThat(gate.statusJson()).doesNotContain("k-1f0e2d3c4b5a");
+            }
+        }
+    }
+
     @Test
     void theRulesFile_saysWhenItWasLastApplied_andWhyTheLastChangeWasRejected(@TempDir Path dir) throws Exception {
         Path rules = dir.resolve("rules.properties");

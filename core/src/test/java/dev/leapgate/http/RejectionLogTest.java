@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
 import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGateTest.Request;
 import dev.leapgate.net.IpAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,6 +95,38 @@ class RejectionLogTest {
                 .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from"
                         + " k1\\r\\nLeapgate: rule 'login' rejected 0 requests\\u001B[2J\\u0085\\u2028\\u202E"
                         + " (about 2)");
+    }
+
+    /**
+     * A header origin is usually a credential (an API key): the log names its fingerprint, never the
+     * key, unless header-origin-shown = as-sent.
+     */
+    @Test
+    void aHeaderOrigin_isNamedByItsFingerprint_unlessShownAsSent() {
+        for (String shown : new String[] {"fingerprint", "as-sent"}) { // fingerprint: the default
+            lines.clear();
+            HttpGate gate = gate(
+                    "origin", "header:X-Api-Key",
+                    // the fingerprint by default: then a setting that changes nothing takes the place
+                    shown.equals("as-sent") ? "header-origin-shown" : "rejection-log",
+                    shown.equals("as-sent") ? "as-sent" : "10s",
+                    "rule.api.match", "/api/**",
+                    "rule.api.limit", "1/1h",
+                    "rule.api.scope", "per-origin");
+            Request request = Request.of("GET", "/api/x", "203.0.113.1", "X-Api-Key", "k-1f0e2d3c4b5a");
+            for (int i = 0; i < 3; i++) {
+                gate.enter(request);
+            }
+            clock.advance(Duration.ofSeconds(10));
+            gate.enter(request);
+
+            // printf %s k-1f0e2d3c4b5a | sha256sum | cut -c1-12
+            String named = shown.equals("as-sent") ? "k-1f0e2d3c4b5a" : "sha256:7b1976ad0b1e";
+            assertThat(lines)
+                    .as(shown)
+                    .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from " + named
+                            + " (about 2)");
+        }
     }
 
     @Test

@@ -270,9 +270,13 @@ class SharedStoreTest {
         gate.enter("POST", "/login", Origin.ip(IpAddress.parse("2001:db8:1:2::ffff"), 64));
         gate.enter("POST", "/login", Origin.id("api-key-1"));
         gate.enter("POST", "/login", Origin.id("k".repeat(100)));
+        gate.enter("POST", "/login", Origin.secret("api-key-1"));
         assertThat(store.keys.get(0)).isEqualTo(store.keys.get(1)).startsWith("{o:6:");
         assertThat(store.keys.get(2)).isEqualTo("{o:i:api-key-1}:login:1000x10");
         assertThat(store.keys.get(3)).startsWith("{o:h:").hasSizeLessThan(70);
+        assertThat(store.keys.get(4))
+                .as("a credential is kept under its hash, never as sent")
+                .isEqualTo("{o:h:" + dev.leapgate.internal.Sha256.hex("api-key-1", 32) + "}:login:1000x10");
     }
 
     @Test

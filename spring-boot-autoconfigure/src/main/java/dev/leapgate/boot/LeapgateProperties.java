@@ -56,6 +56,12 @@ public class LeapgateProperties {
     /** Who a request is from: ip (default), header:<Name> or principal. */
     private String origin;
 
+    /**
+     * How the status and the rejection log show a header origin's values: fingerprint (default:
+     * sha256: and 12 hex digits, as for an API key) or as-sent. Only with origin = header:<Name>.
+     */
+    private String headerOriginShown;
+
     /** Origins no rule applies to: CIDR blocks and addresses (identifiers with origin header: or principal). */
     private String exempt;
 
@@ -286,6 +292,7 @@ public class LeapgateProperties {
         put(settings, "forwarded-header", forwardedHeader);
         put(settings, "ipv6-prefix", ipv6Prefix);
         put(settings, "origin", origin);
+        put(settings, "header-origin-shown", headerOriginShown);
         put(settings, "exempt", exempt);
         put(settings, "allow-wide-exempt", allowWideExempt);
         put(settings, "deny", deny);
@@ -392,6 +399,14 @@ public class LeapgateProperties {
 
     public void setOrigin(String origin) {
         this.origin = origin;
+    }
+
+    public String getHeaderOriginShown() {
+        return headerOriginShown;
+    }
+
+    public void setHeaderOriginShown(String headerOriginShown) {
+        this.headerOriginShown = headerOriginShown;
     }
 
     public String getExempt() {
