@@ -161,6 +161,30 @@ class ChangedRuleTest {
     }
 
     @Test
+    void perClientWindow_newTable_clientSeenLateInTheWindow_isFreeOnceTheReloadsWindowHasPassed() {
+        Origin heavy = ip("203.0.113.1");
+        HttpGate gate = gate(window(100, Scope.perOrigin()));
+        assertThat(admitAll(gate, heavy)).isEqualTo(100);
+        clock.advance(Duration.ofSeconds(1));
+
+        gate.update(RuleSet.of(FlowRule.builder("hello")
+                .match("/hello")
+                .limit(100, TEN_SECONDS)
+                .scope(Scope.perOrigin())
+                .maxOrigins(500)
+                .build())); // another table: the client is handed over when next seen
+        clock.advance(Duration.ofMillis(8_500));
+        assertThat(admitAll(gate, heavy))
+                .as("9.5 s: still within the window of its 100")
+                .isZero();
+
+        // The README: as if counted at the reload (bucket 1), so the 100 leave the window at 12 s,
+        // not a whole window after the client was next seen (19 s).
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(admitAll(gate, heavy)).as("12.5 s").isEqualTo(100);
+    }
+
+    @Test
     void otherWindowOrScope_countsAfresh() {
         Origin client = ip("203.0.113.1");
         HttpGate gate = gate(window(10, Scope.all()));

@@ -76,8 +76,9 @@ public final class KeyedRateCounter {
      * within the same bucket width, borrowing and {@code maxOrigins} unchanged), the two share this
      * one's table: every origin's admissions through either count against both limits, exactly.
      * Otherwise the new counter has a table of its own, and an origin entering it starts from all
-     * that this one counts for it then, as if counted in the current bucket (which only errs on the
-     * strict side, for one window); it stops asking this one once that window has passed.
+     * that this one counts for it, as if counted at {@code nowNanos} (or at its last admission
+     * here, if later), which only errs on the strict side, for one window; it stops asking this one
+     * once that window has passed.
      *
      * @throws IllegalArgumentException for a limit out of range or {@code maxOrigins} below 1
      */
@@ -98,8 +99,9 @@ public final class KeyedRateCounter {
         // Until its windows have passed, and a second more for an operation that began on it just
         // before the new table came into force and was held up.
         long windowNanos = (layout.span + 3L) * layout.bucketNanos + 1_000_000_000L;
+        // What an origin counted is handed over as at this reload (see OriginTable.handOver).
         counter.table.inherit(
-                (origin, now) -> next.adopt(from, previous.handOver(origin, now)), nowNanos + windowNanos);
+                (origin, now) -> next.adopt(from, previous.handOver(origin, now, nowNanos)), nowNanos + windowNanos);
         return counter;
     }
 

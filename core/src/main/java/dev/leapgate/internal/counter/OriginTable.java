@@ -291,8 +291,13 @@ final class OriginTable {
      * still under way on this table (one that began before the new table was in force) either
      * counted before the hand-over, and the word holds it, or finds the key gone and is refused
      * ({@link #FULL}): nothing counted here after the hand-over is lost.
+     *
+     * <p>A tracked window is remembered as at {@code supersededNanos}, when the new table came
+     * into force (or in the bucket of the last admission, if later): what it counts is placed
+     * there, not in the bucket of the hand-over, so that a client seen again late in the window
+     * is not held for a whole window more than it would have been.
      */
-    long handOver(long key, long nowNanos) {
+    long handOver(long key, long nowNanos, long supersededNanos) {
         retired = true;
         long hash = mix(key);
         Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
@@ -301,7 +306,7 @@ final class OriginTable {
         // (A table only ever asks the one it took over from, so no two wait for each other.)
         long stamp = segment.lock.writeLock();
         try {
-            word = segment.handOver(key, hash, nowNanos);
+            word = segment.handOver(key, hash, nowNanos, nowNanos - supersededNanos > 0 ? supersededNanos : nowNanos);
         } finally {
             segment.lock.unlockWrite(stamp);
         }
@@ -605,17 +610,18 @@ final class OriginTable {
         }
 
         /**
-         * Takes the key out and returns what it counted; what the memory of evicted origins holds
-         * for it if it is not tracked. (The table that takes it over remembers it from then on.)
+         * Takes the key out and returns what it counted, remembered as at {@code asOfNanos} (at
+         * most {@code nowNanos}); what the memory of evicted origins holds for it if it is not
+         * tracked. (The table that takes it over remembers it from then on.)
          */
-        long handOver(long key, long hash, long nowNanos) {
+        long handOver(long key, long hash, long nowNanos, long asOfNanos) {
             int slot = find(key, hash);
             if (slot < 0) {
                 return memory == null ? 0 : recall(hash, nowNanos);
             }
             long slotWord = slots[slot];
             int entry = entry(slotWord);
-            long word = state.remember(cells, base(slotWord), nowNanos);
+            long word = state.remember(cells, base(slotWord), asOfNanos);
             unlink(slot);
             release(entry);
             tracked.decrementAndGet();
