@@ -50,6 +50,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -81,7 +82,9 @@ import org.slf4j.LoggerFactory;
  * it was admitted by.
  *
  * <p>Concurrency: the compiled rules are one immutable snapshot behind a volatile reference;
- * everything inside is thread-safe. A rule's global window is lock-free; a per-client table takes
+ * everything inside is thread-safe. Updates take a lock, one at a time: each compiles against the
+ * snapshot in force (a changed rule goes on from its counters, and a per-client table hands its
+ * clients over to one successor only), so two updates at once must not both start from it. A rule's global window is lock-free; a per-client table takes
  * a segment's read lock for a tracked client (its write lock to insert or evict one), and a
  * client's window is held for a few stores while it moves to a new bucket. No background thread.
  */
@@ -97,6 +100,9 @@ public final class HttpGate implements AutoCloseable {
     private final ResponseSettings response;
     private final ReloadingRules reloading; // null without a rules file
     private final AtomicReference<Snapshot> snapshot;
+    /** Held by {@link #update}: one update at a time, each from the snapshot the previous one set. */
+    private final ReentrantLock updating = new ReentrantLock();
+
     private final List<Function<RuleSet, List<String>>> checks;
     private final String statusPath; // null: no status endpoint
     /**
@@ -288,11 +294,22 @@ public final class HttpGate implements AutoCloseable {
     }
 
     /**
-     * Replaces the rules atomically. Unchanged rules keep their counters; see the class comment.
-     * Rules added in code ({@link Builder#addRules}) are not kept: pass them in {@code rules}.
+     * Replaces the rules atomically; concurrent calls take effect one after the other. Unchanged
+     * rules keep their counters; see the class comment. Rules added in code ({@link
+     * Builder#addRules}) are not kept: pass them in {@code rules}.
      */
     public void update(RuleSet rules) {
         Objects.requireNonNull(rules, "rules");
+        updating.lock();
+        try {
+            apply(rules);
+        } finally {
+            updating.unlock();
+        }
+    }
+
+    /** {@link #update}, with the lock held. */
+    private void apply(RuleSet rules) {
         Snapshot next = Snapshot.of(rules, snapshot.get(), admission.clock(), store);
         snapshot.set(next);
         runChecks(rules);

@@ -2,6 +2,7 @@ package dev.leapgate.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.Clock;
 import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
@@ -17,8 +18,11 @@ import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -182,6 +186,58 @@ class ChangedRuleTest {
         // not a whole window after the client was next seen (19 s).
         clock.advance(Duration.ofSeconds(3));
         assertThat(admitAll(gate, heavy)).as("12.5 s").isEqualTo(100);
+    }
+
+    @Test
+    void twoUpdatesAtOnce_theLaterIsInForce_andNoClientIsHandedOverTwice() throws Exception {
+        Origin heavy = ip("203.0.113.1");
+        // The first update's compilation stops at its clock reading until it is let go.
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        AtomicReference<Thread> holding = new AtomicReference<>();
+        Clock stopping = () -> {
+            if (Thread.currentThread() == holding.get()) {
+                holding.set(null);
+                held.countDown();
+                try {
+                    letGo.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return clock.nanoTime();
+        };
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(window(10, Scope.perOrigin()))))
+                .clock(stopping)
+                .build();
+        assertThat(admitAll(gate, heavy)).isEqualTo(10);
+        RuleSet first = RuleSet.of(FlowRule.builder("hello")
+                .match("/hello")
+                .limit(10, TEN_SECONDS)
+                .scope(Scope.perOrigin())
+                .maxOrigins(500)
+                .build());
+        RuleSet second = RuleSet.of(FlowRule.builder("hello")
+                .match("/hello")
+                .limit(10, TEN_SECONDS)
+                .scope(Scope.perOrigin())
+                .maxOrigins(600)
+                .build());
+
+        Thread one = new Thread(() -> gate.update(first));
+        holding.set(one);
+        one.start();
+        assertThat(held.await(5, TimeUnit.SECONDS)).isTrue();
+        Thread two = new Thread(() -> gate.update(second));
+        two.start();
+        two.join(300); // finishes at once unless updates wait for each other
+        assertThat(admitAll(gate, heavy)).as("10 counted, limit 10").isZero();
+        letGo.countDown();
+        one.join();
+        two.join();
+
+        assertThat(admitAll(gate, heavy)).as("10 counted, limit 10").isZero();
+        assertThat(gate.rules()).as("the update called last").isEqualTo(second);
     }
 
     @Test
