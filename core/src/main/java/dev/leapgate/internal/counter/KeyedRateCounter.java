@@ -93,16 +93,30 @@ public final class KeyedRateCounter {
             return new KeyedRateCounter(next, table);
         }
         KeyedRateCounter counter = new KeyedRateCounter(next, maxOrigins);
-        RateWindow from = layout;
-        OriginTable previous = table;
-        previous.inheritance(nowNanos); // lets go of a table it took over from whose windows have passed
+        table.letGoOfPassed(nowNanos); // so that the new table keeps only tables whose windows count
         // Until its windows have passed, and a second more for an operation that began on it just
         // before the new table came into force and was held up.
         long windowNanos = (layout.span + 3L) * layout.bucketNanos + 1_000_000_000L;
-        // What an origin counted is handed over as at this reload (see OriginTable.handOver).
-        counter.table.inherit(
-                (origin, now) -> next.adopt(from, previous.handOver(origin, now, nowNanos)), nowNanos + windowNanos);
+        counter.table.inherit(new HandOver(table, layout, next, nowNanos), nowNanos + windowNanos);
         return counter;
+    }
+
+    /**
+     * What {@code table}, whose windows are laid out as {@code from}, counts for an origin, as a
+     * word of {@code to}: handed over as at {@code supersededNanos}, the reload (see {@link
+     * OriginTable#handOver}).
+     */
+    private record HandOver(OriginTable table, RateWindow from, RateWindow to, long supersededNanos)
+            implements OriginTable.Inheritance {
+        @Override
+        public long handOver(long key, long nowNanos) {
+            return to.adopt(from, table.handOver(key, nowNanos, supersededNanos));
+        }
+    }
+
+    /** Tables this counter's keeps alive: its own and those it (still) takes clients over from; for tests. */
+    int tablesKept() {
+        return table.tablesKept();
     }
 
     public WindowSpec window() {

@@ -126,6 +126,9 @@ final class OriginTable {
     /** What another table held for an origin, as a word this table's state {@link State#restore restores}. */
     interface Inheritance {
         long handOver(long key, long nowNanos);
+
+        /** The table asked. */
+        OriginTable table();
     }
 
     /** An operation on one origin's cells. */
@@ -330,6 +333,27 @@ final class OriginTable {
             return null;
         }
         return previous;
+    }
+
+    /**
+     * Lets go of every table, this one's predecessors and theirs, whose windows have passed at
+     * {@code nowNanos}. A table lets go of its predecessor only when asked ({@link #inheritance}),
+     * and one that no origin enters is never asked: without this, tables made by reloads of a rule
+     * that sees no new client would each keep all the tables before them.
+     */
+    void letGoOfPassed(long nowNanos) {
+        for (Inheritance previous = inheritance(nowNanos); previous != null; ) {
+            previous = previous.table().inheritance(nowNanos);
+        }
+    }
+
+    /** This table and those it (still) takes origins over from, through every {@link #inherit}. */
+    int tablesKept() {
+        int tables = 1;
+        for (Inheritance previous = inherited; previous != null; previous = previous.table().inherited) {
+            tables++;
+        }
+        return tables;
     }
 
     /** Origins tracked now. */

@@ -34,6 +34,28 @@ class KeyedRateCounterTest {
     }
 
     @Test
+    void withLimit_newTablesReloadedOftenerThanTheirWindow_keepOnlyTheTablesWhoseWindowsCount() {
+        // A strict window of 10 s in 10 buckets: a new table asks the one before it for 14 s.
+        WindowSpec window = WindowSpec.of(Duration.ofSeconds(10), 10);
+        KeyedRateCounter c = new KeyedRateCounter(window, 10, 0, 100);
+        assertThat(c.tryAcquire(1, 0, 10)).isNotNegative();
+        long now = 0;
+        // No client comes back meanwhile (a rule of a quiet resource), so no table is asked.
+        for (int reload = 1; reload <= 60; reload++) {
+            now += S;
+            // Another max-origins: another table, which takes the clients over from this one.
+            c = c.withLimit(10, false, reload % 2 == 0 ? 100 : 200, now);
+        }
+
+        assertThat(c.tablesKept())
+                .as("the tables of the last 14 s, not the 61 made in 60 s")
+                .isLessThanOrEqualTo(16);
+        assertThat(c.tryAcquire(1, now, 10))
+                .as("its 10 left the window at 11 s")
+                .isNotNegative();
+    }
+
+    @Test
     void refund_returnsPermitsToTheirOrigin() {
         KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 2, 0, 100);
         long ticket = c.tryAcquire(7, 0, 2);
