@@ -166,12 +166,24 @@ final class PackedWindow extends RateWindow {
      * What the window counts at {@code nowNanos}, as one ring word: every permit it counts, placed
      * in its newest bucket (the next one when borrowing, where a loan counts), so that the word
      * never counts less, nor for less long, than the window did; 0 if the window counts nothing.
+     *
+     * <p>When borrowing, the word is restored as a loan of bucket {@code at}, which counts in the
+     * windows of {@code at} and of {@code at + 1}: it holds the more of what those two windows
+     * count. Not {@link #used}'s sum at {@code at}, which also counts the loans from {@code at + 1}
+     * (conservatively, see the class comment) and so can reach twice the limit: a count that, once
+     * a reload raised the limit, would hold the client as if it had used its loans twice.
      */
     @Override
     public long remember(AtomicLongArray cells, int base, long nowNanos) {
         long head = cells.get(base);
-        long at = Math.max(epochAt(nowNanos), headEpoch(head));
-        long used = Math.min(countMask, used(cells, base, head, at));
+        long headEpoch = headEpoch(head);
+        long at = Math.max(epochAt(nowNanos), headEpoch);
+        long used = used(cells, base, head, at);
+        if (borrowing) {
+            long lentFromNext = at == headEpoch ? headBorrowed(head) : 0;
+            used = Math.max(used - lentFromNext, used(cells, base, head, at + 1));
+        }
+        used = Math.min(countMask, used);
         return used == 0 ? 0 : pack(at + (borrowing ? 1 : 0), used);
     }
 

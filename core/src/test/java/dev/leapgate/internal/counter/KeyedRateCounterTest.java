@@ -56,6 +56,25 @@ class KeyedRateCounterTest {
     }
 
     @Test
+    void withLimit_raisedOverABorrowingWindow_handsOverWhatTheWindowsCount_notTheLoansCountedTwice() {
+        WindowSpec window = WindowSpec.of(Duration.ofSeconds(10), 10); // strict: 11 buckets of 1 s
+        KeyedRateCounter c = new KeyedRateCounter(window, 10, 0, 100, true);
+        assertThat(c.tryAcquire(1, 0, 10, -1)).isNotNegative();
+        // At 10.5 s the window still counts bucket 0, the next one does not: 10 are lent from
+        // bucket 11. The loans count against the window of bucket 10 too (conservatively), which
+        // so counts 20, though no window holds more than 10 admissions.
+        assertThat(c.tryAcquire(1, 10_500 * MS, 10, S)).isNotNegative();
+
+        // A raised limit on a new table (another max-origins): the client is handed over.
+        KeyedRateCounter raised = c.withLimit(20, true, 200, 10_500 * MS);
+
+        assertThat(raised.tryAcquire(1, 11_500 * MS, 10, -1))
+                .as("the window of bucket 11 holds the 10 lent: 10 more fit under 20")
+                .isNotNegative();
+        assertThat(raised.tryAcquire(1, 11_500 * MS, 1, -1)).isEqualTo(RateCounter.REJECTED);
+    }
+
+    @Test
     void refund_returnsPermitsToTheirOrigin() {
         KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 2, 0, 100);
         long ticket = c.tryAcquire(7, 0, 2);
