@@ -525,8 +525,9 @@ public final class HttpGate implements AutoCloseable {
 
     /**
      * The requests the rule named {@code ruleName} rejected since it came into force (a rule kept
-     * through a reload keeps its counts), by reason; for a rule in shadow mode, those it would have
-     * rejected. Empty when no rule of that name is in force.
+     * through a reload keeps its counts, as does a changed rule of the same name, resource and
+     * shadow mode), by reason; for a rule in shadow mode, those it would have rejected. Empty when
+     * no rule of that name is in force.
      */
     public Optional<RejectionCounts> rejections(String ruleName) {
         return limit(ruleName).map(Limit::rejections);

@@ -68,19 +68,24 @@ public abstract sealed class Limit {
 
     /**
      * With {@code alone}, the limit is the only one recording into {@code recorder} and never
-     * watches in shadow mode, so its rejections are the recorder's, counted once for both.
+     * watches in shadow mode, so its rejections are the recorder's, counted once for both. With
+     * {@code history}, the limit of the rule's previous version (same name, resource and shadow
+     * mode), the rule keeps its rejection counts, its offenders and its waits.
      */
-    Limit(FlowRule rule, ResourceRecorder recorder, boolean alone) {
+    Limit(FlowRule rule, ResourceRecorder recorder, boolean alone, Limit history) {
         this.rule = rule;
         this.recorder = recorder;
         this.perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
         this.shadow = rule.shadow();
-        this.offenders = perOrigin ? new RecentOffenders() : null;
-        this.rejections =
-                alone && !shadow ? new RuleRejections(recorder) : new RuleRejections(rule.name(), recorder.clock());
+        this.offenders = !perOrigin
+                ? null
+                : history != null && history.offenders != null ? history.offenders : new RecentOffenders();
+        this.rejections = alone && !shadow
+                ? new RuleRejections(recorder)
+                : history != null ? history.rejections : new RuleRejections(rule.name(), recorder.clock());
         this.waits = rule.isInFlight() || rule.shadow() || rule.onExcess().kind() == OnExcess.Kind.REJECT
                 ? null
-                : new Waits();
+                : history != null && history.waits != null ? history.waits : new Waits();
         this.namedOrigin =
                 rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
     }
@@ -118,16 +123,19 @@ public abstract sealed class Limit {
 
     private static Limit create(
             FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, boolean alone, Limit previous) {
+        // The rule's statistics go on under the same name and mode: a limit changed during an attack
+        // keeps the counts and the clients it rejected most.
+        Limit history = previous != null && previous.shadow == rule.shadow() ? previous : null;
         if (store != null && rule.isShared()) {
-            return new Shared(rule, recorder, nowNanos, store, alone);
+            return new Shared(rule, recorder, nowNanos, store, alone, history);
         }
         if (rule.isInFlight()) {
-            return new InFlight(rule, recorder, alone, previous instanceof InFlight same ? same : null);
+            return new InFlight(rule, recorder, alone, history, previous instanceof InFlight same ? same : null);
         }
         return switch (rule.onExcess().kind()) {
             case REJECT, BORROW ->
-                new Window(rule, recorder, nowNanos, alone, previous instanceof Window same ? same : null);
-            case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, recorder, nowNanos, alone);
+                new Window(rule, recorder, nowNanos, alone, history, previous instanceof Window same ? same : null);
+            case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, recorder, nowNanos, alone, history);
         };
     }
 
@@ -313,8 +321,8 @@ public abstract sealed class Limit {
         private final boolean continued;
 
         /** With {@code previous} (or null), a window of another version of the rule: see {@link #continues}. */
-        Window(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone, Window previous) {
-            super(rule, recorder, alone);
+        Window(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone, Limit history, Window previous) {
+            super(rule, recorder, alone, history);
             boolean borrowing = rule.onExcess().kind() == OnExcess.Kind.BORROW;
             this.maxWaitNanos = borrowing ? rule.onExcess().maxWait().toNanos() : -1;
             this.countedBuckets = rule.window().buckets() + (rule.window().mode() == WindowMode.STRICT ? 1 : 0);
@@ -434,8 +442,8 @@ public abstract sealed class Limit {
         private final boolean continued;
 
         /** With {@code previous} (or null), a limit of another version of the rule: see {@link #continues}. */
-        InFlight(FlowRule rule, ResourceRecorder recorder, boolean alone, InFlight previous) {
-            super(rule, recorder, alone);
+        InFlight(FlowRule rule, ResourceRecorder recorder, boolean alone, Limit history, InFlight previous) {
+            super(rule, recorder, alone, history);
             boolean continues = previous != null && previous.rule.scope().equals(rule.scope());
             if (perOrigin) {
                 continues = continues && previous.keyed.maxOrigins() == rule.maxOrigins();
@@ -522,8 +530,8 @@ public abstract sealed class Limit {
     static final class Smooth extends Limit {
         private final SmoothRate rate;
 
-        Smooth(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone) {
-            super(rule, recorder, alone);
+        Smooth(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone, Limit history) {
+            super(rule, recorder, alone, history);
             OnExcess c = rule.onExcess();
             Duration w = rule.window().length();
             this.rate = switch (c.kind()) {
@@ -631,8 +639,8 @@ public abstract sealed class Limit {
 
         private record Remembered(String key, int permits, long untilNanos, long used) {}
 
-        Shared(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, boolean alone) {
-            super(rule, recorder, alone);
+        Shared(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, boolean alone, Limit history) {
+            super(rule, recorder, alone, history);
             this.store = store.windows();
             this.window = SharedWindow.of(rule.name(), rule.window(), rule.limit());
             this.policy = store.settings().onFailure();
@@ -811,7 +819,7 @@ public abstract sealed class Limit {
                                 .scope(rule.scope())
                                 .maxOrigins(rule.maxOrigins())
                                 .build();
-                        local = new Window(shareRule, recorder, nowNanos, false, null);
+                        local = new Window(shareRule, recorder, nowNanos, false, null, null);
                         fallback = local;
                     }
                 }

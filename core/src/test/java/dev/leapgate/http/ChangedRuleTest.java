@@ -241,6 +241,33 @@ class ChangedRuleTest {
     }
 
     @Test
+    void aChangedRule_keepsItsRejectionCounts_andTheClientsItRejectedMost_unlessItsModeChanges() {
+        Origin heavy = ip("203.0.113.1");
+        HttpGate gate = gate(window(2, Scope.perOrigin()));
+        assertThat(admit(gate, heavy, 5)).isEqualTo(2);
+
+        gate.update(RuleSet.of(FlowRule.builder("hello")
+                .match("/hello")
+                .limit(1, WindowSpec.of(Duration.ofSeconds(20), 10)) // even another window
+                .scope(Scope.perOrigin())
+                .build()));
+        assertThat(admit(gate, heavy, 2)).isEqualTo(1);
+
+        assertThat(gate.rejections("hello").orElseThrow().total()).isEqualTo(4);
+        assertThat(gate.statusJson()).contains("\"rejectedMost\":[{\"client\":\"203.0.113.1\",\"about\":4}]");
+
+        gate.update(RuleSet.of(FlowRule.builder("hello")
+                .match("/hello")
+                .limit(1, WindowSpec.of(Duration.ofSeconds(20), 10))
+                .scope(Scope.perOrigin())
+                .shadow(true)
+                .build()));
+        assertThat(gate.rejections("hello").orElseThrow().total())
+                .as("a shadow rule counts what it would have rejected, apart")
+                .isZero();
+    }
+
+    @Test
     void otherWindowOrScope_countsAfresh() {
         Origin client = ip("203.0.113.1");
         HttpGate gate = gate(window(10, Scope.all()));

@@ -420,13 +420,17 @@ class GateStatusTest {
     void theClientsRejectedMost_byAHeader_areFingerprints_unlessShownAsSent() {
         for (String shown : new String[] {"fingerprint", "as-sent"}) { // fingerprint: the default
             HttpGate gate = gate(
-                    "origin", "header:X-Api-Key",
+                    "origin",
+                    "header:X-Api-Key",
                     // the fingerprint by default: then a setting that changes nothing takes the place
                     shown.equals("as-sent") ? "header-origin-shown" : "rejection-log",
                     shown.equals("as-sent") ? "as-sent" : "10s",
-                    "rule.api.match", "/**",
-                    "rule.api.limit", "1/1h",
-                    "rule.api.scope", "per-origin");
+                    "rule.api.match",
+                    "/**",
+                    "rule.api.limit",
+                    "1/1h",
+                    "rule.api.scope",
+                    "per-origin");
             for (int i = 0; i < 3; i++) {
                 gate.enter(HttpGateTest.Request.of("GET", "/x", "203.0.113.1", "X-Api-Key", "k-1f0e2d3c4b5a"));
             }

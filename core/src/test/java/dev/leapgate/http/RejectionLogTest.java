@@ -106,13 +106,17 @@ class RejectionLogTest {
         for (String shown : new String[] {"fingerprint", "as-sent"}) { // fingerprint: the default
             lines.clear();
             HttpGate gate = gate(
-                    "origin", "header:X-Api-Key",
+                    "origin",
+                    "header:X-Api-Key",
                     // the fingerprint by default: then a setting that changes nothing takes the place
                     shown.equals("as-sent") ? "header-origin-shown" : "rejection-log",
                     shown.equals("as-sent") ? "as-sent" : "10s",
-                    "rule.api.match", "/api/**",
-                    "rule.api.limit", "1/1h",
-                    "rule.api.scope", "per-origin");
+                    "rule.api.match",
+                    "/api/**",
+                    "rule.api.limit",
+                    "1/1h",
+                    "rule.api.scope",
+                    "per-origin");
             Request request = Request.of("GET", "/api/x", "203.0.113.1", "X-Api-Key", "k-1f0e2d3c4b5a");
             for (int i = 0; i < 3; i++) {
                 gate.enter(request);
