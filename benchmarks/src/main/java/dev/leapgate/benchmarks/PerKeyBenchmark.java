@@ -5,6 +5,7 @@ import com.alibaba.csp.sentinel.SphU;
 import com.alibaba.csp.sentinel.slots.block.BlockException;
 import dev.leapgate.Decision;
 import dev.leapgate.Entry;
+import dev.leapgate.Limiter;
 import dev.leapgate.Origin;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.http.HttpGate;
@@ -16,7 +17,6 @@ import dev.leapgate.rule.WindowSpec;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -30,17 +30,20 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.ThreadParams;
 
 /**
  * Part 2 of issue #7: a limit per client key, 1,000,000 distinct keys drawn with Zipf popularity
  * (exponent 1.0). Every structure is filled with all keys before the warm-up, so the measurement
  * sees the steady state of a busy server, not the first request of each client.
  *
- * <p>What compares with what: {@link #leapgateKeyed} ({@code KeyedRateCounter.tryAcquire}, the raw
- * per-key window) with {@link #bucket4jCaffeine} and {@link #resilience4jRegistry} (a lookup and a
- * decision, no exit, no statistics); {@link #leapgateEngine} ({@code HttpGate.enter} with a per-IP
- * rule, then {@code close}: rule match, statistics, entry) with {@link #sentinelHotParam}
- * ({@code SphU.entry} with the key as hot parameter, then {@code exit}).
+ * <p>What compares with what: {@link #leapgateLimiter} ({@code Limiter.tryAcquire(origin)}, the
+ * public call for a limit per key in code) with {@link #bucket4jCaffeine} and {@link
+ * #resilience4jRegistry} (a lookup and a decision, no exit); {@link #leapgateEngine} ({@code
+ * HttpGate.enter} with a per-IP rule, then {@code close}: rule match, statistics, entry) with {@link
+ * #sentinelHotParam} ({@code SphU.entry} with the key as hot parameter, then {@code exit}). {@link
+ * #leapgateKeyed} ({@code KeyedRateCounter.tryAcquire}, the internal table beneath both, which
+ * users do not call) shows what the layers above it cost, and is compared with no peer.
  *
  * <p>Keys: Leapgate takes the key as a {@code long} (the engine an {@link Origin}, which the HTTP
  * adapter builds from the client address); Caffeine and Sentinel take a boxed {@code Long},
@@ -81,14 +84,18 @@ public class PerKeyBenchmark {
         }
     }
 
-    /** Where a thread reads next in {@link Draws}: each thread starts at its own random place. */
+    /**
+     * Where a thread reads next in {@link Draws}: thread {@code i} of {@code T} starts at {@code i *
+     * DRAWS / T}, so that the threads are spread over the sequence and every library (and every
+     * fork) sees the same keys in the same order.
+     */
     @State(Scope.Thread)
     public static class Cursor {
         int position;
 
         @Setup(Level.Trial)
-        public void setUp() {
-            position = ThreadLocalRandom.current().nextInt(DRAWS);
+        public void setUp(ThreadParams thread) {
+            position = (int) ((long) thread.getThreadIndex() * DRAWS / thread.getThreadCount());
         }
 
         int next(Draws draws) {
@@ -122,6 +129,35 @@ public class PerKeyBenchmark {
             // 1 s window, Zipf's rarely seen keys come and go like that during the measurement, and
             // their re-insertion is part of the measured cost. An untracked key would be counted
             // as rejected.
+        }
+    }
+
+    /**
+     * Leapgate's public call for a limit per key in code, {@code Limiter.tryAcquire(origin)} on a
+     * limiter built with {@code perOrigin}: a lookup and a decision with the limiter's statistics, no
+     * entry to close. The window is what {@code WindowSpec.of(1 s)} gives users (strict, 10 buckets),
+     * and the limiter keeps at most {@link Workload#KEY_CAPACITY} origins, as the Caffeine cache.
+     * This, not the table beneath it ({@link #leapgateKeyed}), is the counterpart of {@link
+     * #bucket4jCaffeine}.
+     */
+    @State(Scope.Benchmark)
+    public static class LeapgateLimiterState {
+        Origin[] origins;
+        Limiter limiter;
+
+        @Setup(Level.Trial)
+        public void setUp(PerKeyLimit limit) {
+            origins = new Origin[Workload.KEYS];
+            for (int i = 0; i < origins.length; i++) {
+                origins[i] = Workload.origin(i);
+            }
+            limiter = Limiter.builder("per-key")
+                    .rate(limit.perSecond, WindowSpec.of(SECOND))
+                    .perOrigin(Workload.KEY_CAPACITY)
+                    .build();
+            for (Origin origin : origins) {
+                limiter.tryAcquire(origin);
+            }
         }
     }
 
@@ -233,6 +269,15 @@ public class PerKeyBenchmark {
             outcome.rejected++;
         }
         return ticket;
+    }
+
+    @Benchmark
+    public boolean leapgateLimiter(LeapgateLimiterState state, Draws draws, Cursor cursor, Outcome outcome) {
+        boolean admitted = state.limiter.tryAcquire(state.origins[cursor.next(draws)]);
+        if (!admitted) {
+            outcome.rejected++;
+        }
+        return admitted;
     }
 
     @Benchmark

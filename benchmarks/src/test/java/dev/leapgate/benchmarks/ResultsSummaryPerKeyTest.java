@@ -35,7 +35,9 @@ class ResultsSummaryPerKeyTest {
                         row("leapgateKeyed", 300.0, "ns/op", "2", "10000000"),
                         row("leapgateKeyed", 500.0, "ns/op", "10", "10000000"),
                         row("leapgateKeyed", 440.0, "ns/op", "2", "60000"),
-                        row("leapgateKeyed:rejected", 1234.0, "#", "2", "60000"),
+                        row("leapgateLimiter", 360.0, "ns/op", "", "10000000"),
+                        row("leapgateLimiter", 480.0, "ns/op", "", "60000"),
+                        row("leapgateLimiter:rejected", 1234.0, "#", "", "60000"),
                         row("leapgateEngine", 410.0, "ns/op", "", "10000000")),
                 StandardCharsets.UTF_8);
 
@@ -48,14 +50,19 @@ class ResultsSummaryPerKeyTest {
         String first = summary.substring(high, low);
         String second = summary.substring(low);
         assertThat(first)
-                .contains("| Leapgate `KeyedRateCounter.tryAcquire` (strict, 2 buckets) | 300.0")
-                .contains("| Leapgate `KeyedRateCounter.tryAcquire` (strict, 10 buckets) | 500.0")
+                .contains("| Leapgate **`Limiter.tryAcquire(origin)`** (public, per origin, strict 10 buckets) | 360.0")
+                .contains("strict 2 buckets (the table beneath, not a user's call) | 300.0")
+                .contains("strict 10 buckets (the table beneath, not a user's call) | 500.0")
                 .contains("| Leapgate `HttpGate.enter` per-IP rule + `close()` | 410.0")
-                .contains("Leapgate (2 buckets) / Bucket4j+Caffeine = **0.33** (target <= 0.50): met");
+                // the public call's 360 / 900, not the internal table's 300 / 900
+                .contains("Leapgate `Limiter.tryAcquire(origin)` / Bucket4j+Caffeine = **0.40** (target <= 0.50): met")
+                .contains("`HttpGate.enter` + `close()` / Bucket4j+Caffeine = **0.46** (target <= 0.50): met");
         assertThat(second)
-                .contains("| Leapgate `KeyedRateCounter.tryAcquire` (strict, 2 buckets) | 440.0")
+                .contains("| Leapgate **`Limiter.tryAcquire(origin)`** (public, per origin, strict 10 buckets) | 480.0")
+                .contains("strict 2 buckets (the table beneath, not a user's call) | 440.0")
                 .contains("| 1234 |")
-                .doesNotContain("10 buckets")
-                .contains("Leapgate (2 buckets) / Bucket4j+Caffeine = **0.55** (target <= 0.50): **missed**");
+                .doesNotContain("strict 10 buckets (the table")
+                .contains("Leapgate `Limiter.tryAcquire(origin)` / Bucket4j+Caffeine = **0.60** (target <= 0.50):"
+                        + " **missed**");
     }
 }
