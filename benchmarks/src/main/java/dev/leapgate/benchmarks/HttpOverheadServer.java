@@ -37,7 +37,10 @@ import org.eclipse.jetty.server.ServerConnector;
  *       per client IP and one for everyone, whose limits no load on one machine reaches, so every
  *       request is admitted and gets the {@code RateLimit} fields of both;
  *   <li>{@code dosfilter}: Jetty's {@link DoSFilter} on {@code /*} with {@link #DOS_PARAMS}:
- *       {@code maxRequestsPerSec} far above the load, every other setting at its default.
+ *       {@code maxRequestsPerSec} far above the load, every other setting at its default;
+ *   <li>{@code leapgate-no-fields}: as {@code leapgate}, with {@code rate-limit-headers = none}:
+ *       what the filter costs without the {@code RateLimit} fields (not one of {@code run.sh}'s
+ *       modes; started by hand to tell the fields' cost from the rest).
  * </ul>
  *
  * <p>The load generator ({@code wrk}, run by {@code benchmarks/run.sh}) runs outside this JVM.
@@ -46,7 +49,7 @@ import org.eclipse.jetty.server.ServerConnector;
  * stopped (SIGTERM), it prints how many requests the servlet answered.
  *
  * <pre>
- * java -cp benchmarks.jar dev.leapgate.benchmarks.HttpOverheadServer none|leapgate|dosfilter PORT
+ * java -cp benchmarks.jar dev.leapgate.benchmarks.HttpOverheadServer none|leapgate|dosfilter|leapgate-no-fields PORT
  * </pre>
  *
  * Port 0 picks a free port; the {@code READY} line names it.
@@ -87,9 +90,9 @@ public final class HttpOverheadServer {
     private HttpOverheadServer() {}
 
     public static void main(String[] args) throws Exception {
-        List<String> modes = List.of("none", "leapgate", "dosfilter");
+        List<String> modes = List.of("none", "leapgate", "dosfilter", "leapgate-no-fields");
         if (args.length != 2 || !modes.contains(args[0])) {
-            System.err.println("usage: HttpOverheadServer none|leapgate|dosfilter PORT");
+            System.err.println("usage: HttpOverheadServer none|leapgate|dosfilter|leapgate-no-fields PORT");
             System.exit(2);
         }
         String mode = args[0];
@@ -106,12 +109,15 @@ public final class HttpOverheadServer {
         LongAdder served = new LongAdder();
         context.addServlet(new ServletHolder("hello", new Hello(served)), PATH);
         switch (mode) {
-            case "leapgate" -> {
+            case "leapgate", "leapgate-no-fields" -> {
                 // As a web.xml declares it: the class, init-params, mapped to /* for REQUEST dispatches.
                 FilterHolder filter = new FilterHolder(LeapgateFilter.class);
                 filter.setName("leapgate");
                 filter.setAsyncSupported(true);
                 LEAPGATE_PARAMS.forEach(filter::setInitParameter);
+                if (mode.equals("leapgate-no-fields")) {
+                    filter.setInitParameter("rate-limit-headers", "none");
+                }
                 context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
             }
             case "dosfilter" -> {
