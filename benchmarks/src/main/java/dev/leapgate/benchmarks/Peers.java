@@ -52,8 +52,18 @@ final class Peers {
         final Function<Long, Bucket> newBucket;
 
         Bucket4jPerKey(long limit, Duration period, int capacity) {
+            this(limit, period, capacity, false);
+        }
+
+        /**
+         * With {@code maintainOnCaller}, Caffeine evicts on the calling thread ({@code
+         * executor(Runnable::run)}), as Leapgate's table does, instead of on the common pool (its
+         * default, another core here): the whole cost of a call in its own time.
+         */
+        Bucket4jPerKey(long limit, Duration period, int capacity, boolean maintainOnCaller) {
             Bandwidth bandwidth = bucket4jBandwidth(limit, period);
-            this.buckets = Caffeine.newBuilder().maximumSize(capacity).build();
+            Caffeine<Object, Object> builder = Caffeine.newBuilder().maximumSize(capacity);
+            this.buckets = (maintainOnCaller ? builder.executor(Runnable::run) : builder).build();
             this.newBucket = key -> bucket4j(bandwidth);
         }
 
