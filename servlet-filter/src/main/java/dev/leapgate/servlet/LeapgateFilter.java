@@ -129,7 +129,15 @@ public class LeapgateFilter implements Filter {
                 throw new ServletException(e.getMessage(), e);
             }
             if (handlerClass != null) {
-                blockHandler = instantiate(handlerClass.strip());
+                try {
+                    blockHandler = instantiate(handlerClass.strip());
+                } catch (ServletException e) {
+                    // A filter whose init fails is never destroyed: close the store the gate opened.
+                    gate.close();
+                    gate = null;
+                    ownsGate = false;
+                    throw e;
+                }
             }
         }
         context.setAttribute(GATE_ATTRIBUTE_PREFIX + filterConfig.getFilterName(), gate);

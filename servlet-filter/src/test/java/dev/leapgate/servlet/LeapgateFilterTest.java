@@ -207,6 +207,26 @@ class LeapgateFilterTest {
     }
 
     @Test
+    void aBlockHandlerThatFailsTheStart_closesTheStoreTheGateHadOpened() {
+        int opened = RecordingStoreProvider.OPENED.size();
+        jetty = new JettyHarness(Map.of(
+                        "store", "recording://test",
+                        "rule.api.match", "/api/**",
+                        "rule.api.limit", "5/1s",
+                        "block-handler", "com.example.Missing"))
+                .servlet("/api/hello", new TestServlets.Text("hello"));
+
+        assertThat(jetty.startExpectingFailure()).hasMessageContaining("init-param block-handler");
+
+        // The container never destroys a filter whose init failed: the store (a Redis client and
+        // its threads) would stay open for the life of the JVM, once per failed deployment.
+        assertThat(RecordingStoreProvider.OPENED).hasSize(opened + 1);
+        assertThat(RecordingStoreProvider.OPENED.get(opened).closed)
+                .as("the store the refused configuration opened")
+                .isTrue();
+    }
+
+    @Test
     void builtInCode_isRegisteredWithoutInitParams() throws Exception {
         LeapgateFilter filter = LeapgateFilter.builder()
                 .config(ConfigParser.parseProperties("rule.api.match=/api/**\nrule.api.limit=1/10s\n", "code"))
