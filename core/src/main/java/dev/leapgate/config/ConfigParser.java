@@ -13,6 +13,7 @@ import dev.leapgate.rule.Scope;
 import dev.leapgate.store.FailurePolicy;
 import dev.leapgate.store.StoreSettings;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
@@ -23,6 +24,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -273,13 +275,48 @@ public final class ConfigParser {
         return parseRulesFile(file, readRulesBytes(file), origin);
     }
 
-    /** A rules file's bytes; @throws ConfigException naming the file if it cannot be read. */
+    /**
+     * The largest rules file read, in bytes (1 MiB, some ten thousand rules). A reload reads the file
+     * on a request's thread: a file that is not one (a directory, {@code /dev/zero}, a named pipe
+     * that blocks until someone writes to it) or is far larger than any set of rules must be refused
+     * before it can block that thread or fill the heap.
+     */
+    static final int MAX_RULES_FILE_BYTES = 1 << 20;
+
+    /**
+     * A rules file's bytes: a regular file (a symbolic link to one, as in a Kubernetes ConfigMap, is
+     * followed) of at most {@link #MAX_RULES_FILE_BYTES}.
+     *
+     * @throws ConfigException naming the file if it cannot be read, or is no regular file or too large
+     */
     static byte[] readRulesBytes(Path file) {
+        String problem;
         try {
-            return Files.readAllBytes(file);
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            if (attributes.isDirectory()) {
+                problem = "is a directory; rules-file names a file";
+            } else if (!attributes.isRegularFile()) {
+                // Not opened at all: opening a named pipe blocks until a writer comes.
+                problem = "is not a regular file (a device, a named pipe or a socket); rules-file names a file";
+            } else if (attributes.size() > MAX_RULES_FILE_BYTES) {
+                problem = tooLarge(attributes.size() + " bytes, ");
+            } else {
+                try (InputStream in = Files.newInputStream(file)) {
+                    byte[] content = in.readNBytes(MAX_RULES_FILE_BYTES + 1); // it may grow while read
+                    if (content.length <= MAX_RULES_FILE_BYTES) {
+                        return content;
+                    }
+                    problem = tooLarge("");
+                }
+            }
         } catch (IOException e) {
-            throw new ConfigException(file.toString(), List.of("cannot read rules file " + file + ": " + reason(e)));
+            problem = reason(e);
         }
+        throw new ConfigException(file.toString(), List.of("cannot read rules file " + file + ": " + problem));
+    }
+
+    private static String tooLarge(String size) {
+        return "is " + size + "larger than the 1 MiB (" + MAX_RULES_FILE_BYTES + " bytes) a rules file may have";
     }
 
     /** Parses the bytes read from a rules file (UTF-8) as {@link #readRulesFile} does. */

@@ -2,8 +2,6 @@ package dev.leapgate.config;
 
 import dev.leapgate.Clock;
 import dev.leapgate.rule.RuleSet;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -25,8 +23,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>No watcher thread: {@link #maybeReload()} is called on the request path and looks at the file
  * at most once per interval; the one request that looks pays for reading the file (a rules file
- * is small; a parse only when it changed). {@link #reload()} checks now, for an operator or a
- * management endpoint.
+ * is small; a parse only when it changed). So nothing that could block that request or fill the
+ * heap is read: a directory, a device such as {@code /dev/zero}, a named pipe or a file larger than
+ * 1 MiB is refused unopened or unfinished, as an unreadable file. {@link #reload()} checks now, for
+ * an operator or a management endpoint.
  *
  * <p>A change is different content (a SHA-256 digest of the file's bytes): a modification time
  * cannot tell two versions written within one tick of the file system's clock, nor a version
@@ -151,41 +151,41 @@ public final class ReloadingRules {
     public synchronized boolean reload() {
         // One read: the stamp and the rules come from the same bytes, so that a version the check
         // saw is never marked as seen while another version was parsed.
-        byte[] content;
+        byte[] content = null;
+        ConfigException unreadable = null;
         String current;
         try {
-            content = Files.readAllBytes(file);
+            content = ConfigParser.readRulesBytes(file);
             current = stampOf(content);
-        } catch (IOException e) {
-            content = null;
-            current = "unreadable: " + e;
+        } catch (ConfigException e) {
+            unreadable = e;
+            current = unreadableStamp(e);
         }
         if (current.equals(stamp)) {
             return false;
         }
         stamp = current; // a broken file is reported once, not on every check
-        RuleSet rules;
         try {
-            rules = content == null
-                    ? ConfigParser.readRulesFile(file, origin) // says why it cannot be read
-                    : ConfigParser.parseRulesFile(file, content, origin);
-            rules = adjust.apply(rules);
+            if (unreadable != null) {
+                throw unreadable;
+            }
+            apply.accept(adjust.apply(ConfigParser.parseRulesFile(file, content, origin)));
         } catch (ConfigException e) {
-            rejected.incrementAndGet();
-            lastError = e.getMessage();
-            throw e;
+            throw rejected(e);
         } catch (IllegalArgumentException e) {
-            ConfigException problem = new ConfigException(file.toString(), List.of(e.getMessage()));
-            rejected.incrementAndGet();
-            lastError = problem.getMessage();
-            throw problem;
+            throw rejected(new ConfigException(file.toString(), List.of(e.getMessage())));
         }
-        apply.accept(rules);
         applied.incrementAndGet();
         lastApplied = Instant.now();
         lastError = null;
         LOG.info("Leapgate applied rules file {}", file);
         return true;
+    }
+
+    private ConfigException rejected(ConfigException e) {
+        rejected.incrementAndGet();
+        lastError = e.getMessage();
+        return e;
     }
 
     /** Changed versions of the file applied since it was first read. */
@@ -210,10 +210,15 @@ public final class ReloadingRules {
 
     private static String stampOf(Path file) {
         try {
-            return stampOf(Files.readAllBytes(file));
-        } catch (IOException e) {
-            return "unreadable: " + e;
+            return stampOf(ConfigParser.readRulesBytes(file));
+        } catch (ConfigException e) {
+            return unreadableStamp(e);
         }
+    }
+
+    /** The stamp of a file that cannot be read: the same reason, the same stamp, reported once. */
+    private static String unreadableStamp(ConfigException e) {
+        return "unreadable: " + e.getMessage();
     }
 
     private static String stampOf(byte[] content) {

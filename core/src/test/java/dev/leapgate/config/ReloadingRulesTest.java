@@ -2,6 +2,8 @@ package dev.leapgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
@@ -10,6 +12,7 @@ import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.testing.Configs;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -180,5 +183,88 @@ class ReloadingRulesTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("rules.properties");
         assertThat(gate.rules().rules()).hasSize(1);
+    }
+
+    private ReloadingRules following(Path file, HttpGate gate) {
+        return new ReloadingRules(
+                file, Duration.ofSeconds(5), clock, OriginSource.ip(), gate::update, UnaryOperator.identity());
+    }
+
+    /** The check a request makes once the interval has passed: it must neither throw nor block. */
+    private void requestChecks(ReloadingRules reloading) {
+        clock.advance(Duration.ofSeconds(5));
+        assertTimeoutPreemptively(Duration.ofSeconds(10), reloading::maybeReload);
+    }
+
+    @Test
+    void aFileThatNeverEnds_isRefusedUnread_andTheRulesStay() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading = following(file, gate);
+        Files.delete(file);
+        Files.createSymbolicLink(file, Path.of("/dev/zero"));
+
+        requestChecks(reloading); // it read until the heap was full: OutOfMemoryError at the request
+
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
+        assertThat(reloading.rejectedReloads()).isEqualTo(1);
+        assertThat(reloading.lastError())
+                .hasValueSatisfying(error ->
+                        assertThat(error).contains("cannot read rules file " + file + ": is not a regular file"));
+    }
+
+    @Test
+    void aNamedPipe_doesNotBlockTheRequestThatChecks() throws Exception {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading = following(file, gate);
+        Files.delete(file);
+        Process mkfifo = new ProcessBuilder("mkfifo", file.toString()).start();
+        assumeTrue(mkfifo.waitFor() == 0, "mkfifo is available");
+
+        requestChecks(reloading); // opening the pipe waited for a writer, for ever
+
+        assertThat(gate.rules().rules()).hasSize(1);
+        assertThat(reloading.lastError())
+                .hasValueSatisfying(error -> assertThat(error).contains("is not a regular file"));
+    }
+
+    @Test
+    void aHugeFile_isRefused_andTheRulesStay() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading = following(file, gate);
+        try (RandomAccessFile huge = new RandomAccessFile(file.toFile(), "rw")) {
+            huge.setLength((1 << 20) + 1); // one byte over the 1 MiB allowed; sparse, it costs no disk
+        }
+
+        requestChecks(reloading);
+
+        assertThat(gate.rules().rules()).hasSize(1);
+        assertThat(reloading.lastError())
+                .hasValueSatisfying(error -> assertThat(error)
+                        .contains("cannot read rules file " + file + ": is 1048577 bytes, larger than the 1 MiB"));
+    }
+
+    @Test
+    void aDirectoryInsteadOfTheFile_isReportedOnce_andAFileThereAgainApplies() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading = following(file, gate);
+        Files.delete(file);
+        Files.createDirectory(file);
+
+        requestChecks(reloading);
+        requestChecks(reloading);
+
+        assertThat(reloading.rejectedReloads()).as("reported once").isEqualTo(1);
+        assertThat(reloading.lastError())
+                .hasValueSatisfying(
+                        error -> assertThat(error).contains("cannot read rules file " + file + ": is a directory"));
+        Files.delete(file);
+        write(file, "rule.a.match=/a\nrule.a.limit=4/1m\n");
+        requestChecks(reloading);
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(4L);
+        assertThat(reloading.lastError()).isEmpty();
     }
 }
