@@ -137,7 +137,7 @@ public final class ReloadingRules {
         try {
             reload();
         } catch (ConfigException e) {
-            LOG.warn("Leapgate keeps its previous rules: {}", e.getMessage());
+            LOG.warn("Leapgate keeps its previous rules: {}", e.getMessage(), e.getCause());
         }
     }
 
@@ -174,6 +174,13 @@ public final class ReloadingRules {
             throw rejected(e);
         } catch (IllegalArgumentException e) {
             throw rejected(new ConfigException(file.toString(), List.of(e.getMessage())));
+        } catch (RuntimeException e) {
+            // Not a problem of the file that the parser knows: still a version not in force, and
+            // reported as such rather than thrown at the request that happened to check.
+            ConfigException problem =
+                    new ConfigException(file.toString(), List.of("its rules could not be applied: " + e));
+            problem.initCause(e);
+            throw rejected(problem);
         }
         applied.incrementAndGet();
         lastApplied = Instant.now();

@@ -267,4 +267,41 @@ class ReloadingRulesTest {
         assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(4L);
         assertThat(reloading.lastError()).isEmpty();
     }
+
+    @Test
+    void rulesThatFailToApply_doNotFailTheRequestThatChecked_andAreReportedOnce() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = gateFor(file);
+        boolean[] failing = {true};
+        ReloadingRules reloading = new ReloadingRules(
+                file,
+                Duration.ofSeconds(5),
+                clock,
+                OriginSource.ip(),
+                rules -> {
+                    if (failing[0]) {
+                        throw new IllegalStateException("cannot compile these rules");
+                    }
+                    gate.update(rules);
+                },
+                UnaryOperator.identity());
+        write(file, "rule.a.match=/a\nrule.a.limit=2/1m\n");
+
+        requestChecks(reloading); // the exception was thrown at the request
+        requestChecks(reloading);
+
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
+        assertThat(reloading.rejectedReloads()).isEqualTo(1);
+        assertThat(reloading.lastError())
+                .hasValueSatisfying(error -> assertThat(error)
+                        .contains(file.toString())
+                        .contains("could not be applied")
+                        .contains("cannot compile these rules"));
+
+        failing[0] = false;
+        write(file, "rule.a.match=/a\nrule.a.limit=3/1m\n");
+        requestChecks(reloading);
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(3L);
+        assertThat(reloading.lastError()).isEmpty();
+    }
 }
