@@ -312,7 +312,14 @@ public final class HttpGate implements AutoCloseable {
     private void apply(RuleSet rules) {
         Snapshot next = Snapshot.of(rules, snapshot.get(), admission.clock(), store);
         snapshot.set(next);
-        runChecks(rules);
+        try {
+            runChecks(rules);
+        } catch (RuntimeException e) {
+            // The rules are in force: the listeners must still hear of them (metrics follow them),
+            // and a reload must not report as rejected what is applied.
+            warnings = List.of();
+            LOG.warn("Leapgate: a check of the rules failed; the new rules are in force", e);
+        }
         LOG.info(
                 "Leapgate rules updated: {} rules ({} kept with their counters, {} changed going on from their"
                         + " counts), exempt [{}], deny [{}]",

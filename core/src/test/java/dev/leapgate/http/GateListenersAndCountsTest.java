@@ -60,4 +60,26 @@ class GateListenersAndCountsTest {
         assertThat(heard).containsExactly(next);
         assertThat(gate.rules()).isSameAs(next);
     }
+
+    @Test
+    void aCheckThatFailsOnNewRules_leavesThemInForce_andTheListenersHearOfThem() {
+        int[] runs = {0};
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(Map.of("rules", "none"), "test"))
+                .check(rules -> {
+                    if (++runs[0] > 1) {
+                        throw new IllegalStateException("a broken check");
+                    }
+                    return List.of();
+                })
+                .build();
+        List<RuleSet> heard = new ArrayList<>();
+        gate.addRulesListener(heard::add);
+        RuleSet next =
+                RuleSet.of(FlowRule.builder("slots").match("/x").inFlight(2).build());
+
+        gate.update(next); // threw, after the rules were in force but before any listener heard
+
+        assertThat(gate.rules()).isSameAs(next);
+        assertThat(heard).containsExactly(next);
+    }
 }
