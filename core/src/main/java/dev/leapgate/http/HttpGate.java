@@ -590,6 +590,9 @@ public final class HttpGate implements AutoCloseable {
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1, was " + permits);
         }
+        if (reloading != null) {
+            reloading.maybeReload();
+        }
         return decide(method, normalizedPath, origin, null, permits);
     }
 

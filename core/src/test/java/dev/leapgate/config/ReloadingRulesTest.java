@@ -304,4 +304,22 @@ class ReloadingRulesTest {
         assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(3L);
         assertThat(reloading.lastError()).isEmpty();
     }
+
+    @Test
+    void aRequestGivenByItsParts_checksTheFileToo() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = HttpGate.builder(
+                        ConfigParser.parse(Map.of("rules-file", file.toString(), "reload-interval", "5s"), "test"))
+                .clock(clock)
+                .build();
+        write(file, "rule.a.match=/a\nrule.a.limit=2/1m\n");
+        clock.advance(Duration.ofSeconds(5));
+
+        assertThat(gate.enter("GET", "/a", client).admitted()).isTrue();
+
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(2L);
+        assertThat(gate.enter("GET", "/a", client).admitted())
+                .as("the second request of the new limit")
+                .isTrue();
+    }
 }
