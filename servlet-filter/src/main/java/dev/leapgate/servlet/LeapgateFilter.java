@@ -115,7 +115,7 @@ public class LeapgateFilter implements Filter {
             String handlerClass = params.remove(BLOCK_HANDLER_PARAM);
             String source = "init-params of filter '" + filterConfig.getFilterName() + "'";
             try {
-                LeapgateConfig config = resolveRulesFile(ConfigParser.parse(params, source), context);
+                LeapgateConfig config = resolveRulesFile(ConfigParser.parse(params, source), context, source);
                 Object clock = context.getAttribute(CLOCK_ATTRIBUTE);
                 String contextPath = context.getContextPath();
                 List<String> mappings = servletMappings(context);
@@ -175,10 +175,25 @@ public class LeapgateFilter implements Filter {
         return false;
     }
 
-    /** A relative rules file is resolved against the web application's root, so {@code WEB-INF/...} works. */
-    private static LeapgateConfig resolveRulesFile(LeapgateConfig config, ServletContext context) {
+    /**
+     * A relative rules file is resolved against the web application's root, so {@code WEB-INF/...}
+     * works. An application with no directory on disk (run from a packed archive, or without a base
+     * resource) has no root to resolve it against: it is an error, rather than a path silently read
+     * from the server's working directory, another file than the one meant.
+     */
+    private static LeapgateConfig resolveRulesFile(LeapgateConfig config, ServletContext context, String source) {
+        if (config.rulesFile().isEmpty() || config.rulesFile().get().isAbsolute()) {
+            return config;
+        }
         String root = context.getRealPath("/");
-        return root == null ? config : config.withBaseDirectory(Path.of(root));
+        if (root == null) {
+            throw new ConfigException(
+                    source,
+                    List.of("rules-file: " + config.rulesFile().get() + " is relative, but the web application has"
+                            + " no directory on disk to resolve it against (the container serves it from a packed"
+                            + " archive); give an absolute path, or deploy the application unpacked"));
+        }
+        return config.withBaseDirectory(Path.of(root));
     }
 
     /**

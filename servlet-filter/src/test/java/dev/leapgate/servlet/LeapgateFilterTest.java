@@ -136,6 +136,19 @@ class LeapgateFilterTest {
                 .hasMessageContaining("was 200");
     }
 
+    /** Jetty's context without a base resource stands for an application served from a packed archive. */
+    @Test
+    void aRelativeRulesFile_withoutAnApplicationDirectory_failsTheStart_ratherThanReadingAnotherFile() {
+        jetty = new JettyHarness(Map.of("rules-file", "WEB-INF/leapgate-rules.properties"))
+                .servlet("/api/hello", new TestServlets.Text("hello"));
+
+        assertThat(jetty.startExpectingFailure())
+                .isInstanceOf(ServletException.class)
+                .hasMessageContaining("1 problem in init-params of filter 'leapgate'")
+                .hasMessageContaining("rules-file: WEB-INF/leapgate-rules.properties is relative, but the web"
+                        + " application has no directory on disk");
+    }
+
     /** A block handler for the test below: plain text, its own status. */
     public static final class TeapotHandler implements BlockHandler {
         @Override
