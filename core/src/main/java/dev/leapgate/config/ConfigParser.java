@@ -17,7 +17,8 @@ import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.CharBuffer;
+import java.nio.charset.CoderResult;
 import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
@@ -321,16 +322,24 @@ public final class ConfigParser {
 
     /** Parses the bytes read from a rules file (UTF-8) as {@link #readRulesFile} does. */
     static RuleSet parseRulesFile(Path file, byte[] content, OriginSource origin) {
-        String text;
-        try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .decode(ByteBuffer.wrap(content))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new ConfigException(file.toString(), List.of("cannot read rules file " + file + ": not valid UTF-8"));
+        ByteBuffer bytes = ByteBuffer.wrap(content);
+        CharBuffer text = CharBuffer.allocate(content.length);
+        CoderResult result = StandardCharsets.UTF_8.newDecoder().decode(bytes, text, true);
+        if (result.isError()) {
+            // Where: a file saved in another encoding (Latin-1, Windows-1252) differs from UTF-8
+            // only in a few characters, which the operator must find.
+            int at = bytes.position();
+            int line = 1;
+            for (int i = 0; i < at; i++) {
+                line += content[i] == '\n' ? 1 : 0;
+            }
+            throw new ConfigException(
+                    file.toString(),
+                    List.of("cannot read rules file " + file + ": not valid UTF-8 (line " + line + ", byte "
+                            + String.format(java.util.Locale.ROOT, "0x%02X", content[at] & 0xFF)
+                            + "); save it as UTF-8, or write the character as \\uXXXX"));
         }
-        return parseRules(text, file.toString(), origin);
+        return parseRules(text.flip().toString(), file.toString(), origin);
     }
 
     /**

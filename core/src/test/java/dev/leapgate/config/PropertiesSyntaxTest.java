@@ -239,9 +239,11 @@ class PropertiesSyntaxTest {
                 .containsExactly("cannot read rules file " + missing + ": no such file");
 
         Path latin1 = dir.resolve("latin1.properties");
-        Files.write(latin1, "deny=caf\u00e9".getBytes(StandardCharsets.ISO_8859_1));
+        Files.write(latin1, "# cafe\r\ndeny=caf\u00e9".getBytes(StandardCharsets.ISO_8859_1));
         assertThat(ConfigProblems.of(() -> ConfigParser.readRulesFile(latin1)))
-                .containsExactly("cannot read rules file " + latin1 + ": not valid UTF-8");
+                .as("the first byte that is not UTF-8, where the operator looks for it")
+                .containsExactly("cannot read rules file " + latin1 + ": not valid UTF-8 (line 2, byte 0xE9); save it"
+                        + " as UTF-8, or write the character as \\uXXXX");
     }
 
     @Test
