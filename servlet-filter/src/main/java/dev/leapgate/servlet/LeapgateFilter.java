@@ -262,8 +262,10 @@ public class LeapgateFilter implements Filter {
             return;
         }
         Entry entry = (Entry) decision;
-        gate.admittedHeaders(entry, response::setHeader);
         try {
+            // Inside the try: a response wrapper that refuses a field fails the request, and the
+            // entry is still closed.
+            gate.admittedHeaders(entry, response::setHeader);
             chain.doFilter(request, response);
         } catch (IOException | ServletException | RuntimeException | Error e) {
             entry.fail(e);

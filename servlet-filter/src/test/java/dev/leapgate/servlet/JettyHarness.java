@@ -68,6 +68,20 @@ final class JettyHarness implements AutoCloseable {
         server.setHandler(context);
     }
 
+    /** A filter that runs before Leapgate's on every REQUEST dispatch, as an application's earlier filter. */
+    JettyHarness upstream(Filter earlier) {
+        FilterHolder holder = new FilterHolder(earlier);
+        holder.setName("upstream");
+        holder.setAsyncSupported(true);
+        context.getServletHandler().addFilter(holder);
+        org.eclipse.jetty.ee10.servlet.FilterMapping mapping = new org.eclipse.jetty.ee10.servlet.FilterMapping();
+        mapping.setFilterName("upstream");
+        mapping.setPathSpec("/*");
+        mapping.setDispatcherTypes(EnumSet.of(DispatcherType.REQUEST));
+        context.getServletHandler().prependFilterMapping(mapping);
+        return this;
+    }
+
     JettyHarness servlet(String path, HttpServlet servlet) {
         ServletHolder holder = new ServletHolder(servlet);
         holder.setAsyncSupported(true);

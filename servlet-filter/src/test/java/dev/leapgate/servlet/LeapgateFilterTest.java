@@ -110,6 +110,34 @@ class LeapgateFilterTest {
         assertThat(m.inFlight()).isZero();
     }
 
+    /** An earlier filter's response wrapper that refuses a field must not cost the request its slot. */
+    @Test
+    void aResponseWrapperThatThrowsOnTheRateLimitFields_failsTheRequest_andItsSlotComesBack() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.slots.match", "/**", "rule.slots.in-flight", "1"))
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/error", new TestServlets.ErrorPage());
+        jetty.upstream((request, response, chain) -> chain.doFilter(
+                request,
+                new jakarta.servlet.http.HttpServletResponseWrapper(
+                        (jakarta.servlet.http.HttpServletResponse) response) {
+                    @Override
+                    public void setHeader(String name, String value) {
+                        if (name.startsWith("RateLimit")) {
+                            throw new IllegalStateException("no rate-limit fields here");
+                        }
+                        super.setHeader(name, value);
+                    }
+                }));
+        jetty.start();
+
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(500);
+
+        StatsSnapshot m = jetty.stats("/**");
+        assertThat(m.admitted()).isEqualTo(1);
+        assertThat(m.failed()).isEqualTo(1);
+        assertThat(m.inFlight()).as("the slot came back").isZero();
+    }
+
     @Test
     void forward_isNotCountedTwice() throws Exception {
         start("rule.api.match", "/api/**", "rule.api.limit", "1/10s");
