@@ -33,8 +33,9 @@ public class LeapgateEndpoint {
     }
 
     /**
-     * Reloads the rules file: {@code applied} (and whether the file had changed), or the error that
-     * kept the rules in force. Without a rules file there is nothing to reload.
+     * Reloads the rules file: {@code reloaded} and whether the file had changed, or the error that
+     * kept the rules in force, also when the file has not changed since that version was rejected
+     * (it is still not in force). Without a rules file there is nothing to reload.
      */
     @WriteOperation
     public Map<String, Object> reload() {
@@ -47,8 +48,10 @@ public class LeapgateEndpoint {
         }
         try {
             boolean changed = file.get().reload();
-            result.put("reloaded", true);
+            Optional<String> rejected = changed ? Optional.empty() : file.get().lastError();
+            result.put("reloaded", rejected.isEmpty());
             result.put("changed", changed);
+            rejected.ifPresent(error -> result.put("error", error));
         } catch (ConfigException e) {
             result.put("reloaded", false);
             result.put("error", e.getMessage());

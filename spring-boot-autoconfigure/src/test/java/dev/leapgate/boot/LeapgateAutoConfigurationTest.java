@@ -313,6 +313,13 @@ class LeapgateAutoConfigurationTest {
             assertThat(get(app, "/actuator/leapgate").body())
                     .as("the rules in force stay")
                     .contains("\"limit\":7");
+
+            HttpResponse<String> again = send(
+                    HttpRequest.newBuilder(app.uri("/actuator/leapgate")).POST(HttpRequest.BodyPublishers.noBody()));
+            assertThat(again.body())
+                    .as("asked again, the unchanged broken file is still not in force, and says why")
+                    .startsWith("{\"reloaded\":false,\"changed\":false,\"error\":\"1 problem in")
+                    .contains("lots");
         }
     }
 
