@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -33,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * copied with its old time. A file rejected once is not parsed again until it changes again.
  *
  * <p>Concurrency: the next check time is claimed by CAS, so one thread checks per interval; the
- * stamp of the last file seen is guarded by this object's lock, held only while checking (never
- * on the request path of the other threads).
+ * stamp of the last file seen is guarded by a lock, held only while checking. A request thread
+ * never waits for it: if {@link #reload()} is checking (a management endpoint), the request's
+ * check is skipped, since that one reads the file as it is now.
  */
 public final class ReloadingRules {
 
@@ -47,7 +49,8 @@ public final class ReloadingRules {
     private final Consumer<RuleSet> apply;
     private final AtomicLong nextCheckNanos;
     private final UnaryOperator<RuleSet> adjust;
-    private String stamp;
+    private final ReentrantLock checking = new ReentrantLock();
+    private String stamp; // guarded by checking
     private final AtomicLong applied = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private volatile Instant lastApplied; // null until a change is applied
@@ -134,10 +137,15 @@ public final class ReloadingRules {
         if (now - next < 0 || !nextCheckNanos.compareAndSet(next, now + intervalNanos)) {
             return;
         }
+        if (!checking.tryLock()) {
+            return; // a reload is checking the file now, for an operator
+        }
         try {
-            reload();
+            check();
         } catch (ConfigException e) {
             LOG.warn("Leapgate keeps its previous rules: {}", e.getMessage(), e.getCause());
+        } finally {
+            checking.unlock();
         }
     }
 
@@ -148,7 +156,17 @@ public final class ReloadingRules {
      * @throws ConfigException if the file changed but is unreadable or invalid; the previous rules
      *     stay in force
      */
-    public synchronized boolean reload() {
+    public boolean reload() {
+        checking.lock();
+        try {
+            return check();
+        } finally {
+            checking.unlock();
+        }
+    }
+
+    /** {@link #reload()}, with the lock held. */
+    private boolean check() {
         // One read: the stamp and the rules come from the same bytes, so that a version the check
         // saw is never marked as seen while another version was parsed.
         byte[] content = null;

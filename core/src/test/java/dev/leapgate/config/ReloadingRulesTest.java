@@ -116,6 +116,49 @@ class ReloadingRulesTest {
         assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("a", "b");
     }
 
+    /** A request thread never waits while an operator's reload reads and applies the file. */
+    @Test
+    void aRequestsCheck_isSkipped_notBlocked_whileAReloadIsUnderWay() throws Exception {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = gateFor(file);
+        java.util.concurrent.CountDownLatch applying = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        ReloadingRules reloading = new ReloadingRules(
+                file,
+                Duration.ofSeconds(5),
+                clock,
+                OriginSource.ip(),
+                rules -> {
+                    applying.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    gate.update(rules);
+                },
+                UnaryOperator.identity());
+        write(file, "rule.a.match=/a\nrule.a.limit=2/1m\n");
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+        java.util.concurrent.CompletableFuture<Boolean> operator =
+                java.util.concurrent.CompletableFuture.supplyAsync(reloading::reload, threads);
+        try {
+            assertThat(applying.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue();
+            clock.advance(Duration.ofSeconds(5));
+            java.util.concurrent.CompletableFuture<Void> request =
+                    java.util.concurrent.CompletableFuture.runAsync(reloading::maybeReload, threads);
+            assertThat(request)
+                    .as("the request's check returns while the reload holds the file")
+                    .succeedsWithin(Duration.ofSeconds(5));
+        } finally {
+            release.countDown();
+            threads.shutdown();
+        }
+        assertThat(operator.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(gate.rules().rules().get(0).limit()).isEqualTo(2);
+    }
+
     @Test
     void brokenFile_keepsThePreviousRules_andIsReportedWithItsProblems() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
