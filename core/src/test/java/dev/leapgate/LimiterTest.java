@@ -3,6 +3,7 @@ package dev.leapgate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Together;
@@ -125,6 +126,29 @@ class LimiterTest {
                     .as("the rejected request holds no slot")
                     .isEqualTo(2);
         }
+    }
+
+    @Test
+    void sleeperThatThrows_propagates_andGivesBackTheConcurrencySlot() {
+        Limiter limiter = Limiter.builder("paced")
+                .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
+                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                .concurrency(1)
+                .clock(clock)
+                .sleeper(nanos -> {
+                    throw new IllegalStateException("this thread may not sleep");
+                })
+                .build();
+        ((Entry) limiter.tryEnter()).close(); // the schedule's first turn: no wait
+
+        assertThatThrownBy(limiter::tryEnter) // its turn is 100 ms away: it sleeps
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("this thread may not sleep");
+        clock.advance(Duration.ofSeconds(1));
+
+        assertThat(limiter.tryEnter())
+                .as("the concurrency slot taken before the sleeper threw is free again")
+                .isInstanceOf(Entry.class);
     }
 
     @Test

@@ -33,7 +33,9 @@ import dev.leapgate.Sleeper;
  * <p>A request that must wait (paced, or borrowing from the next bucket) waits on the caller's
  * thread through the {@link Sleeper}, for the longest wait any limit asked. If the thread is
  * interrupted meanwhile, its permits are given back as for a rejection, the interrupt status is
- * restored, and the request is rejected with reason {@code "interrupted"}.
+ * restored, and the request is rejected with reason {@code "interrupted"}. If the
+ * sleeper throws an unchecked exception instead (an application's sleeper), its permits are given
+ * back the same way and the exception propagates.
  *
  * <p>Limits whose windows are in a shared store ({@code Limit.Shared}) decide there; when several
  * apply to one request, their store decisions are started together before any is waited for, so a
@@ -163,6 +165,11 @@ public final class Admission {
                 waiting(limits, t0, t1, all, now, Math.max(1, clock.nanoTime() - now));
                 giveBack(limits, t0, t1, all, n, 1, origin, permits);
                 return reject(limits, limits[longest], now, origin, permits, INTERRUPTED);
+            } catch (RuntimeException | Error e) {
+                // A fault of the sleeper (an application's own), not a decision: the request holds nothing.
+                waiting(limits, t0, t1, all, now, Math.max(1, clock.nanoTime() - now));
+                giveBack(limits, t0, t1, all, n, 1, origin, permits);
+                throw e;
             }
             start = clock.nanoTime();
             waiting(limits, t0, t1, all, now, Math.max(1, start - now));
