@@ -103,9 +103,17 @@ public final class Origin {
         return h ^ (h >>> 33);
     }
 
+    /**
+     * Equal origins have the same key and {@link #id()}, and are both secret or both not: a secret
+     * and a plain identifier with the same text are counted alike but shown differently, so one may
+     * not stand for the other (a set would otherwise keep the plain one and print the credential).
+     */
     @Override
     public boolean equals(Object o) {
-        return o instanceof Origin other && key == other.key && Objects.equals(id(), other.id());
+        return o instanceof Origin other
+                && key == other.key
+                && secret == other.secret
+                && Objects.equals(id(), other.id());
     }
 
     @Override
