@@ -90,13 +90,10 @@ public record OnExcess(Kind kind, Duration maxQueue, double coldFactor, Duration
     public OnExcess {
         Objects.requireNonNull(kind, "kind");
         boolean warms = Parameter.WARM_UP.appliesTo(kind);
-        maxQueue = check("max-queue", maxQueue, Parameter.MAX_QUEUE.appliesTo(kind), kind);
-        maxWait = check("max-wait", maxWait, Parameter.MAX_WAIT.appliesTo(kind), kind);
-        warmUp = check("warm-up", warmUp, warms, kind);
+        maxQueue = check("max-queue", maxQueue, Parameter.MAX_QUEUE.appliesTo(kind), kind, true);
+        maxWait = check("max-wait", maxWait, Parameter.MAX_WAIT.appliesTo(kind), kind, true);
+        warmUp = check("warm-up", warmUp, warms, kind, false);
         if (warms) {
-            if (warmUp.isZero()) {
-                throw new IllegalArgumentException("warm-up must be longer than 0s, was 0s");
-            }
             if (!(coldFactor > 1.0) || coldFactor > 100.0 || Double.isNaN(coldFactor)) {
                 throw new IllegalArgumentException(
                         "cold-factor must be greater than 1 and at most 100, was " + coldFactor);
@@ -106,7 +103,7 @@ public record OnExcess(Kind kind, Duration maxQueue, double coldFactor, Duration
         }
     }
 
-    private static Duration check(String setting, Duration value, boolean used, Kind kind) {
+    private static Duration check(String setting, Duration value, boolean used, Kind kind, boolean zeroAllowed) {
         if (!used) {
             if (value != null) {
                 throw new IllegalArgumentException(setting + " does not apply to on-excess " + name(kind));
@@ -114,9 +111,11 @@ public record OnExcess(Kind kind, Duration maxQueue, double coldFactor, Duration
             return null;
         }
         Objects.requireNonNull(value, setting);
-        if (value.isNegative() || value.compareTo(MAX_WAIT_ALLOWED) > 0) {
-            throw new IllegalArgumentException(
-                    setting + " must be between 0s and 1m, was " + DurationText.format(value));
+        boolean tooShort = value.isNegative() || (value.isZero() && !zeroAllowed);
+        if (tooShort || value.compareTo(MAX_WAIT_ALLOWED) > 0) {
+            throw new IllegalArgumentException(setting
+                    + (zeroAllowed ? " must be between 0s and 1m" : " must be longer than 0s and at most 1m")
+                    + ", was " + DurationText.format(value));
         }
         return value;
     }
@@ -171,15 +170,16 @@ public record OnExcess(Kind kind, Duration maxQueue, double coldFactor, Duration
 
     @Override
     public String toString() {
+        // Durations as the configuration writes them (and WindowSpec shows them): 500ms, not PT0.5S.
         StringBuilder s = new StringBuilder(name(kind));
         if (warmUp != null) {
-            s.append(" cold-factor=").append(coldFactor).append(" warm-up=").append(warmUp);
+            s.append(" cold-factor=").append(coldFactor).append(" warm-up=").append(DurationText.format(warmUp));
         }
         if (maxQueue != null) {
-            s.append(" max-queue=").append(maxQueue);
+            s.append(" max-queue=").append(DurationText.format(maxQueue));
         }
         if (maxWait != null) {
-            s.append(" max-wait=").append(maxWait);
+            s.append(" max-wait=").append(DurationText.format(maxWait));
         }
         return s.toString();
     }

@@ -34,6 +34,26 @@ class OnExcessTest {
     }
 
     @Test
+    void warmUpOutOfRange_isRefused_withTheRangeThatHolds() {
+        for (Duration bad : new Duration[] {Duration.ofSeconds(-1), Duration.ZERO, Duration.ofMinutes(2)}) {
+            assertThatThrownBy(() -> OnExcess.warmUp(3, bad))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("warm-up must be longer than 0s and at most 1m, was ");
+        }
+        assertThatThrownBy(() -> OnExcess.pace(Duration.ofMillis(-1)))
+                .hasMessage("max-queue must be between 0s and 1m, was -1ms");
+        assertThat(OnExcess.pace(Duration.ZERO).maxQueue()).isZero();
+    }
+
+    @Test
+    void toString_writesDurationsAsTheConfigurationDoes() {
+        assertThat(OnExcess.warmUpPace(3, Duration.ofSeconds(10), Duration.ofMillis(500)))
+                .hasToString("warm-up-pace cold-factor=3.0 warm-up=10s max-queue=500ms");
+        assertThat(OnExcess.borrow(Duration.ofMillis(250))).hasToString("borrow max-wait=250ms");
+        assertThat(OnExcess.reject()).hasToString("reject");
+    }
+
+    @Test
     void eachParameter_namesTheKindsThatUseIt() {
         for (OnExcess.Parameter parameter : OnExcess.Parameter.values()) {
             for (OnExcess.Kind kind : OnExcess.Kind.values()) {
