@@ -23,8 +23,9 @@ public sealed interface Decision permits Entry, Rejection {
 
     /**
      * Where the request stands against the rules that applied to it, tightest first (fewest
-     * permits remaining); for a rejection, the rejecting rule's. Empty when no rule applied, or
-     * when the limiter was asked not to compute them.
+     * permits remaining); for a rejection, the rejecting rule's. Empty when no rule applied (an
+     * HTTP request that no rule matched, or from an exempt origin), and for a rejection that no
+     * quota describes (a denied origin).
      */
     List<Quota> quotas();
 }

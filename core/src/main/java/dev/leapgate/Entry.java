@@ -28,6 +28,11 @@ package dev.leapgate;
  * work, later ones do nothing, so a slot is released exactly once even when several paths (a
  * filter's {@code finally}, an async listener, a response filter) all close the same entry.
  *
+ * <p>An entry that is never closed keeps its concurrency permits for good: nothing times it out,
+ * and nothing reclaims it when it is garbage-collected. A limiter with a concurrency limit loses
+ * the slots of every entry left open, and the statistics count such a request in flight (and its
+ * response time unknown) for ever. Close every entry on every path, as both forms above do.
+ *
  * <p>Entries are made by Leapgate's limiters; subclassing this class elsewhere is not useful. (It is
  * an abstract class, not an interface, because {@code decision instanceof Entry} is then a
  * constant-time check: the JVM looks an interface up in a list, a class in a table.)
@@ -53,7 +58,7 @@ public abstract non-sealed class Entry implements Decision, AutoCloseable {
         return true;
     }
 
-    /** The permits this entry holds. */
+    /** The permits this entry holds; 0 for a request no rule applied to (see {@link #isClosed()}). */
     public abstract int permits();
 
     /** The clock reading at admission (after any wait for a paced or borrowed turn). */
@@ -96,10 +101,18 @@ public abstract non-sealed class Entry implements Decision, AutoCloseable {
      */
     public abstract void fail();
 
-    /** Whether {@link #close()} has been called. */
+    /**
+     * Whether {@link #close()} has been called. Always {@code false} for the entry of a request no
+     * rule applied to (an {@code HttpGate} request that no rule matched, or from an exempt origin):
+     * one shared entry that holds nothing, {@linkplain #permits() has no permits} and records
+     * nothing, whose {@code close} and {@code fail} do nothing.
+     */
     public abstract boolean isClosed();
 
-    /** Whether the request was marked failed, before or after it was closed. */
+    /**
+     * Whether the request was marked failed, before or after it was closed; always {@code false}
+     * for the entry of a request no rule applied to (see {@link #isClosed()}).
+     */
     public abstract boolean isFailed();
 
     /**

@@ -34,7 +34,16 @@ import java.util.regex.Pattern;
  *
  * <p>{@link #tryEnter()} admits with an {@link Entry} to close when the work is done (it holds the
  * concurrency permits and measures the response time); {@link #tryAcquire()} admits without one,
- * for a limiter with a rate alone: the cheapest call, which allocates nothing.
+ * for a limiter with a rate alone: with the default on-excess (reject) the cheapest call, which
+ * allocates nothing.
+ *
+ * <p>Both return at once unless the rate's on-excess makes a request wait ({@link
+ * OnExcess#pace}, {@link OnExcess#warmUpPace}, {@link OnExcess#borrow}): then a call may block
+ * its own thread for its turn, at most the on-excess's {@code maxQueue} or {@code maxWait}, through
+ * the {@link Builder#sleeper Sleeper}. A thread interrupted while it waits is rejected with reason
+ * {@code "interrupted"} ({@code tryAcquire} returns {@code false}) and keeps its interrupt status;
+ * the concurrency slot and the window count it took are given back, but not a paced turn: a
+ * reservation moves the schedule of every request after it, so those keep their place.
  *
  * <p>Concurrency: thread-safe and lock-free; see {@link Entry} for closing from any thread.
  */
@@ -120,28 +129,44 @@ public final class Limiter {
 
     /**
      * Takes one permit of the rate limit without entering: nothing to close, nothing held, no
-     * response time. For a limiter with a rate and no concurrency limit.
+     * response time. For a limiter with a rate and no concurrency limit. May wait for its turn with
+     * an on-excess that makes requests wait (see the class comment).
      *
-     * @return whether the permit was taken
+     * @return whether the permit was taken; {@code false} also for a request of more permits than
+     *     the limit, and for a thread interrupted while it waited (its interrupt status kept)
      * @throws IllegalStateException if the limiter has a concurrency limit (whose permits must be
-     *     given back by closing an entry: use {@link #tryEnter()}), or counts per origin
+     *     given back by closing an entry: use {@link #tryEnter()}), or counts per origin (use
+     *     {@link #tryAcquire(Origin)})
      */
     public boolean tryAcquire() {
         return tryAcquire(1);
     }
 
-    /** As {@link #tryAcquire()}, for {@code permits} permits. */
+    /**
+     * As {@link #tryAcquire()}, for {@code permits} permits.
+     *
+     * @throws IllegalArgumentException if {@code permits} is below 1
+     */
     public boolean tryAcquire(int permits) {
         requireShared();
         return acquire(Origin.unknown(), checked(permits));
     }
 
-    /** As {@link #tryAcquire()}, for {@code origin}. */
+    /**
+     * As {@link #tryAcquire()}, for {@code origin}; for a limiter that does not count per origin,
+     * the origin changes nothing.
+     *
+     * @throws IllegalStateException if the limiter has a concurrency limit
+     */
     public boolean tryAcquire(Origin origin) {
         return tryAcquire(origin, 1);
     }
 
-    /** As {@link #tryAcquire()}, for {@code origin} and {@code permits} permits. */
+    /**
+     * As {@link #tryAcquire(Origin)}, for {@code permits} permits.
+     *
+     * @throws IllegalArgumentException if {@code permits} is below 1
+     */
     public boolean tryAcquire(Origin origin, int permits) {
         Objects.requireNonNull(origin, "origin");
         return acquire(origin, checked(permits));

@@ -129,6 +129,64 @@ class LimiterTest {
     }
 
     @Test
+    void interruptedWhileBorrowing_isRejected_keepsTheInterrupt_andGivesBackTheLoanAndTheSlot() {
+        java.util.List<Long> sleeps = new java.util.ArrayList<>();
+        Limiter limiter = Limiter.builder("borrowing")
+                .rate(2, WindowSpec.of(Duration.ofSeconds(1), 10))
+                .onExcess(OnExcess.borrow(Duration.ofMillis(500)))
+                .concurrency(3)
+                .clock(clock)
+                .sleeper(nanos -> {
+                    sleeps.add(nanos);
+                    if (sleeps.size() == 1) {
+                        throw new InterruptedException();
+                    }
+                    clock.advanceNanos(nanos);
+                })
+                .build();
+        ((Entry) limiter.tryEnter()).close();
+        ((Entry) limiter.tryEnter()).close();
+        clock.advance(Duration.ofMillis(1050)); // both count until 1.1 s: a loan waits 50 ms
+
+        Decision interrupted = limiter.tryEnter();
+        boolean interruptKept = Thread.interrupted();
+
+        assertThat(interruptKept).isTrue();
+        assertThat(((Rejection) interrupted).reason()).isEqualTo("interrupted");
+        assertThat(limiter.stats().inFlight()).isZero();
+        Entry next = (Entry) limiter.tryEnter();
+        assertThat(sleeps)
+                .as("the loan given back: the next request borrows it, waiting as long")
+                .containsExactly(50_000_000L, 50_000_000L);
+        next.close();
+    }
+
+    @Test
+    void interruptedWhilePaced_isRejected_keepsTheInterrupt_butItsTurnIsNotHandedBack() {
+        java.util.List<Long> sleeps = new java.util.ArrayList<>();
+        Limiter limiter = Limiter.builder("paced")
+                .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
+                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                .clock(clock)
+                .sleeper(nanos -> {
+                    sleeps.add(nanos);
+                    if (sleeps.size() == 1) {
+                        throw new InterruptedException();
+                    }
+                    clock.advanceNanos(nanos);
+                })
+                .build();
+        assertThat(limiter.tryAcquire()).isTrue(); // the first turn: no wait
+
+        assertThat(limiter.tryAcquire()).isFalse(); // waits for the turn at 100 ms, interrupted
+        assertThat(Thread.interrupted()).isTrue();
+        assertThat(limiter.tryAcquire()).isTrue();
+        assertThat(sleeps)
+                .as("as the README says: the interrupted turn stays taken, the next one is at 200 ms")
+                .containsExactly(100_000_000L, 200_000_000L);
+    }
+
+    @Test
     void sleeperThatThrows_propagates_andGivesBackTheConcurrencySlot() {
         Limiter limiter = Limiter.builder("paced")
                 .rate(10, WindowSpec.of(Duration.ofSeconds(1)))

@@ -32,8 +32,9 @@ import dev.leapgate.Sleeper;
  *
  * <p>A request that must wait (paced, or borrowing from the next bucket) waits on the caller's
  * thread through the {@link Sleeper}, for the longest wait any limit asked. If the thread is
- * interrupted meanwhile, its permits are given back as for a rejection, the interrupt status is
- * restored, and the request is rejected with reason {@code "interrupted"}. If the
+ * interrupted meanwhile, its permits are given back as for a rejection (window counts and
+ * in-flight slots; a pace or warm-up reservation, as above, is not taken back), the interrupt
+ * status is restored, and the request is rejected with reason {@code "interrupted"}. If the
  * sleeper throws an unchecked exception instead (an application's sleeper), its permits are given
  * back the same way and the exception propagates.
  *
