@@ -38,7 +38,12 @@ public final class Origin {
         this.secret = secret;
     }
 
-    /** The client at {@code ip}; IPv6 clients are grouped by their first {@code ipv6PrefixLength} bits. */
+    /**
+     * The client at {@code ip}; IPv6 clients are grouped by their first {@code ipv6PrefixLength} bits.
+     *
+     * @throws IllegalArgumentException if {@code ipv6PrefixLength} is not between 32 and 64, or
+     *     {@code ip} is a multicast address (never the source of a connection)
+     */
     public static Origin ip(IpAddress ip, int ipv6PrefixLength) {
         Objects.requireNonNull(ip, "ip");
         return new Origin(ClientKey.of(ip, ipv6PrefixLength), ip, null, false);

@@ -89,6 +89,7 @@ public final class OriginList {
 
     /** Whether the origin is in the list: its IP in a range, or its identifier listed. */
     public boolean contains(Origin origin) {
+        Objects.requireNonNull(origin, "origin");
         if (origin.ip() != null) {
             return !ranges.isEmpty() && ranges.contains(origin.ip());
         }

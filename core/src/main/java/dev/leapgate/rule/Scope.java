@@ -37,7 +37,8 @@ public record Scope(Kind kind, String origin) {
                 throw new IllegalArgumentException("scope origin must not be blank");
             }
         } else if (origin != null) {
-            throw new IllegalArgumentException("scope " + kind + " takes no origin, was given '" + origin + "'");
+            throw new IllegalArgumentException("scope " + (kind == Kind.ALL ? "all" : "per-origin")
+                    + " takes no origin, was given '" + origin + "'");
         }
     }
 
