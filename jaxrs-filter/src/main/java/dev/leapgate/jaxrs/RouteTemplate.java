@@ -5,12 +5,16 @@ import dev.leapgate.http.RequestPath;
 import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.PathSegment;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 
 /**
  * The route template that names a JAX-RS request for rate limiting: the {@code @Path} templates it
@@ -19,7 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * the resource class's and the resource method's {@code @Path} ({@link ResourceInfo}), and for a
  * request reached through sub-resource locators, the locator of each matched resource ({@link
  * UriInfo#getMatchedResources}): the method of the parent's class that has a {@code @Path}, no HTTP
- * method, and returns the sub-resource's type (the most specific one, if several do).
+ * method, and returns the sub-resource's type (or a supertype, or {@code Class}); where several
+ * do, the one whose template, joined with the others, matches the request's path, as the runtime
+ * matched it (otherwise {@code /docs/public/1} and {@code /docs/internal/1} through two locators
+ * returning one type would share one name, and one route would escape the other's rules).
  *
  * <p>Rules match this text with {@link PathPattern} semantics after the usual {@link RequestPath}
  * normalization, which spells the braces of a template variable as {@code %7B} and {@code %7D}: a
@@ -44,6 +51,13 @@ final class RouteTemplate {
         }
     };
 
+    /**
+     * Per combination of templates joined for a request reached through several sub-resource
+     * locators that return one type, its regular expression ({@link #regex}); as many as the
+     * application's code has.
+     */
+    private final Map<List<String>, Pattern> regexes = new ConcurrentHashMap<>();
+
     /** The template of the request being filtered, after resource matching. */
     String of(UriInfo uriInfo, ResourceInfo resourceInfo) {
         Method method = resourceInfo.getResourceMethod();
@@ -59,32 +73,185 @@ final class RouteTemplate {
                     ? template
                     : templates.computeIfAbsent(method, m -> join(pathOf(resourceClass), pathOf(m)));
         }
-        StringBuilder path = new StringBuilder(64);
-        appendSegments(pathOf(classOf(matched.get(matched.size() - 1))), path);
+        String[] chosen = new String[matched.size() + 1];
+        chosen[0] = pathOf(classOf(matched.get(matched.size() - 1)));
+        chosen[chosen.length - 1] = pathOf(method);
+        List<List<String>> steps = new ArrayList<>(matched.size() - 1);
+        boolean ambiguous = false;
         for (int i = matched.size() - 1; i >= 1; i--) {
-            Method locator = locator(classOf(matched.get(i)), classOf(matched.get(i - 1)));
-            appendSegments(locator == null ? null : pathOf(locator), path);
+            List<String> candidates = locators(classOf(matched.get(i)), classOf(matched.get(i - 1)));
+            ambiguous |= candidates.size() > 1;
+            steps.add(candidates);
         }
-        appendSegments(pathOf(method), path);
-        return path.length() == 0 ? "/" : path.toString();
+        if (!ambiguous || !choose(steps, 0, chosen, requestPath(uriInfo))) {
+            for (int s = 0; s < steps.size(); s++) {
+                chosen[s + 1] = steps.get(s).isEmpty() ? null : steps.get(s).get(0);
+            }
+        }
+        return join(chosen);
     }
 
     private static Class<?> classOf(Object resource) {
         return resource instanceof Class<?> c ? c : resource.getClass();
     }
 
-    /** The sub-resource locator of {@code parent} that returns a {@code child}, or null. */
-    private static Method locator(Class<?> parent, Class<?> child) {
-        Method best = null;
+    /**
+     * The {@code @Path}s of the sub-resource locators of {@code parent} that may have returned a
+     * {@code child}: methods with a {@code @Path} and no HTTP method whose return type is the
+     * child's type, a supertype of it, or {@code Class} (a locator may return the class to
+     * instantiate). Several may fit ({@code @Path("public") Doc} and {@code @Path("internal")
+     * Doc}): then the request's path decides ({@link #choose}). Ordered as JAX-RS prefers
+     * templates (more literal characters first), then by method name, so that the order never
+     * depends on {@link Class#getMethods}'.
+     */
+    private static List<String> locators(Class<?> parent, Class<?> child) {
+        List<Method> found = new ArrayList<>(2);
         for (Method m : parent.getMethods()) {
-            if (pathOf(m) != null
-                    && httpMethod(m) == null
-                    && m.getReturnType().isAssignableFrom(child)
-                    && (best == null || best.getReturnType().isAssignableFrom(m.getReturnType()))) {
-                best = m;
+            Class<?> returned = m.getReturnType();
+            if ((returned.isAssignableFrom(child) || returned == Class.class)
+                    && pathOf(m) != null
+                    && httpMethod(m) == null) {
+                found.add(m);
             }
         }
-        return best;
+        if (found.size() > 1) {
+            found.sort(Comparator.comparingInt((Method m) -> -literalCharacters(pathOf(m)))
+                    .thenComparing(Method::getName));
+        }
+        List<String> paths = new ArrayList<>(found.size());
+        for (Method m : found) {
+            paths.add(pathOf(m));
+        }
+        return paths;
+    }
+
+    /** The characters of {@code template} outside its variables and slashes. */
+    private static int literalCharacters(String template) {
+        String plain = withoutRegex(template);
+        int count = 0;
+        boolean inVariable = false;
+        for (int i = 0; i < plain.length(); i++) {
+            char c = plain.charAt(i);
+            if (c == '{' || c == '}') {
+                inVariable = c == '{';
+            } else if (!inVariable && c != '/') {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /**
+     * Fills {@code chosen[step + 1]} onwards with the first combination of locator templates whose
+     * whole template matches {@code path}; returns whether one did.
+     */
+    private boolean choose(List<List<String>> steps, int step, String[] chosen, String path) {
+        if (step == steps.size()) {
+            return regex(chosen).matcher(path).matches();
+        }
+        List<String> candidates = steps.get(step);
+        if (candidates.isEmpty()) {
+            chosen[step + 1] = null;
+            return choose(steps, step + 1, chosen, path);
+        }
+        for (String candidate : candidates) {
+            chosen[step + 1] = candidate;
+            if (choose(steps, step + 1, chosen, path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The request's path, decoded, without matrix parameters or empty segments: {@code /docs/public/1}. */
+    private static String requestPath(UriInfo uriInfo) {
+        StringBuilder path = new StringBuilder(64);
+        for (PathSegment segment : uriInfo.getPathSegments(true)) {
+            if (!segment.getPath().isEmpty()) {
+                path.append('/').append(segment.getPath());
+            }
+        }
+        return path.length() == 0 ? "/" : path.toString();
+    }
+
+    /**
+     * The regular expression that JAX-RS matches the joined {@code templates} with: a variable is
+     * one segment ({@code [^/]+}) or its own expression. One per combination of the application's
+     * templates, so cached.
+     */
+    private Pattern regex(String[] templates) {
+        List<String> key = new ArrayList<>(templates.length);
+        for (String template : templates) {
+            key.add(template == null ? "" : template);
+        }
+        Pattern cached = regexes.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        StringBuilder regex = new StringBuilder(64);
+        for (String template : key) {
+            String part = stripSlashes(template);
+            if (!part.isEmpty()) {
+                regex.append('/');
+                appendRegex(part, regex);
+            }
+        }
+        Pattern compiled = Pattern.compile(regex.length() == 0 ? "/" : regex.toString());
+        regexes.putIfAbsent(List.copyOf(key), compiled);
+        return compiled;
+    }
+
+    private static String stripSlashes(String template) {
+        int from = 0;
+        int to = template.length();
+        while (from < to && template.charAt(from) == '/') {
+            from++;
+        }
+        while (to > from && template.charAt(to - 1) == '/') {
+            to--;
+        }
+        return template.substring(from, to);
+    }
+
+    /** Appends the regular expression of one {@code @Path} value; literals are quoted. */
+    private static void appendRegex(String template, StringBuilder out) {
+        int i = 0;
+        int length = template.length();
+        while (i < length) {
+            if (template.charAt(i) != '{') {
+                int next = template.indexOf('{', i);
+                int end = next < 0 ? length : next;
+                out.append(Pattern.quote(template.substring(i, end)));
+                i = end;
+                continue;
+            }
+            int nameEnd = i + 1;
+            while (nameEnd < length && template.charAt(nameEnd) != ':' && template.charAt(nameEnd) != '}') {
+                nameEnd++;
+            }
+            if (nameEnd < length && template.charAt(nameEnd) == ':') {
+                int depth = 1;
+                int k = nameEnd + 1;
+                while (k < length && depth > 0) {
+                    char r = template.charAt(k);
+                    if (r == '\\') {
+                        k++;
+                    } else if (r == '{') {
+                        depth++;
+                    } else if (r == '}') {
+                        depth--;
+                    }
+                    k++;
+                }
+                out.append("(?:")
+                        .append(template, nameEnd + 1, Math.max(nameEnd + 1, k - 1))
+                        .append(')');
+                i = k;
+            } else {
+                out.append("[^/]+");
+                i = nameEnd + 1;
+            }
+        }
     }
 
     /** The method's HTTP method ({@code @GET} and friends, or a custom {@code @HttpMethod}), or null. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.RoutesResource;
+import dev.leapgate.jaxrs.app.TwinLocatorsResource;
 import dev.leapgate.jaxrs.app.UserResource;
 import dev.leapgate.stats.ResourceStats;
 import org.junit.jupiter.api.Test;
@@ -98,6 +99,23 @@ class RouteTemplateIT {
             var minute = server.gate().stats("/users/**").orElseThrow().lastMinute();
             assertThat(minute.admitted()).isEqualTo(1);
             assertThat(minute.rejected()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void twoLocatorsReturningOneType_eachKeyedByItsOwnTemplate() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(new JaxrsServer.App(TwinLocatorsResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.internal.match", "GET /docs/internal/**")
+                .property("leapgate.rule.internal.limit", "1/1h")
+                .property("leapgate.rule.public.match", "GET /docs/public/{id}")
+                .property("leapgate.rule.public.limit", "2/1h"))) {
+            assertThat(server.get("/docs/internal/1").statusCode()).isEqualTo(200);
+            assertThat(server.get("/docs/internal/2").statusCode()).isEqualTo(429);
+
+            assertThat(server.get("/docs/public/1").statusCode()).isEqualTo(200);
+            assertThat(server.get("/docs/public/2").statusCode()).isEqualTo(200);
+            assertThat(server.get("/docs/public/3").statusCode()).isEqualTo(429);
         }
     }
 }
