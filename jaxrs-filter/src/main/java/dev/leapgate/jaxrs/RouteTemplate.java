@@ -10,6 +10,7 @@ import jakarta.ws.rs.core.UriInfo;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -256,7 +257,7 @@ final class RouteTemplate {
 
     /** The method's HTTP method ({@code @GET} and friends, or a custom {@code @HttpMethod}), or null. */
     static String httpMethod(Method method) {
-        for (Annotation annotation : method.getAnnotations()) {
+        for (Annotation annotation : annotated(method).getAnnotations()) {
             HttpMethod http = annotation.annotationType().getAnnotation(HttpMethod.class);
             if (http != null) {
                 return http.value();
@@ -276,10 +277,76 @@ final class RouteTemplate {
         return null;
     }
 
-    /** The method's {@code @Path}, or null. */
+    /** The method's {@code @Path}, or null; inherited as JAX-RS inherits it ({@link #annotated}). */
     static String pathOf(Method method) {
-        Path path = method.getAnnotation(Path.class);
+        Path path = annotated(method).getAnnotation(Path.class);
         return path == null ? null : path.value();
+    }
+
+    /**
+     * The method whose JAX-RS annotations {@code method} has: itself if it has a {@code @Path} or an
+     * HTTP method, else, as Jakarta REST inherits them (section 3.6), the one it overrides in a
+     * superclass, or else implements from an interface, that has (an API written as an annotated
+     * interface, its implementation unannotated: RESTEasy and CXF name the implementation's method
+     * in {@code ResourceInfo}). Computed once per method.
+     */
+    static Method annotated(Method method) {
+        Map<Method, Method> known = ANNOTATED.get(method.getDeclaringClass());
+        Method found = known.get(method);
+        if (found == null) {
+            found = hasJaxrsAnnotation(method) ? method : inherited(method.getDeclaringClass(), method);
+            known.put(method, found == null ? method : found);
+            return found == null ? method : found;
+        }
+        return found;
+    }
+
+    private static final ClassValue<Map<Method, Method>> ANNOTATED = new ClassValue<>() {
+        @Override
+        protected Map<Method, Method> computeValue(Class<?> declaringClass) {
+            return new ConcurrentHashMap<>();
+        }
+    };
+
+    private static boolean hasJaxrsAnnotation(Method method) {
+        if (method.isAnnotationPresent(Path.class)) {
+            return true;
+        }
+        for (Annotation annotation : method.getAnnotations()) {
+            if (annotation.annotationType().isAnnotationPresent(HttpMethod.class)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The nearest method of {@code type}'s supertypes, superclasses first, that {@code method} overrides and that has JAX-RS annotations. */
+    private static Method inherited(Class<?> type, Method method) {
+        Class<?> superclass = type.getSuperclass();
+        if (superclass != null && superclass != Object.class) {
+            Method found = annotatedIn(superclass, method);
+            if (found != null) {
+                return found;
+            }
+        }
+        for (Class<?> face : type.getInterfaces()) {
+            Method found = annotatedIn(face, method);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
+    }
+
+    private static Method annotatedIn(Class<?> type, Method method) {
+        for (Method candidate : type.getDeclaredMethods()) {
+            if (candidate.getName().equals(method.getName())
+                    && Arrays.equals(candidate.getParameterTypes(), method.getParameterTypes())
+                    && hasJaxrsAnnotation(candidate)) {
+                return candidate;
+            }
+        }
+        return inherited(type, method);
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.ClassLimitedResource;
+import dev.leapgate.jaxrs.app.LimitedItemsResource;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
 import java.net.http.HttpRequest;
@@ -64,6 +65,20 @@ class AnnotationsIT {
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(post.statusCode()).isEqualTo(200);
             }
+        }
+    }
+
+    @Test
+    void annotationOnAMethodWhoseRouteIsDeclaredByItsInterface_limitsExactlyThatRoute() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(LimitedItemsResource.class))) {
+            assertThat(status(server, "/limited-items/1", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/limited-items/featured", "203.0.113.1"))
+                    .as("a sibling route of the interface, unannotated")
+                    .isEqualTo(200);
+            assertThat(status(server, "/limited-items/2", "203.0.113.1")).isEqualTo(429);
+            assertThat(server.gate().stats())
+                    .extracting(dev.leapgate.stats.ResourceStats::resource)
+                    .containsExactly("GET /limited-items/{id}");
         }
     }
 

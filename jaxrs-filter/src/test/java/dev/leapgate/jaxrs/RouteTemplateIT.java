@@ -3,6 +3,7 @@ package dev.leapgate.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.ItemsResource;
 import dev.leapgate.jaxrs.app.RoutesResource;
 import dev.leapgate.jaxrs.app.TwinLocatorsResource;
 import dev.leapgate.jaxrs.app.UserResource;
@@ -99,6 +100,22 @@ class RouteTemplateIT {
             var minute = server.gate().stats("/users/**").orElseThrow().lastMinute();
             assertThat(minute.admitted()).isEqualTo(1);
             assertThat(minute.rejected()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void methodsAnnotatedOnAnInterface_areKeyedByTheInheritedTemplate() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(new JaxrsServer.App(ItemsResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.item.match", "GET /items/{id}")
+                .property("leapgate.rule.item.limit", "1/1h"))) {
+            assertThat(server.get("/items/1").statusCode()).isEqualTo(200);
+            assertThat(server.get("/items/2").statusCode())
+                    .as("the rule for GET /items/{id} applies to the method declared in the interface")
+                    .isEqualTo(429);
+            assertThat(server.gate().stats())
+                    .extracting(ResourceStats::resource)
+                    .containsExactly("GET /items/{id}");
         }
     }
 
