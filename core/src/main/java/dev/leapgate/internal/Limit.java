@@ -114,7 +114,7 @@ public abstract sealed class Limit {
      * Compiles {@code rule}, a changed version of {@code previous}'s rule (same name, same
      * resource), so that it goes on from what {@code previous} counts where it can: a window or an
      * in-flight limit of the same scope (and window) keeps counting the requests {@code previous}
-     * counted, against the new limit; see {@link #continues}. Else as {@link #create(FlowRule,
+     * counted, against the new limit; see {@link #continued}. Else as {@link #create(FlowRule,
      * ResourceRecorder, long, Store)}.
      */
     public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, Limit previous) {
@@ -320,7 +320,7 @@ public abstract sealed class Limit {
         /** Whether this limit went on from the counts of the limit it was made from. */
         private final boolean continued;
 
-        /** With {@code previous} (or null), a window of another version of the rule: see {@link #continues}. */
+        /** With {@code previous} (or null), a window of another version of the rule: see {@link #continued}. */
         Window(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone, Limit history, Window previous) {
             super(rule, recorder, alone, history);
             boolean borrowing = rule.onExcess().kind() == OnExcess.Kind.BORROW;
@@ -441,7 +441,7 @@ public abstract sealed class Limit {
         /** Whether this limit counts the requests in flight of the limit it was made from. */
         private final boolean continued;
 
-        /** With {@code previous} (or null), a limit of another version of the rule: see {@link #continues}. */
+        /** With {@code previous} (or null), a limit of another version of the rule: see {@link #continued}. */
         InFlight(FlowRule rule, ResourceRecorder recorder, boolean alone, Limit history, InFlight previous) {
             super(rule, recorder, alone, history);
             boolean continues = previous != null && previous.rule.scope().equals(rule.scope());
