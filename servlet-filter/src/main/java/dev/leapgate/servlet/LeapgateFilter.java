@@ -75,6 +75,12 @@ public class LeapgateFilter implements Filter {
     private boolean ownsGate;
 
     private BlockHandler blockHandler = BlockHandler.STANDARD;
+    /**
+     * The request attribute that says this filter has seen the request: set in the dispatch where
+     * it first sees it, so that a later dispatch of the same request (a forward, an async dispatch)
+     * is not limited again; named per filter, so that two Leapgate filters each limit once.
+     */
+    private String seenAttribute = "dev.leapgate.seen";
 
     /** For {@code web.xml}: configured from init-params in {@link #init}. */
     public LeapgateFilter() {}
@@ -141,6 +147,7 @@ public class LeapgateFilter implements Filter {
             }
         }
         context.setAttribute(GATE_ATTRIBUTE_PREFIX + filterConfig.getFilterName(), gate);
+        seenAttribute = "dev.leapgate.seen." + filterConfig.getFilterName();
         LOG.info(
                 "Leapgate filter '{}' started with {} rules",
                 filterConfig.getFilterName(),
@@ -238,7 +245,7 @@ public class LeapgateFilter implements Filter {
             throws IOException, ServletException {
         if (!(req instanceof HttpServletRequest request)
                 || !(res instanceof HttpServletResponse response)
-                || request.getDispatcherType() != DispatcherType.REQUEST) {
+                || !firstSight(request)) {
             chain.doFilter(req, res);
             return;
         }
@@ -275,6 +282,24 @@ public class LeapgateFilter implements Filter {
                 HttpGate.complete(entry, response.getStatus());
             }
         }
+    }
+
+    /**
+     * Whether this dispatch is where the filter first sees the request, the one to limit: the
+     * REQUEST dispatch, or, where an earlier filter forwarded or dispatched the request before it
+     * reached this one (a filter that rewrites URLs by forwarding), the first FORWARD or ASYNC
+     * dispatch that reaches it. Includes and error pages are never limited.
+     */
+    private boolean firstSight(HttpServletRequest request) {
+        DispatcherType type = request.getDispatcherType();
+        if (type == DispatcherType.INCLUDE || type == DispatcherType.ERROR) {
+            return false;
+        }
+        if (type != DispatcherType.REQUEST && request.getAttribute(seenAttribute) != null) {
+            return false;
+        }
+        request.setAttribute(seenAttribute, Boolean.TRUE);
+        return true;
     }
 
     /**

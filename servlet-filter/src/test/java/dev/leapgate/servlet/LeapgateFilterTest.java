@@ -138,6 +138,35 @@ class LeapgateFilterTest {
         assertThat(m.inFlight()).as("the slot came back").isZero();
     }
 
+    /**
+     * An earlier filter that forwards (as a URL-rewriting filter does) before the request reaches
+     * Leapgate's: the forward is where Leapgate first sees the request, and it is limited there,
+     * once.
+     */
+    @Test
+    void aRequestForwardedByAnEarlierFilter_isLimitedWhereTheFilterFirstSeesIt() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.api.match", "/api/**", "rule.api.limit", "1/10s"))
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/api/forward", new TestServlets.Forward("/api/hello"));
+        jetty.upstream((request, response, chain) -> {
+            jakarta.servlet.http.HttpServletRequest http = (jakarta.servlet.http.HttpServletRequest) request;
+            if (http.getRequestURI().endsWith("/rewritten")) {
+                request.getRequestDispatcher("/api/forward").forward(request, response);
+            } else {
+                chain.doFilter(request, response);
+            }
+        });
+        jetty.start();
+
+        assertThat(jetty.get("/rewritten").statusCode()).isEqualTo(200);
+        assertThat(jetty.get("/rewritten").statusCode())
+                .as("limited in the forward, where Leapgate first saw it")
+                .isEqualTo(429);
+        assertThat(jetty.stats("/api/**").admitted())
+                .as("the forward to /api/forward and its forward to /api/hello are one request")
+                .isEqualTo(1);
+    }
+
     @Test
     void forward_isNotCountedTwice() throws Exception {
         start("rule.api.match", "/api/**", "rule.api.limit", "1/10s");
