@@ -1,6 +1,8 @@
 package dev.leapgate.jaxrs;
 
 import dev.leapgate.http.HttpGate;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
 import jakarta.ws.rs.core.Application;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -9,12 +11,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.jetty.ee10.servlet.ErrorPageErrorHandler;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
@@ -107,6 +112,16 @@ abstract class JaxrsServer implements AutoCloseable {
         holder.setAsyncSupported(true);
         holder.setInitOrder(1); // started with the server, so that invalid settings fail the start
         context.addServlet(holder, "/*");
+        if (application.servletFilter != null) {
+            FilterHolder filter = new FilterHolder(application.servletFilter);
+            filter.setAsyncSupported(true);
+            context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST));
+        }
+        if (application.errorPage != null) {
+            ErrorPageErrorHandler errors = new ErrorPageErrorHandler();
+            errors.addErrorPage(500, application.errorPage);
+            context.setErrorHandler(errors);
+        }
         server = new Server();
         ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
@@ -182,6 +197,8 @@ abstract class JaxrsServer implements AutoCloseable {
         private final Set<Object> singletons = new LinkedHashSet<>();
         private final Map<String, Object> properties = new HashMap<>();
         final LeapgateFeature feature = new LeapgateFeature();
+        private String errorPage;
+        private Filter servletFilter;
 
         App(Class<?>... classes) {
             this.classes.addAll(Set.of(classes));
@@ -195,6 +212,18 @@ abstract class JaxrsServer implements AutoCloseable {
 
         App property(String key, Object value) {
             properties.put(key, value);
+            return this;
+        }
+
+        /** A servlet filter in front of the application, on REQUEST dispatches. */
+        App servletFilter(Filter filter) {
+            servletFilter = filter;
+            return this;
+        }
+
+        /** The container's error page for status 500: a path of this application, served by it. */
+        App errorPage(String path) {
+            errorPage = path;
             return this;
         }
 
