@@ -12,6 +12,10 @@ interface RequestEnd {
     /** The request property (or servlet request attribute) holding the request's {@code RequestEnd}. */
     String PROPERTY = "dev.leapgate.jaxrs.RequestEnd";
 
-    /** Finish {@code tracker} when this request ends. Called at most once per request. */
+    /**
+     * Finish {@code tracker} when this request ends. Called once per admission: a servlet request
+     * that enters the application again (forwarded to another resource, or dispatched to an error
+     * page the application serves) is admitted again, and each of its trackers must be finished.
+     */
     void watch(RequestTracker tracker);
 }

@@ -3,6 +3,8 @@ package dev.leapgate.jaxrs;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestEvent;
 import jakarta.servlet.ServletRequestListener;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The optional servlet container adapter: the container's own view of the end of each request.
@@ -15,8 +17,9 @@ import jakarta.servlet.ServletRequestListener;
  * start when it scans the application's jars (a WAR in Tomcat or Jetty's {@code WebAppContext});
  * an embedded {@code ServletContextHandler} adds it by hand. Loaded only in a servlet container.
  *
- * <p>Concurrency: a request's tracker is written by the request filter and read by the thread that
- * destroys the request, which may be another one (an asynchronous response); it is volatile.
+ * <p>Concurrency: a request's trackers are added by the request filter and read by the thread that
+ * destroys the request, which may be another one (an asynchronous response); both lock the
+ * request's {@code End}, and the trackers are finished outside the lock.
  */
 final class ServletRequests implements ServletRequestListener {
 
@@ -42,28 +45,72 @@ final class ServletRequests implements ServletRequestListener {
         }
     }
 
-    /** One request's end. */
+    /**
+     * One request's end: every tracker admitted in it. A servlet request can enter the application
+     * more than once (a resource that forwards it to another, an error page that the container
+     * dispatches to the application after an unmapped exception): each admission is finished when
+     * the request ends, each exactly once.
+     */
     private static final class End implements RequestEnd {
-        private volatile RequestTracker tracker;
+        private static final RequestTracker[] NONE = {};
+
+        /** The first admission: in most requests the only one. */
+        private RequestTracker first;
+        /** Any later admissions, or null. */
+        private List<RequestTracker> more;
+        /** How many admissions have been let go of to the provider (unwatched). */
+        private int unwatched;
 
         @Override
-        public void watch(RequestTracker tracker) {
-            this.tracker = tracker;
+        public synchronized void watch(RequestTracker tracker) {
+            if (first == null) {
+                first = tracker;
+            } else {
+                if (more == null) {
+                    more = new ArrayList<>(2);
+                }
+                more.add(tracker);
+            }
         }
 
         /**
          * The request left the application: finished with the status the response filter saw (none:
          * an exception the runtime did not map), or, still asynchronous, handed back to the provider.
+         * Each admission is let go of at most once, and finished (by whoever is first) once.
          */
         void ended(boolean asynchronous) {
-            RequestTracker admitted = tracker;
-            if (admitted == null) {
-                return;
+            RequestTracker one;
+            RequestTracker[] others;
+            synchronized (this) {
+                if (first == null) {
+                    return;
+                }
+                int from = asynchronous ? unwatched : 0;
+                one = from == 0 ? first : null;
+                others = more == null
+                        ? NONE
+                        : more.subList(Math.max(0, from - 1), more.size()).toArray(NONE);
+                if (asynchronous) {
+                    unwatched = 1 + (more == null ? 0 : more.size());
+                } else {
+                    first = null;
+                    more = null;
+                    unwatched = 0;
+                }
             }
+            if (one != null) {
+                end(one, asynchronous);
+            }
+            for (RequestTracker tracker : others) {
+                end(tracker, asynchronous);
+            }
+        }
+
+        private static void end(RequestTracker tracker, boolean asynchronous) {
             if (asynchronous) {
-                admitted.unwatch();
+                tracker.unwatch();
             } else {
-                admitted.finish(admitted.status());
+                tracker.finish(tracker.status());
             }
         }
     }

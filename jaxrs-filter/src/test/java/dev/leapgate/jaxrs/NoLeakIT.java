@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.LeakResource;
 import dev.leapgate.jaxrs.app.MappedException;
+import dev.leapgate.jaxrs.app.SecondDispatchResource;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
 import jakarta.ws.rs.container.AsyncResponse;
@@ -216,6 +217,62 @@ class NoLeakIT {
                     .as("nothing in flight")
                     .isTrue();
             assertThat(metrics.lastMinute().admitted()).isEqualTo(total + LIMIT);
+        }
+    }
+
+    /**
+     * One servlet request admitted twice, with the servlet listener: an unmapped exception whose
+     * container error page (an ERROR dispatch) is a resource of the same application, under a rule
+     * on every route; and a resource that forwards the servlet request to another. Both admissions
+     * are finished when the servlet request ends; the safety net is not needed (and could not see a
+     * request the listener watches). RESTEasy answers an unmapped exception itself (its default
+     * exception mapper, a 500), so there the error page is never dispatched to.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"/second/unmapped", "/second/forward"})
+    void aServletRequestAdmittedTwice_releasesBothSlots(String path) {
+        SecondDispatchResource.SECOND.set(0);
+        ManualClock clock = new ManualClock();
+        JaxrsServer.App app = new JaxrsServer.App(SecondDispatchResource.class)
+                .property(ProviderSettings.CLOCK, clock)
+                .property(ProviderSettings.MAX_REQUEST_TIME, "1s")
+                .property("leapgate.rule.all.match", "/**")
+                .property("leapgate.rule.all.in-flight", "8")
+                .errorPage("/second/error")
+                .servletFilter(new SecondDispatchResource.Exposer());
+        boolean once = path.equals("/second/unmapped") && JaxrsServer.runtime().equals("resteasy");
+
+        try (JaxrsServer server = JaxrsServer.start(app)) {
+            ResourceStats metrics = server.gate().stats("/**").orElseThrow();
+            int requests = 3;
+            for (int i = 0; i < requests; i++) {
+                HttpResponse<String> response = server.get(path);
+                assertThat(response.body())
+                        .isEqualTo(
+                                once
+                                        ? "unmapped, on purpose"
+                                        : path.equals("/second/unmapped") ? "error page" : "forwarded");
+            }
+            int admitted = once ? requests : 2 * requests;
+            assertThat(SecondDispatchResource.SECOND.get())
+                    .as("second entries into the application")
+                    .isEqualTo(admitted - requests);
+            assertThat(metrics.lastMinute().admitted()).isEqualTo(admitted);
+
+            // Past max-request-time, a request runs the safety net's sweep.
+            clock.advance(Duration.ofSeconds(2));
+            assertThat(server.get("/second/ok").statusCode()).isEqualTo(200);
+            assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
+                    .as("nothing in flight (in flight: %d)", metrics.inFlight())
+                    .isTrue();
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(admitted + 1);
+            assertThat(counts.succeeded() + counts.failed())
+                    .as("every admitted request completed exactly once")
+                    .isEqualTo(admitted + 1);
+            assertThat(server.leases().expired())
+                    .as("released by the safety net")
+                    .isZero();
         }
     }
 
