@@ -266,12 +266,40 @@ final class RouteTemplate {
         return null;
     }
 
-    /** The {@code @Path} of the class or its nearest superclass (a CDI proxy is a subclass), or null. */
+    /**
+     * The {@code @Path} of the class or its nearest superclass (a CDI proxy is a subclass), or else
+     * of the nearest interface it implements (an API written as an interface down to its root path,
+     * as OpenAPI generators write it, which Jersey, RESTEasy and CXF all serve); null if none has
+     * one.
+     */
     static String pathOf(Class<?> resourceClass) {
         for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
             Path path = c.getAnnotation(Path.class);
             if (path != null) {
                 return path.value();
+            }
+        }
+        for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            String path = interfacePath(c.getInterfaces());
+            if (path != null) {
+                return path;
+            }
+        }
+        return null;
+    }
+
+    /** The {@code @Path} of the first of {@code faces}, or of their superinterfaces, that has one. */
+    private static String interfacePath(Class<?>[] faces) {
+        for (Class<?> face : faces) {
+            Path path = face.getAnnotation(Path.class);
+            if (path != null) {
+                return path.value();
+            }
+        }
+        for (Class<?> face : faces) {
+            String path = interfacePath(face.getInterfaces());
+            if (path != null) {
+                return path;
             }
         }
         return null;

@@ -3,6 +3,7 @@ package dev.leapgate.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.CatalogResource;
 import dev.leapgate.jaxrs.app.ItemsResource;
 import dev.leapgate.jaxrs.app.RoutesResource;
 import dev.leapgate.jaxrs.app.TwinLocatorsResource;
@@ -116,6 +117,23 @@ class RouteTemplateIT {
             assertThat(server.gate().stats())
                     .extracting(ResourceStats::resource)
                     .containsExactly("GET /items/{id}");
+        }
+    }
+
+    /** The root {@code @Path} on the interface too: the key holds it. */
+    @Test
+    void aClassWhoseRootPathIsOnItsInterface_isKeyedByTheWholeTemplate() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(new JaxrsServer.App(CatalogResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.catalog.match", "GET /catalog/**")
+                .property("leapgate.rule.catalog.limit", "1/1h"))) {
+            assertThat(server.get("/catalog/1").statusCode()).isEqualTo(200);
+            assertThat(server.get("/catalog/2").statusCode())
+                    .as("the rule for GET /catalog/** applies")
+                    .isEqualTo(429);
+            assertThat(server.gate().stats())
+                    .extracting(ResourceStats::resource)
+                    .containsExactly("GET /catalog/**");
         }
     }
 
