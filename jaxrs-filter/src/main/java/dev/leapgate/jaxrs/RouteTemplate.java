@@ -226,24 +226,9 @@ final class RouteTemplate {
                 i = end;
                 continue;
             }
-            int nameEnd = i + 1;
-            while (nameEnd < length && template.charAt(nameEnd) != ':' && template.charAt(nameEnd) != '}') {
-                nameEnd++;
-            }
+            int nameEnd = nameEnd(template, i);
             if (nameEnd < length && template.charAt(nameEnd) == ':') {
-                int depth = 1;
-                int k = nameEnd + 1;
-                while (k < length && depth > 0) {
-                    char r = template.charAt(k);
-                    if (r == '\\') {
-                        k++;
-                    } else if (r == '{') {
-                        depth++;
-                    } else if (r == '}') {
-                        depth--;
-                    }
-                    k++;
-                }
+                int k = regexEnd(template, nameEnd);
                 out.append("(?:")
                         .append(template, nameEnd + 1, Math.max(nameEnd + 1, k - 1))
                         .append(')');
@@ -427,30 +412,40 @@ final class RouteTemplate {
                 i++;
                 continue;
             }
-            int nameEnd = i + 1;
-            while (nameEnd < length && template.charAt(nameEnd) != ':' && template.charAt(nameEnd) != '}') {
-                nameEnd++;
-            }
+            int nameEnd = nameEnd(template, i);
             out.append('{').append(template.substring(i + 1, nameEnd).strip()).append('}');
-            if (nameEnd < length && template.charAt(nameEnd) == ':') {
-                int depth = 1;
-                int k = nameEnd + 1;
-                while (k < length && depth > 0) {
-                    char r = template.charAt(k);
-                    if (r == '\\') {
-                        k++;
-                    } else if (r == '{') {
-                        depth++;
-                    } else if (r == '}') {
-                        depth--;
-                    }
-                    k++;
-                }
-                i = k;
-            } else {
-                i = nameEnd + 1;
-            }
+            i = nameEnd < length && template.charAt(nameEnd) == ':' ? regexEnd(template, nameEnd) : nameEnd + 1;
         }
         return out.toString();
+    }
+
+    /** Where the name of the template variable opened at {@code open} ends: at its ':' or its '}' (or the end). */
+    private static int nameEnd(String template, int open) {
+        int end = open + 1;
+        while (end < template.length() && template.charAt(end) != ':' && template.charAt(end) != '}') {
+            end++;
+        }
+        return end;
+    }
+
+    /**
+     * Just past the '}' that closes a variable's regular expression, which starts after the ':' at
+     * {@code colon}: braces within it nest, and a backslash escapes the next character.
+     */
+    private static int regexEnd(String template, int colon) {
+        int depth = 1;
+        int k = colon + 1;
+        while (k < template.length() && depth > 0) {
+            char r = template.charAt(k);
+            if (r == '\\') {
+                k++;
+            } else if (r == '{') {
+                depth++;
+            } else if (r == '}') {
+                depth--;
+            }
+            k++;
+        }
+        return k;
     }
 }
