@@ -76,9 +76,15 @@ public class LeapgateFilter implements Filter {
 
     private BlockHandler blockHandler = BlockHandler.STANDARD;
     /**
-     * The request attribute that says this filter has seen the request: set in the dispatch where
-     * it first sees it, so that a later dispatch of the same request (a forward, an async dispatch)
-     * is not limited again; named per filter, so that two Leapgate filters each limit once.
+     * How many dispatches this filter let through are running on this thread: a forward inside one
+     * of them (on the same thread, before it returns) is part of a request already limited.
+     */
+    private final ThreadLocal<int[]> passing = ThreadLocal.withInitial(() -> new int[1]);
+    /**
+     * The request attribute that says this filter let the request through and the request went
+     * asynchronous: its async dispatches are not limited again. Set only then (an attribute costs
+     * a container more than a thread-local count); named per filter, so that two Leapgate filters
+     * each limit once.
      */
     private String seenAttribute = "dev.leapgate.seen";
 
@@ -269,6 +275,8 @@ public class LeapgateFilter implements Filter {
             return;
         }
         Entry entry = (Entry) decision;
+        int[] running = passing.get();
+        running[0]++;
         try {
             // Inside the try: a response wrapper that refuses a field fails the request, and the
             // entry is still closed.
@@ -278,8 +286,15 @@ public class LeapgateFilter implements Filter {
             entry.fail(e);
             throw e;
         } finally {
-            if (!request.isAsyncStarted() || !closeOnAsyncEnd(request, entry)) {
+            running[0]--;
+            if (!request.isAsyncStarted()) {
                 HttpGate.complete(entry, response.getStatus());
+            } else {
+                // Before the container's dispatch returns, so before any async dispatch can run.
+                request.setAttribute(seenAttribute, Boolean.TRUE);
+                if (!closeOnAsyncEnd(request, entry)) {
+                    HttpGate.complete(entry, response.getStatus());
+                }
             }
         }
     }
@@ -292,14 +307,15 @@ public class LeapgateFilter implements Filter {
      */
     private boolean firstSight(HttpServletRequest request) {
         DispatcherType type = request.getDispatcherType();
+        if (type == DispatcherType.REQUEST) {
+            return true;
+        }
         if (type == DispatcherType.INCLUDE || type == DispatcherType.ERROR) {
             return false;
         }
-        if (type != DispatcherType.REQUEST && request.getAttribute(seenAttribute) != null) {
-            return false;
-        }
-        request.setAttribute(seenAttribute, Boolean.TRUE);
-        return true;
+        // A forward runs on the thread of the dispatch that forwards, inside it; an async dispatch
+        // comes later, marked if this filter let the request through before it went async.
+        return passing.get()[0] == 0 && request.getAttribute(seenAttribute) == null;
     }
 
     /**

@@ -167,6 +167,26 @@ class LeapgateFilterTest {
                 .isEqualTo(1);
     }
 
+    /** The async dispatch of a request the filter let through is the same request: not limited again. */
+    @Test
+    void asyncDispatch_ofAnAdmittedRequest_isNotLimitedAgain() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.all.match", "/**", "rule.all.limit", "1/10s"))
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/api/later", new TestServlets.AsyncError("/api/hello")); // goes async, dispatches
+        jetty.start();
+
+        HttpResponse<String> r = jetty.get("/api/later");
+
+        assertThat(r.statusCode())
+                .as("the dispatch to /api/hello was not limited")
+                .isEqualTo(200);
+        assertThat(r.body()).isEqualTo("hello");
+        assertThat(jetty.stats("/**").admitted()).isEqualTo(1);
+        assertThat(jetty.get("/api/hello").statusCode())
+                .as("the one request used the limit")
+                .isEqualTo(429);
+    }
+
     @Test
     void forward_isNotCountedTwice() throws Exception {
         start("rule.api.match", "/api/**", "rule.api.limit", "1/10s");
