@@ -263,7 +263,12 @@ class ReloadingRulesTest {
         ReloadingRules reloading = following(file, gate);
         Files.delete(file);
         Process mkfifo = new ProcessBuilder("mkfifo", file.toString()).start();
-        assumeTrue(mkfifo.waitFor() == 0, "mkfifo is available");
+        boolean made = mkfifo.waitFor() == 0;
+        String why = "mkfifo (GNU coreutils) makes the named pipe this test reads";
+        if (System.getenv("CI") != null) {
+            assertThat(made).as(why).isTrue(); // under CI a check that cannot run fails, never skips
+        }
+        assumeTrue(made, why);
 
         requestChecks(reloading); // opening the pipe waited for a writer, for ever
 
