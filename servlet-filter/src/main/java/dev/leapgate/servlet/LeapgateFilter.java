@@ -76,8 +76,9 @@ public class LeapgateFilter implements Filter {
 
     private BlockHandler blockHandler = BlockHandler.STANDARD;
     /**
-     * How many dispatches this filter let through are running on this thread: a forward inside one
-     * of them (on the same thread, before it returns) is part of a request already limited.
+     * How many dispatches this filter let through, or answers with its block handler, are running on
+     * this thread: a forward inside one of them (on the same thread, before it returns) is part of a
+     * request already limited.
      */
     private final ThreadLocal<int[]> passing = ThreadLocal.withInitial(() -> new int[1]);
     /**
@@ -268,14 +269,21 @@ public class LeapgateFilter implements Filter {
             return;
         }
         Decision decision = gate.enter(view);
+        int[] running = passing.get();
         if (decision instanceof Rejection rejection) {
             if (!response.isCommitted()) {
-                blockHandler.handle(request, response, rejection, gate.rejection(rejection));
+                // Counted as running: a handler that forwards to a page is answering this request,
+                // and a forward limited again would be rejected and forwarded again, without end.
+                running[0]++;
+                try {
+                    blockHandler.handle(request, response, rejection, gate.rejection(rejection));
+                } finally {
+                    running[0]--;
+                }
             }
             return;
         }
         Entry entry = (Entry) decision;
-        int[] running = passing.get();
         running[0]++;
         try {
             // Inside the try: a response wrapper that refuses a field fails the request, and the

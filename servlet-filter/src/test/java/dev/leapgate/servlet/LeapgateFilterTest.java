@@ -187,6 +187,47 @@ class LeapgateFilterTest {
                 .isEqualTo(429);
     }
 
+    /** Renders the rejection by forwarding to a page of the application, as a JSP-based handler does. */
+    public static final class ForwardingHandler implements BlockHandler {
+        @Override
+        public void handle(
+                HttpServletRequest request,
+                HttpServletResponse response,
+                Rejection rejection,
+                RejectionResponse standard)
+                throws IOException {
+            response.setStatus(standard.status());
+            try {
+                request.getRequestDispatcher("/blocked").forward(request, response);
+            } catch (ServletException e) {
+                throw new IOException(e);
+            }
+        }
+    }
+
+    /**
+     * A block handler that forwards to a page: the forward is part of the rejected request, not a
+     * request of its own to limit (rejected again, it would forward again, without end).
+     */
+    @Test
+    void aBlockHandlerThatForwardsToAPage_answersWithThePage_andCountsOneRejection() throws Exception {
+        jetty = new JettyHarness(Map.of(
+                        "block-handler", ForwardingHandler.class.getName(),
+                        "rule.all.match", "/**",
+                        "rule.all.limit", "1/10s"))
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/blocked", new TestServlets.Text("blocked page"));
+        jetty.start();
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> r = jetty.get("/api/hello");
+
+        assertThat(r.statusCode()).isEqualTo(429);
+        assertThat(r.body()).isEqualTo("blocked page");
+        assertThat(jetty.stats("/**").admitted()).isEqualTo(1);
+        assertThat(jetty.stats("/**").rejected()).isEqualTo(1);
+    }
+
     @Test
     void forward_isNotCountedTwice() throws Exception {
         start("rule.api.match", "/api/**", "rule.api.limit", "1/10s");
