@@ -82,10 +82,10 @@ public class LeapgateFilter implements Filter {
      */
     private final ThreadLocal<int[]> passing = ThreadLocal.withInitial(() -> new int[1]);
     /**
-     * The request attribute that says this filter let the request through and the request went
-     * asynchronous: its async dispatches are not limited again. Set only then (an attribute costs
-     * a container more than a thread-local count); named per filter, so that two Leapgate filters
-     * each limit once.
+     * The request attribute that says this filter let the request through and the request went, or
+     * may still go, asynchronous: its async dispatches are not limited again. Set only on a request
+     * that supports async (an attribute costs a container more than a thread-local count); named
+     * per filter, so that two Leapgate filters each limit once.
      */
     private String seenAttribute = "dev.leapgate.seen";
 
@@ -295,14 +295,15 @@ public class LeapgateFilter implements Filter {
             throw e;
         } finally {
             running[0]--;
-            if (!request.isAsyncStarted()) {
-                HttpGate.complete(entry, response.getStatus());
-            } else {
-                // Before the container's dispatch returns, so before any async dispatch can run.
+            boolean async = request.isAsyncStarted();
+            if (async || request.isAsyncSupported()) {
+                // Before the container's dispatch returns, so before any async dispatch can run;
+                // also when the request is not asynchronous yet: an earlier filter may start an
+                // async cycle after the chain returned, and dispatch this request again.
                 request.setAttribute(seenAttribute, Boolean.TRUE);
-                if (!closeOnAsyncEnd(request, entry)) {
-                    HttpGate.complete(entry, response.getStatus());
-                }
+            }
+            if (!async || !closeOnAsyncEnd(request, entry)) {
+                HttpGate.complete(entry, response.getStatus());
             }
         }
     }

@@ -187,6 +187,45 @@ class LeapgateFilterTest {
                 .isEqualTo(429);
     }
 
+    /**
+     * An earlier filter that goes asynchronous after the chain returned (here: to retry a 503) and
+     * dispatches the request again: the request was let through in its REQUEST dispatch, so the
+     * async dispatch is the same request, not limited again.
+     */
+    @Test
+    void aRequestAnEarlierFilterDispatchesAsynchronouslyAfterTheChain_isNotLimitedAgain() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.all.match", "/**", "rule.all.limit", "1/10s"))
+                .servlet("/api/flaky", new HttpServlet() {
+                    @Override
+                    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                        if (req.getAttribute("retried") == null) {
+                            resp.setStatus(503);
+                        } else {
+                            resp.getWriter().write("ok");
+                        }
+                    }
+                });
+        jetty.upstream((request, response, chain) -> {
+            chain.doFilter(request, response);
+            HttpServletResponse http = (HttpServletResponse) response;
+            if (http.getStatus() == 503 && request.getAttribute("retried") == null) {
+                request.setAttribute("retried", Boolean.TRUE);
+                http.reset();
+                request.startAsync().dispatch();
+            }
+        });
+        jetty.start();
+
+        HttpResponse<String> r = jetty.get("/api/flaky");
+
+        assertThat(r.statusCode())
+                .as("the retry of the request let through was not limited")
+                .isEqualTo(200);
+        assertThat(r.body()).isEqualTo("ok");
+        assertThat(jetty.stats("/**").admitted()).isEqualTo(1);
+        assertThat(jetty.stats("/**").rejected()).isZero();
+    }
+
     /** Renders the rejection by forwarding to a page of the application, as a JSP-based handler does. */
     public static final class ForwardingHandler implements BlockHandler {
         @Override
