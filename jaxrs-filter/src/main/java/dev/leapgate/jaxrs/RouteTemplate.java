@@ -8,7 +8,10 @@ import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.PathSegment;
 import jakarta.ws.rs.core.UriInfo;
 import java.lang.annotation.Annotation;
+import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -352,14 +355,41 @@ final class RouteTemplate {
     }
 
     private static Method annotatedIn(Class<?> type, Method method) {
+        Method generic = null;
         for (Method candidate : type.getDeclaredMethods()) {
-            if (candidate.getName().equals(method.getName())
-                    && Arrays.equals(candidate.getParameterTypes(), method.getParameterTypes())
-                    && hasJaxrsAnnotation(candidate)) {
+            if (!candidate.getName().equals(method.getName()) || !hasJaxrsAnnotation(candidate)) {
+                continue;
+            }
+            if (Arrays.equals(candidate.getParameterTypes(), method.getParameterTypes())) {
                 return candidate;
             }
+            if (generic == null && overridesGeneric(candidate, method)) {
+                generic = candidate;
+            }
         }
-        return inherited(type, method);
+        return generic != null ? generic : inherited(type, method);
+    }
+
+    /**
+     * Whether {@code method} implements {@code candidate} of a generic supertype ({@code put(String)}
+     * of a class implementing {@code Api<String>}, whose {@code put(T)} erases to {@code
+     * put(Object)}): each parameter is the same type, or one that the candidate's type variable, or
+     * generic array, erases to a supertype of.
+     */
+    private static boolean overridesGeneric(Method candidate, Method method) {
+        Class<?>[] declared = candidate.getParameterTypes();
+        Class<?>[] actual = method.getParameterTypes();
+        if (declared.length != actual.length) {
+            return false;
+        }
+        Type[] generic = candidate.getGenericParameterTypes();
+        for (int i = 0; i < declared.length; i++) {
+            boolean variable = generic[i] instanceof TypeVariable<?> || generic[i] instanceof GenericArrayType;
+            if (declared[i] != actual[i] && !(variable && declared[i].isAssignableFrom(actual[i]))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.CatalogResource;
 import dev.leapgate.jaxrs.app.ItemsResource;
+import dev.leapgate.jaxrs.app.NotesResource;
 import dev.leapgate.jaxrs.app.RoutesResource;
 import dev.leapgate.jaxrs.app.TwinLocatorsResource;
 import dev.leapgate.jaxrs.app.UserResource;
@@ -118,6 +119,35 @@ class RouteTemplateIT {
                     .extracting(ResourceStats::resource)
                     .containsExactly("GET /items/{id}");
         }
+    }
+
+    /** A generic interface: the implementation's method takes the type argument, not the erased type. */
+    @Test
+    void aMethodOfAGenericInterface_isKeyedByItsTemplate() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(new JaxrsServer.App(NotesResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.put.match", "PUT /notes/{id}")
+                .property("leapgate.rule.put.limit", "1/1h"))) {
+            assertThat(put(server, "/notes/1").statusCode()).isEqualTo(200);
+            assertThat(put(server, "/notes/2").statusCode())
+                    .as("the rule for PUT /notes/{id} applies to the method of the generic interface")
+                    .isEqualTo(429);
+            assertThat(server.get("/notes/1").statusCode())
+                    .as("GET /notes/{id} is another route")
+                    .isEqualTo(200);
+            assertThat(server.gate().warnings())
+                    .as("the rule matches a route of the application")
+                    .isEmpty();
+        }
+    }
+
+    private static java.net.http.HttpResponse<String> put(JaxrsServer server, String path) throws Exception {
+        var put = java.net.http.HttpRequest.newBuilder(server.base.resolve(path))
+                .header("Content-Type", "text/plain")
+                .header("Connection", "close")
+                .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("text"))
+                .build();
+        return JaxrsServer.CLIENT.send(put, java.net.http.HttpResponse.BodyHandlers.ofString());
     }
 
     /** The root {@code @Path} on the interface too: the key holds it. */

@@ -60,6 +60,47 @@ class RouteTemplateTest {
                 .isEqualTo("/users/{id}");
     }
 
+    /** A generic API interface, its implementation unannotated. */
+    public interface Api<T> {
+        @jakarta.ws.rs.PUT
+        @Path("{id}")
+        String put(@PathParam("id") String id, T body);
+
+        @jakarta.ws.rs.POST
+        String many(T[] bodies);
+    }
+
+    @Path("notes")
+    public static class Notes implements Api<String> {
+        @Override
+        public String put(String id, String body) {
+            return id;
+        }
+
+        @Override
+        public String many(String[] bodies) {
+            return "";
+        }
+
+        /** An overload the interface does not declare: not a resource method. */
+        public String put(String id) {
+            return id;
+        }
+    }
+
+    @Test
+    void aMethodImplementingAGenericInterfaceMethod_hasItsAnnotations() throws Exception {
+        Method put = Notes.class.getMethod("put", String.class, String.class);
+        Method many = Notes.class.getMethod("many", String[].class);
+
+        assertThat(RouteTemplate.httpMethod(put)).isEqualTo("PUT");
+        assertThat(RouteTemplate.pathOf(put)).isEqualTo("{id}");
+        assertThat(RouteTemplate.httpMethod(many)).isEqualTo("POST");
+        assertThat(RouteTemplate.httpMethod(Notes.class.getMethod("put", String.class)))
+                .as("an overload with other parameters")
+                .isNull();
+    }
+
     /** What the runtime says of a request that reached {@code resource} without a locator. */
     private static UriInfo reached(Object resource) {
         return (UriInfo) Proxy.newProxyInstance(
