@@ -185,13 +185,8 @@ public final class Limiter {
                     + "' has a concurrency limit, whose permits are given back when an entry is closed:"
                     + " use tryEnter() and close the entry");
         }
-        // A paced or borrowing rate: the general path, which may wait; the entry is closed at once.
-        Decision decision = admission.decide(limits, origin, permits);
-        if (decision instanceof Entry entry) {
-            entry.close();
-            return true;
-        }
-        return false;
+        // A paced or borrowing rate: the general path, which may wait.
+        return admission.acquireWaiting(limits, origin, permits);
     }
 
     private boolean hasConcurrency() {

@@ -129,6 +129,29 @@ class LimiterTest {
     }
 
     @Test
+    void tryAcquire_countsAnAdmissionWithoutAnEnd_whateverTheLimitDoesWithItsExcess() {
+        for (OnExcess onExcess : new OnExcess[] {
+            OnExcess.reject(), OnExcess.pace(Duration.ofSeconds(1)), OnExcess.borrow(Duration.ofMillis(500))
+        }) {
+            Limiter limiter = Limiter.builder("acquired")
+                    .rate(2, WindowSpec.of(Duration.ofSeconds(1), 10))
+                    .onExcess(onExcess)
+                    .clock(clock)
+                    .sleeper(clock::advanceNanos)
+                    .build();
+
+            assertThat(limiter.tryAcquire()).isTrue();
+            assertThat(limiter.tryAcquire()).isTrue();
+
+            assertThat(limiter.stats().totals())
+                    .as("%s: admitted, nothing completed, no response time (as tryAcquire says)", onExcess)
+                    .extracting("admitted", "succeeded", "failed", "responseNanos")
+                    .containsExactly(2L, 0L, 0L, 0L);
+            assertThat(limiter.stats().inFlight()).isZero();
+        }
+    }
+
+    @Test
     void interruptedWhileBorrowing_isRejected_keepsTheInterrupt_andGivesBackTheLoanAndTheSlot() {
         java.util.List<Long> sleeps = new java.util.ArrayList<>();
         Limiter limiter = Limiter.builder("borrowing")

@@ -2,6 +2,7 @@ package dev.leapgate.internal;
 
 import dev.leapgate.Clock;
 import dev.leapgate.Decision;
+import dev.leapgate.Entry;
 import dev.leapgate.Origin;
 import dev.leapgate.Rejection;
 import dev.leapgate.Sleeper;
@@ -84,11 +85,27 @@ public final class Admission {
      * @param permits at least 1 (checked by the caller)
      */
     public Decision decide(Limit[] candidates, Origin origin, int permits) {
+        return decide(candidates, origin, permits, false);
+    }
+
+    /**
+     * Takes permits of rate limits that may make the request wait (pacing, warm-up, borrowing),
+     * without an entry: for {@code Limiter.tryAcquire}, counted as admitted with nothing to end, as
+     * {@link #acquire} counts.
+     *
+     * @param permits at least 1 (checked by the caller)
+     */
+    public boolean acquireWaiting(Limit[] candidates, Origin origin, int permits) {
+        return decide(candidates, origin, permits, true) instanceof Entry;
+    }
+
+    /** {@code instant}: an admission without an entry (nothing held, no response time), as a constant entry. */
+    private Decision decide(Limit[] candidates, Origin origin, int permits, boolean instant) {
         Limit[] limits = forOrigin(candidates, origin);
         if (limits == null) {
             return UnlimitedEntry.INSTANCE;
         }
-        if (limits.length == 1 && limits[0].decidesAtOnce()) {
+        if (limits.length == 1 && limits[0].decidesAtOnce() && !instant) {
             return decideAtOnce(limits, origin, permits);
         }
         long now = clock.nanoTime();
@@ -177,13 +194,17 @@ public final class Admission {
         }
         for (int i = 0; i < n; i++) {
             if (firstWithItsRecorder(limits, i)) {
-                limits[i].recorder.onEnter(start);
+                if (instant) {
+                    limits[i].recorder.onInstant(start);
+                } else {
+                    limits[i].recorder.onEnter(start);
+                }
                 if (borrowed) {
                     limits[i].recorder.onBorrowed();
                 }
             }
         }
-        return new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start);
+        return instant ? UnlimitedEntry.INSTANCE : new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start);
     }
 
     /** The wait a limit asks of an admission that returned {@code token}; none for a shadow limit's refusal. */
