@@ -1,5 +1,7 @@
 package dev.leapgate.internal.counter;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -136,6 +138,8 @@ final class OriginTable {
         long apply(AtomicLongArray cells, int base, long nowNanos, long a, long b);
     }
 
+    private static final VarHandle MEMORY_WORD = MethodHandles.arrayElementVarHandle(long[].class);
+
     /** Returned when the origin is not in the table (and was not to be inserted). */
     static final long ABSENT = Long.MIN_VALUE;
     /** Returned when the origin could not be inserted: every candidate for eviction is saturated. */
@@ -236,8 +240,10 @@ final class OriginTable {
     long apply(long key, long nowNanos, long a, long b, Op op, boolean insert) {
         long hash = mix(key);
         Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
-        long stamp = segment.lock.readLock();
+        StampedLock lock = segment.lock;
+        long stamp = lock.readLock();
         try {
+            segment.prefetchRecall(hash);
             int slot = segment.find(key, hash);
             if (slot >= 0) {
                 long word = segment.slots[slot];
@@ -246,22 +252,28 @@ final class OriginTable {
                 }
                 return op.apply(segment.cells, base(word), nowNanos, a, b);
             }
-        } finally {
-            segment.lock.unlockRead(stamp);
-        }
-        if (!insert) {
-            return ABSENT;
-        }
-        stamp = segment.lock.writeLock();
-        try {
-            int slot = segment.find(key, hash);
+            if (!insert) {
+                return ABSENT;
+            }
+            // The write lock: at once if no other thread reads the segment, else after the readers.
+            long writeStamp = lock.tryConvertToWriteLock(stamp);
+            if (writeStamp == 0) {
+                lock.unlockRead(stamp);
+                stamp = 0; // nothing held until the write lock is
+                stamp = lock.writeLock();
+                slot = segment.find(key, hash); // another thread may have inserted it meanwhile
+            } else {
+                stamp = writeStamp;
+            }
             int entry = slot >= 0 ? entry(segment.slots[slot]) : segment.insert(key, hash, nowNanos);
             if (entry < 0) {
                 return FULL;
             }
             return op.apply(segment.cells, entry * width + 1, nowNanos, a, b);
         } finally {
-            segment.lock.unlockWrite(stamp);
+            if (stamp != 0) {
+                lock.unlock(stamp);
+            }
         }
     }
 
@@ -449,8 +461,12 @@ final class OriginTable {
         int size;
         int hand;
         int sweepCursor;
-        /** The entries of the last {@link #RECENT} insertions, + 1, the oldest at {@code recentNext}. */
-        final int[] recent = new int[RECENT];
+        /**
+         * The last {@link #RECENT} insertions, the oldest at {@code recentNext}: each its index slot
+         * (high half) and entry + 1 (low half), 0 for none. The slot lets the eviction read the
+         * index and the entry's cells at once, rather than the key first and then its slot.
+         */
+        final long[] recent = new long[RECENT];
 
         int recentNext;
         /** The memory of evicted origins, in blocks of {@link #BLOCK} words; null until needed. */
@@ -529,7 +545,7 @@ final class OriginTable {
             slots[slot] = (hash << 32) | (entry + 1);
             cells.setPlain(entry * width, key);
             size++;
-            recent[recentNext] = entry + 1;
+            recent[recentNext] = (long) slot << 32 | (entry + 1);
             recentNext = (recentNext + 1) & (RECENT - 1);
             remembered = inheritedWord(remembered, key, nowNanos);
             if (remembered != 0) {
@@ -586,16 +602,22 @@ final class OriginTable {
          * there is no such entry.
          */
         private int recentVictim(long nowNanos) {
-            int entry = recent[recentNext] - 1;
+            long recentWord = recent[recentNext];
+            int entry = (int) recentWord - 1;
             if (entry < 0 || entry >= allocated) {
                 return -1;
             }
-            long key = cells.getPlain(entry * width);
-            int slot = find(key, mix(key));
-            if (slot < 0) {
-                return -1;
-            }
+            int slot = (int) (recentWord >>> 32);
             long word = slots[slot];
+            if (entry(word) != entry) {
+                // Shifted back by a deletion since (or the entry freed): find it by its key.
+                long key = cells.getPlain(entry * width);
+                slot = find(key, mix(key));
+                if (slot < 0) {
+                    return -1;
+                }
+                word = slots[slot];
+            }
             return entry(word) == entry
                             && (word & REFERENCED) == 0
                             && state.pressure(cells, base(word), nowNanos) < state.saturation()
@@ -684,6 +706,23 @@ final class OriginTable {
                 tag = heldTag == tag ? tag : SHARED;
             }
             return (tags & ~(0xffL << shift)) | ((long) tag << shift);
+        }
+
+        /**
+         * Starts reading the words {@link #recall} reads for a key of this hash, if there is a memory
+         * of evicted origins: a new key's index slot and these words are both likely cache misses,
+         * and read one after the other (the index first, to tell a new key) the processor would wait
+         * for each in turn. An opaque read, which the compiler neither drops nor moves past the
+         * index's reads although its value is not used.
+         */
+        void prefetchRecall(long hash) {
+            long[] words = memory;
+            if (words != null) {
+                // A block may straddle two cache lines: its first word and its tags are in each.
+                int block = block(memoryBits(hash & 0xffffffffL));
+                long first = (long) MEMORY_WORD.getOpaque(words, block);
+                long tags = (long) MEMORY_WORD.getOpaque(words, block + COUNTS);
+            }
         }
 
         /** What the memory holds for a key of this hash: at least what it left when evicted. */
