@@ -1,0 +1,146 @@
+package dev.leapgate.internal.counter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The eviction of {@link OriginTable} checked entry by entry: which origin makes room for a new
+ * one, and that an origin at saturation never does. Each table draws a fresh hash seed, so each
+ * run lays its index out anew; the deletions of every eviction shift index slots back, so the slot
+ * a recent insertion was recorded at often names another entry, or none, by the time it is read.
+ */
+class OriginTableTest {
+
+    /** One cell, the pressure itself: an entry is saturated at {@code saturation} and above. */
+    private record Count(long saturation) implements OriginTable.State {
+        @Override
+        public int stride() {
+            return 1;
+        }
+
+        @Override
+        public long pressure(AtomicLongArray cells, int base, long nowNanos) {
+            return cells.get(base);
+        }
+    }
+
+    private static final OriginTable.Op ADD = (cells, base, now, delta, unused) -> cells.addAndGet(base, delta);
+
+    /**
+     * A table full of origins none of which is used again, then a flood of one-offs: each takes
+     * the place of the one inserted {@link OriginTable#RECENT} insertions before it, never of an
+     * older one, nor of a saturated one, however the deletions before it moved its index slot.
+     */
+    @Test
+    void floodAtAFullTable_evictsTheOriginInsertedSixteenBefore_whereverDeletionsShiftedIt() {
+        // One segment; its arrays last grow at the 61st origin, more than RECENT before it is full.
+        int max = 90;
+        int holders = 8;
+        long saturation = 1L << 40;
+        int flood = 2_000;
+        for (int run = 0; run < 50; run++) {
+            OriginTable table = new OriginTable(new Count(saturation), max);
+            for (long key = 0; key < max; key++) {
+                long pressure = key < holders ? saturation + key : key + 1;
+                assertThat(table.apply(key, 0, pressure, 0, ADD, true)).isEqualTo(pressure);
+            }
+            for (int i = 0; i < flood; i++) {
+                long key = 1_000 + i;
+                assertThat(table.apply(key, 0, 1, 0, ADD, true))
+                        .as("run %d, one-off %d", run, i)
+                        .isEqualTo(1);
+                // The origin RECENT insertions before is gone (a miss sets no referenced bit).
+                long gone = i < OriginTable.RECENT ? max - OriginTable.RECENT + i : key - OriginTable.RECENT;
+                assertThat(table.apply(gone, 0, 0, 0, ADD, false))
+                        .as("run %d, one-off %d evicts origin %d", run, i, gone)
+                        .isEqualTo(OriginTable.ABSENT);
+            }
+
+            assertThat(table.size()).isEqualTo(max);
+            assertThat(table.evictions()).isEqualTo(flood);
+            for (long key = 0; key < max - OriginTable.RECENT; key++) {
+                long pressure = key < holders ? saturation + key : key + 1;
+                assertThat(table.apply(key, 0, 0, 0, ADD, false))
+                        .as("run %d, origin %d is still tracked, untouched", run, key)
+                        .isEqualTo(pressure);
+            }
+            for (int i = flood - OriginTable.RECENT; i < flood; i++) {
+                assertThat(table.apply(1_000 + i, 0, 0, 0, ADD, false))
+                        .as("run %d, one-off %d", run, i)
+                        .isEqualTo(1);
+            }
+        }
+    }
+
+    /**
+     * Random additions and removals over six times as many origins as the table holds, checked
+     * against a model: an origin the table drops must have been below saturation, and every other
+     * holds exactly what the model says (no operation ever lands on another origin's entry). A few
+     * heavy origins (fewer than {@link OriginTable#EVICTION_SAMPLE}) reach saturation, some on
+     * insertion (an entry the recent-victim check must pass over by its pressure alone), so an
+     * insertion always finds a victim.
+     */
+    @Test
+    void randomOperations_atAFullTable_neverDropASaturatedOrigin_norMoveACount() {
+        long saturation = 4;
+        int max = 64;
+        int origins = 400;
+        int heavy = 12;
+        for (int run = 0; run < 40; run++) {
+            SplittableRandom random = new SplittableRandom(run);
+            OriginTable table = new OriginTable(new Count(saturation), max);
+            Map<Long, Long> model = new HashMap<>();
+            for (int step = 0; step < 20_000; step++) {
+                long key = random.nextInt(origins);
+                long held = model.getOrDefault(key, 0L);
+                long cap = key < heavy ? 2 * saturation : saturation - 1;
+                int what = random.nextInt(8);
+                if (what < 5) {
+                    long delta = key < heavy && random.nextInt(4) == 0 ? saturation : 1;
+                    delta = Math.min(delta, cap - held);
+                    if (delta <= 0) {
+                        continue;
+                    }
+                    long result = table.apply(key, 0, delta, 0, ADD, true);
+                    if (result != held + delta) {
+                        assertThat(held)
+                                .as("run %d step %d: origin %d dropped at %d", run, step, key, held)
+                                .isLessThan(saturation);
+                        assertThat(result)
+                                .as("run %d step %d: origin %d anew", run, step, key)
+                                .isEqualTo(delta);
+                    }
+                    model.put(key, result);
+                } else {
+                    long delta = held > 0 && what < 7 ? -1 : 0;
+                    long result = table.apply(key, 0, delta, 0, ADD, false);
+                    if (result == OriginTable.ABSENT) {
+                        assertThat(held)
+                                .as("run %d step %d: origin %d dropped at %d", run, step, key, held)
+                                .isLessThan(saturation);
+                        model.remove(key);
+                    } else {
+                        assertThat(result)
+                                .as("run %d step %d: origin %d", run, step, key)
+                                .isEqualTo(held + delta);
+                        model.put(key, result);
+                    }
+                }
+            }
+            assertThat(table.size()).isLessThanOrEqualTo(max);
+            assertThat(table.evictions()).as("run %d: the table was full", run).isPositive();
+            for (Map.Entry<Long, Long> e : model.entrySet()) {
+                if (e.getValue() >= saturation) {
+                    assertThat(table.apply(e.getKey(), 0, 0, 0, ADD, false))
+                            .as("run %d: saturated origin %d", run, e.getKey())
+                            .isEqualTo(e.getValue());
+                }
+            }
+        }
+    }
+}
