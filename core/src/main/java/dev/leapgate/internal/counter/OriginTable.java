@@ -265,11 +265,15 @@ final class OriginTable {
             } else {
                 stamp = writeStamp;
             }
-            int entry = slot >= 0 ? entry(segment.slots[slot]) : segment.insert(key, hash, nowNanos);
+            if (slot >= 0) {
+                return op.apply(segment.cells, base(segment.slots[slot]), nowNanos, a, b);
+            }
+            long at = segment.latest(nowNanos);
+            int entry = segment.insert(key, hash, at);
             if (entry < 0) {
                 return FULL;
             }
-            return op.apply(segment.cells, entry * width + 1, nowNanos, a, b);
+            return op.apply(segment.cells, entry * width + 1, at, a, b);
         } finally {
             if (stamp != 0) {
                 lock.unlock(stamp);
@@ -469,6 +473,17 @@ final class OriginTable {
         final long[] recent = new long[RECENT];
 
         int recentNext;
+        /**
+         * The latest clock reading an insertion brought to this segment (valid once {@code timed}).
+         * Threads read the clock before they reach the table, so an insertion may come with an
+         * older reading than one before it, at which an idle origin was swept or an evicted one's
+         * use judged gone from its window; inserted at the older reading, that origin would start
+         * over where its old use still counts. So an insertion, and the new origin's first
+         * operation, take the latest reading.
+         */
+        long latestNanos;
+
+        boolean timed;
         /** The memory of evicted origins, in blocks of {@link #BLOCK} words; null until needed. */
         long[] memory;
 
@@ -552,6 +567,15 @@ final class OriginTable {
                 state.restore(cells, entry * width + 1, remembered, nowNanos);
             }
             return entry;
+        }
+
+        /** The later of {@code nowNanos} and the latest reading an insertion brought here; write lock held. */
+        long latest(long nowNanos) {
+            if (!timed || nowNanos - latestNanos > 0) {
+                latestNanos = nowNanos;
+                timed = true;
+            }
+            return latestNanos;
         }
 
         /** Claims a place for one more origin under {@code maxOrigins}; false if there is none. */

@@ -16,6 +16,56 @@ class KeyedRateCounterTest {
     private static final long S = 1000 * MS;
     private static final WindowSpec TEN_SECONDS = WindowSpec.of(Duration.ofSeconds(10), 2);
 
+    /**
+     * Threads read the clock before they reach the table, so one may come with a reading older than
+     * one another thread evicted or swept a client at. A client forgotten at a later reading (all it
+     * counted had left the window then) must not start over at the older one, where what it counted
+     * is still in the window.
+     */
+    @Test
+    void aClientForgottenAtALaterReading_doesNotStartOverAtAnEarlierOne() {
+        WindowSpec spec = new WindowSpec(Duration.ofMillis(100), 4, WindowMode.STRICT);
+        long ms = 1_000_000;
+        for (boolean evicted : new boolean[] {true, false}) {
+            // Two clients at most: a third evicts; or room for many: an insertion sweeps idle ones.
+            KeyedRateCounter c = new KeyedRateCounter(spec, 5, 0, evicted ? 2 : 100);
+            long[] admittedAt = new long[20];
+            int admitted = 0;
+            for (int i = 0; i < 5; i++) {
+                long ticket = c.tryAcquire(1, 0, 1);
+                assertThat(ticket).isNotNegative();
+                admittedAt[admitted++] = c.ticketStartNanos(ticket);
+            }
+            // 100 ms in 4 buckets of 25 ms, strict: the window at bucket e counts buckets e - 4 to e.
+            // At 150 ms (bucket 6) client 1's permits (bucket 0) have left its window: other clients
+            // arrive, and client 1 is forgotten.
+            for (long other = 2; other < 400; other++) {
+                c.tryAcquire(other, 150 * ms, 1);
+            }
+            assertThat(c.used(1, 0))
+                    .as("client 1 forgotten (evicted: %s): nothing counted even as of 0 ms", evicted)
+                    .isZero();
+            // A thread that read the clock at 75 ms (bucket 3) only now asks for client 1.
+            for (int i = 0; i < 10; i++) {
+                long ticket = c.tryAcquire(1, 75 * ms, 1);
+                if (ticket >= 0) {
+                    admittedAt[admitted++] = c.ticketStartNanos(ticket);
+                }
+            }
+            long window = spec.length().toNanos() + spec.bucketNanos(); // buckets e - 4 .. e
+            for (int i = 0; i < admitted; i++) {
+                int inWindow = 0;
+                for (int j = 0; j < admitted; j++) {
+                    long d = admittedAt[j] - admittedAt[i];
+                    inWindow += d >= 0 && d < window ? 1 : 0;
+                }
+                assertThat(inWindow)
+                        .as("permits in the window starting with the bucket of admission %d (evicted: %s)", i, evicted)
+                        .isLessThanOrEqualTo(5);
+            }
+        }
+    }
+
     @Test
     void eachOrigin_hasItsOwnWindow() {
         KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 2, 0, 100);
