@@ -109,8 +109,8 @@ public final class KeyedRateCounter {
     private record HandOver(OriginTable table, RateWindow from, RateWindow to, long supersededNanos)
             implements OriginTable.Inheritance {
         @Override
-        public long handOver(long key, long nowNanos) {
-            return to.adopt(from, table.handOver(key, nowNanos, supersededNanos));
+        public long handOver(long key, long[] reading) {
+            return to.adopt(from, table.handOver(key, reading, supersededNanos));
         }
     }
 

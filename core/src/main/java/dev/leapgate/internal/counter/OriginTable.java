@@ -127,7 +127,11 @@ final class OriginTable {
 
     /** What another table held for an origin, as a word this table's state {@link State#restore restores}. */
     interface Inheritance {
-        long handOver(long key, long nowNanos);
+        /**
+         * Hands {@code key} over (see {@link OriginTable#handOver}) as at {@code reading[0]}, which
+         * it moves on to the latest reading at which a table it asked may have forgotten the key.
+         */
+        long handOver(long key, long[] reading);
 
         /** The table asked. */
         OriginTable table();
@@ -273,7 +277,8 @@ final class OriginTable {
             if (entry < 0) {
                 return FULL;
             }
-            return op.apply(segment.cells, entry * width + 1, at, a, b);
+            // Later than `at` if the table taken over from forgot the key at a later reading.
+            return op.apply(segment.cells, entry * width + 1, segment.latest(at), a, b);
         } finally {
             if (stamp != 0) {
                 lock.unlock(stamp);
@@ -315,8 +320,15 @@ final class OriginTable {
      * into force (or in the bucket of the last admission, if later): what it counts is placed
      * there, not in the bucket of the hand-over, so that a client seen again late in the window
      * is not held for a whole window more than it would have been.
+     *
+     * <p>{@code reading[0]} is the clock reading of the insertion that asks. This table may have
+     * forgotten the key (swept it, or evicted it and let its memory word be overwritten) at a later
+     * reading, one a thread still on this table brought: as of the older reading what it counted
+     * would be lost. So the key is handed over as of the latest reading an insertion brought to its
+     * segment, if later, and {@code reading[0]} moves on to it: the new table takes the key over at
+     * that reading too (as {@link Segment#latestNanos} does within one table).
      */
-    long handOver(long key, long nowNanos, long supersededNanos) {
+    long handOver(long key, long[] reading, long supersededNanos) {
         retired = true;
         long hash = mix(key);
         Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
@@ -325,17 +337,26 @@ final class OriginTable {
         // (A table only ever asks the one it took over from, so no two wait for each other.)
         long stamp = segment.lock.writeLock();
         try {
+            long nowNanos = segment.latest(reading[0]);
+            reading[0] = nowNanos;
             word = segment.handOver(key, hash, nowNanos, nowNanos - supersededNanos > 0 ? supersededNanos : nowNanos);
         } finally {
             segment.lock.unlockWrite(stamp);
         }
-        return inheritedWord(word, key, nowNanos);
+        return inheritedWord(word, key, reading);
     }
 
-    /** At least {@code word} and what the table this one took over from holds for {@code key}. */
-    private long inheritedWord(long word, long key, long nowNanos) {
-        Inheritance previous = inheritance(nowNanos);
-        return previous == null ? word : state.atLeast(word, previous.handOver(key, nowNanos), nowNanos);
+    /**
+     * At least {@code word} and what the table this one took over from holds for {@code key}, as at
+     * {@code reading[0]}, which the tables asked may move on (see {@link #handOver}).
+     */
+    private long inheritedWord(long word, long key, long[] reading) {
+        Inheritance previous = inheritance(reading[0]);
+        if (previous == null) {
+            return word;
+        }
+        long handed = previous.handOver(key, reading);
+        return state.atLeast(word, handed, reading[0]);
     }
 
     /**
@@ -562,7 +583,13 @@ final class OriginTable {
             size++;
             recent[recentNext] = (long) slot << 32 | (entry + 1);
             recentNext = (recentNext + 1) & (RECENT - 1);
-            remembered = inheritedWord(remembered, key, nowNanos);
+            if (inheritance(nowNanos) != null) {
+                // The table taken over from may have forgotten the key at a later reading: then
+                // the key enters at that one (apply's operation too: it asks latest() again).
+                long[] reading = {nowNanos};
+                remembered = inheritedWord(remembered, key, reading);
+                nowNanos = latest(reading[0]);
+            }
             if (remembered != 0) {
                 state.restore(cells, entry * width + 1, remembered, nowNanos);
             }

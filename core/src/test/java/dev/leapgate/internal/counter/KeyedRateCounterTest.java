@@ -66,6 +66,56 @@ class KeyedRateCounterTest {
         }
     }
 
+    /**
+     * The same across a reload that gives the rule a table of its own: a thread still on the old
+     * table (it took the rules before the reload) may forget a client there at a later reading than
+     * the one a thread on the new table brings when it takes that client over. The new table must
+     * not start the client over at the older reading, where what it counted is still in the window.
+     */
+    @Test
+    void aClientForgottenByTheOldTableAtALaterReading_doesNotStartOverInTheNewOneAtAnEarlierOne() {
+        WindowSpec spec = new WindowSpec(Duration.ofMillis(100), 4, WindowMode.STRICT);
+        long ms = 1_000_000;
+        for (boolean evicted : new boolean[] {true, false}) {
+            KeyedRateCounter old = new KeyedRateCounter(spec, 5, 0, evicted ? 2 : 100);
+            long[] admittedAt = new long[20];
+            int admitted = 0;
+            for (int i = 0; i < 5; i++) {
+                long ticket = old.tryAcquire(1, 0, 1);
+                assertThat(ticket).isNotNegative();
+                admittedAt[admitted++] = old.ticketStartNanos(ticket);
+            }
+            // A reload at 10 ms: another max-origins, so a table of its own.
+            KeyedRateCounter reloaded = old.withLimit(5, false, evicted ? 3 : 200, 10 * ms);
+            // A thread on the old table, reading 150 ms: client 1's permits have left its window;
+            // other clients arrive, and client 1 is forgotten there.
+            for (long other = 2; other < 400; other++) {
+                old.tryAcquire(other, 150 * ms, 1);
+            }
+            assertThat(old.used(1, 0))
+                    .as("client 1 forgotten by the old table (evicted: %s)", evicted)
+                    .isZero();
+            // A thread on the new table that read the clock at 75 ms only now asks for client 1.
+            for (int i = 0; i < 10; i++) {
+                long ticket = reloaded.tryAcquire(1, 75 * ms, 1);
+                if (ticket >= 0) {
+                    admittedAt[admitted++] = reloaded.ticketStartNanos(ticket);
+                }
+            }
+            long window = spec.length().toNanos() + spec.bucketNanos(); // buckets e - 4 .. e
+            for (int i = 0; i < admitted; i++) {
+                int inWindow = 0;
+                for (int j = 0; j < admitted; j++) {
+                    long d = admittedAt[j] - admittedAt[i];
+                    inWindow += d >= 0 && d < window ? 1 : 0;
+                }
+                assertThat(inWindow)
+                        .as("permits in the window starting with the bucket of admission %d (evicted: %s)", i, evicted)
+                        .isLessThanOrEqualTo(5);
+            }
+        }
+    }
+
     @Test
     void eachOrigin_hasItsOwnWindow() {
         KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 2, 0, 100);
