@@ -291,7 +291,9 @@ public final class RedisWindowStore implements WindowStore {
      * per-key atomicity.
      */
     private static final class KeyCalls {
-        final SharedWindow window;
+        /** The window of the decisions in {@code next}: one call decides them all by one limit. */
+        SharedWindow window;
+
         int calls = 1;
         List<Waiter> next;
 
@@ -341,11 +343,17 @@ public final class RedisWindowStore implements WindowStore {
             if (calls.calls < CALLS_PER_KEY) {
                 sendNow[0] = true;
                 calls.calls++;
-            } else {
-                if (calls.next == null) {
-                    calls.next = new ArrayList<>();
-                }
+            } else if (calls.next == null) {
+                calls.window = window;
+                calls.next = new ArrayList<>();
                 calls.next.add(waiter);
+            } else if (calls.window.equals(window)) {
+                calls.next.add(waiter);
+            } else {
+                // Another version of the rule (a reload changed its limit): its own call, by its
+                // own limit, rather than with the waiting decisions of the version before.
+                sendNow[0] = true;
+                calls.calls++;
             }
             return calls;
         });

@@ -70,6 +70,42 @@ class WindowScriptTest {
         }
     }
 
+    /**
+     * After a reload that lowers a shared rule's limit, decisions under the new limit that arrive
+     * while a hot key's calls are in flight wait for the next call with the decisions of the old
+     * rules: they must still be decided by the new limit, not go together with the old window's.
+     */
+    @Test
+    void coalescedDecisions_ofAChangedWindow_areDecidedByTheirOwnLimit() throws Exception {
+        WindowSpec spec = new WindowSpec(Duration.ofSeconds(60), 1, WindowMode.STRICT);
+        SharedWindow before = SharedWindow.of("r", spec, 100);
+        SharedWindow lowered = SharedWindow.of("r", spec, 4);
+        String key = "{o:reload}:hot";
+        List<java.util.concurrent.CompletableFuture<Verdict>> old = new ArrayList<>();
+        List<java.util.concurrent.CompletableFuture<Verdict>> now = new ArrayList<>();
+        // Redis holds every call for a moment, so the store's calls for the key stay in flight.
+        connection.sync().clientPause(500);
+        for (int i = 0; i < RedisWindowStore.CALLS_PER_KEY + 1; i++) {
+            old.add(store.tryAcquire(before, key, 1).toCompletableFuture()); // the last one waits
+        }
+        for (int i = 0; i < 10; i++) {
+            now.add(store.tryAcquire(lowered, key, 1).toCompletableFuture());
+        }
+        int oldAdmitted = 0;
+        for (var verdict : old) {
+            oldAdmitted += verdict.get(5, TimeUnit.SECONDS).admitted() ? 1 : 0;
+        }
+        int newAdmitted = 0;
+        for (var verdict : now) {
+            newAdmitted += verdict.get(5, TimeUnit.SECONDS).admitted() ? 1 : 0;
+        }
+
+        assertThat(oldAdmitted).isEqualTo(RedisWindowStore.CALLS_PER_KEY + 1);
+        assertThat(newAdmitted)
+                .as("the lowered limit (4) was reached by the calls before it: none of the new decisions fits")
+                .isZero();
+    }
+
     @ParameterizedTest(name = "{0} per {1} ms in {2} buckets, {3}")
     @CsvSource({
         "5, 1000, 1, STRICT",
