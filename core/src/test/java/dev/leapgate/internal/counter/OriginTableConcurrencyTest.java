@@ -26,22 +26,7 @@ class OriginTableConcurrencyTest {
     private static final int THREADS = 8;
 
     /** In-flight counts, as in {@link KeyedInFlightCounter}: one request in flight pins the entry. */
-    private static final OriginTable.State IN_FLIGHT = new OriginTable.State() {
-        @Override
-        public int stride() {
-            return 1;
-        }
-
-        @Override
-        public long pressure(AtomicLongArray cells, int base, long nowNanos) {
-            return cells.get(base);
-        }
-
-        @Override
-        public long saturation() {
-            return 1;
-        }
-    };
+    private static final OriginTable.State IN_FLIGHT = new OriginTableTest.Count(1);
 
     private static final OriginTable.Op ADD = (cells, base, now, delta, unused) -> cells.addAndGet(base, delta);
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class OriginTableTest {
 
     /** One cell, the pressure itself: an entry is saturated at {@code saturation} and above. */
-    private record Count(long saturation) implements OriginTable.State {
+    record Count(long saturation) implements OriginTable.State {
         @Override
         public int stride() {
             return 1;
