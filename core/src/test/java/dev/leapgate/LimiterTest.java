@@ -151,6 +151,17 @@ class LimiterTest {
         }
     }
 
+    /** A sleeper that records each wait, is interrupted in the first and sleeps the others on the test's clock. */
+    private Sleeper interruptedOnce(java.util.List<Long> sleeps) {
+        return nanos -> {
+            sleeps.add(nanos);
+            if (sleeps.size() == 1) {
+                throw new InterruptedException();
+            }
+            clock.advanceNanos(nanos);
+        };
+    }
+
     @Test
     void interruptedWhileBorrowing_isRejected_keepsTheInterrupt_andGivesBackTheLoanAndTheSlot() {
         java.util.List<Long> sleeps = new java.util.ArrayList<>();
@@ -159,13 +170,7 @@ class LimiterTest {
                 .onExcess(OnExcess.borrow(Duration.ofMillis(500)))
                 .concurrency(3)
                 .clock(clock)
-                .sleeper(nanos -> {
-                    sleeps.add(nanos);
-                    if (sleeps.size() == 1) {
-                        throw new InterruptedException();
-                    }
-                    clock.advanceNanos(nanos);
-                })
+                .sleeper(interruptedOnce(sleeps))
                 .build();
         ((Entry) limiter.tryEnter()).close();
         ((Entry) limiter.tryEnter()).close();
@@ -191,13 +196,7 @@ class LimiterTest {
                 .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
                 .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
                 .clock(clock)
-                .sleeper(nanos -> {
-                    sleeps.add(nanos);
-                    if (sleeps.size() == 1) {
-                        throw new InterruptedException();
-                    }
-                    clock.advanceNanos(nanos);
-                })
+                .sleeper(interruptedOnce(sleeps))
                 .build();
         assertThat(limiter.tryAcquire()).isTrue(); // the first turn: no wait
 

@@ -52,17 +52,9 @@ class KeyedRateCounterTest {
                     admittedAt[admitted++] = c.ticketStartNanos(ticket);
                 }
             }
-            long window = spec.length().toNanos() + spec.bucketNanos(); // buckets e - 4 .. e
-            for (int i = 0; i < admitted; i++) {
-                int inWindow = 0;
-                for (int j = 0; j < admitted; j++) {
-                    long d = admittedAt[j] - admittedAt[i];
-                    inWindow += d >= 0 && d < window ? 1 : 0;
-                }
-                assertThat(inWindow)
-                        .as("permits in the window starting with the bucket of admission %d (evicted: %s)", i, evicted)
-                        .isLessThanOrEqualTo(5);
-            }
+            assertThat(mostInOneWindow(admittedAt, admitted, spec))
+                    .as("permits in one window (evicted: %s)", evicted)
+                    .isLessThanOrEqualTo(5);
         }
     }
 
@@ -102,18 +94,25 @@ class KeyedRateCounterTest {
                     admittedAt[admitted++] = reloaded.ticketStartNanos(ticket);
                 }
             }
-            long window = spec.length().toNanos() + spec.bucketNanos(); // buckets e - 4 .. e
-            for (int i = 0; i < admitted; i++) {
-                int inWindow = 0;
-                for (int j = 0; j < admitted; j++) {
-                    long d = admittedAt[j] - admittedAt[i];
-                    inWindow += d >= 0 && d < window ? 1 : 0;
-                }
-                assertThat(inWindow)
-                        .as("permits in the window starting with the bucket of admission %d (evicted: %s)", i, evicted)
-                        .isLessThanOrEqualTo(5);
-            }
+            assertThat(mostInOneWindow(admittedAt, admitted, spec))
+                    .as("permits in one window (evicted: %s)", evicted)
+                    .isLessThanOrEqualTo(5);
         }
+    }
+
+    /** The most of the first {@code admitted} admissions (bucket starts) that one strict window holds. */
+    private static int mostInOneWindow(long[] admittedAt, int admitted, WindowSpec spec) {
+        long window = spec.length().toNanos() + spec.bucketNanos(); // buckets e - n .. e
+        int most = 0;
+        for (int i = 0; i < admitted; i++) {
+            int inWindow = 0;
+            for (int j = 0; j < admitted; j++) {
+                long d = admittedAt[j] - admittedAt[i];
+                inWindow += d >= 0 && d < window ? 1 : 0;
+            }
+            most = Math.max(most, inWindow);
+        }
+        return most;
     }
 
     @Test
