@@ -336,7 +336,7 @@ public abstract sealed class Limit {
                 this.shared = null;
             } else {
                 this.shared = continued
-                        ? previous.shared.withLimit(rule.limit(), borrowing, nowNanos)
+                        ? previous.shared.withLimit(rule.limit(), borrowing)
                         : new LeapCounter(rule.window(), rule.limit(), nowNanos, borrowing);
                 this.keyed = null;
             }

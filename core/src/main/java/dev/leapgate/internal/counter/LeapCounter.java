@@ -3,6 +3,7 @@ package dev.leapgate.internal.counter;
 import dev.leapgate.rule.WindowSpec;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The in-process {@link RateCounter}: an exact, lock-free leap-array window of {@code n + 2}
@@ -13,11 +14,20 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * only by compare-and-swap, older buckets are frozen once published. A thread whose CAS fails
  * re-reads and decides again. No locks, no background thread; any number of threads may call any
  * method.
+ *
+ * <p>A counter made by {@link #withLimit} with other borrowing counts in new cells, which take the
+ * old cells' counts over at their first use, when another thread may still be deciding on the old
+ * counter: it was read before a reload. So the takeover <em>seals</em> the old cells first (see
+ * {@link PackedWindow}), and from then on the old counter hands every call to the new one. An
+ * admission is counted either in the old cells before the seal, and the new cells take it over,
+ * or in the new cells: none is lost, however the two counters' callers interleave.
  */
 public final class LeapCounter implements RateCounter {
 
     private final PackedWindow layout;
     private final AtomicLongArray cells;
+    /** How these cells' counts came and go; shared by every counter on the same cells. */
+    private final Succession succession;
 
     /**
      * Creates an empty counter whose buckets are aligned on {@code originNanos} (usually the
@@ -42,31 +52,34 @@ public final class LeapCounter implements RateCounter {
     }
 
     private LeapCounter(PackedWindow layout) {
-        this(layout, new AtomicLongArray(layout.cellsPerCounter()));
+        this(layout, new AtomicLongArray(layout.cellsPerCounter()), new Succession(null));
     }
 
-    private LeapCounter(PackedWindow layout, AtomicLongArray cells) {
+    private LeapCounter(PackedWindow layout, AtomicLongArray cells, Succession succession) {
         this.layout = layout;
         this.cells = cells;
+        this.succession = succession;
     }
 
     /**
-     * A counter of {@code limit} (borrowing or not) that starts from what this one counts at {@code
-     * nowNanos}. With the same borrowing, the two count in the same cells: every admission through
-     * either is counted against both limits, exactly, and refunds reach it. Otherwise the new one
-     * holds, from the first, all that this one counts, as if counted in the current bucket (which
-     * only errs on the strict side for one window).
+     * A counter of {@code limit} (borrowing or not) that goes on from what this one counts. With
+     * the same borrowing, the two count in the same cells: every admission through either is
+     * counted against both limits, exactly, and refunds reach it. Otherwise the new one, at its
+     * first use, takes over all that this one counts, as if counted in the then current bucket
+     * (which only errs on the strict side for one window), and this one hands every call to it from
+     * then on (see the class comment). Until the new one is used, this one is unchanged: a counter
+     * made for rules that never come into force changes nothing.
      *
      * @throws IllegalArgumentException if {@code limit} is below 1 or too large for the window
      */
-    public LeapCounter withLimit(long limit, boolean borrowing, long nowNanos) {
+    public LeapCounter withLimit(long limit, boolean borrowing) {
         PackedWindow next = new PackedWindow(layout.spec, limit, layout.originNanos, borrowing);
         if (borrowing == layout.borrowing) {
-            return new LeapCounter(next, cells);
+            return new LeapCounter(next, cells, succession);
         }
-        LeapCounter counter = new LeapCounter(next);
-        next.restore(counter.cells, 0, next.adopt(layout, layout.remember(cells, 0, nowNanos)), nowNanos);
-        return counter;
+        AtomicLongArray pending = new AtomicLongArray(next.cellsPerCounter());
+        pending.set(0, PENDING);
+        return new LeapCounter(next, pending, new Succession(this));
     }
 
     /**
@@ -98,14 +111,39 @@ public final class LeapCounter implements RateCounter {
 
     @Override
     public long tryAcquire(long nowNanos, int permits) {
-        layout.checkPermits(permits);
-        return layout.tryAcquire(cells, 0, nowNanos, permits);
+        return tryAcquire(nowNanos, permits, -1);
     }
 
     @Override
     public long tryAcquire(long nowNanos, int permits, long maxWaitNanos) {
         layout.checkPermits(permits);
-        return layout.tryAcquire(cells, 0, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1);
+        long ticket = layout.tryAcquire(cells, 0, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1);
+        return ticket != PackedWindow.SEALED ? ticket : successorTryAcquire(nowNanos, permits, maxWaitNanos);
+    }
+
+    /** {@link #tryAcquire} on sealed or pending cells. */
+    private long successorTryAcquire(long nowNanos, int permits, long maxWaitNanos) {
+        LeapCounter to = current(nowNanos);
+        if (to == this) {
+            return tryAcquire(nowNanos, permits, maxWaitNanos);
+        }
+        if (permits > to.layout.limit) {
+            return REJECTED; // more than the new limit: they never fit
+        }
+        long ticket = to.tryAcquire(nowNanos, permits, maxWaitNanos);
+        if (ticket < 0) {
+            return ticket;
+        }
+        // The ticket in this layout, which the caller reads. The same epoch, except where a
+        // successor that never lends counted into a later bucket (what it took over from a
+        // borrowing window counts there): not a loan to wait for, so the current bucket. (A refund
+        // of it is then ignored: conservative.) A remaining count above what this layout's count
+        // bits hold (a limit raised by the reload) as the most they hold.
+        long epoch = to.layout.ticketEpoch(ticket);
+        if (!to.layout.borrowing) {
+            epoch = Math.min(epoch, layout.epochAt(nowNanos));
+        }
+        return layout.pack(epoch, Math.min(to.layout.ticketRemaining(ticket), layout.countMask));
     }
 
     @Override
@@ -121,23 +159,104 @@ public final class LeapCounter implements RateCounter {
     @Override
     public void refund(long ticket, int permits) {
         layout.checkPermits(permits);
-        if (ticket >= 0) {
-            layout.refund(cells, 0, ticket, permits);
+        if (ticket >= 0 && !layout.refund(cells, 0, ticket, permits) && cells.get(0) < 0) {
+            // Sealed: the permits were taken over, or counted by the successor (tickets name epochs,
+            // and both count the same epochs). Pending cells issued no tickets.
+            LeapCounter to = succession.to.get();
+            if (to != null) {
+                to.refund(to.layout.pack(layout.ticketEpoch(ticket), 0), Math.min(permits, (int) to.layout.limit));
+            }
         }
     }
 
     @Override
     public long used(long nowNanos) {
-        return layout.used(cells, 0, nowNanos);
+        LeapCounter to = current(nowNanos);
+        return to == this ? layout.used(cells, 0, nowNanos) : to.used(nowNanos);
     }
 
     @Override
     public long nanosUntilAvailable(long nowNanos, long permits) {
-        return layout.nanosUntilAvailable(cells, 0, nowNanos, permits);
+        LeapCounter to = current(nowNanos);
+        return to == this
+                ? layout.nanosUntilAvailable(cells, 0, nowNanos, permits)
+                : to.nanosUntilAvailable(nowNanos, permits);
+    }
+
+    /**
+     * The counter that decides for this one at {@code nowNanos}: this one, once its cells hold what
+     * they take over (taking it over now if they are still pending), or the one that took its counts
+     * over (its cells are sealed).
+     */
+    private LeapCounter current(long nowNanos) {
+        for (; ; ) {
+            if (cells.get(0) >= 0) {
+                return this;
+            }
+            LeapCounter from = succession.from;
+            if (from != null) {
+                takeOver(from, nowNanos);
+                continue;
+            }
+            LeapCounter to = succession.to.get();
+            if (to != null) {
+                return to;
+            }
+            // Pending no more: the head was just set, and `from` cleared after it. Read it again.
+        }
+    }
+
+    /**
+     * Takes over what {@code from} counts at {@code nowNanos}: seals its cells (once they hold
+     * what they take over themselves), then sets these cells' head from what they count, unless
+     * another thread taking over at the same time did it first. Every step may be done by several
+     * threads at once and ends in the same state.
+     */
+    private void takeOver(LeapCounter from, long nowNanos) {
+        LeapCounter sealed = from;
+        for (; ; ) {
+            sealed.current(nowNanos); // its own takeover first, if it is still pending
+            if (sealed.succession.to.compareAndSet(null, this) || sealed.succession.to.get() == this) {
+                break;
+            }
+            // A counter for rules that did not come into force took it over (in tests): go on from that one.
+            sealed = sealed.succession.to.get();
+        }
+        for (long head = sealed.cells.get(0); head >= 0; head = sealed.cells.get(0)) {
+            if (sealed.cells.compareAndSet(0, head, head | PackedWindow.SEAL)) {
+                break;
+            }
+        }
+        long remembered = layout.adopt(sealed.layout, sealed.layout.remember(sealed.cells, 0, nowNanos));
+        long head = layout.counts(remembered, nowNanos) ? layout.restoredHead(remembered) : 0;
+        cells.compareAndSet(0, PENDING, head);
+        succession.from = null;
     }
 
     @Override
     public String toString() {
         return "LeapCounter[" + layout.limit + " per " + layout.spec + "]";
+    }
+
+    /**
+     * The head of cells that have not yet taken over what they go on from: sealed (negative), and
+     * never the head of sealed cells, whose other bits are a real head's.
+     */
+    private static final long PENDING = -1L;
+
+    /**
+     * Where one set of cells takes its counts from, and where they went: shared by the counters on
+     * those cells (made by {@link #withLimit} with the same borrowing).
+     */
+    private static final class Succession {
+        /** The counter whose counts the cells take over at their first use; null once taken. */
+        volatile LeapCounter from;
+
+        /** The counter that took the cells' counts over; set once, before the cells are sealed. */
+        final AtomicReference<LeapCounter> to = new AtomicReference<>();
+
+        Succession(LeapCounter from) {
+            this.from = from;
+        }
     }
 }

@@ -98,8 +98,22 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * counted in and the permits remaining after them, so that a {@link #refund} can find the bucket
  * again and the caller learns what remains without a second read. A rejection returns {@link
  * #REJECTED}.
+ *
+ * <h2>Sealed cells</h2>
+ *
+ * A head word never uses its sign bit. {@link LeapCounter} sets it to <em>seal</em> its cells when
+ * another counter takes their counts over (a reload that switches borrowing on or off): no
+ * admission or refund changes sealed cells any more, {@link #tryAcquire} returns {@link #SEALED}
+ * and {@link #refund} false, and the reads ({@link #used}, {@link #remember}, {@link
+ * #nanosUntilAvailable}) see the counts as they were sealed. A per-origin table never seals.
  */
 final class PackedWindow extends RateWindow {
+
+    /** Returned by {@link #tryAcquire} on sealed cells: nothing was counted. */
+    static final long SEALED = -2L;
+
+    /** The head's bit that seals the cells; no head word uses it otherwise. */
+    static final long SEAL = Long.MIN_VALUE;
 
     /** Offset of the cached past word; the ring follows it. */
     private static final int PAST = 1;
@@ -175,7 +189,7 @@ final class PackedWindow extends RateWindow {
      */
     @Override
     public long remember(AtomicLongArray cells, int base, long nowNanos) {
-        long head = cells.get(base);
+        long head = cells.get(base) & ~SEAL;
         long headEpoch = headEpoch(head);
         long at = Math.max(epochAt(nowNanos), headEpoch);
         long used = used(cells, base, head, at);
@@ -195,15 +209,17 @@ final class PackedWindow extends RateWindow {
      */
     @Override
     public void restore(AtomicLongArray cells, int base, long remembered, long nowNanos) {
-        if (!counts(remembered, nowNanos)) {
-            return;
+        if (counts(remembered, nowNanos)) {
+            cells.setPlain(base, restoredHead(remembered));
         }
+    }
+
+    /** The head word {@link #restore} writes for {@code remembered}, a word that still counts. */
+    long restoredHead(long remembered) {
         long epoch = epoch(remembered);
-        cells.setPlain(
-                base,
-                borrowing && epoch > 0
-                        ? packHead(epoch - 1, count(remembered), 0)
-                        : packHead(epoch, 0, count(remembered)));
+        return borrowing && epoch > 0
+                ? packHead(epoch - 1, count(remembered), 0)
+                : packHead(epoch, 0, count(remembered));
     }
 
     // Head words: epoch | borrowed | count (borrowed only when borrowing).
@@ -227,14 +243,15 @@ final class PackedWindow extends RateWindow {
     /**
      * The common case, small enough for the compiler to inline into its callers: the reading falls
      * within the head's bucket, and the permits fit (one CAS) or do not (rejected, when no loan may
-     * be asked). Anything else, a lost CAS included, goes the general way, {@link #decide}.
+     * be asked). Anything else, a lost CAS and sealed cells included, goes the general way, {@link
+     * #decide}.
      */
     @Override
     long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
         long head = cells.get(base);
         long headEpoch = headEpoch(head);
         long intoHead = nowNanos - startNanos(headEpoch);
-        if (intoHead >= 0 && intoHead < bucketNanos) {
+        if (intoHead >= 0 && intoHead < bucketNanos && head >= 0) {
             long used = past(cells, base, headEpoch) + headCount(head) + headBorrowed(head);
             if (used + permits <= limit) {
                 if (cells.compareAndSet(base, head, head + permits)) {
@@ -252,6 +269,9 @@ final class PackedWindow extends RateWindow {
         long now = -1;
         for (; ; ) {
             long head = cells.get(base);
+            if (head < 0) {
+                return SEALED;
+            }
             long headEpoch = headEpoch(head);
             if (now < 0) {
                 // Within the head's bucket (the common case) the epoch is known without a division.
@@ -406,6 +426,9 @@ final class PackedWindow extends RateWindow {
         long epoch = ticketEpoch(ticket);
         for (; ; ) {
             long head = cells.get(base);
+            if (head < 0) {
+                return false; // sealed: the counter that took the counts over takes the refund
+            }
             long headEpoch = headEpoch(head);
             if (headEpoch == epoch) {
                 if (headCount(head) < permits) {
@@ -446,7 +469,7 @@ final class PackedWindow extends RateWindow {
 
     @Override
     long used(AtomicLongArray cells, int base, long nowNanos) {
-        return used(cells, base, cells.get(base), epochAt(nowNanos));
+        return used(cells, base, cells.get(base) & ~SEAL, epochAt(nowNanos));
     }
 
     /**
@@ -458,7 +481,7 @@ final class PackedWindow extends RateWindow {
         if (permits > limit) {
             return Long.MAX_VALUE;
         }
-        long head = cells.get(base);
+        long head = cells.get(base) & ~SEAL;
         long headEpoch = headEpoch(head);
         long at = Math.max(epochAt(nowNanos), headEpoch);
         // A loan in the next bucket counts too; each bucket is read once, so concurrent refunds

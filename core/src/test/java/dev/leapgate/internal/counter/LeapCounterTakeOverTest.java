@@ -1,0 +1,201 @@
+package dev.leapgate.internal.counter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.testing.Together;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A counter made by {@link LeapCounter#withLimit} with other borrowing (a reload that switches a
+ * rule between reject and borrow) takes over what the old one counts, and the old one, still used
+ * by requests decided on the old rules, hands its calls on: no admission is lost on either side.
+ */
+class LeapCounterTakeOverTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long NEVER = -1;
+    /** 10 s in 10 buckets of 1 s. */
+    private static final WindowSpec TEN_SECONDS = WindowSpec.of(Duration.ofSeconds(10), 10);
+
+    private static final long NOW = 2_500 * MS;
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void anAdmissionOnTheOldCounter_afterTheNewOneTookOver_countsInTheNewOne(boolean borrowingBefore) {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 5, 0, borrowingBefore);
+        assertThat(admitAll(old, 3)).isEqualTo(3);
+        LeapCounter next = old.withLimit(5, !borrowingBefore);
+
+        assertThat(admitAll(next, 10)).as("3 of 5 counted").isEqualTo(2);
+        assertThat(admitAll(old, 10))
+                .as("the old counter, after the new one took over")
+                .isZero();
+        assertThat(next.used(NOW)).isEqualTo(5);
+    }
+
+    @Test
+    void admissionsOnTheOldCounter_beforeTheNewOneIsUsed_areTakenOver() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 5, 0);
+        LeapCounter next = old.withLimit(5, true);
+        assertThat(admitAll(old, 4)).as("the new rules not in force yet").isEqualTo(4);
+
+        assertThat(admitAll(next, 10)).isEqualTo(1);
+        assertThat(admitAll(old, 10)).isZero();
+    }
+
+    @Test
+    void aCounterThatIsNeverUsed_changesNothing() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 5, 0);
+        old.withLimit(2, true); // made for rules that never come into force
+
+        assertThat(admitAll(old, 10)).isEqualTo(5);
+        assertThat(old.used(NOW)).isEqualTo(5);
+    }
+
+    @Test
+    void aTicketThroughTheOldCounter_readsAndRefundsInTheNewOne() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 10, 0);
+        long before = old.tryAcquire(NOW, 1);
+        LeapCounter next = old.withLimit(20, true);
+        assertThat(next.used(NOW)).as("takes over").isEqualTo(1);
+
+        long ticket = old.tryAcquire(NOW, 2);
+
+        assertThat(ticket).isNotNegative();
+        assertThat(old.ticketStartNanos(ticket)).isEqualTo(2_000 * MS);
+        assertThat(old.remainingAfter(ticket)).as("of the new limit, 20").isEqualTo(17);
+        assertThat(next.used(NOW)).isEqualTo(3);
+        old.refund(ticket, 2);
+        assertThat(next.used(NOW)).as("a refund of the handed-on admission").isEqualTo(1);
+        old.refund(before, 1);
+        assertThat(next.used(NOW))
+                .as("a refund of an admission taken over: the new window holds it as a loan of the next"
+                        + " bucket, where a ticket of this bucket cannot be told apart, so it stays (conservative)")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aRemainingCountAboveWhatTheOldLayoutHolds_isTheMostItHolds() {
+        // Borrowing halves a count's bits: 15 with 1 s buckets (at most 32767).
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 10, 0, true);
+        LeapCounter next = old.withLimit(100_000, false);
+        next.used(NOW);
+
+        long ticket = old.tryAcquire(NOW, 1);
+
+        assertThat(next.used(NOW)).isEqualTo(1);
+        assertThat(old.remainingAfter(ticket)).isEqualTo(LeapCounter.maxLimit(TEN_SECONDS, true));
+    }
+
+    @Test
+    void fromABorrowingCounter_aHandedOnAdmissionIsNoLoanToWaitFor() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 10, 0, true);
+        old.tryAcquire(NOW, 1, NEVER);
+        LeapCounter next = old.withLimit(10, false);
+        // What a borrowing window counted, taken over, counts in the bucket after this one.
+        long own = next.tryAcquire(NOW, 1);
+        assertThat(next.ticketStartNanos(own)).isEqualTo(3_000 * MS);
+
+        long ticket = old.tryAcquire(NOW, 1, 500 * MS);
+
+        assertThat(old.ticketStartNanos(ticket)).as("not after now").isEqualTo(2_000 * MS);
+        assertThat(next.used(NOW)).isEqualTo(3);
+    }
+
+    @Test
+    void permitsAboveTheNewLimit_areRejected() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 10, 0);
+        LeapCounter next = old.withLimit(3, true);
+        next.used(NOW);
+
+        assertThat(old.tryAcquire(NOW, 5)).isEqualTo(RateCounter.REJECTED);
+        assertThat(old.tryAcquire(NOW, 3)).isNotNegative();
+        assertThat(next.used(NOW)).isEqualTo(3);
+    }
+
+    @Test
+    void twoSwitches_beforeAnyUse_passTheCountsAlongTheChain() {
+        LeapCounter first = new LeapCounter(TEN_SECONDS, 5, 0);
+        assertThat(admitAll(first, 2)).isEqualTo(2);
+        LeapCounter second = first.withLimit(5, true); // never used directly
+        LeapCounter third = second.withLimit(5, false);
+
+        assertThat(admitAll(third, 2)).isEqualTo(2);
+        assertThat(admitAll(first, 10))
+                .as("first hands on to second, second to third")
+                .isEqualTo(1);
+        assertThat(admitAll(second, 10)).isZero();
+        assertThat(admitAll(third, 10)).isZero();
+        assertThat(third.used(NOW)).isEqualTo(5);
+    }
+
+    @Test
+    void countersOnTheSameCells_allHandOn() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 5, 0);
+        LeapCounter raised = old.withLimit(6, false); // the same cells
+        LeapCounter next = raised.withLimit(6, true);
+        next.used(NOW);
+
+        assertThat(admitAll(old, 3)).isEqualTo(3);
+        assertThat(admitAll(raised, 10)).isEqualTo(3);
+        assertThat(next.used(NOW)).isEqualTo(6);
+    }
+
+    /**
+     * Half the threads decide on the old counter, as requests that read the rules before a reload
+     * do, half on the new one, whose first use takes over. The demand is far above the limit and
+     * no bucket rolls: what was admitted and not refunded never exceeds what the new window counts
+     * (a refund that races with the takeover may be ignored: conservative), nor that the limit, and
+     * the window then admits exactly what it has left.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void oldAndNewCounterUnderContention_admitNoMoreThanTheLimit(boolean borrowingBefore) throws Exception {
+        int threads = 8;
+        int limit = 300;
+        for (int round = 0; round < 200; round++) {
+            LeapCounter old = new LeapCounter(TEN_SECONDS, limit, 0, borrowingBefore);
+            LeapCounter next = old.withLimit(limit, !borrowingBefore);
+            AtomicLong admitted = new AtomicLong();
+            AtomicLong refunded = new AtomicLong();
+
+            Together.run(threads, id -> {
+                LeapCounter counter = id % 2 == 0 ? old : next;
+                for (int i = 0; i < 2 * limit / threads * 2; i++) {
+                    long ticket = counter.tryAcquire(NOW, 1);
+                    if (ticket >= 0) {
+                        admitted.incrementAndGet();
+                        if (i % 8 == 0) {
+                            counter.refund(ticket, 1);
+                            refunded.incrementAndGet();
+                        }
+                    }
+                }
+            });
+
+            long used = next.used(NOW);
+            assertThat(used).as("round %d", round).isLessThanOrEqualTo(limit);
+            assertThat(admitted.get() - refunded.get())
+                    .as("round %d: admitted and not refunded", round)
+                    .isLessThanOrEqualTo(used);
+            assertThat(admitAll(old, limit) + admitAll(next, limit))
+                    .as("round %d: the window is full", round)
+                    .isEqualTo(limit - used);
+        }
+    }
+
+    private static int admitAll(LeapCounter counter, int attempts) {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++) {
+            if (counter.tryAcquire(NOW, 1) >= 0) {
+                admitted++;
+            }
+        }
+        return admitted;
+    }
+}
