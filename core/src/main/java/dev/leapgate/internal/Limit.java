@@ -135,7 +135,8 @@ public abstract sealed class Limit {
         return switch (rule.onExcess().kind()) {
             case REJECT, BORROW ->
                 new Window(rule, recorder, nowNanos, alone, history, previous instanceof Window same ? same : null);
-            case PACE, WARM_UP, WARM_UP_PACE -> new Smooth(rule, recorder, nowNanos, alone, history);
+            case PACE, WARM_UP, WARM_UP_PACE ->
+                new Smooth(rule, recorder, nowNanos, alone, history, previous instanceof Smooth same ? same : null);
         };
     }
 
@@ -143,8 +144,9 @@ public abstract sealed class Limit {
      * Whether this limit went on from what the limit of its rule's previous version counted: a
      * window over the same window and scope (whatever its limit, borrowing, path or {@code
      * max-origins}), or an in-flight limit of the same scope (and, per origin, the same {@code
-     * max-origins}). Pacing and warm-up start a new schedule; a rule in a shared store keeps its
-     * windows there, whose keys do not depend on the limit.
+     * max-origins}), or pacing or warm-up of the same scope (after what the previous schedule
+     * holds; warm-up starts cold). A rule in a shared store keeps its windows there, whose keys do
+     * not depend on the limit.
      */
     public boolean continued() {
         return false;
@@ -530,17 +532,28 @@ public abstract sealed class Limit {
     static final class Smooth extends Limit {
         private final SmoothRate rate;
 
-        Smooth(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone, Limit history) {
+        /** Whether this limit's schedule goes on after the one of the limit it was made from. */
+        private final boolean continued;
+
+        /** With {@code previous} (or null), the limit of another version of the rule: see {@link #continued}. */
+        Smooth(FlowRule rule, ResourceRecorder recorder, long nowNanos, boolean alone, Limit history, Smooth previous) {
             super(rule, recorder, alone, history);
             OnExcess c = rule.onExcess();
             Duration w = rule.window().length();
-            this.rate = switch (c.kind()) {
+            SmoothRate made = switch (c.kind()) {
                 case PACE -> SmoothRate.pace(rule.limit(), w, c.maxQueue(), nowNanos);
                 case WARM_UP -> SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), Duration.ZERO, nowNanos);
                 case WARM_UP_PACE ->
                     SmoothRate.warmUp(rule.limit(), w, c.coldFactor(), c.warmUp(), c.maxQueue(), nowNanos);
                 default -> throw new IllegalArgumentException("not a smooth on-excess: " + c);
             };
+            this.continued = previous != null && previous.rule.scope().equals(rule.scope());
+            this.rate = continued ? made.continueFrom(previous.rate) : made;
+        }
+
+        @Override
+        public boolean continued() {
+            return continued;
         }
 
         @Override

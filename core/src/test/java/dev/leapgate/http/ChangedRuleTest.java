@@ -7,6 +7,7 @@ import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
@@ -105,6 +106,37 @@ class ChangedRuleTest {
                 .build()));
 
         assertThat(admitAll(gate, client)).as("7 counted, limit 10").isEqualTo(3);
+    }
+
+    @Test
+    void pacedRule_changed_queuesBehindWhatItsPreviousVersionScheduled() {
+        AtomicLong slept = new AtomicLong();
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(paced(10))))
+                .clock(clock)
+                .sleeper(slept::addAndGet) // time does not move: requests pile up
+                .build();
+        Origin client = ip("203.0.113.1");
+        assertThat(admit(gate, client, 6)).isEqualTo(6); // proceed at 0, 100, ..., 500 ms
+        assertThat(slept.get()).isEqualTo(1_500_000_000L);
+
+        gate.update(RuleSet.of(paced(5)));
+
+        Decision next = gate.enter("GET", "/hello", client);
+        assertThat(next.admitted())
+                .as("the next slot, 600 ms, is beyond max-queue")
+                .isFalse();
+        assertThat(((Rejection) next).retryAfter()).isEqualTo(Duration.ofMillis(100));
+        clock.advance(Duration.ofMillis(100));
+        assertThat(admit(gate, client, 1)).isEqualTo(1);
+        assertThat(slept.get()).as("waited 500 ms more").isEqualTo(2_000_000_000L);
+    }
+
+    private static FlowRule paced(long perSecond) {
+        return FlowRule.builder("hello")
+                .match("/hello")
+                .limit(perSecond, WindowSpec.of(Duration.ofSeconds(1), 10))
+                .onExcess(OnExcess.pace(Duration.ofMillis(500)))
+                .build();
     }
 
     @Test

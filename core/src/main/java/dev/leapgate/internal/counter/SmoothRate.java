@@ -126,6 +126,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * nextFree}, so it re-reads and decides again. Each admission is therefore scheduled against
  * exactly the reservations before it, under any interleaving. A rejection writes nothing. No
  * locks, no background thread, no sleeping; any number of threads may call any method.
+ *
+ * <p><b>Going on from another rate.</b> A rate made for a changed rule ({@link #continueFrom}) takes
+ * the previous rate's schedule over at its first use: it <em>seals</em> the previous state (a
+ * sealed state keeps its values and is never replaced), and starts where that schedule's {@code
+ * nextFree} was, so the requests the previous rate scheduled keep their slots and the new ones
+ * queue behind them. A request still being decided on the previous rate (it read the rules before
+ * the change) then finds it sealed and reserves on the new rate instead.
  */
 public final class SmoothRate {
 
@@ -151,6 +158,10 @@ public final class SmoothRate {
     private final Curve curve;
     /** The only mutable state; replaced as a whole by compare-and-swap. */
     private final AtomicReference<State> state;
+    /** The rate whose schedule this one takes over at its first use; null once taken (or if none). */
+    private volatile SmoothRate from;
+    /** The rate that took this one's schedule over; set once, before this one's state is sealed. */
+    private final AtomicReference<SmoothRate> successor = new AtomicReference<>();
 
     private SmoothRate(long limit, Duration window, Duration maxQueue, Curve curve, long originNanos) {
         this.limit = limit;
@@ -159,7 +170,20 @@ public final class SmoothRate {
         this.curve = curve;
         this.originNanos = originNanos;
         // A warm-up rate starts cold: the store is full, as after a long idle period.
-        this.state = new AtomicReference<>(new State(curve.maxPermits, 0, 0));
+        this.state = new AtomicReference<>(new State(curve.maxPermits, 0, 0, false));
+    }
+
+    /**
+     * Makes this new rate go on from {@code previous}'s schedule, taken over at this rate's first
+     * use (see the class comment); until then {@code previous} is unchanged, so a rate made for
+     * rules that never come into force changes nothing. Call before this rate is shared.
+     *
+     * @return this rate
+     */
+    public SmoothRate continueFrom(SmoothRate previous) {
+        this.from = Objects.requireNonNull(previous, "previous");
+        state.set(PENDING);
+        return this;
     }
 
     /**
@@ -242,6 +266,13 @@ public final class SmoothRate {
         long now = sinceOrigin(nowNanos);
         for (; ; ) {
             State current = state.get();
+            if (current.sealed()) {
+                SmoothRate to = current(nowNanos);
+                if (to == this) {
+                    continue;
+                }
+                return permits > to.limit ? REJECTED : to.tryReserve(nowNanos, permits);
+            }
             long waitNanos = current.waitNanos(now);
             if (waitNanos > maxQueueNanos) {
                 return REJECTED;
@@ -263,7 +294,60 @@ public final class SmoothRate {
      */
     public long nanosUntilAvailable(long nowNanos, int permits) {
         checkPermits(permits);
+        SmoothRate to = current(nowNanos);
+        if (to != this) {
+            return to.nanosUntilAvailable(nowNanos, (int) Math.min(permits, to.limit));
+        }
+        // Sealed just now: the values are the schedule's as it was sealed, an answer as good as any.
         return Math.max(0, state.get().waitNanos(sinceOrigin(nowNanos)) - maxQueueNanos);
+    }
+
+    /**
+     * The rate that decides for this one: this one, once its state is its own (taking the previous
+     * schedule over now if it is still pending), or the one that took its schedule over.
+     */
+    private SmoothRate current(long nowNanos) {
+        for (; ; ) {
+            if (!state.get().sealed()) {
+                return this;
+            }
+            SmoothRate previous = from;
+            if (previous != null) {
+                takeOver(previous, nowNanos);
+                continue;
+            }
+            SmoothRate to = successor.get();
+            if (to != null) {
+                return to;
+            }
+            // Pending no more: the state was just set, and `from` cleared after it. Read it again.
+        }
+    }
+
+    /**
+     * Takes {@code previous}'s schedule over: seals its state (once it holds its own), then starts
+     * this one at its {@code nextFree}, unless another thread taking over at the same time did it
+     * first. Every step may be done by several threads at once and ends in the same state.
+     */
+    private void takeOver(SmoothRate previous, long nowNanos) {
+        SmoothRate sealed = previous;
+        for (; ; ) {
+            sealed.current(nowNanos); // its own takeover first, if it is still pending
+            if (sealed.successor.compareAndSet(null, this) || sealed.successor.get() == this) {
+                break;
+            }
+            // A rate for rules that did not come into force took it over (in tests): go on from that one.
+            sealed = sealed.successor.get();
+        }
+        State last = sealed.state.get();
+        while (!last.sealed() && !sealed.state.compareAndSet(last, last.sealedCopy())) {
+            last = sealed.state.get();
+        }
+        // nextFree on this rate's time line: the previous one's, moved by the difference of origins.
+        long nextFree = sealed.originNanos - originNanos + last.waitNanos(0);
+        long start = Math.max(0, Math.min(HORIZON_NANOS, nextFree));
+        state.compareAndSet(PENDING, new State(curve.maxPermits, start, 0, false));
+        from = null;
     }
 
     /** The most permits per {@link #window()} in the steady state. */
@@ -305,7 +389,7 @@ public final class SmoothRate {
         double costNanos = curve.nanosToSpend(stored, fromStored) + (permits - fromStored) * curve.stableIntervalNanos;
         double carried = fractionNanos + costNanos; // < 2^48: exact enough, and floor is exact
         long wholeNanos = (long) carried;
-        return new State(stored - fromStored, nextFreeNanos + wholeNanos, carried - wholeNanos);
+        return new State(stored - fromStored, nextFreeNanos + wholeNanos, carried - wholeNanos, false);
     }
 
     /** Clock reading as ns since the origin, clamped to {@code ±2^62}. */
@@ -320,6 +404,9 @@ public final class SmoothRate {
             throw new IllegalArgumentException("permits must be between 1 and the limit " + limit + ", was " + permits);
         }
     }
+
+    /** The state of a rate that has not yet taken over the schedule it goes on from: sealed. */
+    private static final State PENDING = new State(0, 0, 0, true);
 
     @Override
     public String toString() {
@@ -340,8 +427,15 @@ public final class SmoothRate {
      *     next request may proceed; only grows, and {@code nextFreeNanos <= 2^62 + 84 h}
      * @param nextFreeFractionNanos the fraction of a ns beyond {@code nextFreeNanos}; always {@code
      *     0 <= nextFreeFractionNanos < 1}
+     * @param sealed whether another rate took this schedule over (or, for {@link #PENDING}, this
+     *     rate has yet to take its own over): then the state is never replaced
      */
-    private record State(double storedPermits, long nextFreeNanos, double nextFreeFractionNanos) {
+    private record State(double storedPermits, long nextFreeNanos, double nextFreeFractionNanos, boolean sealed) {
+
+        /** This state, sealed: its values stay, and it is never replaced. */
+        State sealedCopy() {
+            return new State(storedPermits, nextFreeNanos, nextFreeFractionNanos, true);
+        }
 
         /** {@code nextFree - now} rounded up to whole ns, or 0 if {@code nextFree} has passed. */
         long waitNanos(long nowNanos) {
