@@ -142,7 +142,7 @@ public abstract sealed class Limit {
 
     /**
      * Whether this limit went on from what the limit of its rule's previous version counted: a
-     * window over the same window and scope (whatever its limit, borrowing, path or {@code
+     * window of the same scope (whatever its window, limit, borrowing, path or {@code
      * max-origins}), or an in-flight limit of the same scope (and, per origin, the same {@code
      * max-origins}), or pacing or warm-up of the same scope (after what the previous schedule
      * holds; warm-up starts cold). A rule in a shared store keeps its windows there, whose keys do
@@ -328,17 +328,15 @@ public abstract sealed class Limit {
             boolean borrowing = rule.onExcess().kind() == OnExcess.Kind.BORROW;
             this.maxWaitNanos = borrowing ? rule.onExcess().maxWait().toNanos() : -1;
             this.countedBuckets = rule.window().buckets() + (rule.window().mode() == WindowMode.STRICT ? 1 : 0);
-            this.continued = previous != null
-                    && previous.rule.scope().equals(rule.scope())
-                    && previous.rule.window().equals(rule.window());
+            this.continued = previous != null && previous.rule.scope().equals(rule.scope());
             if (perOrigin) {
                 this.keyed = continued
-                        ? previous.keyed.withLimit(rule.limit(), borrowing, rule.maxOrigins(), nowNanos)
+                        ? previous.keyed.withLimit(rule.window(), rule.limit(), borrowing, rule.maxOrigins(), nowNanos)
                         : new KeyedRateCounter(rule.window(), rule.limit(), nowNanos, rule.maxOrigins(), borrowing);
                 this.shared = null;
             } else {
                 this.shared = continued
-                        ? previous.shared.withLimit(rule.limit(), borrowing)
+                        ? previous.shared.withLimit(rule.window(), rule.limit(), borrowing)
                         : new LeapCounter(rule.window(), rule.limit(), nowNanos, borrowing);
                 this.keyed = null;
             }

@@ -283,10 +283,10 @@ class ChangedRuleTest {
                 .limit(1, WindowSpec.of(Duration.ofSeconds(20), 10)) // even another window
                 .scope(Scope.perOrigin())
                 .build()));
-        assertThat(admit(gate, heavy, 2)).isEqualTo(1);
+        assertThat(admit(gate, heavy, 2)).as("2 counted, limit 1").isZero();
 
-        assertThat(gate.rejections("hello").orElseThrow().total()).isEqualTo(4);
-        assertThat(gate.statusJson()).contains("\"rejectedMost\":[{\"client\":\"203.0.113.1\",\"about\":4}]");
+        assertThat(gate.rejections("hello").orElseThrow().total()).isEqualTo(5);
+        assertThat(gate.statusJson()).contains("\"rejectedMost\":[{\"client\":\"203.0.113.1\",\"about\":5}]");
 
         gate.update(RuleSet.of(FlowRule.builder("hello")
                 .match("/hello")
@@ -300,7 +300,7 @@ class ChangedRuleTest {
     }
 
     @Test
-    void otherWindowOrScope_countsAfresh() {
+    void otherScope_countsAfresh_anotherWindow_goesOnFromWhatWasCounted() {
         Origin client = ip("203.0.113.1");
         HttpGate gate = gate(window(10, Scope.all()));
         assertThat(admitAll(gate, client)).isEqualTo(10);
@@ -308,12 +308,16 @@ class ChangedRuleTest {
         gate.update(RuleSet.of(window(10, Scope.perOrigin())));
         assertThat(admitAll(gate, client)).as("another question: per client").isEqualTo(10);
 
-        gate.update(RuleSet.of(FlowRule.builder("hello")
-                .match("/hello")
-                .limit(10, WindowSpec.of(Duration.ofSeconds(20), 10))
-                .scope(Scope.perOrigin())
-                .build()));
-        assertThat(admitAll(gate, client)).as("another window").isEqualTo(10);
+        for (Scope scope : List.of(Scope.perOrigin(), Scope.all())) {
+            gate.update(RuleSet.of(FlowRule.builder("hello")
+                    .match("/hello")
+                    .limit(12, WindowSpec.of(Duration.ofSeconds(20), 10))
+                    .scope(scope)
+                    .build()));
+            assertThat(admitAll(gate, client))
+                    .as("another window, %s: 10 counted, limit 12", scope)
+                    .isEqualTo(scope.equals(Scope.all()) ? 12 : 2);
+        }
     }
 
     @Test

@@ -71,23 +71,27 @@ public final class KeyedRateCounter {
     }
 
     /**
-     * A counter of {@code limit} per origin (borrowing or not, tracking up to {@code maxOrigins})
-     * that starts from what this one counts. When the windows keep their layout (the limit stays
-     * within the same bucket width, borrowing and {@code maxOrigins} unchanged), the two share this
-     * one's table: every origin's admissions through either count against both limits, exactly.
-     * Otherwise the new counter has a table of its own, and an origin entering it starts from all
-     * that this one counts for it, as if counted at {@code nowNanos} (or at its last admission
-     * here, if later), which only errs on the strict side, for one window; it stops asking this one
-     * once that window has passed.
+     * A counter of {@code limit} per {@code window} per origin (borrowing or not, tracking up to
+     * {@code maxOrigins}) that starts from what this one counts. When the windows keep their layout
+     * (the same window, the limit within the same bucket width, borrowing and {@code maxOrigins}
+     * unchanged), the two share this one's table: every origin's admissions through either count
+     * against both limits, exactly. Otherwise the new counter has a table of its own, and an origin
+     * entering it starts from all that this one counts for it, as if counted at {@code nowNanos}
+     * (or at its last admission here, if later), which only errs on the strict side, for one
+     * window (a longer window cannot know what this one has already forgotten); it stops asking
+     * this one once this one's window has passed.
      *
      * @throws IllegalArgumentException for a limit out of range or {@code maxOrigins} below 1
      */
-    public KeyedRateCounter withLimit(long limit, boolean borrowing, int maxOrigins, long nowNanos) {
-        // Buckets never narrower than this one's: a lower limit keeps the table, and a client over
-        // it keeps all it counted, should the limit be raised again within the window.
-        RateWindow next = borrowing || limit > NarrowWindow.MAX_LIMIT || layout instanceof PackedWindow
-                ? new PackedWindow(layout.spec, limit, layout.originNanos, borrowing)
-                : new NarrowWindow(layout.spec, limit, layout.originNanos, layout.countBits);
+    public KeyedRateCounter withLimit(WindowSpec window, long limit, boolean borrowing, int maxOrigins, long nowNanos) {
+        // Over the same window, buckets never narrower than this one's: a lower limit keeps the
+        // table, and a client over it keeps all it counted, should the limit be raised again
+        // within the window.
+        RateWindow next = !window.equals(layout.spec)
+                ? layout(window, limit, layout.originNanos, borrowing)
+                : borrowing || limit > NarrowWindow.MAX_LIMIT || layout instanceof PackedWindow
+                        ? new PackedWindow(layout.spec, limit, layout.originNanos, borrowing)
+                        : new NarrowWindow(layout.spec, limit, layout.originNanos, layout.countBits);
         if (next.sameCellsAs(layout) && maxOrigins == table.maxOrigins()) {
             table.adopt(next);
             return new KeyedRateCounter(next, table);

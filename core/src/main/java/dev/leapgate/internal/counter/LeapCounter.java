@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * re-reads and decides again. No locks, no background thread; any number of threads may call any
  * method.
  *
- * <p>A counter made by {@link #withLimit} with other borrowing counts in new cells, which take the
+ * <p>A counter made by {@link #withLimit} with another window or borrowing counts in new cells, which take the
  * old cells' counts over at their first use, when another thread may still be deciding on the old
  * counter: it was read before a reload. So the takeover <em>seals</em> the old cells first (see
  * {@link PackedWindow}), and from then on the old counter hands every call to the new one. An
@@ -61,20 +61,27 @@ public final class LeapCounter implements RateCounter {
         this.succession = succession;
     }
 
+    /** {@link #withLimit(WindowSpec, long, boolean)} over this counter's window. */
+    public LeapCounter withLimit(long limit, boolean borrowing) {
+        return withLimit(layout.spec, limit, borrowing);
+    }
+
     /**
-     * A counter of {@code limit} (borrowing or not) that goes on from what this one counts. With
-     * the same borrowing, the two count in the same cells: every admission through either is
-     * counted against both limits, exactly, and refunds reach it. Otherwise the new one, at its
-     * first use, takes over all that this one counts, as if counted in the then current bucket
-     * (which only errs on the strict side for one window), and this one hands every call to it from
-     * then on (see the class comment). Until the new one is used, this one is unchanged: a counter
-     * made for rules that never come into force changes nothing.
+     * A counter of {@code limit} per {@code window} (borrowing or not) that goes on from what this
+     * one counts. Over the same window with the same borrowing, the two count in the same cells:
+     * every admission through either is counted against both limits, exactly, and refunds reach
+     * it. Otherwise the new one, at its first use, takes over all that this one counts, as if
+     * counted in the then current bucket (which only errs on the strict side for one window; a
+     * longer window cannot know what this one has already forgotten), and this one hands every
+     * call to it from then on (see the class comment). Until the new one is used, this one is
+     * unchanged: a counter made for rules that never come into force changes nothing.
      *
      * @throws IllegalArgumentException if {@code limit} is below 1 or too large for the window
      */
-    public LeapCounter withLimit(long limit, boolean borrowing) {
-        PackedWindow next = new PackedWindow(layout.spec, limit, layout.originNanos, borrowing);
-        if (borrowing == layout.borrowing) {
+    public LeapCounter withLimit(WindowSpec window, long limit, boolean borrowing) {
+        PackedWindow next =
+                new PackedWindow(Objects.requireNonNull(window, "window"), limit, layout.originNanos, borrowing);
+        if (next.sameCellsAs(layout)) {
             return new LeapCounter(next, cells, succession);
         }
         AtomicLongArray pending = new AtomicLongArray(next.cellsPerCounter());
@@ -134,12 +141,12 @@ public final class LeapCounter implements RateCounter {
         if (ticket < 0) {
             return ticket;
         }
-        // The ticket in this layout, which the caller reads. The same epoch, except where a
-        // successor that never lends counted into a later bucket (what it took over from a
-        // borrowing window counts there): not a loan to wait for, so the current bucket. (A refund
-        // of it is then ignored: conservative.) A remaining count above what this layout's count
-        // bits hold (a limit raised by the reload) as the most they hold.
-        long epoch = to.layout.ticketEpoch(ticket);
+        // The ticket in this layout, which the caller reads: the bucket in which the successor's
+        // starts (the same one, over the same window). Not a later bucket than now's where a
+        // successor that never lends counted into one (what it took over from a borrowing window
+        // counts there): that is no loan to wait for. A remaining count above what this layout's
+        // count bits hold (a limit raised by the reload) as the most they hold.
+        long epoch = layout.epochAt(to.layout.startNanos(to.layout.ticketEpoch(ticket)));
         if (!to.layout.borrowing) {
             epoch = Math.min(epoch, layout.epochAt(nowNanos));
         }
@@ -160,11 +167,14 @@ public final class LeapCounter implements RateCounter {
     public void refund(long ticket, int permits) {
         layout.checkPermits(permits);
         if (ticket >= 0 && !layout.refund(cells, 0, ticket, permits) && cells.get(0) < 0) {
-            // Sealed: the permits were taken over, or counted by the successor (tickets name epochs,
-            // and both count the same epochs). Pending cells issued no tickets.
+            // Sealed: the permits were taken over, or counted by the successor, in its bucket where
+            // the ticket's starts (the same one, over the same window; else perhaps a later one, and
+            // a refund into an earlier bucket only makes the window count more once that bucket has
+            // left it). Pending cells issued no tickets.
             LeapCounter to = succession.to.get();
             if (to != null) {
-                to.refund(to.layout.pack(layout.ticketEpoch(ticket), 0), Math.min(permits, (int) to.layout.limit));
+                long epoch = to.layout.epochAt(layout.startNanos(layout.ticketEpoch(ticket)));
+                to.refund(to.layout.pack(epoch, 0), Math.min(permits, (int) to.layout.limit));
             }
         }
     }
@@ -246,7 +256,7 @@ public final class LeapCounter implements RateCounter {
 
     /**
      * Where one set of cells takes its counts from, and where they went: shared by the counters on
-     * those cells (made by {@link #withLimit} with the same borrowing).
+     * those cells (made by {@link #withLimit} with the same window and borrowing).
      */
     private static final class Succession {
         /** The counter whose counts the cells take over at their first use; null once taken. */

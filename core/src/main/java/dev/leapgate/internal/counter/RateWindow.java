@@ -152,17 +152,20 @@ abstract sealed class RateWindow implements OriginTable.State permits PackedWind
     }
 
     /**
-     * A word {@link #remember} of window {@code from} left, as this window's: the same permits at
-     * the same bucket (no more than a count of this window holds, which is at least its limit).
-     * Both windows must have the same bucket length and origin.
+     * A word {@link #remember} of window {@code from} left, as this window's: the same permits (no
+     * more than a count of this window holds, which is at least its limit) at the same bucket, or,
+     * when the buckets differ in length or origin (another {@code window}), at this window's
+     * bucket in which the word's bucket ends: every permit was counted by then, so none counts for
+     * less long than the window's length from when it was admitted (strict, for one window).
      */
     final long adopt(RateWindow from, long word) {
         if (word == 0) {
             return 0;
         }
-        assert from.bucketNanos == bucketNanos && from.originNanos == originNanos;
         // A borrowing window's word names the bucket after the one it was made in (see remember).
-        long epoch = from.epoch(word) + (borrowing && !from.borrowing ? 1 : 0);
+        long epoch = from.bucketNanos == bucketNanos && from.originNanos == originNanos
+                ? from.epoch(word) + (borrowing && !from.borrowing ? 1 : 0)
+                : epochAt(from.startNanos(from.epoch(word) + 1) - 1) + (borrowing ? 1 : 0);
         return pack(epoch, Math.min(from.count(word), countMask));
     }
 

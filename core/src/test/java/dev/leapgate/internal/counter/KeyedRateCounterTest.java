@@ -78,7 +78,7 @@ class KeyedRateCounterTest {
                 admittedAt[admitted++] = old.ticketStartNanos(ticket);
             }
             // A reload at 10 ms: another max-origins, so a table of its own.
-            KeyedRateCounter reloaded = old.withLimit(5, false, evicted ? 3 : 200, 10 * ms);
+            KeyedRateCounter reloaded = old.withLimit(old.window(), 5, false, evicted ? 3 : 200, 10 * ms);
             // A thread on the old table, reading 150 ms: client 1's permits have left its window;
             // other clients arrive, and client 1 is forgotten there.
             for (long other = 2; other < 400; other++) {
@@ -143,7 +143,7 @@ class KeyedRateCounterTest {
         for (int reload = 1; reload <= 60; reload++) {
             now += S;
             // Another max-origins: another table, which takes the clients over from this one.
-            c = c.withLimit(10, false, reload % 2 == 0 ? 100 : 200, now);
+            c = c.withLimit(c.window(), 10, false, reload % 2 == 0 ? 100 : 200, now);
         }
 
         assertThat(c.tablesKept())
@@ -165,12 +165,56 @@ class KeyedRateCounterTest {
         assertThat(c.tryAcquire(1, 10_500 * MS, 10, S)).isNotNegative();
 
         // A raised limit on a new table (another max-origins): the client is handed over.
-        KeyedRateCounter raised = c.withLimit(20, true, 200, 10_500 * MS);
+        KeyedRateCounter raised = c.withLimit(c.window(), 20, true, 200, 10_500 * MS);
 
         assertThat(raised.tryAcquire(1, 11_500 * MS, 10, -1))
                 .as("the window of bucket 11 holds the 10 lent: 10 more fit under 20")
                 .isNotNegative();
         assertThat(raised.tryAcquire(1, 11_500 * MS, 1, -1)).isEqualTo(RateCounter.REJECTED);
+    }
+
+    @Test
+    void withLimit_overAnotherWindow_eachClientGoesOnFromWhatTheOldWindowCountsForIt() {
+        // 5 per 10 s (buckets of 1 s), then 5 per minute (buckets of 10 s).
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 5, 0, 100);
+        for (int i = 0; i < 5; i++) {
+            assertThat(c.tryAcquire(1, 2_500 * MS, 1)).isNotNegative();
+        }
+        assertThat(c.tryAcquire(2, 2_500 * MS, 1)).isNotNegative();
+
+        KeyedRateCounter minute = c.withLimit(WindowSpec.of(Duration.ofMinutes(1), 6), 5, false, 100, 3_000 * MS);
+
+        assertThat(minute.tryAcquire(1, 3_000 * MS, 1)).as("5 of 5 counted").isEqualTo(RateCounter.REJECTED);
+        assertThat(admitted(minute, 2, 3_000 * MS, 10)).as("1 of 5 counted").isEqualTo(4);
+        assertThat(admitted(minute, 3, 3_000 * MS, 10)).as("a new client").isEqualTo(5);
+        assertThat(minute.tryAcquire(1, 62_000 * MS, 1))
+                .as("admitted at 2.5 s: still in a minute's window at 62 s")
+                .isEqualTo(RateCounter.REJECTED);
+        assertThat(admitted(minute, 1, 70_000 * MS, 10)).isEqualTo(5);
+    }
+
+    @Test
+    void withLimit_overAShorterWindow_holdsWhatTheLongerOneCountsForOneShortWindow() {
+        // 5 per minute (buckets of 10 s), then 5 per 10 s (buckets of 1 s).
+        KeyedRateCounter c = new KeyedRateCounter(WindowSpec.of(Duration.ofMinutes(1), 6), 5, 0, 100);
+        for (int i = 0; i < 5; i++) {
+            assertThat(c.tryAcquire(1, 55_000 * MS, 1)).isNotNegative();
+        }
+
+        KeyedRateCounter short10s = c.withLimit(TEN_SECONDS, 5, false, 100, 56_000 * MS);
+
+        assertThat(short10s.tryAcquire(1, 64_000 * MS, 1))
+                .as("admitted at 55 s: still in a 10 s window at 64 s")
+                .isEqualTo(RateCounter.REJECTED);
+        assertThat(admitted(short10s, 1, 71_000 * MS, 10)).isEqualTo(5);
+    }
+
+    private static int admitted(KeyedRateCounter c, long key, long nowNanos, int attempts) {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++) {
+            admitted += c.tryAcquire(key, nowNanos, 1) >= 0 ? 1 : 0;
+        }
+        return admitted;
     }
 
     @Test

@@ -49,6 +49,37 @@ class LeapCounterTakeOverTest {
     }
 
     @Test
+    void overALongerWindow_goesOnFromWhatTheOldOneCounts() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 10, 0);
+        assertThat(admitAll(old, 7)).isEqualTo(7); // at 2.5 s
+        LeapCounter minute = old.withLimit(WindowSpec.of(Duration.ofMinutes(1), 6), 10, false);
+
+        assertThat(admitAll(minute, 10)).isEqualTo(3);
+        assertThat(admitAll(old, 10)).as("the old counter hands on").isZero();
+        assertThat(minute.tryAcquire(62_000 * MS, 1))
+                .as("admitted at 2.5 s: still in a minute's window at 62 s")
+                .isEqualTo(RateCounter.REJECTED);
+        assertThat(minute.tryAcquire(70_000 * MS, 10)).isNotNegative();
+    }
+
+    @Test
+    void overAShorterWindow_holdsWhatTheLongerOneCounts_forOneShortWindowAfterTheOldBucket() {
+        LeapCounter old = new LeapCounter(WindowSpec.of(Duration.ofMinutes(1), 6), 10, 0);
+        assertThat(old.tryAcquire(55_000 * MS, 10)).isNotNegative();
+        LeapCounter shorter = old.withLimit(TEN_SECONDS, 10, false);
+
+        // Taken over at 64 s, in the old bucket of 60-70 s: counted as if admitted at its end.
+        assertThat(shorter.tryAcquire(64_000 * MS, 1)).isEqualTo(RateCounter.REJECTED);
+        assertThat(shorter.tryAcquire(79_000 * MS, 1)).isEqualTo(RateCounter.REJECTED);
+        long ticket = old.tryAcquire(80_500 * MS, 10);
+        assertThat(ticket).as("through the old counter, on the new window").isNotNegative();
+        assertThat(old.ticketStartNanos(ticket))
+                .as("the old bucket in which the new one starts")
+                .isEqualTo(80_000 * MS);
+        assertThat(shorter.used(80_500 * MS)).isEqualTo(10);
+    }
+
+    @Test
     void aCounterThatIsNeverUsed_changesNothing() {
         LeapCounter old = new LeapCounter(TEN_SECONDS, 5, 0);
         old.withLimit(2, true); // made for rules that never come into force
