@@ -137,7 +137,9 @@ public final class LeapCounter implements RateCounter {
         if (permits > to.layout.limit) {
             return REJECTED; // more than the new limit: they never fit
         }
-        long ticket = to.tryAcquire(nowNanos, permits, maxWaitNanos);
+        // A counter that never lends hands on no loan either (it ignores maxWaitNanos): its own
+        // callers do not wait, and a counter it took over reads its tickets as no loan (see below).
+        long ticket = to.tryAcquire(nowNanos, permits, layout.borrowing ? maxWaitNanos : -1);
         if (ticket < 0) {
             return ticket;
         }

@@ -178,6 +178,27 @@ class LeapCounterTakeOverTest {
     }
 
     /**
+     * A counter that never lends, which took the counts of a borrowing one over and was taken over
+     * in turn by a borrowing one, hands on no loan: the first counter's caller would read the loan's
+     * ticket, made a ticket of a bucket that has begun by the one in between, as one not to wait for,
+     * and proceed in the window the loan does not fit.
+     */
+    @Test
+    void aCounterThatNeverLends_handsOnNoLoan() {
+        LeapCounter first = new LeapCounter(TEN_SECONDS, 5, 0, true);
+        LeapCounter second = first.withLimit(5, false); // never used directly
+        LeapCounter third = second.withLimit(5, true);
+        assertThat(admitAll(third, 500 * MS, 10)).isEqualTo(5);
+        // Bucket 10: its window still counts bucket 0, full; the window of bucket 11 no longer does.
+        long now = 10_500 * MS;
+
+        long ticket = first.tryAcquire(now, 1, 1_000 * MS);
+
+        assertThat(ticket).as("no loan through a counter that never lends").isEqualTo(RateCounter.REJECTED);
+        assertThat(third.used(now)).isEqualTo(5);
+    }
+
+    /**
      * Half the threads decide on the old counter, as requests that read the rules before a reload
      * do, half on the new one, whose first use takes over. The demand is far above the limit and
      * no bucket rolls: what was admitted and not refunded never exceeds what the new window counts
@@ -221,9 +242,13 @@ class LeapCounterTakeOverTest {
     }
 
     private static int admitAll(LeapCounter counter, int attempts) {
+        return admitAll(counter, NOW, attempts);
+    }
+
+    private static int admitAll(LeapCounter counter, long nowNanos, int attempts) {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {
-            if (counter.tryAcquire(NOW, 1) >= 0) {
+            if (counter.tryAcquire(nowNanos, 1) >= 0) {
                 admitted++;
             }
         }
