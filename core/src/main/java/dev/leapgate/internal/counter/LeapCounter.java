@@ -228,11 +228,15 @@ public final class LeapCounter implements RateCounter {
         LeapCounter sealed = from;
         for (; ; ) {
             sealed.current(nowNanos); // its own takeover first, if it is still pending
-            if (sealed.succession.to.compareAndSet(null, this) || sealed.succession.to.get() == this) {
+            if (sealed.succession.to.compareAndSet(null, this)) {
                 break;
             }
+            LeapCounter to = sealed.succession.to.get();
+            if (to.succession == succession) {
+                break; // taken over by a counter on these cells (this one, or one made from it by withLimit)
+            }
             // A counter for rules that did not come into force took it over (in tests): go on from that one.
-            sealed = sealed.succession.to.get();
+            sealed = to;
         }
         for (long head = sealed.cells.get(0); head >= 0; head = sealed.cells.get(0)) {
             if (sealed.cells.compareAndSet(0, head, head | PackedWindow.SEAL)) {

@@ -199,6 +199,29 @@ class LeapCounterTakeOverTest {
     }
 
     /**
+     * Two counters on the same new cells (a reload of the new rules before their first use) used
+     * first at the same moment: the cells take over once, and neither seals them for the other,
+     * which sent every call round from the cells to themselves (a stack overflow).
+     */
+    @Test
+    void countersOnTheSameNewCells_usedFirstTogether_takeOverOnce() throws Exception {
+        int threads = 6;
+        int limit = 60;
+        for (int round = 0; round < 500; round++) {
+            LeapCounter old = new LeapCounter(TEN_SECONDS, limit, 0);
+            LeapCounter next = old.withLimit(limit, true);
+            LeapCounter reloaded = next.withLimit(limit, true); // the same cells as next
+            LeapCounter[] counters = {old, next, reloaded};
+            AtomicLong admitted = new AtomicLong();
+
+            Together.run(threads, id -> admitted.addAndGet(admitAll(counters[id % 3], NOW, limit)));
+
+            assertThat(admitted.get()).as("round %d", round).isEqualTo(limit);
+            assertThat(next.used(NOW)).as("round %d", round).isEqualTo(limit);
+        }
+    }
+
+    /**
      * Half the threads decide on the old counter, as requests that read the rules before a reload
      * do, half on the new one, whose first use takes over. The demand is far above the limit and
      * no bucket rolls: what was admitted and not refunded never exceeds what the new window counts
