@@ -168,11 +168,14 @@ public final class LeapCounter implements RateCounter {
     @Override
     public void refund(long ticket, int permits) {
         layout.checkPermits(permits);
-        if (ticket >= 0 && !layout.refund(cells, 0, ticket, permits) && cells.get(0) < 0) {
+        if (ticket >= 0 && !layout.refund(cells, 0, ticket, permits) && cells.get(0) < 0 && !layout.borrowing) {
             // Sealed: the permits were taken over, or counted by the successor, in its bucket where
             // the ticket's starts (the same one, over the same window; else perhaps a later one, and
             // a refund into an earlier bucket only makes the window count more once that bucket has
-            // left it). Pending cells issued no tickets.
+            // left it). Pending cells issued no tickets. Not from a borrowing window: a loan it made
+            // sits, taken over, in a count that also stands for the window the loan was made in,
+            // which a refund of it would lower below what that window admitted (and a ticket does
+            // not tell such a loan from an admission handed on): kept, conservative.
             LeapCounter to = succession.to.get();
             if (to != null) {
                 long epoch = to.layout.epochAt(layout.startNanos(layout.ticketEpoch(ticket)));

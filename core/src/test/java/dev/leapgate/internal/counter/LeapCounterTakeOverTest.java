@@ -199,6 +199,29 @@ class LeapCounterTakeOverTest {
     }
 
     /**
+     * A borrowing window's loan, once taken over by a window that never lends, sits in the count
+     * that also stands for the window the loan was made in; a refund of the loan, handed on, would
+     * lower that window below what it admitted.
+     */
+    @Test
+    void aRefundOfALoanTakenOverByAWindowThatNeverLends_isNotHandedOn() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 10, 0, true);
+        long now = 10_500 * MS;
+        assertThat(admitAll(old, 500 * MS, 5)).isEqualTo(5);
+        assertThat(admitAll(old, now, 5)).as("bucket 10: its window is full").isEqualTo(5);
+        long loan = old.tryAcquire(now, 1, 1_000 * MS);
+        assertThat(old.ticketStartNanos(loan)).as("lent from bucket 11").isEqualTo(11_000 * MS);
+        LeapCounter next = old.withLimit(10, false);
+        assertThat(next.used(now)).as("takes over").isEqualTo(10);
+
+        old.refund(loan, 1);
+
+        assertThat(admitAll(next, now, 10))
+                .as("bucket 10's window still holds the 10 admitted in buckets 0 and 10")
+                .isZero();
+    }
+
+    /**
      * Two counters on the same new cells (a reload of the new rules before their first use) used
      * first at the same moment: the cells take over once, and neither seals them for the other,
      * which sent every call round from the cells to themselves (a stack overflow).
