@@ -3,7 +3,6 @@ package dev.leapgate.internal.counter;
 import dev.leapgate.rule.WindowSpec;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The in-process {@link RateCounter}: an exact, lock-free leap-array window of {@code n + 2}
@@ -20,14 +19,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * counter: it was read before a reload. So the takeover <em>seals</em> the old cells first (see
  * {@link PackedWindow}), and from then on the old counter hands every call to the new one. An
  * admission is counted either in the old cells before the seal, and the new cells take it over,
- * or in the new cells: none is lost, however the two counters' callers interleave.
+ * or in the new cells: none is lost, however the two counters' callers interleave (see {@link
+ * Succession}).
  */
-public final class LeapCounter implements RateCounter {
+public final class LeapCounter extends Succession.Party<LeapCounter> implements RateCounter {
 
     private final PackedWindow layout;
     private final AtomicLongArray cells;
-    /** How these cells' counts came and go; shared by every counter on the same cells. */
-    private final Succession succession;
+    /** How these cells' counts come and go; shared by every counter on the same cells. */
+    private final Succession<LeapCounter> succession;
 
     /**
      * Creates an empty counter whose buckets are aligned on {@code originNanos} (usually the
@@ -52,10 +52,10 @@ public final class LeapCounter implements RateCounter {
     }
 
     private LeapCounter(PackedWindow layout) {
-        this(layout, new AtomicLongArray(layout.cellsPerCounter()), new Succession(null));
+        this(layout, new AtomicLongArray(layout.cellsPerCounter()), new Succession<>(null));
     }
 
-    private LeapCounter(PackedWindow layout, AtomicLongArray cells, Succession succession) {
+    private LeapCounter(PackedWindow layout, AtomicLongArray cells, Succession<LeapCounter> succession) {
         this.layout = layout;
         this.cells = cells;
         this.succession = succession;
@@ -86,7 +86,7 @@ public final class LeapCounter implements RateCounter {
         }
         AtomicLongArray pending = new AtomicLongArray(next.cellsPerCounter());
         pending.set(0, PENDING);
-        return new LeapCounter(next, pending, new Succession(this));
+        return new LeapCounter(next, pending, new Succession<>(this));
     }
 
     /**
@@ -176,7 +176,7 @@ public final class LeapCounter implements RateCounter {
             // sits, taken over, in a count that also stands for the window the loan was made in,
             // which a refund of it would lower below what that window admitted (and a ticket does
             // not tell such a loan from an admission handed on): kept, conservative.
-            LeapCounter to = succession.to.get();
+            LeapCounter to = succession.successor();
             if (to != null) {
                 long epoch = to.layout.epochAt(layout.startNanos(layout.ticketEpoch(ticket)));
                 to.refund(to.layout.pack(epoch, 0), Math.min(permits, (int) to.layout.limit));
@@ -198,58 +198,32 @@ public final class LeapCounter implements RateCounter {
                 : to.nanosUntilAvailable(nowNanos, permits);
     }
 
-    /**
-     * The counter that decides for this one at {@code nowNanos}: this one, once its cells hold what
-     * they take over (taking it over now if they are still pending), or the one that took its counts
-     * over (its cells are sealed).
-     */
-    private LeapCounter current(long nowNanos) {
-        for (; ; ) {
-            if (cells.get(0) >= 0) {
-                return this;
+    @Override
+    Succession<LeapCounter> succession() {
+        return succession;
+    }
+
+    /** Cells that are neither pending nor sealed have a head of 0 or more. */
+    @Override
+    boolean decides() {
+        return cells.get(0) >= 0;
+    }
+
+    @Override
+    void seal() {
+        for (long head = cells.get(0); head >= 0; head = cells.get(0)) {
+            if (cells.compareAndSet(0, head, head | PackedWindow.SEAL)) {
+                return;
             }
-            LeapCounter from = succession.from;
-            if (from != null) {
-                takeOver(from, nowNanos);
-                continue;
-            }
-            LeapCounter to = succession.to.get();
-            if (to != null) {
-                return to;
-            }
-            // Pending no more: the head was just set, and `from` cleared after it. Read it again.
         }
     }
 
-    /**
-     * Takes over what {@code from} counts at {@code nowNanos}: seals its cells (once they hold
-     * what they take over themselves), then sets these cells' head from what they count, unless
-     * another thread taking over at the same time did it first. Every step may be done by several
-     * threads at once and ends in the same state.
-     */
-    private void takeOver(LeapCounter from, long nowNanos) {
-        LeapCounter sealed = from;
-        for (; ; ) {
-            sealed.current(nowNanos); // its own takeover first, if it is still pending
-            if (sealed.succession.to.compareAndSet(null, this)) {
-                break;
-            }
-            LeapCounter to = sealed.succession.to.get();
-            if (to.succession == succession) {
-                break; // taken over by a counter on these cells (this one, or one made from it by withLimit)
-            }
-            // A counter for rules that did not come into force took it over (in tests): go on from that one.
-            sealed = to;
-        }
-        for (long head = sealed.cells.get(0); head >= 0; head = sealed.cells.get(0)) {
-            if (sealed.cells.compareAndSet(0, head, head | PackedWindow.SEAL)) {
-                break;
-            }
-        }
+    /** All that the sealed cells count at {@code nowNanos}, as this layout's head (see {@link #withLimit}). */
+    @Override
+    void goOnFrom(LeapCounter sealed, long nowNanos) {
         long remembered = layout.adopt(sealed.layout, sealed.layout.remember(sealed.cells, 0, nowNanos));
         long head = layout.counts(remembered, nowNanos) ? layout.restoredHead(remembered) : 0;
         cells.compareAndSet(0, PENDING, head);
-        succession.from = null;
     }
 
     @Override
@@ -262,20 +236,4 @@ public final class LeapCounter implements RateCounter {
      * never the head of sealed cells, whose other bits are a real head's.
      */
     private static final long PENDING = -1L;
-
-    /**
-     * Where one set of cells takes its counts from, and where they went: shared by the counters on
-     * those cells (made by {@link #withLimit} with the same window and borrowing).
-     */
-    private static final class Succession {
-        /** The counter whose counts the cells take over at their first use; null once taken. */
-        volatile LeapCounter from;
-
-        /** The counter that took the cells' counts over; set once, before the cells are sealed. */
-        final AtomicReference<LeapCounter> to = new AtomicReference<>();
-
-        Succession(LeapCounter from) {
-            this.from = from;
-        }
-    }
 }

@@ -132,9 +132,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * sealed state keeps its values and is never replaced), and starts where that schedule's {@code
  * nextFree} was, so the requests the previous rate scheduled keep their slots and the new ones
  * queue behind them. A request still being decided on the previous rate (it read the rules before
- * the change) then finds it sealed and reserves on the new rate instead.
+ * the change) then finds it sealed and reserves on the new rate instead (see {@link Succession}).
  */
-public final class SmoothRate {
+public final class SmoothRate extends Succession.Party<SmoothRate> {
 
     /** Returned by {@link #tryReserve} when the wait would exceed {@code maxQueue}. */
     public static final long REJECTED = -1L;
@@ -158,32 +158,34 @@ public final class SmoothRate {
     private final Curve curve;
     /** The only mutable state; replaced as a whole by compare-and-swap. */
     private final AtomicReference<State> state;
-    /** The rate whose schedule this one takes over at its first use; null once taken (or if none). */
-    private volatile SmoothRate from;
-    /** The rate that took this one's schedule over; set once, before this one's state is sealed. */
-    private final AtomicReference<SmoothRate> successor = new AtomicReference<>();
+    /** Where the schedule comes from and goes to. */
+    private final Succession<SmoothRate> succession;
 
     private SmoothRate(long limit, Duration window, Duration maxQueue, Curve curve, long originNanos) {
+        this(limit, window, maxQueue.toNanos(), curve, originNanos, null);
+    }
+
+    /** With {@code previous}, a rate pending until it takes {@code previous}'s schedule over. */
+    private SmoothRate(
+            long limit, Duration window, long maxQueueNanos, Curve curve, long originNanos, SmoothRate previous) {
         this.limit = limit;
         this.window = window;
-        this.maxQueueNanos = maxQueue.toNanos();
+        this.maxQueueNanos = maxQueueNanos;
         this.curve = curve;
         this.originNanos = originNanos;
         // A warm-up rate starts cold: the store is full, as after a long idle period.
-        this.state = new AtomicReference<>(new State(curve.maxPermits, 0, 0, false));
+        this.state = new AtomicReference<>(previous == null ? new State(curve.maxPermits, 0, 0, false) : PENDING);
+        this.succession = new Succession<>(previous);
     }
 
     /**
-     * Makes this new rate go on from {@code previous}'s schedule, taken over at this rate's first
-     * use (see the class comment); until then {@code previous} is unchanged, so a rate made for
-     * rules that never come into force changes nothing. Call before this rate is shared.
-     *
-     * @return this rate
+     * This rate, going on from {@code previous}'s schedule, taken over at the first use of the rate
+     * returned (see the class comment); until then {@code previous} is unchanged, so a rate made
+     * for rules that never come into force changes nothing.
      */
     public SmoothRate continueFrom(SmoothRate previous) {
-        this.from = Objects.requireNonNull(previous, "previous");
-        state.set(PENDING);
-        return this;
+        Objects.requireNonNull(previous, "previous");
+        return new SmoothRate(limit, window, maxQueueNanos, curve, originNanos, previous);
     }
 
     /**
@@ -302,52 +304,31 @@ public final class SmoothRate {
         return Math.max(0, state.get().waitNanos(sinceOrigin(nowNanos)) - maxQueueNanos);
     }
 
-    /**
-     * The rate that decides for this one: this one, once its state is its own (taking the previous
-     * schedule over now if it is still pending), or the one that took its schedule over.
-     */
-    private SmoothRate current(long nowNanos) {
-        for (; ; ) {
-            if (!state.get().sealed()) {
-                return this;
-            }
-            SmoothRate previous = from;
-            if (previous != null) {
-                takeOver(previous, nowNanos);
-                continue;
-            }
-            SmoothRate to = successor.get();
-            if (to != null) {
-                return to;
-            }
-            // Pending no more: the state was just set, and `from` cleared after it. Read it again.
+    @Override
+    Succession<SmoothRate> succession() {
+        return succession;
+    }
+
+    @Override
+    boolean decides() {
+        return !state.get().sealed();
+    }
+
+    @Override
+    void seal() {
+        State last = state.get();
+        while (!last.sealed() && !state.compareAndSet(last, last.sealedCopy())) {
+            last = state.get();
         }
     }
 
-    /**
-     * Takes {@code previous}'s schedule over: seals its state (once it holds its own), then starts
-     * this one at its {@code nextFree}, unless another thread taking over at the same time did it
-     * first. Every step may be done by several threads at once and ends in the same state.
-     */
-    private void takeOver(SmoothRate previous, long nowNanos) {
-        SmoothRate sealed = previous;
-        for (; ; ) {
-            sealed.current(nowNanos); // its own takeover first, if it is still pending
-            if (sealed.successor.compareAndSet(null, this) || sealed.successor.get() == this) {
-                break;
-            }
-            // A rate for rules that did not come into force took it over (in tests): go on from that one.
-            sealed = sealed.successor.get();
-        }
-        State last = sealed.state.get();
-        while (!last.sealed() && !sealed.state.compareAndSet(last, last.sealedCopy())) {
-            last = sealed.state.get();
-        }
+    /** Starts the schedule where {@code sealed}'s is free, and cold (see {@link #continueFrom}). */
+    @Override
+    void goOnFrom(SmoothRate sealed, long nowNanos) {
         // nextFree on this rate's time line: the previous one's, moved by the difference of origins.
-        long nextFree = sealed.originNanos - originNanos + last.waitNanos(0);
+        long nextFree = sealed.originNanos - originNanos + sealed.state.get().waitNanos(0);
         long start = Math.max(0, Math.min(HORIZON_NANOS, nextFree));
         state.compareAndSet(PENDING, new State(curve.maxPermits, start, 0, false));
-        from = null;
     }
 
     /** The most permits per {@link #window()} in the steady state. */
