@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * re-reads and decides again. No locks, no background thread; any number of threads may call any
  * method.
  *
- * <p>A counter made by {@link #withLimit} with another window or borrowing counts in new cells, which take the
- * old cells' counts over at their first use, when another thread may still be deciding on the old
- * counter: it was read before a reload. So the takeover <em>seals</em> the old cells first (see
+ * <p>A counter made by {@link #withLimit} with another window or borrowing counts in new cells,
+ * which take the old cells' counts over at their first use, when another thread may still be
+ * deciding on the old counter: it was read before a reload. So the takeover <em>seals</em> the old cells first (see
  * {@link PackedWindow}), and from then on the old counter hands every call to the new one. An
  * admission is counted either in the old cells before the seal, and the new cells take it over,
  * or in the new cells: none is lost, however the two counters' callers interleave (see {@link
@@ -71,8 +71,9 @@ public final class LeapCounter extends Succession.Party<LeapCounter> implements 
      * one counts. Over the same window with the same borrowing, the two count in the same cells:
      * every admission through either is counted against both limits, exactly, and refunds reach
      * it. Otherwise the new one, at its first use, takes over all that this one counts, as if
-     * counted in the then current bucket (which only errs on the strict side for one window; a
-     * longer window cannot know what this one has already forgotten), and this one hands every
+     * counted at the end of the then current bucket (which only errs on the strict side, for up to
+     * one window and one of this one's buckets; a longer window cannot know what this one has
+     * already forgotten), and this one hands every
      * call to it from then on (see the class comment). Until the new one is used, this one is
      * unchanged: a counter made for rules that never come into force changes nothing.
      *

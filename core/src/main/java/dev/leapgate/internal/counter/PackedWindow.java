@@ -102,7 +102,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <h2>Sealed cells</h2>
  *
  * A head word never uses its sign bit. {@link LeapCounter} sets it to <em>seal</em> its cells when
- * another counter takes their counts over (a reload that switches borrowing on or off): no
+ * another counter takes their counts over (a reload that changes the window or borrowing): no
  * admission or refund changes sealed cells any more, {@link #tryAcquire} returns {@link #SEALED}
  * and {@link #refund} false, and the reads ({@link #used}, {@link #remember}, {@link
  * #nanosUntilAvailable}) see the counts as they were sealed. A per-origin table never seals.

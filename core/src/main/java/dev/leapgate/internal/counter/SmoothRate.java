@@ -179,8 +179,8 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
     }
 
     /**
-     * This rate, going on from {@code previous}'s schedule, taken over at the first use of the rate
-     * returned (see the class comment); until then {@code previous} is unchanged, so a rate made
+     * A rate of this one's settings that goes on from {@code previous}'s schedule, taken over at its
+     * first use (see the class comment); until then {@code previous} is unchanged, so a rate made
      * for rules that never come into force changes nothing.
      */
     public SmoothRate continueFrom(SmoothRate previous) {
