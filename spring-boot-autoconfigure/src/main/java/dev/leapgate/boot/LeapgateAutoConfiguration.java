@@ -49,8 +49,16 @@ public class LeapgateAutoConfiguration {
                 .build();
     }
 
+    /**
+     * Backs off when the application registers Leapgate's filter itself: a {@link LeapgateFilter}
+     * bean (which Boot registers on every request) or a {@code FilterRegistrationBean<LeapgateFilter>}
+     * under any name. A second filter would count every request twice, halving every limit.
+     */
     @Bean
-    @ConditionalOnMissingBean(name = "leapgateFilterRegistration")
+    @ConditionalOnMissingBean(
+            value = LeapgateFilter.class,
+            name = "leapgateFilterRegistration",
+            parameterizedContainer = FilterRegistrationBean.class)
     public FilterRegistrationBean<LeapgateFilter> leapgateFilterRegistration(
             HttpGate gate, LeapgateProperties properties, ObjectProvider<BlockHandler> blockHandler) {
         FilterRegistrationBean<LeapgateFilter> registration = new FilterRegistrationBean<>(

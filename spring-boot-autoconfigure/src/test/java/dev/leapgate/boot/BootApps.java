@@ -28,14 +28,18 @@ final class BootApps {
         }
     }
 
-    /** Starts the application with {@code properties} and the Leapgate clock {@code clock}. */
-    static Running start(Map<String, String> properties, ManualClock clock) {
+    /**
+     * Starts the application with {@code properties}, the Leapgate clock {@code clock} and the
+     * application's own {@code configurations}, if any.
+     */
+    static Running start(Map<String, String> properties, ManualClock clock, Class<?>... configurations) {
         Map<String, Object> all = new LinkedHashMap<>();
         all.put("server.port", "0");
         all.put("server.address", "127.0.0.1");
         all.put("spring.main.banner-mode", "off");
         all.putAll(properties);
         ConfigurableApplicationContext context = new SpringApplicationBuilder(ContractApplication.class)
+                .sources(configurations)
                 .properties(all)
                 .initializers(c -> c.getBeanFactory().registerSingleton("leapgateTestClock", clock))
                 .run();

@@ -8,6 +8,8 @@ import dev.leapgate.ManualClock;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.servlet.BlockHandler;
+import dev.leapgate.servlet.LeapgateFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.reflect.Method;
 import java.net.http.HttpClient;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
 import org.springframework.core.io.ByteArrayResource;
 
 /** The starter's auto-configuration in a real Boot application: properties, failures, metrics, Actuator. */
@@ -157,6 +160,41 @@ class LeapgateAutoConfigurationTest {
                     .isEqualTo(LeapgateProperties.DEFAULT_FILTER_ORDER)
                     .isLessThan(-100);
             assertThat(registration.isAsyncSupported()).isTrue();
+        }
+    }
+
+    /** An application's own registration of the filter, as one to choose its URL patterns or order. */
+    static class OwnFilterRegistration {
+        @Bean
+        FilterRegistrationBean<LeapgateFilter> protectApi(HttpGate gate) {
+            FilterRegistrationBean<LeapgateFilter> registration =
+                    new FilterRegistrationBean<>(LeapgateFilter.forGate(gate, BlockHandler.STANDARD));
+            registration.setOrder(0);
+            return registration;
+        }
+    }
+
+    /** An application's own filter bean, which Boot registers on every request by itself. */
+    static class OwnFilterBean {
+        @Bean
+        LeapgateFilter leapgateFilter(HttpGate gate) {
+            return LeapgateFilter.forGate(gate, BlockHandler.STANDARD);
+        }
+    }
+
+    @Test
+    void anApplicationsOwnLeapgateFilter_replacesTheStarters_soThatEachRequestIsCountedOnce() throws Exception {
+        for (Class<?> own : List.of(OwnFilterRegistration.class, OwnFilterBean.class)) {
+            try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), own)) {
+                assertThat(get(app, "/ok").statusCode()).as(own.getSimpleName()).isEqualTo(200);
+                assertThat(get(app, "/ok").statusCode())
+                        .as(own.getSimpleName() + ": the second of 2 per minute")
+                        .isEqualTo(200);
+                assertThat(get(app, "/ok").statusCode()).as(own.getSimpleName()).isEqualTo(429);
+                assertThat(app.context().containsBean("leapgateFilterRegistration"))
+                        .as(own.getSimpleName())
+                        .isFalse();
+            }
         }
     }
 
