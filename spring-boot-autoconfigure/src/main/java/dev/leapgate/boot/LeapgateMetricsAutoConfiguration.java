@@ -19,8 +19,12 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(HttpGate.class)
 public class LeapgateMetricsAutoConfiguration {
 
+    /**
+     * Backs off for the application's own {@link LeapgateMetrics} bean (such as one with tags of its
+     * own): Boot binds that one too, and every meter would be there twice.
+     */
     @Bean
-    @ConditionalOnMissingBean(name = "leapgateMetrics")
+    @ConditionalOnMissingBean(value = LeapgateMetrics.class, name = "leapgateMetrics")
     public MeterBinder leapgateMetrics(HttpGate gate) {
         return registry -> new LeapgateMetrics(gate).bindTo(registry);
     }

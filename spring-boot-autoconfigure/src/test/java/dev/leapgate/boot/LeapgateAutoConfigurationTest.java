@@ -8,9 +8,11 @@ import dev.leapgate.ManualClock;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.micrometer.LeapgateMetrics;
 import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.lang.reflect.Method;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -310,6 +312,31 @@ class LeapgateAutoConfigurationTest {
                             .functionCounter()
                             .count())
                     .isEqualTo(1);
+        }
+    }
+
+    /** The README's binder with tags of the application's own, as a bean: Boot binds it to its registry. */
+    static class OwnMetrics {
+        @Bean
+        LeapgateMetrics shopMetrics(HttpGate gate) {
+            return new LeapgateMetrics(gate, Tags.of("application", "shop"));
+        }
+    }
+
+    @Test
+    void anApplicationsOwnLeapgateMetrics_replaceTheStarters_soThatEveryMeterIsThereOnce() throws Exception {
+        try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), OwnMetrics.class)) {
+            get(app, "/ok");
+            MeterRegistry registry = app.bean(MeterRegistry.class);
+
+            assertThat(registry.find("leapgate.rule.limit").meters())
+                    .singleElement()
+                    .satisfies(meter ->
+                            assertThat(meter.getId().getTag("application")).isEqualTo("shop"));
+            assertThat(registry.find("leapgate.requests")
+                            .tag("outcome", "admitted")
+                            .meters())
+                    .hasSize(1);
         }
     }
 
