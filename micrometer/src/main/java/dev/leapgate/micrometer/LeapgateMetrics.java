@@ -77,7 +77,8 @@ import java.util.function.ToDoubleFunction;
  * stays what the configuration says. Everything is read from the gate's own statistics when the
  * registry asks (a scrape): the request path pays nothing for the metrics. When the rules change
  * (a reloaded rules file, {@link HttpGate#update}), the meters follow: new rules and resources get
- * meters, and the meters of those gone are removed from the registry.
+ * meters, and the meters of those gone are removed from the registry; a rule changed in any setting
+ * gets new meters, since its counts may start over, and a counter never goes down.
  *
  * <pre>{@code
  * new LeapgateMetrics(gate).bindTo(registry);
@@ -90,8 +91,11 @@ public final class LeapgateMetrics implements MeterBinder {
     private final HttpGate gate;
     private final Tags tags;
     private MeterRegistry registry; // guarded by this
-    /** The meters of each resource and rule now registered, by "resource:name" or "rule:name". */
-    private final Map<String, List<Meter>> meters = new HashMap<>(); // guarded by this
+    /**
+     * The meters of each resource and rule now registered, by [resource, name] or [rule, the rule,
+     * whether it is in a shared store].
+     */
+    private final Map<List<Object>, List<Meter>> meters = new HashMap<>(); // guarded by this
 
     /** The metrics of {@code gate}, with no further tags. */
     public LeapgateMetrics(HttpGate gate) {
@@ -140,11 +144,16 @@ public final class LeapgateMetrics implements MeterBinder {
 
     /** Registers the meters of the gate's rules and resources, and removes the others'. */
     private synchronized void follow() {
-        Map<String, Supplier<List<Meter>>> wanted = new HashMap<>();
+        Map<List<Object>, Supplier<List<Meter>>> wanted = new HashMap<>();
         for (FlowRule rule : gate.rules().rules()) {
-            wanted.put("rule:" + rule.name() + ":" + ruleShape(rule), () -> registerRule(rule));
+            // A rule's meters stay while the rule is the same (every setting: a record's equality)
+            // and in or out of the shared store (whose meters only a shared rule has). A rule
+            // redefined under its name gets new ones: a change may make its counts start over (its
+            // rejections with another pattern, its evictions with another table), and a counter
+            // left in the registry must never go down.
+            wanted.put(List.of("rule", rule, gate.store(rule.name()).isPresent()), () -> registerRule(rule));
             String resource = rule.resource();
-            wanted.putIfAbsent("resource:" + resource, () -> registerResource(resource));
+            wanted.putIfAbsent(List.of("resource", resource), () -> registerResource(resource));
         }
         meters.entrySet().removeIf(registered -> {
             if (wanted.containsKey(registered.getKey())) {
@@ -154,16 +163,6 @@ public final class LeapgateMetrics implements MeterBinder {
             return true;
         });
         wanted.forEach((key, register) -> meters.computeIfAbsent(key, k -> register.get()));
-    }
-
-    /**
-     * What a rule's meters say about it: a rule redefined under its name gets new ones, also when
-     * it moves between this instance and the shared store (whose meters only a shared rule has).
-     */
-    private String ruleShape(FlowRule rule) {
-        return rule.limit() + ":" + rule.isInFlight() + ":" + rule.scope().kind() + ":"
-                + rule.onExcess().kind() + ":" + rule.shadow() + ":"
-                + gate.store(rule.name()).isPresent();
     }
 
     private List<Meter> registerRule(FlowRule rule) {

@@ -14,6 +14,8 @@ import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.testing.HeldSleeper;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -22,6 +24,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -194,6 +197,51 @@ class LeapgateMetricsTest {
                         .tag("resource", "/reports/**")
                         .meters())
                 .hasSize(3);
+    }
+
+    /**
+     * A counter the registry keeps never goes down: a change that makes a rule's counts start over
+     * (another max-origins gives it a new table, with no evictions yet; another pattern restarts its
+     * rejections) gives the rule new meters, which a registry reads as a counter reset, rather than
+     * leaving a counter in place to go backwards (a negative increment, to a registry that sends
+     * increments).
+     */
+    @Test
+    void aChangedRuleWhoseCountsStartOver_getsNewMeters_andNoKeptCounterGoesDown() {
+        Map<String, String> settings = new LinkedHashMap<>(Map.of(
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1h",
+                "rule.api.scope", "per-origin",
+                "rule.api.max-origins", "2"));
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .build();
+        MeterRegistry registry = new SimpleMeterRegistry();
+        new LeapgateMetrics(gate).bindTo(registry);
+        for (int i = 1; i <= 4; i++) { // 4 clients through a table of 2, each rejected once
+            gate.enter("GET", "/api/x", ip("203.0.113." + i));
+            gate.enter("GET", "/api/x", ip("203.0.113." + i));
+        }
+        assertThat(counter(registry, "leapgate.clients.evicted", "rule", "api")).isEqualTo(2);
+        assertThat(counter(registry, "leapgate.rule.rejections", "rule", "api", "reason", "limit-exceeded"))
+                .isEqualTo(4);
+
+        for (String[] change : new String[][] {{"rule.api.max-origins", "3"}, {"rule.api.match", "/v2/**"}}) {
+            Map<Meter, Double> before = new IdentityHashMap<>();
+            registry.find("leapgate.rule.rejections").functionCounters().forEach(c -> before.put(c, c.count()));
+            registry.find("leapgate.clients.evicted").functionCounters().forEach(c -> before.put(c, c.count()));
+
+            settings.put(change[0], change[1]);
+            gate.update(ConfigParser.parse(settings, "test").rules());
+
+            before.forEach((meter, count) -> {
+                if (registry.getMeters().stream().anyMatch(registered -> registered == meter)) { // equals: by id
+                    assertThat(((FunctionCounter) meter).count())
+                            .as(meter.getId() + " kept after a change of " + change[0])
+                            .isGreaterThanOrEqualTo(count);
+                }
+            });
+        }
     }
 
     @Test
