@@ -1,19 +1,40 @@
 package dev.leapgate.servlet;
 
 import dev.leapgate.http.HttpRequestView;
+import jakarta.servlet.ServletRequestWrapper;
 import jakarta.servlet.http.HttpServletRequest;
 import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 
-/** A servlet request as the core sees it: nothing is read until the core asks. */
+/**
+ * A servlet request as the core sees it: nothing is read until the core asks.
+ *
+ * <p>Who sent it (the peer's address and the headers, among them the forwarding ones) is read from
+ * the request as the container made it, under the wrappers of filters before this one. A wrapper
+ * may answer otherwise: Spring's {@code ForwardedHeaderFilter} ({@code
+ * server.forward-headers-strategy: framework}) gives the first address of a client's own {@code
+ * X-Forwarded-For} as the peer's and hides the header, so that every request could name a client
+ * of its own choosing. The gate's {@code trusted-proxies} decide which forwarded address to
+ * believe. The rest (method, path, principal) is read through the wrappers.
+ */
 final class ServletRequestView implements HttpRequestView {
 
     private final HttpServletRequest request;
 
     ServletRequestView(HttpServletRequest request) {
         this.request = request;
+    }
+
+    /** The request as the container made it. */
+    private HttpServletRequest sent() {
+        HttpServletRequest inner = request;
+        while (inner instanceof ServletRequestWrapper wrapper
+                && wrapper.getRequest() instanceof HttpServletRequest next) {
+            inner = next;
+        }
+        return inner;
     }
 
     @Override
@@ -49,12 +70,12 @@ final class ServletRequestView implements HttpRequestView {
 
     @Override
     public String remoteAddr() {
-        return request.getRemoteAddr();
+        return sent().getRemoteAddr();
     }
 
     @Override
     public List<String> headers(String name) {
-        Enumeration<String> values = request.getHeaders(name);
+        Enumeration<String> values = sent().getHeaders(name);
         return values == null || !values.hasMoreElements() ? List.of() : Collections.list(values);
     }
 

@@ -2,7 +2,17 @@ package dev.leapgate.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -136,6 +146,78 @@ class ClientIpFilterTest {
         assertThat(untrusted.get("/api/x", "X-Forwarded-For", "203.0.113.2").statusCode())
                 .as("a second forged address gets no extra quota")
                 .isEqualTo(429);
+    }
+
+    /**
+     * An earlier filter that answers for the peer as Spring's {@code ForwardedHeaderFilter} does:
+     * the first address of {@code X-Forwarded-For} is the peer's, and the header is hidden.
+     */
+    private static final class ForwardedHeaderRewriting implements Filter {
+        @Override
+        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+                throws IOException, ServletException {
+            HttpServletRequest http = (HttpServletRequest) request;
+            String forwarded = http.getHeader("X-Forwarded-For");
+            chain.doFilter(
+                    forwarded == null
+                            ? request
+                            : new HttpServletRequestWrapper(http) {
+                                @Override
+                                public String getRemoteAddr() {
+                                    return forwarded.split(",")[0].strip();
+                                }
+
+                                @Override
+                                public String getHeader(String name) {
+                                    return name.equalsIgnoreCase("X-Forwarded-For") ? null : super.getHeader(name);
+                                }
+
+                                @Override
+                                public Enumeration<String> getHeaders(String name) {
+                                    return name.equalsIgnoreCase("X-Forwarded-For")
+                                            ? Collections.emptyEnumeration()
+                                            : super.getHeaders(name);
+                                }
+                            },
+                    response);
+        }
+    }
+
+    @Test
+    void behindAFilterThatRewritesThePeer_theClientIsWhoSentTheRequest() throws Exception {
+        try (JettyHarness trusting = new JettyHarness(Map.of(
+                                "rule.per-ip.match", "/api/**",
+                                "rule.per-ip.limit", "1/1m",
+                                "rule.per-ip.scope", "per-origin",
+                                "trusted-proxies", "127.0.0.1, ::1"))
+                        .upstream(new ForwardedHeaderRewriting())
+                        .servlet("/api/*", new TestServlets.Text("ok"))
+                        .start();
+                JettyHarness notTrusting = new JettyHarness(Map.of(
+                                "rule.per-ip.match", "/api/**",
+                                "rule.per-ip.limit", "1/1m",
+                                "rule.per-ip.scope", "per-origin"))
+                        .upstream(new ForwardedHeaderRewriting())
+                        .servlet("/api/*", new TestServlets.Text("ok"))
+                        .start()) {
+            // Behind a trusted proxy: the rightmost address the proxy added, not the first the
+            // client wrote, though the earlier filter names that one and hides the header.
+            assertCountedFor(
+                    trusting,
+                    xForwardedFor("198.51.100.1, 203.0.113.7"),
+                    "203.0.113.7",
+                    ClientIpFilterTest::xForwardedFor);
+
+            assertThat(notTrusting
+                            .get("/api/x", "X-Forwarded-For", "203.0.113.1")
+                            .statusCode())
+                    .isEqualTo(200);
+            assertThat(notTrusting
+                            .get("/api/x", "X-Forwarded-For", "203.0.113.2")
+                            .statusCode())
+                    .as("no trusted proxy: the peer, whatever the earlier filter says")
+                    .isEqualTo(429);
+        }
     }
 
     /** A header that a server in X-Forwarded-For mode surely counts for {@code ip}. */

@@ -20,6 +20,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -162,6 +163,24 @@ class LeapgateAutoConfigurationTest {
                     .isEqualTo(LeapgateProperties.DEFAULT_FILTER_ORDER)
                     .isLessThan(-100);
             assertThat(registration.isAsyncSupported()).isTrue();
+        }
+    }
+
+    @Test
+    void behindSpringsForwardedHeaderFilter_aClientCannotNameItselfAnotherClient() throws Exception {
+        Map<String, String> properties = new LinkedHashMap<>(LOGIN_PER_IP);
+        // Spring's ForwardedHeaderFilter runs first and gives the first X-Forwarded-For address as
+        // the peer's, whoever sent it; no trusted-proxies here, so the peer is the client.
+        properties.put("server.forward-headers-strategy", "framework");
+        try (BootApps.Running app = BootApps.start(properties, new ManualClock())) {
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 1; i <= 3; i++) {
+                statuses.add(send(HttpRequest.newBuilder(app.uri("/ok")).header("X-Forwarded-For", "203.0.113." + i))
+                        .statusCode());
+            }
+            assertThat(statuses)
+                    .as("2 per minute for 127.0.0.1, whatever it says")
+                    .containsExactly(200, 200, 429);
         }
     }
 
