@@ -388,4 +388,55 @@ class ChangedRuleTest {
                     .isEqualTo(300);
         }
     }
+
+    /**
+     * As above, while each reload also changes the window or switches between reject and borrow:
+     * the new window takes the old one over at its first decision, while threads still decide on
+     * the old one. The clock stands still, so nothing leaves a window.
+     */
+    @Test
+    void manyThreads_whileTheWindowOrBorrowingChanges_neverAFreshAllowance_exactlyTheLastLimitAtTheEnd()
+            throws Exception {
+        WindowSpec twentySeconds = WindowSpec.of(Duration.ofSeconds(20), 10);
+        for (Scope scope : List.of(Scope.all(), Scope.perOrigin())) {
+            Origin client = ip("203.0.113.9");
+            List<FlowRule> versions = List.of(
+                    versioned(200, TEN_SECONDS, false, scope),
+                    versioned(300, twentySeconds, false, scope),
+                    versioned(250, twentySeconds, true, scope),
+                    versioned(300, TEN_SECONDS, true, scope),
+                    versioned(280, TEN_SECONDS, false, scope),
+                    versioned(300, twentySeconds, true, scope));
+            long[] after = {0, 150, 260, 240, 270, 200};
+            HttpGate gate = gate(versions.get(0));
+            AtomicLong admitted = new AtomicLong();
+            AtomicBoolean reloading = new AtomicBoolean(true);
+            Together.run(5, id -> {
+                if (id == 0) {
+                    for (int i = 1; i < versions.size(); i++) {
+                        while (admitted.get() < after[i]) {
+                            Thread.onSpinWait();
+                        }
+                        gate.update(RuleSet.of(versions.get(i)));
+                    }
+                    reloading.set(false);
+                    return;
+                }
+                while (reloading.get()) {
+                    admitted.addAndGet(admit(gate, client, 1));
+                }
+            });
+            admitted.addAndGet(admitAll(gate, client));
+
+            assertThat(admitted.get())
+                    .as(scope + ": every admission counted across the reloads; the last limit is reached")
+                    .isEqualTo(300);
+        }
+    }
+
+    private static FlowRule versioned(long limit, WindowSpec window, boolean borrowing, Scope scope) {
+        FlowRule.Builder rule =
+                FlowRule.builder("hello").match("/hello").limit(limit, window).scope(scope);
+        return (borrowing ? rule.onExcess(OnExcess.borrow(Duration.ZERO)) : rule).build();
+    }
 }
