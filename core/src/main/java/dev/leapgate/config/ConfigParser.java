@@ -31,9 +31,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads Leapgate's configuration format: properties-style keys that are the same in a {@code
@@ -73,6 +75,7 @@ public final class ConfigParser {
             "rejection-log",
             "status-path",
             "status-allow",
+            "status-hosts",
             "store",
             "store-key-prefix",
             "store-timeout",
@@ -146,6 +149,8 @@ public final class ConfigParser {
     private String statusPath;
     private Setting statusAllowSetting;
     private CidrList statusAllow = MonitoringSettings.defaults().statusAllow();
+    private Setting statusHostsSetting;
+    private Set<String> statusHosts = Set.of();
     private final ClientIpResolver.Builder clientIp = ClientIpResolver.builder();
     private Setting trustedSetting;
     private CidrList trusted = CidrList.empty();
@@ -501,10 +506,13 @@ public final class ConfigParser {
             }
         }
         checkOriginLists();
-        if (statusAllowSetting != null && statusPath == null) {
-            problems.add(
-                    statusAllowSetting,
-                    "applies only with " + problems.key("status-path") + "; without it there is no status to answer");
+        for (Setting option : new Setting[] {statusAllowSetting, statusHostsSetting}) {
+            if (option != null && statusPath == null) {
+                problems.add(
+                        option,
+                        "applies only with " + problems.key("status-path")
+                                + "; without it there is no status to answer");
+            }
         }
         if (store == null) {
             for (Setting option : storeOptions) {
@@ -522,7 +530,7 @@ public final class ConfigParser {
                 clientIp.build(),
                 origin,
                 response,
-                new MonitoringSettings(rejectionLog, Optional.ofNullable(statusPath), statusAllow),
+                new MonitoringSettings(rejectionLog, Optional.ofNullable(statusPath), statusAllow, statusHosts),
                 Optional.ofNullable(store)
                         .map(uri ->
                                 new StoreSettings(uri, storeKeyPrefix, storeTimeout, storeOnFailure, storeInstances)));
@@ -697,6 +705,10 @@ public final class ConfigParser {
                 statusAllow = CidrList.parse(value);
                 statusAllowSetting = s;
             }
+            case "status-hosts" -> {
+                statusHosts = hostNames(value);
+                statusHostsSetting = s;
+            }
             case "reload-interval" -> {
                 Duration interval = ValueSyntax.duration(value);
                 if (!interval.isZero()
@@ -776,6 +788,37 @@ public final class ConfigParser {
             case "body" -> problemBody = ValueSyntax.choice(value, BODIES);
             default -> unknown(s, KEYS);
         }
+    }
+
+    /**
+     * {@code status-hosts}: host names, comma-separated (lower-cased, without a trailing dot), or
+     * {@code *} alone; empty for none.
+     */
+    private static Set<String> hostNames(String value) {
+        Set<String> names = new java.util.LinkedHashSet<>();
+        for (String item : value.split(",", -1)) {
+            String name = item.strip().toLowerCase(Locale.ROOT);
+            name = name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
+            if (name.isEmpty() && value.isBlank()) {
+                continue;
+            }
+            boolean any = name.equals(MonitoringSettings.ANY_HOST);
+            if (!any && !name.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")) {
+                throw new IllegalArgumentException("must be host names such as status.example.com, separated by"
+                        + " commas, or * for any (IP addresses and localhost are always answered), was "
+                        + ValueSyntax.shown(value)
+                        + ": "
+                        + (name.isEmpty()
+                                ? "an empty name"
+                                : ValueSyntax.shown(item.strip()) + (name.matches(".*:[0-9]+") ? " (no port)" : "")
+                                        + " is not one"));
+            }
+            names.add(name);
+        }
+        if (names.contains(MonitoringSettings.ANY_HOST) && names.size() > 1) {
+            throw new IllegalArgumentException("* (any host) stands alone, was " + ValueSyntax.shown(value));
+        }
+        return names;
     }
 
     private static int instances(String value) {

@@ -9,6 +9,7 @@ import dev.leapgate.Rejection;
 import dev.leapgate.Sleeper;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.LeapgateConfig;
+import dev.leapgate.config.MonitoringSettings;
 import dev.leapgate.config.OriginSource;
 import dev.leapgate.config.RateLimitHeaders;
 import dev.leapgate.config.ReloadingRules;
@@ -19,6 +20,7 @@ import dev.leapgate.internal.DeniedRejection;
 import dev.leapgate.internal.Limit;
 import dev.leapgate.internal.RejectionLog;
 import dev.leapgate.internal.RuleBook;
+import dev.leapgate.internal.Shown;
 import dev.leapgate.internal.UnlimitedEntry;
 import dev.leapgate.internal.Waits;
 import dev.leapgate.net.CidrList;
@@ -47,7 +49,9 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
@@ -113,6 +117,10 @@ public final class HttpGate implements AutoCloseable {
     private final String statusLeaf;
 
     private final CidrList statusAllow;
+    /** The names besides addresses and localhost a status request's Host may give; "*" for any. */
+    private final Set<String> statusHosts;
+    /** Whether a status request refused for its Host has been logged (once: clients choose it). */
+    private final AtomicBoolean loggedStatusHost = new AtomicBoolean();
     /** The shared store of the rules that share their windows; null without one. */
     private final Limit.Store store;
     /** Whether the gate opened the store, and so closes it. */
@@ -177,6 +185,7 @@ public final class HttpGate implements AutoCloseable {
                 ? null
                 : statusPath.substring(statusPath.lastIndexOf('/') + 1);
         this.statusAllow = config.monitoring().statusAllow();
+        this.statusHosts = config.monitoring().statusHosts();
         this.clientIp = config.clientIp();
         this.originSource = config.origin();
         this.response = config.response();
@@ -361,7 +370,8 @@ public final class HttpGate implements AutoCloseable {
      * The status if {@code request} asks for it: a {@code GET} of the configured {@code
      * status-path} from an address in {@code status-allow} (the TCP peer's address, never a
      * forwarded one; and for a request a proxy relayed, which carries {@code Forwarded}, {@code
-     * X-Forwarded-For} or {@code X-Real-IP}, also the client that trusted proxies name). The
+     * X-Forwarded-For} or {@code X-Real-IP}, also the client that trusted proxies name), for a
+     * {@code Host} that is an IP address, {@code localhost} or in {@code status-hosts}. The
      * answer is the live page for a request that accepts {@code text/html} (a browser), the JSON
      * otherwise. Empty when the request does not ask for the status, and always
      * without a {@code status-path}: the request then goes on as any other.
@@ -386,7 +396,42 @@ public final class HttpGate implements AutoCloseable {
         if (peer == null || !statusAllow.contains(peer) || !fromAllowedClient(request, peer)) {
             return Optional.empty();
         }
+        List<String> host = request.headers("Host");
+        if (!host.isEmpty() && !statusHostAllowed(host.get(0))) {
+            if (loggedStatusHost.compareAndSet(false, true)) {
+                LOG.warn(
+                        "Leapgate status: not answered to a request from an allowed address for host {}, which is"
+                                + " no IP address, not localhost and not in status-hosts: a browser that DNS"
+                                + " rebinding turned against this server names the attacker's host. If the name"
+                                + " is this server's, add it to status-hosts. (Logged once.)",
+                        Shown.value(host.get(0).length() > 100 ? host.get(0).substring(0, 100) + "..." : host.get(0)));
+            }
+            return Optional.empty();
+        }
         return Optional.of(acceptsHtml(request) ? StatusResponse.page() : StatusResponse.json(statusJson()));
+    }
+
+    /**
+     * Whether {@code host}, a request's {@code Host} field, may be given the status: an IP address
+     * ({@code [::1]} bracketed), {@code localhost} or a name in {@code status-hosts}, with or
+     * without a port.
+     */
+    private boolean statusHostAllowed(String host) {
+        if (statusHosts.contains(MonitoringSettings.ANY_HOST)) {
+            return true;
+        }
+        String text = host.strip();
+        if (text.startsWith("[")) {
+            int end = text.indexOf(']');
+            return end > 1 && ClientIpResolver.parsePeer(text.substring(0, end + 1)) != null;
+        }
+        int colon = text.indexOf(':');
+        if (colon != text.lastIndexOf(':')) {
+            return false; // an IPv6 address must be bracketed in a Host field
+        }
+        String name = (colon < 0 ? text : text.substring(0, colon)).toLowerCase(Locale.ROOT);
+        name = name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
+        return name.equals("localhost") || statusHosts.contains(name) || ClientIpResolver.parsePeer(name) != null;
     }
 
     /** The header fields by which a proxy says that it relays a request for someone else. */

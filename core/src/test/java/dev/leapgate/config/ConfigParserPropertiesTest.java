@@ -50,6 +50,7 @@ class ConfigParserPropertiesTest {
             "rejection-log",
             "status-path",
             "status-allow",
+            "status-hosts",
             "rules-file",
             "allow-wide-exempt",
             "allow-wide-trusted-proxies",

@@ -304,7 +304,7 @@ class GlobalSettingsTest {
                 "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"
                         + " reload-interval, trusted-proxies, allow-wide-trusted-proxies, forwarded-header,"
                         + " ipv6-prefix, origin, header-origin-shown, exempt, allow-wide-exempt, deny, status, deny-status,"
-                        + " rate-limit-headers, body, rejection-log, status-path, status-allow, store, store-key-prefix, store-timeout, store-on-failure or store-instances",
+                        + " rate-limit-headers, body, rejection-log, status-path, status-allow, status-hosts, store, store-key-prefix, store-timeout, store-on-failure or store-instances",
             })
     void unknownKey_isRejected_withTheLikeliestKey(String key, String message) {
         assertThat(problems(key, "x")).containsExactly(message);
@@ -400,5 +400,30 @@ class GlobalSettingsTest {
         assertThat(ConfigProblems.of(() -> ConfigParser.parse(Map.of("status-allow", "10.0.0.0/8"), "test")))
                 .containsExactly(
                         "status-allow: applies only with status-path; without it there is no status to answer");
+        assertThat(ConfigProblems.of(() -> ConfigParser.parse(Map.of("status-hosts", "ops.example"), "test")))
+                .containsExactly(
+                        "status-hosts: applies only with status-path; without it there is no status to answer");
+    }
+
+    @Test
+    void statusHosts_areHostNames_orAnyAlone() {
+        for (String[] bad : new String[][] {
+            {"ops.example:8443", "'ops.example:8443' (no port) is not one"},
+            {"ops.example,", "an empty name"},
+            {"http://ops.example", "'http://ops.example' is not one"},
+            {"*, ops.example", "* (any host) stands alone, was '*, ops.example'"},
+            {"-ops.example", "'-ops.example' is not one"},
+        }) {
+            assertThat(ConfigProblems.of(
+                            () -> ConfigParser.parse(Map.of("status-path", "/status", "status-hosts", bad[0]), "test")))
+                    .as(bad[0])
+                    .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                    .startsWith("status-hosts: ")
+                    .contains(bad[1]);
+        }
+        assertThat(ConfigParser.parse(Map.of("status-path", "/status", "status-hosts", " Ops.Example., b-1.x "), "test")
+                        .monitoring()
+                        .statusHosts())
+                .containsExactlyInAnyOrder("ops.example", "b-1.x");
     }
 }

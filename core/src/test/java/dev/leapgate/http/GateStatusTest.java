@@ -248,6 +248,57 @@ class GateStatusTest {
                 .isPresent();
     }
 
+    /**
+     * DNS rebinding: a page from another site points its own host name at an allowed address (this
+     * machine, by default) and reads the status through the visitor's browser, which still names
+     * the site's host in Host. Only IP addresses, localhost and the names in status-hosts get it.
+     */
+    @Test
+    void aRequestForAnotherHostName_asADnsRebindingPageSendsIt_doesNotGetTheStatus() {
+        HttpGate gate = gate("rule.api.match", "/**", "rule.api.limit", "3/1m", "status-path", "/status");
+        for (String host :
+                List.of("127.0.0.1", "127.0.0.1:8080", "localhost", "LOCALHOST.:8080", "[::1]:8080", "[::1]")) {
+            assertThat(gate.status(relayed("/status", "127.0.0.1", "Host", host)))
+                    .as(host)
+                    .isPresent();
+        }
+        for (String host : List.of(
+                "attacker.example",
+                "attacker.example:8080",
+                "127.0.0.1.attacker.example",
+                "localhost.attacker.example",
+                "::1",
+                "[::1",
+                "")) {
+            assertThat(gate.status(relayed("/status", "127.0.0.1", "Host", host)))
+                    .as("Host: %s", host)
+                    .isEmpty();
+        }
+        assertThat(gate.status(relayed("/status", "127.0.0.1")))
+                .as("no Host (HTTP/1.0)")
+                .isPresent();
+
+        HttpGate named = gate(
+                "rule.api.match",
+                "/**",
+                "rule.api.limit",
+                "3/1m",
+                "status-path",
+                "/status",
+                "status-hosts",
+                "ops.example, Status.Internal.");
+        assertThat(named.status(relayed("/status", "127.0.0.1", "Host", "OPS.example:443")))
+                .isPresent();
+        assertThat(named.status(relayed("/status", "127.0.0.1", "Host", "status.internal")))
+                .isPresent();
+        assertThat(named.status(relayed("/status", "127.0.0.1", "Host", "attacker.example")))
+                .isEmpty();
+        HttpGate any =
+                gate("rule.api.match", "/**", "rule.api.limit", "3/1m", "status-path", "/status", "status-hosts", "*");
+        assertThat(any.status(relayed("/status", "127.0.0.1", "Host", "attacker.example")))
+                .isPresent();
+    }
+
     @Test
     void withoutAStatusPath_noRequestGetsTheStatus_andByDefaultOnlyThisMachineDoes() {
         assertThat(gate("rule.api.match", "/**", "rule.api.limit", "3/1m")

@@ -92,6 +92,13 @@ public class LeapgateProperties {
     /** Who gets the status: CIDR blocks and addresses of the TCP peer. Default 127.0.0.0/8, ::1. */
     private String statusAllow;
 
+    /**
+     * Host names the status is answered to besides IP addresses and localhost, as a request's Host
+     * names them (a page that DNS rebinding points at this server names its own), comma-separated;
+     * * for any. Default: none. Only with status-path.
+     */
+    private String statusHosts;
+
     /** Where the shared windows are, e.g. redis://127.0.0.1:6379 (needs leapgate-redis). Default: none, every rule per instance. */
     private String store;
 
@@ -303,6 +310,7 @@ public class LeapgateProperties {
         put(settings, "rejection-log", rejectionLog);
         put(settings, "status-path", statusPath);
         put(settings, "status-allow", statusAllow);
+        put(settings, "status-hosts", statusHosts);
         put(settings, "store", store);
         put(settings, "store-key-prefix", storeKeyPrefix);
         put(settings, "store-timeout", storeTimeout);
@@ -487,6 +495,14 @@ public class LeapgateProperties {
 
     public void setStatusAllow(String statusAllow) {
         this.statusAllow = statusAllow;
+    }
+
+    public String getStatusHosts() {
+        return statusHosts;
+    }
+
+    public void setStatusHosts(String statusHosts) {
+        this.statusHosts = statusHosts;
     }
 
     public String getStore() {
