@@ -33,6 +33,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -74,7 +75,8 @@ import org.slf4j.LoggerFactory;
  * One multiplexed Lettuce connection, which does not queue commands while it is disconnected
  * (they fail at once) and reconnects by itself. Core waits for each decision no longer than the
  * time budget ({@code store-timeout}) and then cancels it; a circuit breaker (Resilience4j) counts
- * failures, cancellations and timeouts, and once
+ * failures and decisions cancelled when their budget ran out (not those cancelled sooner because
+ * another rule rejected the request), and once
  * half of the last 20 decisions failed it stops calling Redis for a second, then lets two probes
  * through and closes when they succeed. Each of its transitions is logged once (WARN). What the
  * rule does meanwhile is core's failure policy ({@code store-on-failure}). A decision Redis makes
@@ -104,6 +106,9 @@ public final class RedisWindowStore implements WindowStore {
     private final AbstractRedisClient client;
     private final StoreSettings settings;
     private final String prefix;
+    /** The time budget of one decision ({@code store-timeout}), in ns. */
+    private final long budgetNanos;
+
     private final CircuitBreaker breaker;
     /** The breaker's state last logged ({@link #reportState}). */
     private final AtomicReference<CircuitBreaker.State> reported = new AtomicReference<>(CircuitBreaker.State.CLOSED);
@@ -122,6 +127,7 @@ public final class RedisWindowStore implements WindowStore {
         this.client = client;
         this.settings = settings;
         this.prefix = settings.keyPrefix() + ":";
+        this.budgetNanos = settings.timeout().toNanos();
         this.breaker = CircuitBreaker.of(
                 "leapgate-redis",
                 CircuitBreakerConfig.custom()
@@ -427,7 +433,10 @@ public final class RedisWindowStore implements WindowStore {
 
     /**
      * A decision's verdict to come; the circuit breaker counts each decision (its permission was
-     * taken), a cancelled one (its caller's time budget ran out) as a failure.
+     * taken), one cancelled when its caller's time budget ran out as a failure. One cancelled
+     * sooner says nothing about Redis (another rule rejected the request first, and its caller
+     * stopped waiting): its permission is released, and it counts neither way. The caller's budget
+     * starts a moment before the decision does, hence "sooner" is before 9/10 of the budget.
      */
     private Waiter waiter(int permits) {
         long start = System.nanoTime();
@@ -436,6 +445,8 @@ public final class RedisWindowStore implements WindowStore {
             long took = System.nanoTime() - start;
             if (failure == null) {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
+            } else if (failure instanceof CancellationException && took < budgetNanos / 10 * 9) {
+                breaker.releasePermission();
             } else {
                 breaker.onError(took, TimeUnit.NANOSECONDS, failure);
             }

@@ -126,6 +126,54 @@ class SharedLimitTest {
         assertThat(counted).isEqualTo(2 * admitted);
     }
 
+    /**
+     * A request that one shared rule rejects drops the decision of the other shared rule that
+     * started with it (its caller stops waiting, well within the budget). That says nothing about
+     * Redis: it must not count as a failure of Redis, or one client over its limit opens the circuit
+     * breaker, and every rule of every client goes to the failure policy while Redis is well.
+     */
+    @Test
+    void oneClientOverItsLimit_doesNotTurnTheStoreUnavailable_forEveryoneElse() throws Exception {
+        HttpGate gate = gate(
+                "store-on-failure",
+                "closed",
+                "rule.login.match",
+                "POST /login",
+                "rule.login.limit",
+                "2/1m",
+                "rule.login.scope",
+                "per-origin",
+                "rule.all.match",
+                "/**",
+                "rule.all.limit",
+                "1000/1m");
+        try {
+            Origin abuser = Origin.ip(IpAddress.parse("203.0.113.66"), 64);
+            int rejected = 0;
+            for (int i = 0; i < 40; i++) {
+                Decision d = gate.enter("POST", "/login", abuser);
+                if (d instanceof Entry entry) {
+                    entry.close();
+                } else {
+                    assertThat(((dev.leapgate.Rejection) d).reason()).isEqualTo("limit exceeded");
+                    rejected++;
+                }
+            }
+            assertThat(rejected).isEqualTo(38);
+
+            Origin other = Origin.ip(IpAddress.parse("203.0.113.67"), 64);
+            Decision d = gate.enter("POST", "/login", other);
+            assertThat(d)
+                    .as("another client, under both limits, with Redis well: %s", d)
+                    .isInstanceOf(Entry.class);
+            ((Entry) d).close();
+            assertThat(gate.store("all").orElseThrow().decidedWithoutStore()).isZero();
+            assertThat(gate.store("login").orElseThrow().decidedWithoutStore()).isZero();
+        } finally {
+            gate.close();
+        }
+    }
+
     @Test
     void noSpanOfTheWindow_holdsMoreThanTheLimit_acrossStores_onRedisTime() throws Exception {
         SharedWindow window = SharedWindow.of("span", new WindowSpec(Duration.ofMillis(500), 5, WindowMode.STRICT), 30);
