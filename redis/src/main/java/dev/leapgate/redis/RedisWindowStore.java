@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -155,6 +156,7 @@ public final class RedisWindowStore implements WindowStore {
     public static RedisWindowStore open(StoreSettings settings) {
         URI uri = settings.uri();
         String scheme = uri.getScheme();
+        checkHosts(uri, scheme);
         // Lettuce's own timeout is long: the time budget is the caller's (core's), and a reply
         // that comes after it must still arrive, so that what Redis admitted for nobody goes back.
         Duration timeout = settings.timeout().plus(LATE_REPLIES);
@@ -181,6 +183,35 @@ public final class RedisWindowStore implements WindowStore {
             return RedisURI.create(text);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a Redis URI: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Checks that each host of the URI is {@code host[:port]}: Lettuce takes an authority that is
+     * not (a port with a typo, several hosts after {@code redis://}) whole for a host name, and would
+     * never connect.
+     */
+    private static void checkHosts(URI uri, String scheme) {
+        String authority = uri.getRawAuthority();
+        authority = authority == null ? "" : authority.substring(authority.lastIndexOf('@') + 1);
+        boolean several = scheme.endsWith("-cluster") || scheme.endsWith("-sentinel");
+        for (String host : several ? authority.split(",", -1) : new String[] {authority}) {
+            URI one;
+            try {
+                one = new URI("redis://" + host.strip());
+            } catch (URISyntaxException e) {
+                one = null;
+            }
+            if (one == null
+                    || one.getHost() == null
+                    || one.getRawUserInfo() != null
+                    || !one.getRawPath().isEmpty()) {
+                throw new IllegalArgumentException("'" + host + "' is not host[:port]"
+                        + (host.contains(",") ? "; several hosts need redis-sentinel:// or redis-cluster://" : ""));
+            }
+            if (one.getPort() == 0 || one.getPort() > 65535) {
+                throw new IllegalArgumentException("'" + host + "': the port must be 1 to 65535");
+            }
         }
     }
 

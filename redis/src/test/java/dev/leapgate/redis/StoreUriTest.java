@@ -1,0 +1,49 @@
+package dev.leapgate.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.leapgate.config.ConfigException;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A {@code store} whose hosts cannot be read fails at start, naming the setting, its value and
+ * the host at fault; Lettuce would take such an authority whole for a host name, and every decision
+ * would then go to the failure policy, with the mistake shown only as a connection failure.
+ */
+class StoreUriTest {
+
+    private static HttpGate gate(String store) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", store);
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "10/1m");
+        return HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "redis://redis.internal:6379x | 'redis.internal:6379x'",
+                "redis://10.0.0.1:6379,10.0.0.2:6379 | redis-sentinel:// or redis-cluster://",
+                "redis://:secret@:6379 | ':6379'",
+                "redis://redis.internal:0 | port",
+                "redis-cluster://10.0.0.1:7000,10.0.0.2:70O1 | '10.0.0.2:70O1'",
+            })
+    void aStoreWhoseHostsCannotBeRead_failsAtStart_namingTheSettingAndTheHost(String store, String named) {
+        ConfigException e =
+                catchThrowableOfType(ConfigException.class, () -> gate(store).close());
+        assertThat(e).as("%s accepted", store).isNotNull();
+        assertThat(e.problems())
+                .singleElement()
+                .asString()
+                .startsWith("store = ")
+                .contains(named);
+    }
+}
