@@ -641,8 +641,15 @@ public abstract sealed class Limit {
         /** Rejections remembered until their retry time, one slot per key hash. */
         private final AtomicReferenceArray<Remembered> rejected = new AtomicReferenceArray<>(REJECTIONS);
 
-        /** This instance's window while the store cannot decide (local share); null otherwise. */
+        /**
+         * This instance's window for the decisions the store could not make (local share); null
+         * until the first. Kept when the store decides again, since it may fail some keys while it
+         * decides others (a Redis Cluster master down): made anew, with the share of the time, only
+         * once its counts have all left the window.
+         */
         private volatile Window fallback;
+        /** When {@link #fallback} last decided, on the gate's clock. */
+        private volatile long fallbackUsedNanos;
 
         private volatile boolean unavailable;
         private final LongAdder decidedWithoutStore = new LongAdder();
@@ -808,7 +815,6 @@ public abstract sealed class Limit {
         private synchronized void recovered() {
             if (unavailable) {
                 unavailable = false;
-                fallback = null;
                 LOG.warn("Leapgate rule '{}': the shared store decides again", rule.name());
             }
         }
@@ -821,19 +827,26 @@ public abstract sealed class Limit {
 
         private Window localShare(long nowNanos) {
             Window local = fallback;
-            if (local == null) {
+            // Unused for the window and a bucket (its last use is noted to within a bucket):
+            // nothing it counts is in the window any more.
+            long idle = (window.span() + 2) * bucketNanos;
+            long sinceUse = nowNanos - fallbackUsedNanos;
+            if (local == null || sinceUse > idle) {
                 synchronized (this) {
                     local = fallback;
-                    if (local == null) {
+                    if (local == null || nowNanos - fallbackUsedNanos > idle) {
                         FlowRule shareRule = FlowRule.builder(rule.name())
                                 .limit(share(), rule.window())
                                 .scope(rule.scope())
                                 .maxOrigins(rule.maxOrigins())
                                 .build();
                         local = new Window(shareRule, recorder, nowNanos, false, null, null);
+                        fallbackUsedNanos = nowNanos;
                         fallback = local;
                     }
                 }
+            } else if (sinceUse > bucketNanos) {
+                fallbackUsedNanos = nowNanos;
             }
             return local;
         }

@@ -122,6 +122,35 @@ class RedisFaultTest {
         fillsUpToTheLimit_andNoFurther();
     }
 
+    /**
+     * Redis fails the decisions of one client's key (here a wrong type at the key; in a Redis
+     * Cluster, a master that is down fails the keys of its slots) and decides the others: the
+     * client whose decisions fail gets this instance's share of the limit, not a fresh share at
+     * each of its requests because another client's decision succeeded in between.
+     */
+    @Test
+    void decisionsOfOneKeyFail_whileOthersSucceed_thatClientGetsItsLocalShare_once() throws Exception {
+        gate = gate("local-share"); // 10 per minute per client, 2 instances: a share of 5
+        redis.call(c -> c.hset("leapgate:{o:203.0.113.9}:login:6000x10", "not", "a window"));
+        int admitted = 0;
+        int othersAdmitted = 0;
+        for (int i = 0; i < 20; i++) {
+            admitted += timed() instanceof Entry ? 1 : 0;
+            for (int j = 0; j < 2; j++) { // two of three decisions succeed: the circuit breaker stays closed
+                Origin other = Origin.ip(IpAddress.parse("198.51.100." + (2 * i + j)), 64);
+                Decision d = gate.enter("POST", "/login", other);
+                if (d instanceof Entry entry) {
+                    othersAdmitted++;
+                    entry.close();
+                }
+            }
+        }
+        assertThat(admitted)
+                .as("the failing client: this instance's share, 10 / 2")
+                .isEqualTo(5);
+        assertThat(othersAdmitted).as("the other clients").isEqualTo(40);
+    }
+
     @Test
     void killed_failClosed_rejectsWithItsReason_andAfterARestartTheScriptIsLoadedAgain() throws Exception {
         gate = gate("closed");
