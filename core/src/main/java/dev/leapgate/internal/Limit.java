@@ -603,8 +603,10 @@ public abstract sealed class Limit {
     /**
      * A rate limit whose window is in a shared store (Redis), for every instance that uses the same
      * store: each decision is one call to the store, bounded by the time budget. Tokens: the bucket
-     * the permits were counted in and the permits remaining, packed; {@link #LOCAL} for a decision
-     * made without the store.
+     * the permits were counted in and the permits remaining, packed (below 2<sup>62</sup>); {@link
+     * #LOCAL} for a decision made without the store that holds nothing; and for an admission by this
+     * instance's share, {@link #SHARE} with the generation of the window that admitted and its ticket,
+     * so that a request another limit rejects gives its permits back to that window too.
      *
      * <p>While the store cannot decide (it fails, or does not answer within the budget), the
      * failure policy decides: this instance's share of the limit in a window of its own, everyone,
@@ -620,8 +622,23 @@ public abstract sealed class Limit {
         private static final Logger LOG = LoggerFactory.getLogger("dev.leapgate.store");
         /** The token of an admission decided without the store: nothing to give back to it. */
         static final long LOCAL = Long.MAX_VALUE;
+        /**
+         * Marks the token of an admission by this instance's share: the generation of the {@link
+         * #fallback} window that admitted (6 bits, from bit 56) and that window's ticket (below bit
+         * 56), to be refunded there and in no later window. A fallback window's epochs count from
+         * when it was made, so its tickets stay below 2<sup>56</sup> for at least 2<sup>55</sup>
+         * ns (a year) of outage; an admission whose ticket does not fit is not refunded, which errs
+         * on the strict side.
+         */
+        private static final long SHARE = 1L << 62;
 
-        private static final int REMAINING_BITS = 22;
+        private static final int GENERATION_SHIFT = 56;
+        private static final long TICKET_MASK = (1L << GENERATION_SHIFT) - 1;
+        private static final int GENERATIONS = 64;
+
+        /** The bits of a store token's remaining permits: the bucket above them stays below bit 62 up to bucket 2^41. */
+        private static final int REMAINING_BITS = 21;
+
         private static final long REMAINING_MASK = (1L << REMAINING_BITS) - 1;
         private static final int REJECTIONS = 1024;
 
@@ -642,14 +659,19 @@ public abstract sealed class Limit {
         private final AtomicReferenceArray<Remembered> rejected = new AtomicReferenceArray<>(REJECTIONS);
 
         /**
-         * This instance's window for the decisions the store could not make (local share); null
-         * until the first. Kept when the store decides again, since it may fail some keys while it
-         * decides others (a Redis Cluster master down): made anew, with the share of the time, only
-         * once its counts have all left the window.
+         * This instance's window for the decisions the store could not make (local share), and
+         * which one it is; null until the first. Kept when the store decides again, since it may
+         * fail some keys while it decides others (a Redis Cluster master down): made anew, with the
+         * share of the time, only once its counts have all left the window.
          */
-        private volatile Window fallback;
+        private volatile Fallback fallback;
         /** When {@link #fallback} last decided, on the gate's clock. */
         private volatile long fallbackUsedNanos;
+        /** How many fallback windows were made. Guarded by this. */
+        private int fallbacks;
+
+        /** A window of this instance's share, the {@code generation}-th made (counting from 0). */
+        private record Fallback(Window window, int generation) {}
 
         private volatile boolean unavailable;
         private final LongAdder decidedWithoutStore = new LongAdder();
@@ -802,12 +824,17 @@ public abstract sealed class Limit {
                 case OPEN -> LOCAL;
                 case CLOSED -> STORE_UNAVAILABLE;
                 case LOCAL_SHARE -> {
-                    Window local = localShare(nowNanos);
+                    Fallback share = localShare(nowNanos);
+                    Window local = share.window;
                     if (permits > local.rule.limit()) {
                         yield REJECTED; // more than this instance's share can ever admit
                     }
-                    long token = local.tryAcquire(nowNanos, origin, permits);
-                    yield token >= 0 ? LOCAL : token;
+                    long ticket = local.tryAcquire(nowNanos, origin, permits);
+                    yield ticket < 0
+                            ? ticket
+                            : ticket < TICKET_MASK
+                                    ? SHARE | (long) (share.generation % GENERATIONS) << GENERATION_SHIFT | ticket
+                                    : LOCAL;
                 }
             };
         }
@@ -825,8 +852,8 @@ public abstract sealed class Limit {
             return Math.max(1, (rule.limit() + instances - 1) / instances);
         }
 
-        private Window localShare(long nowNanos) {
-            Window local = fallback;
+        private Fallback localShare(long nowNanos) {
+            Fallback local = fallback;
             // Unused for the window and a bucket (its last use is noted to within a bucket):
             // nothing it counts is in the window any more.
             long idle = (window.span() + 2) * bucketNanos;
@@ -840,7 +867,7 @@ public abstract sealed class Limit {
                                 .scope(rule.scope())
                                 .maxOrigins(rule.maxOrigins())
                                 .build();
-                        local = new Window(shareRule, recorder, nowNanos, false, null, null);
+                        local = new Fallback(new Window(shareRule, recorder, nowNanos, false, null, null), fallbacks++);
                         fallbackUsedNanos = nowNanos;
                         fallback = local;
                     }
@@ -853,8 +880,17 @@ public abstract sealed class Limit {
 
         @Override
         void release(Origin origin, long token, int permits) {
-            if (token >= 0 && token != LOCAL) {
+            if (token < 0 || token == LOCAL) {
+                return;
+            }
+            if ((token & SHARE) == 0) {
                 store.refund(window, key(origin), token >>> REMAINING_BITS, permits);
+                return;
+            }
+            // Into the window of this instance's share that counted the permits, if still in use.
+            Fallback share = fallback;
+            if (share != null && share.generation % GENERATIONS == (int) ((token & ~SHARE) >>> GENERATION_SHIFT)) {
+                share.window.release(origin, token & TICKET_MASK, permits);
             }
         }
 
@@ -865,16 +901,18 @@ public abstract sealed class Limit {
 
         @Override
         public long remaining(long nowNanos, Origin origin, long token) {
-            if (token == LOCAL) {
-                Window local = fallback;
-                return local == null ? rule.limit() : Math.max(0, local.rule.limit() - local.used(nowNanos, origin));
+            if (token == LOCAL || (token & SHARE) != 0) {
+                Fallback share = fallback;
+                return share == null
+                        ? rule.limit()
+                        : Math.max(0, share.window.rule.limit() - share.window.used(nowNanos, origin));
             }
             return token & REMAINING_MASK;
         }
 
         @Override
         public long resetNanos(long nowNanos, Origin origin, long token) {
-            if (token == LOCAL) {
+            if (token == LOCAL || (token & SHARE) != 0) {
                 return rule.window().length().toNanos();
             }
             // Whole again when the admission's bucket, the newest counted, leaves the window, in
@@ -891,9 +929,9 @@ public abstract sealed class Limit {
 
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
-            Window local = fallback;
-            if (unavailable && local != null) {
-                return local.rejectedQuota(nowNanos, origin, permits);
+            Fallback share = fallback;
+            if (unavailable && share != null) {
+                return share.window.rejectedQuota(nowNanos, origin, permits);
             }
             Remembered r = remembered(nowNanos, origin);
             long remaining = r == null ? 0 : Math.max(0, rule.limit() - r.used);
@@ -907,9 +945,9 @@ public abstract sealed class Limit {
 
         @Override
         Duration retryAfter(long nowNanos, Origin origin, int permits) {
-            Window local = fallback;
-            if (unavailable && local != null) {
-                return local.retryAfter(nowNanos, origin, permits);
+            Fallback share = fallback;
+            if (unavailable && share != null) {
+                return share.window.retryAfter(nowNanos, origin, permits);
             }
             Remembered r = remembered(nowNanos, origin);
             return Duration.ofNanos(r == null ? bucketNanos : r.untilNanos - nowNanos);

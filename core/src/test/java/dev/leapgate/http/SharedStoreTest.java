@@ -264,6 +264,36 @@ class SharedStoreTest {
     }
 
     @Test
+    void whileTheStoreIsDown_whatTheLocalShareAdmittedForARequestALaterRuleRejected_isGivenBack() {
+        store.down = true;
+        HttpGate gate = gate(
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "4/10s", // shared; while the store is down, this instance's share: 4 per 10 s
+                "rule.per-ip.match", "/api/**",
+                "rule.per-ip.limit", "1/10s",
+                "rule.per-ip.scope", "per-origin",
+                "rule.per-ip.store", "local",
+                "store-instances", "1");
+        Origin greedy = Origin.ip(IpAddress.parse("203.0.113.1"), 64);
+        assertThat(gate.enter("GET", "/api/x", greedy)).isInstanceOf(Entry.class);
+        for (int i = 0; i < 10; i++) {
+            Decision d = gate.enter("GET", "/api/x", greedy);
+            assertThat(d).isInstanceOf(Rejection.class);
+            assertThat(((Rejection) d).rule()).isEqualTo("per-ip");
+        }
+
+        // The ten rejections took nothing from the local share: three more clients fit, not a fourth.
+        for (int c = 2; c <= 4; c++) {
+            assertThat(gate.enter("GET", "/api/x", Origin.ip(IpAddress.parse("203.0.113." + c), 64)))
+                    .as("client %d", c)
+                    .isInstanceOf(Entry.class);
+        }
+        Decision fifth = gate.enter("GET", "/api/x", Origin.ip(IpAddress.parse("203.0.113.5"), 64));
+        assertThat(fifth).isInstanceOf(Rejection.class);
+        assertThat(((Rejection) fifth).rule()).isEqualTo("api");
+    }
+
+    @Test
     void clientsOfOneIpv6Prefix_shareOneKey_andIdentifiersAreKeyedByThemselves() {
         HttpGate gate = gate(PER_CLIENT);
         gate.enter("POST", "/login", Origin.ip(IpAddress.parse("2001:db8:1:2::1"), 64));
