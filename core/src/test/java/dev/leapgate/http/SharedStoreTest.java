@@ -294,6 +294,45 @@ class SharedStoreTest {
     }
 
     @Test
+    void whatALocalShareAdmitted_isGivenBackOnlyToItsOwnWindow_notToOneOfALaterOutage() {
+        store.down = true;
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", "fake://store.example");
+        settings.put("store-instances", "1");
+        settings.put("rule.api.match", "/api/**");
+        settings.put("rule.api.limit", "4/10s");
+        settings.put("rule.slow.match", "/api/slow");
+        settings.put("rule.slow.limit", "1/1s");
+        settings.put("rule.slow.on-excess", "pace");
+        settings.put("rule.slow.max-queue", "2s");
+        HttpGate[] gate = new HttpGate[1];
+        gate[0] = HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .windowStore(store)
+                .sleeper(nanos -> {
+                    // While the request waits, the store comes back, then fails again: a new share.
+                    store.down = false;
+                    assertThat(gate[0].enter("GET", "/api/fast", client)).isInstanceOf(Entry.class);
+                    store.down = true;
+                    assertThat(gate[0].enter("GET", "/api/fast", client)).isInstanceOf(Entry.class);
+                    throw new InterruptedException("test");
+                })
+                .build();
+        assertThat(gate[0].enter("GET", "/api/slow", client)).isInstanceOf(Entry.class); // takes the paced slot
+
+        Decision interrupted = gate[0].enter("GET", "/api/slow", client); // waits for the next one
+        assertThat(Thread.interrupted()).isTrue();
+        assertThat(((Rejection) interrupted).reason()).isEqualTo("interrupted");
+
+        // The new share counts the one request it admitted; the refund of the interrupted request
+        // was not its own to take.
+        for (int i = 0; i < 3; i++) {
+            assertThat(gate[0].enter("GET", "/api/fast", client)).isInstanceOf(Entry.class);
+        }
+        assertThat(gate[0].enter("GET", "/api/fast", client)).isInstanceOf(Rejection.class);
+    }
+
+    @Test
     void clientsOfOneIpv6Prefix_shareOneKey_andIdentifiersAreKeyedByThemselves() {
         HttpGate gate = gate(PER_CLIENT);
         gate.enter("POST", "/login", Origin.ip(IpAddress.parse("2001:db8:1:2::1"), 64));
