@@ -36,8 +36,9 @@ import dev.leapgate.Sleeper;
  * interrupted meanwhile, its permits are given back as for a rejection (window counts and
  * in-flight slots; a pace or warm-up reservation, as above, is not taken back), the interrupt
  * status is restored, and the request is rejected with reason {@code "interrupted"}. If the
- * sleeper throws an unchecked exception instead (an application's sleeper), its permits are given
- * back the same way and the exception propagates.
+ * sleeper throws an unchecked exception instead (an application's sleeper), or the clock read after
+ * the wait does, its permits are given back the same way, its wait is over, and the exception
+ * propagates.
  *
  * <p>Limits whose windows are in a shared store ({@code Limit.Shared}) decide there; when several
  * apply to one request, their store decisions are started together before any is waited for, so a
@@ -178,18 +179,19 @@ public final class Admission {
             waiting(limits, t0, t1, all, now, 0);
             try {
                 sleeper.sleep(wait);
+                start = clock.nanoTime();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                waiting(limits, t0, t1, all, now, Math.max(1, clock.nanoTime() - now));
                 giveBack(limits, t0, t1, all, n, 1, origin, permits);
+                waiting(limits, t0, t1, all, now, waitedSince(now, wait));
                 return reject(limits, limits[longest], now, origin, permits, INTERRUPTED);
             } catch (RuntimeException | Error e) {
-                // A fault of the sleeper (an application's own), not a decision: the request holds nothing.
-                waiting(limits, t0, t1, all, now, Math.max(1, clock.nanoTime() - now));
+                // A fault of the sleeper (an application's own) or of the clock after it, not a
+                // decision: the request holds nothing, and waits no more.
                 giveBack(limits, t0, t1, all, n, 1, origin, permits);
+                waiting(limits, t0, t1, all, now, waitedSince(now, wait));
                 throw e;
             }
-            start = clock.nanoTime();
             waiting(limits, t0, t1, all, now, Math.max(1, start - now));
         }
         for (int i = 0; i < n; i++) {
@@ -205,6 +207,18 @@ public final class Admission {
             }
         }
         return instant ? UnlimitedEntry.INSTANCE : new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start);
+    }
+
+    /**
+     * Nanoseconds since {@code now}, at least 1, for a wait that ended without admission; {@code
+     * planned} if the clock fails (the request ends on that fault, or is rejected, either way).
+     */
+    private long waitedSince(long now, long planned) {
+        try {
+            return Math.max(1, clock.nanoTime() - now);
+        } catch (RuntimeException e) {
+            return planned;
+        }
     }
 
     /** The wait a limit asks of an admission that returned {@code token}; none for a shadow limit's refusal. */

@@ -295,6 +295,43 @@ class HttpGateRulesTest {
     }
 
     @Test
+    void aClockThatThrowsAfterTheWait_propagates_andTheRequestHoldsNothing() {
+        java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean();
+        dev.leapgate.Clock failing = () -> {
+            if (broken.get()) {
+                throw new IllegalStateException("clock failed");
+            }
+            return clock.nanoTime();
+        };
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(
+                        rule("slots", "/submit").inFlight(1).build(),
+                        rule("paced", "/submit")
+                                .limit(10, seconds(1))
+                                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                                .build())))
+                .clock(failing)
+                .sleeper(nanos -> {
+                    clock.advanceNanos(nanos);
+                    broken.set(true); // the reading after the wait fails
+                })
+                .build();
+        ((Entry) gate.enter("POST", "/submit", ip("203.0.113.1"))).close(); // no wait: no sleep
+
+        assertThatThrownBy(() -> gate.enter("POST", "/submit", ip("203.0.113.1"))) // must wait 100 ms
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("clock failed");
+
+        broken.set(false);
+        assertThat(gate.waits("paced").orElseThrow().waitingNow())
+                .as("its wait is over")
+                .isZero();
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.2")).admitted())
+                .as("the in-flight slot was given back")
+                .isTrue();
+    }
+
+    @Test
     void exemptOrigins_bypassEveryRule_deniedOnesAreAlwaysRejected() {
         HttpGate gate = HttpGate.builder(Configs.withRules(new RuleSet(
                         List.of(rule("tight", "/**").limit(1, seconds(10)).build()),
