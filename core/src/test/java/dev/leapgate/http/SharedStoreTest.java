@@ -310,8 +310,10 @@ class SharedStoreTest {
                 .clock(clock)
                 .windowStore(store)
                 .sleeper(nanos -> {
-                    // While the request waits, the store comes back, then fails again: a new share.
+                    // While the request waits, the store comes back, long enough for the share's
+                    // window to go unused for its window and a bucket, then fails again: a new share.
                     store.down = false;
+                    clock.advance(Duration.ofSeconds(13));
                     assertThat(gate[0].enter("GET", "/api/fast", client)).isInstanceOf(Entry.class);
                     store.down = true;
                     assertThat(gate[0].enter("GET", "/api/fast", client)).isInstanceOf(Entry.class);
