@@ -97,7 +97,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * An admission returns a <em>ticket</em>: a non-negative long packing the epoch the permits were
  * counted in and the permits remaining after them, so that a {@link #refund} can find the bucket
  * again and the caller learns what remains without a second read. A rejection returns {@link
- * #REJECTED}.
+ * #REJECTED}. A borrowing caller waits until its ticket's bucket starts, so a borrowing window's
+ * admission from a reading before the head's bucket names the reading's bucket: only a loan names a
+ * later one.
  *
  * <h2>Sealed cells</h2>
  *
@@ -285,9 +287,13 @@ final class PackedWindow extends RateWindow {
             if (used + permits <= limit) {
                 long remaining = limit - used - permits;
                 if (current) {
-                    // The head is current (or newer than this thread's reading): count into it.
+                    // The head is current (or newer than this thread's reading): count into it. A
+                    // borrowing caller waits until its ticket's bucket starts, so the ticket names
+                    // the reading's bucket, not a later head's: that is no loan. (A takeover from
+                    // longer buckets starts the head at the end of the old bucket, seconds ahead.)
+                    // A refund of such a ticket may then find no bucket: it is kept, conservative.
                     if (cells.compareAndSet(base, head, head + permits)) {
-                        return pack(headEpoch, remaining);
+                        return pack(borrowing ? Math.min(now, headEpoch) : headEpoch, remaining);
                     }
                 } else {
                     // Time has moved on: freeze the head into the ring, then install a new head,

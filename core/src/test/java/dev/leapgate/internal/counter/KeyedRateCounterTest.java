@@ -209,6 +209,25 @@ class KeyedRateCounterTest {
         assertThat(admitted(short10s, 1, 71_000 * MS, 10)).isEqualTo(5);
     }
 
+    /**
+     * A client taken over by shorter buckets that borrow starts with what it counted in the bucket
+     * where its old bucket ends, seconds after now: an admission now is counted there, but is no
+     * loan, and the client must not wait for that bucket (5 s here, with at most 500 ms of max-wait).
+     */
+    @Test
+    void withLimit_overShorterBucketsThatBorrow_anAdmissionNowIsNoLoanToWaitFor() {
+        KeyedRateCounter c = new KeyedRateCounter(WindowSpec.of(Duration.ofMinutes(1), 6), 10, 0, 100);
+        assertThat(c.tryAcquire(1, 55_000 * MS, 5)).isNotNegative();
+        KeyedRateCounter shorter = c.withLimit(WindowSpec.of(Duration.ofSeconds(10), 10), 10, true, 100, 61_000 * MS);
+        long now = 64_000 * MS;
+
+        long ticket = shorter.tryAcquire(1, now, 1, 500 * MS);
+
+        assertThat(ticket).isNotNegative();
+        assertThat(shorter.ticketStartNanos(ticket)).as("not after now").isLessThanOrEqualTo(now);
+        assertThat(admitted(shorter, 1, now, 10)).as("5 taken over, 1 admitted").isEqualTo(4);
+    }
+
     private static int admitted(KeyedRateCounter c, long key, long nowNanos, int attempts) {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {

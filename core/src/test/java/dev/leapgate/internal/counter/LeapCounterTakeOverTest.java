@@ -79,6 +79,33 @@ class LeapCounterTakeOverTest {
         assertThat(shorter.used(80_500 * MS)).isEqualTo(10);
     }
 
+    /**
+     * Taken over from longer buckets, what the old window counts sits in the new window's bucket in
+     * which the old bucket ends, seconds after now: an admission now is counted there, but is no
+     * loan, and its caller must not wait for that bucket (5 s here, with at most 500 ms of max-wait),
+     * neither through the new counter nor through the old one.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void overShorterBucketsThatBorrow_anAdmissionNowIsNoLoanToWaitFor(boolean borrowingBefore) {
+        LeapCounter old = new LeapCounter(WindowSpec.of(Duration.ofMinutes(1), 6), 10, 0, borrowingBefore);
+        assertThat(old.tryAcquire(55_000 * MS, 5, NEVER)).isNotNegative();
+        LeapCounter shorter = old.withLimit(TEN_SECONDS, 10, true);
+        long now = 64_000 * MS;
+
+        long ticket = shorter.tryAcquire(now, 1, 500 * MS);
+        long handedOn = old.tryAcquire(now, 1, 500 * MS);
+
+        assertThat(ticket).isNotNegative();
+        assertThat(shorter.ticketStartNanos(ticket)).as("not after now").isLessThanOrEqualTo(now);
+        assertThat(handedOn).isNotNegative();
+        assertThat(old.ticketStartNanos(handedOn)).as("not after now").isLessThanOrEqualTo(now);
+        assertThat(admitAll(shorter, now, 10)).as("5 taken over, 2 admitted").isEqualTo(3);
+        assertThat(admitAll(shorter, 79_500 * MS, 10))
+                .as("what was taken over still counts in the window of 79 s")
+                .isZero();
+    }
+
     @Test
     void aCounterThatIsNeverUsed_changesNothing() {
         LeapCounter old = new LeapCounter(TEN_SECONDS, 5, 0);
