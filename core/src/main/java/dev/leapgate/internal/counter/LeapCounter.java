@@ -177,9 +177,16 @@ public final class LeapCounter extends Succession.Party<LeapCounter> implements 
             // sits, taken over, in a count that also stands for the window the loan was made in,
             // which a refund of it would lower below what that window admitted (and a ticket does
             // not tell such a loan from an admission handed on): kept, conservative.
+            // Only if this window, at the old bucket in which that bucket of the successor ends,
+            // still counted the ticket's bucket: the takeover placed what it counted no earlier
+            // than that bucket, so it counted no later bucket of this window. An admission this
+            // window had already forgotten was not taken over, and where the successor's buckets
+            // are longer than this window its refund would lower the successor's count of other
+            // admissions. (A handed-on admission's refund is then kept too: conservative.)
             LeapCounter to = succession.successor();
-            if (to != null) {
-                long epoch = to.layout.epochAt(layout.startNanos(layout.ticketEpoch(ticket)));
+            long own = layout.ticketEpoch(ticket);
+            long epoch = to == null ? 0 : to.layout.epochAt(layout.startNanos(own));
+            if (to != null && own >= layout.epochAt(to.layout.startNanos(epoch + 1) - 1) - layout.span) {
                 to.refund(to.layout.pack(epoch, 0), Math.min(permits, (int) to.layout.limit));
             }
         }

@@ -106,6 +106,26 @@ class LeapCounterTakeOverTest {
                 .isZero();
     }
 
+    /**
+     * An admission the old window had already forgotten when the new one took over is not in the
+     * new window's count. Its refund, handed on, went to the new bucket in which its old bucket
+     * starts, which a bucket longer than the whole old window (6 min against 1 s) shares with the
+     * new admissions: it lowered their count, and the hour admitted 11 under a limit of 10.
+     */
+    @Test
+    void aRefundOfAnAdmissionTheOldWindowHadForgotten_doesNotLowerTheNewCount() {
+        LeapCounter old = new LeapCounter(WindowSpec.of(Duration.ofSeconds(1), 10), 5, 0);
+        long early = old.tryAcquire(50 * MS, 1);
+        LeapCounter hour = old.withLimit(WindowSpec.of(Duration.ofHours(1), 10), 10, false);
+        long now = 2_000 * MS; // the second from 0 s has passed: nothing to take over
+        assertThat(admitAll(hour, now, 20)).isEqualTo(10);
+
+        old.refund(early, 1);
+
+        assertThat(hour.used(now)).isEqualTo(10);
+        assertThat(hour.tryAcquire(now, 1)).isEqualTo(RateCounter.REJECTED);
+    }
+
     @Test
     void aCounterThatIsNeverUsed_changesNothing() {
         LeapCounter old = new LeapCounter(TEN_SECONDS, 5, 0);
