@@ -329,6 +329,11 @@ public abstract sealed class Limit {
             this.maxWaitNanos = borrowing ? rule.onExcess().maxWait().toNanos() : -1;
             this.countedBuckets = rule.window().buckets() + (rule.window().mode() == WindowMode.STRICT ? 1 : 0);
             this.continued = previous != null && previous.rule.scope().equals(rule.scope());
+            if (continued && !perOrigin) {
+                // In force, perhaps still to take over from its own previous version: now, so that
+                // reloads before any request make no chain of them.
+                previous.shared.settle(nowNanos);
+            }
             if (perOrigin) {
                 this.keyed = continued
                         ? previous.keyed.withLimit(rule.window(), rule.limit(), borrowing, rule.maxOrigins(), nowNanos)
@@ -546,6 +551,9 @@ public abstract sealed class Limit {
                 default -> throw new IllegalArgumentException("not a smooth on-excess: " + c);
             };
             this.continued = previous != null && previous.rule.scope().equals(rule.scope());
+            if (continued) {
+                previous.rate.settle(nowNanos); // as Window does
+            }
             this.rate = continued ? made.continueFrom(previous.rate) : made;
         }
 

@@ -61,6 +61,16 @@ public final class LeapCounter extends Succession.Party<LeapCounter> implements 
         this.succession = succession;
     }
 
+    /**
+     * Takes over now, at {@code nowNanos}, what this counter goes on from, if it has not yet (see
+     * {@link #withLimit}); else nothing. For a counter in force that a reload changes again before
+     * its first use: without this, each such reload would add a counter to a chain that the first
+     * use then walks, and that keeps every counter in it.
+     */
+    public void settle(long nowNanos) {
+        current(nowNanos);
+    }
+
     /** {@link #withLimit(WindowSpec, long, boolean)} over this counter's window. */
     public LeapCounter withLimit(long limit, boolean borrowing) {
         return withLimit(layout.spec, limit, borrowing);

@@ -179,13 +179,23 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
     }
 
     /**
+     * Takes over now, at {@code nowNanos}, the schedule this rate goes on from, if it has not yet
+     * (see {@link #continueFrom}); else nothing. As {@link LeapCounter#settle}.
+     */
+    public void settle(long nowNanos) {
+        current(nowNanos);
+    }
+
+    /**
      * A rate of this one's settings that goes on from {@code previous}'s schedule, taken over at its
      * first use (see the class comment); until then {@code previous} is unchanged, so a rate made
      * for rules that never come into force changes nothing.
      */
     public SmoothRate continueFrom(SmoothRate previous) {
         Objects.requireNonNull(previous, "previous");
-        return new SmoothRate(limit, window, maxQueueNanos, curve, originNanos, previous);
+        // On the previous schedule's time line: a reading from before this rate was made (a
+        // thread that read the clock, then the new rules) is no reading before the origin.
+        return new SmoothRate(limit, window, maxQueueNanos, curve, previous.originNanos, previous);
     }
 
     /**
@@ -325,7 +335,8 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
     /** Starts the schedule where {@code sealed}'s is free, and cold (see {@link #continueFrom}). */
     @Override
     void goOnFrom(SmoothRate sealed, long nowNanos) {
-        // nextFree on this rate's time line: the previous one's, moved by the difference of origins.
+        // nextFree on this rate's time line: the previous one's, moved by the difference of origins
+        // (none, unless this rate was made for rules that did not come into force).
         long nextFree = sealed.originNanos - originNanos + sealed.state.get().waitNanos(0);
         long start = Math.max(0, Math.min(HORIZON_NANOS, nextFree));
         state.compareAndSet(PENDING, new State(curve.maxPermits, start, 0, false));

@@ -55,6 +55,20 @@ class SmoothRateTakeOverTest {
     }
 
     @Test
+    void aReadingFromBeforeTheChange_onAnIdleSchedule_goesAtOnce() {
+        SmoothRate previous = SmoothRate.pace(10, Duration.ofSeconds(1), Duration.ZERO, 0);
+        SmoothRate next = SmoothRate.pace(10, Duration.ofSeconds(1), Duration.ZERO, 1_000 * MS)
+                .continueFrom(previous);
+
+        assertThat(next.tryReserve(900 * MS, 1))
+                .as("read the clock at 900 ms, then the rules made at 1 s")
+                .isZero();
+        assertThat(next.tryReserve(950 * MS, 1))
+                .as("the next slot is at 1 s; max-queue 0")
+                .isEqualTo(SmoothRate.REJECTED);
+    }
+
+    @Test
     void aRequestStillOnThePreviousRate_reservesOnTheNewOne() {
         SmoothRate previous = pace(10, 0);
         SmoothRate next = pace(5, 0).continueFrom(previous);
