@@ -357,33 +357,13 @@ class ChangedRuleTest {
     @Test
     void manyThreads_whileTheLimitChanges_neverAFreshAllowance_exactlyTheLastLimitAtTheEnd() throws Exception {
         for (Scope scope : List.of(Scope.all(), Scope.perOrigin())) {
-            Origin client = ip("203.0.113.9");
             // 200 and 250 fit 8-bit buckets per client, 300 needs 16: the reloads alternate
             // between keeping the table and handing clients over to a table of wider buckets.
-            long[] limits = {200, 300, 250, 300, 200, 300};
-            // Each reload comes once this many were admitted, while four threads keep asking.
-            long[] after = {0, 150, 260, 240, 280, 200};
-            HttpGate gate = gate(window(limits[0], scope));
-            AtomicLong admitted = new AtomicLong();
-            AtomicBoolean reloading = new AtomicBoolean(true);
-            Together.run(5, id -> {
-                if (id == 0) {
-                    for (int i = 1; i < limits.length; i++) {
-                        while (admitted.get() < after[i]) {
-                            Thread.onSpinWait();
-                        }
-                        gate.update(RuleSet.of(window(limits[i], scope)));
-                    }
-                    reloading.set(false);
-                    return;
-                }
-                while (reloading.get()) {
-                    admitted.addAndGet(admit(gate, client, 1));
-                }
-            });
-            admitted.addAndGet(admitAll(gate, client));
-
-            assertThat(admitted.get())
+            List<FlowRule> versions = new ArrayList<>();
+            for (long limit : new long[] {200, 300, 250, 300, 200, 300}) {
+                versions.add(window(limit, scope));
+            }
+            assertThat(admittedWhileReloading(versions, new long[] {0, 150, 260, 240, 280, 200}))
                     .as(scope + ": every admission counted across the reloads; the last limit is reached")
                     .isEqualTo(300);
         }
@@ -392,14 +372,13 @@ class ChangedRuleTest {
     /**
      * As above, while each reload also changes the window or switches between reject and borrow:
      * the new window takes the old one over at its first decision, while threads still decide on
-     * the old one. The clock stands still, so nothing leaves a window.
+     * the old one.
      */
     @Test
     void manyThreads_whileTheWindowOrBorrowingChanges_neverAFreshAllowance_exactlyTheLastLimitAtTheEnd()
             throws Exception {
         WindowSpec twentySeconds = WindowSpec.of(Duration.ofSeconds(20), 10);
         for (Scope scope : List.of(Scope.all(), Scope.perOrigin())) {
-            Origin client = ip("203.0.113.9");
             List<FlowRule> versions = List.of(
                     versioned(200, TEN_SECONDS, false, scope),
                     versioned(300, twentySeconds, false, scope),
@@ -407,31 +386,38 @@ class ChangedRuleTest {
                     versioned(300, TEN_SECONDS, true, scope),
                     versioned(280, TEN_SECONDS, false, scope),
                     versioned(300, twentySeconds, true, scope));
-            long[] after = {0, 150, 260, 240, 270, 200};
-            HttpGate gate = gate(versions.get(0));
-            AtomicLong admitted = new AtomicLong();
-            AtomicBoolean reloading = new AtomicBoolean(true);
-            Together.run(5, id -> {
-                if (id == 0) {
-                    for (int i = 1; i < versions.size(); i++) {
-                        while (admitted.get() < after[i]) {
-                            Thread.onSpinWait();
-                        }
-                        gate.update(RuleSet.of(versions.get(i)));
-                    }
-                    reloading.set(false);
-                    return;
-                }
-                while (reloading.get()) {
-                    admitted.addAndGet(admit(gate, client, 1));
-                }
-            });
-            admitted.addAndGet(admitAll(gate, client));
-
-            assertThat(admitted.get())
+            assertThat(admittedWhileReloading(versions, new long[] {0, 150, 260, 240, 270, 200}))
                     .as(scope + ": every admission counted across the reloads; the last limit is reached")
                     .isEqualTo(300);
         }
+    }
+
+    /**
+     * What one client is admitted while four threads keep asking and a fifth puts each of {@code
+     * versions} in force in turn, the next once {@code after[i]} were admitted, and then until the
+     * last version rejects. The clock stands still, so nothing leaves a window.
+     */
+    private long admittedWhileReloading(List<FlowRule> versions, long[] after) throws InterruptedException {
+        Origin client = ip("203.0.113.9");
+        HttpGate gate = gate(versions.get(0));
+        AtomicLong admitted = new AtomicLong();
+        AtomicBoolean reloading = new AtomicBoolean(true);
+        Together.run(5, id -> {
+            if (id == 0) {
+                for (int i = 1; i < versions.size(); i++) {
+                    while (admitted.get() < after[i]) {
+                        Thread.onSpinWait();
+                    }
+                    gate.update(RuleSet.of(versions.get(i)));
+                }
+                reloading.set(false);
+                return;
+            }
+            while (reloading.get()) {
+                admitted.addAndGet(admit(gate, client, 1));
+            }
+        });
+        return admitted.get() + admitAll(gate, client);
     }
 
     private static FlowRule versioned(long limit, WindowSpec window, boolean borrowing, Scope scope) {

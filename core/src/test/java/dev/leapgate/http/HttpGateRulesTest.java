@@ -263,14 +263,19 @@ class HttpGateRulesTest {
         assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted()).isFalse();
     }
 
+    /** One request in flight, and 10 per second paced, on /submit. */
+    private static RuleSet slotAndPace() {
+        return RuleSet.of(
+                rule("slots", "/submit").inFlight(1).build(),
+                rule("paced", "/submit")
+                        .limit(10, seconds(1))
+                        .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                        .build());
+    }
+
     @Test
     void interruptedWhileWaiting_givesBackPermits_keepsTheInterrupt_andRejects() {
-        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(
-                        rule("slots", "/submit").inFlight(1).build(),
-                        rule("paced", "/submit")
-                                .limit(10, seconds(1))
-                                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
-                                .build())))
+        HttpGate gate = HttpGate.builder(Configs.withRules(slotAndPace()))
                 .clock(clock)
                 .sleeper(nanos -> {
                     throw new InterruptedException("test");
@@ -303,12 +308,7 @@ class HttpGateRulesTest {
             }
             return clock.nanoTime();
         };
-        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(
-                        rule("slots", "/submit").inFlight(1).build(),
-                        rule("paced", "/submit")
-                                .limit(10, seconds(1))
-                                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
-                                .build())))
+        HttpGate gate = HttpGate.builder(Configs.withRules(slotAndPace()))
                 .clock(failing)
                 .sleeper(nanos -> {
                     clock.advanceNanos(nanos);
