@@ -127,7 +127,8 @@ public abstract sealed class Limit {
         // keeps the counts and the clients it rejected most.
         Limit history = previous != null && previous.shadow == rule.shadow() ? previous : null;
         if (store != null && rule.isShared()) {
-            return new Shared(rule, recorder, nowNanos, store, alone, history);
+            return new Shared(
+                    rule, recorder, nowNanos, store, alone, history, previous instanceof Shared same ? same : null);
         }
         if (rule.isInFlight()) {
             return new InFlight(rule, recorder, alone, history, previous instanceof InFlight same ? same : null);
@@ -652,10 +653,18 @@ public abstract sealed class Limit {
 
         private final WindowStore store;
         private final SharedWindow window;
+        /**
+         * The window, going on from the previous version's of another shape (another {@code
+         * window}, the same scope) until {@link #changedUntilNanos}; else {@link #window}.
+         */
+        private final SharedWindow changed;
+        /** When nothing the previous version counted is in its window any more, on the gate's clock. */
+        private final long changedUntilNanos;
+
         private final FailurePolicy policy;
         private final int configuredInstances;
         private final long timeoutNanos;
-        /** The rule's part of every key: {@code :<name>:<bucket ms>x<span>}, so that a changed shape never meets old counts. */
+        /** The rule's part of every key ({@link SharedWindow#keySuffix}), so that a changed shape never meets old counts. */
         private final String suffix;
         /** The key of a rule without origins. */
         private final String sharedKey;
@@ -687,15 +696,30 @@ public abstract sealed class Limit {
 
         private record Remembered(String key, int permits, long untilNanos, long used) {}
 
-        Shared(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, boolean alone, Limit history) {
+        /** With {@code previous} (or null), the limit of the rule's previous version, shared too. */
+        Shared(
+                FlowRule rule,
+                ResourceRecorder recorder,
+                long nowNanos,
+                Store store,
+                boolean alone,
+                Limit history,
+                Shared previous) {
             super(rule, recorder, alone, history);
             this.store = store.windows();
             this.window = SharedWindow.of(rule.name(), rule.window(), rule.limit());
+            boolean reshaped = previous != null
+                    && previous.rule.scope().equals(rule.scope())
+                    && !previous.window.sameShape(window);
+            this.changed = reshaped ? window.after(previous.window) : window;
+            // The previous window counts its newest bucket and span more, from the last decision on it.
+            this.changedUntilNanos =
+                    reshaped ? nowNanos + (previous.window.span() + 2L) * previous.bucketNanos : nowNanos;
             this.policy = store.settings().onFailure();
             this.configuredInstances = store.settings().instances();
             this.timeoutNanos = store.settings().timeout().toNanos();
             this.bucketNanos = rule.window().bucketNanos();
-            this.suffix = ":" + rule.name() + ":" + window.bucketMicros() / 1000 + "x" + window.span();
+            this.suffix = window.keySuffix();
             this.sharedKey = "{r:" + rule.name() + "}" + suffix;
         }
 
@@ -751,8 +775,9 @@ public abstract sealed class Limit {
             // started together, are waited for within one budget, not one each.
             long deadline = System.nanoTime() + timeoutNanos;
             try {
+                SharedWindow shape = nowNanos - changedUntilNanos < 0 ? changed : window;
                 return new Pending(
-                        key, permits, store.tryAcquire(window, key, permits).toCompletableFuture(), deadline);
+                        key, permits, store.tryAcquire(shape, key, permits).toCompletableFuture(), deadline);
             } catch (RuntimeException e) {
                 return new Pending(key, permits, CompletableFuture.failedFuture(e), deadline);
             }

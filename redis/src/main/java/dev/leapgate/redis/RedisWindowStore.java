@@ -513,14 +513,25 @@ public final class RedisWindowStore implements WindowStore {
             permits = all.toString();
         }
         String[] shape = shapes.computeIfAbsent(window, RedisWindowStore::shape);
-        String[] args = nowMicros == null ? new String[6] : new String[7];
+        SharedWindow previous = window.previous();
+        String[] args = previous != null ? new String[9] : nowMicros == null ? new String[6] : new String[7];
         args[0] = "a";
         args[1] = permits;
         System.arraycopy(shape, 0, args, 2, 4);
-        if (nowMicros != null) {
-            args[6] = Long.toString(nowMicros);
+        if (args.length > 6) {
+            args[6] = nowMicros == null ? "" : Long.toString(nowMicros);
         }
-        run(prefix + key, args, (reply, failure) -> {
+        String[] keys;
+        if (previous == null) {
+            keys = new String[] {prefix + key};
+        } else {
+            // A key the rule's previous version (another window) may still count in: the new key,
+            // while it holds nothing, starts from it. Both in one Redis Cluster slot (the braces).
+            keys = new String[] {prefix + key, prefix + window.previousKey(key)};
+            args[7] = Long.toString(previous.bucketMicros());
+            args[8] = Integer.toString(previous.span());
+        }
+        run(keys, args, (reply, failure) -> {
             try {
                 for (int i = 0; i < waiting.size(); i++) {
                     Waiter w = waiting.get(i);
@@ -543,10 +554,10 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
-     * Runs the script on {@code key} with {@code args}: EVALSHA, and EVAL when Redis does not know
+     * Runs the script on {@code keys} with {@code args}: EVALSHA, and EVAL when Redis does not know
      * the script (restarted, or SCRIPT FLUSH). Straight on the connection when there is one.
      */
-    private void run(String key, String[] args, BiConsumer<List<Object>, Throwable> done) {
+    private void run(String[] keys, String[] args, BiConsumer<List<Object>, Throwable> done) {
         CompletableFuture<StatefulConnection<String, String>> connecting = connection();
         StatefulConnection<String, String> c =
                 connecting.isDone() && !connecting.isCompletedExceptionally() ? connecting.join() : null;
@@ -555,23 +566,25 @@ public final class RedisWindowStore implements WindowStore {
                 if (failure != null) {
                     done.accept(null, failure instanceof CompletionException ? failure.getCause() : failure);
                 } else {
-                    run(connected, key, args, done);
+                    run(connected, keys, args, done);
                 }
             });
         } else {
-            run(c, key, args, done);
+            run(c, keys, args, done);
         }
     }
 
     private void run(
-            StatefulConnection<String, String> c, String key, String[] args, BiConsumer<List<Object>, Throwable> done) {
+            StatefulConnection<String, String> c,
+            String[] keys,
+            String[] args,
+            BiConsumer<List<Object>, Throwable> done) {
         RedisScriptingAsyncCommands<String, String> scripting = commands(c);
         String digest = sha;
         if (digest == null) {
             digest = scripting.digest(SCRIPT);
             sha = digest;
         }
-        String[] keys = {key};
         scripting
                 .<List<Object>>evalsha(digest, ScriptOutputType.MULTI, keys, args)
                 .whenComplete((result, failure) -> {
@@ -595,11 +608,14 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     private void giveBack(String key, long bucket, int permits) {
-        run(prefix + key, new String[] {"r", Integer.toString(permits), Long.toString(bucket)}, (ok, failure) -> {
-            if (failure != null) {
-                LOG.debug("Leapgate Redis store: refund of {} failed: {}", key, failure.toString());
-            }
-        });
+        run(
+                new String[] {prefix + key},
+                new String[] {"r", Integer.toString(permits), Long.toString(bucket)},
+                (ok, failure) -> {
+                    if (failure != null) {
+                        LOG.debug("Leapgate Redis store: refund of {} failed: {}", key, failure.toString());
+                    }
+                });
     }
 
     /** Counts this instance in, and the instances that counted themselves in lately. */

@@ -11,7 +11,12 @@
 --          rejection, several decisions at once and a refund read the whole list.
 -- Decide:  ARGV = 'a', permits (one number, or several separated by commas: decisions made one
 --          after the other, at the same instant), limit, bucket length (us), span, ttl (ms)
---          [, now (us), for tests]
+--          [, now (us), for tests, or '' [, the previous bucket length (us), the previous span]]
+-- KEYS[2]  (optional, with the previous shape) the key of the rule's previous version, of another
+--          window: while KEYS[1] holds nothing, a decision starts from all that KEYS[2] counts now,
+--          placed in this window's bucket in which that window's current bucket ends (no permit
+--          then counts for less long than this window from when it was admitted), so that a
+--          changed window is no fresh allowance. KEYS[2] is only read.
 -- Refund:  ARGV = 'r', permits, bucket
 --
 -- Time is Redis's own (TIME), in microseconds since 2025-01-01T00:00Z, the same for every
@@ -30,11 +35,13 @@ local value = redis.call('GET', key)
 local refund = ARGV[1] == 'r'
 
 local limit, length, span, now, e
+-- Whether `value` came from KEYS[2]: KEYS[1] is then written as a new key, with its TTL.
+local inherited = false
 if not refund then
   limit = tonumber(ARGV[3])
   length = tonumber(ARGV[4])
   span = tonumber(ARGV[5])
-  if ARGV[7] then
+  if ARGV[7] and ARGV[7] ~= '' then
     now = tonumber(ARGV[7])
   else
     local t = redis.call('TIME')
@@ -42,8 +49,33 @@ if not refund then
   end
   e = math.floor(now / length)
 
+  -- A new key of a changed window: from what the previous version's key counts, if anything.
+  if not value and KEYS[2] then
+    local old = redis.call('GET', KEYS[2])
+    local oh, olist
+    if old then
+      oh, olist = string.match(old, '^(%d+):([%d,]+)')
+    end
+    if oh then
+      local olength = tonumber(ARGV[8])
+      local ohead = tonumber(oh)
+      local at = math.max(math.floor(now / olength), ohead)
+      local counted, bucket = 0, ohead
+      for c in string.gmatch(olist, '%d+') do
+        if bucket >= at - tonumber(ARGV[9]) then
+          counted = counted + tonumber(c)
+        end
+        bucket = bucket - 1
+      end
+      if counted > 0 then
+        value = math.floor(((at + 1) * olength - 1) / length) .. ':' .. counted
+        inherited = true
+      end
+    end
+  end
+
   -- The common cases: one decision that fits, in a new window or in the current bucket.
-  if not string.find(ARGV[2], ',', 1, true) then
+  if not inherited and not string.find(ARGV[2], ',', 1, true) then
     local permits = tonumber(ARGV[2])
     if not value then
       if permits <= limit then

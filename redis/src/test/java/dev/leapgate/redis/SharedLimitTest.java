@@ -8,6 +8,9 @@ import dev.leapgate.Origin;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.store.FailurePolicy;
@@ -132,6 +135,44 @@ class SharedLimitTest {
      * Redis: it must not count as a failure of Redis, or one client over its limit opens the circuit
      * breaker, and every rule of every client goes to the failure policy while Redis is well.
      */
+    /**
+     * A reload that changes a shared rule's window gives its keys another shape; a client's new key
+     * starts from what its key of the previous shape counts: the change is no fresh allowance.
+     */
+    @Test
+    void aSharedRuleWhoseWindowChanges_goesOnFromWhatEachClientSent() {
+        HttpGate gate =
+                gate("rule.login.match", "POST /login", "rule.login.limit", "3/10s", "rule.login.scope", "per-origin");
+        try {
+            Origin client = Origin.ip(IpAddress.parse("203.0.113.70"), 64);
+            Origin other = Origin.ip(IpAddress.parse("203.0.113.71"), 64);
+            assertThat(admitted(gate, client, 5)).isEqualTo(3);
+            assertThat(admitted(gate, other, 1)).isEqualTo(1);
+
+            gate.update(RuleSet.of(FlowRule.builder("login")
+                    .match("POST /login")
+                    .limit(5, WindowSpec.of(Duration.ofMinutes(1), 6))
+                    .scope(Scope.perOrigin())
+                    .build()));
+
+            assertThat(admitted(gate, client, 5)).as("3 counted, limit 5").isEqualTo(2);
+            assertThat(admitted(gate, other, 5)).as("1 counted, limit 5").isEqualTo(4);
+        } finally {
+            gate.close();
+        }
+    }
+
+    private static int admitted(HttpGate gate, Origin origin, int attempts) {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++) {
+            if (gate.enter("POST", "/login", origin) instanceof Entry entry) {
+                entry.close();
+                admitted++;
+            }
+        }
+        return admitted;
+    }
+
     @Test
     void oneClientOverItsLimit_doesNotTurnTheStoreUnavailable_forEveryoneElse() throws Exception {
         HttpGate gate = gate(

@@ -106,6 +106,59 @@ class WindowScriptTest {
                 .isZero();
     }
 
+    /**
+     * A reload that changes a shared rule's window: its keys are of another shape, and a new key
+     * starts from what the previous shape's key counts, placed where that one's current bucket
+     * ends, so that no permit counts for less long than the new window from when it was admitted.
+     */
+    @Test
+    void aChangedWindow_startsFromWhatThePreviousShapeCounts_andNeverLetsAPermitGoSooner() throws Exception {
+        long s = 1_000_000; // us
+        SharedWindow tenSeconds = SharedWindow.of("w", WindowSpec.of(Duration.ofSeconds(10), 10), 5);
+        SharedWindow minute = SharedWindow.of("w", WindowSpec.of(Duration.ofMinutes(1), 6), 5);
+        String key = "{o:changed}" + tenSeconds.keySuffix();
+        String newKey = "{o:changed}" + minute.keySuffix();
+        long t = 1_000_000 * s + 2_500_000; // 2.5 s into a 10 s bucket of the minute
+        for (int i = 0; i < 3; i++) {
+            assertThat(store.decide(tenSeconds, key, 1, t)
+                            .toCompletableFuture()
+                            .get()
+                            .admitted())
+                    .isTrue();
+        }
+        SharedWindow changed = minute.after(tenSeconds);
+        assertThat(changed.previousKey(newKey)).isEqualTo(key);
+
+        assertThat(admitted(changed, newKey, t + s, 10))
+                .as("3 of 5 counted before")
+                .isEqualTo(2);
+        // Admitted at 1,000,002.5 s: counted in the minute's bucket where the old bucket ends
+        // (1,000,010 s), so still at 1,000,062.5 s; the new window alone from then on.
+        assertThat(admitted(changed, newKey, t + 60 * s, 1)).isZero();
+        assertThat(admitted(minute, newKey, t + 80 * s, 10)).isEqualTo(5);
+        assertThat(connection.sync().pttl("script-test:" + newKey))
+                .as("the new key has a TTL")
+                .isPositive();
+
+        String fresh = "{o:none}" + minute.keySuffix();
+        assertThat(admitted(changed, fresh, t, 10))
+                .as("nothing counted under the previous shape")
+                .isEqualTo(5);
+    }
+
+    private static int admitted(SharedWindow window, String key, long nowMicros, int attempts) throws Exception {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++) {
+            admitted += store.decide(window, key, 1, nowMicros)
+                            .toCompletableFuture()
+                            .get()
+                            .admitted()
+                    ? 1
+                    : 0;
+        }
+        return admitted;
+    }
+
     @ParameterizedTest(name = "{0} per {1} ms in {2} buckets, {3}")
     @CsvSource({
         "5, 1000, 1, STRICT",
