@@ -694,6 +694,17 @@ public abstract sealed class Limit {
         private final LongAdder decidedWithoutStore = new LongAdder();
         private final AtomicLong outages = new AtomicLong();
 
+        /** How long a stretch of switch messages runs: at most {@link #SWITCH_MESSAGES} in it. */
+        private static final long SWITCH_LOG_NANOS = 60_000_000_000L;
+        /** An outage and its end: more a minute is a store that fails some keys and decides others. */
+        private static final int SWITCH_MESSAGES = 2;
+        /** When the stretch of switch messages began ({@link System#nanoTime}). Guarded by this. */
+        private long switchLogSince;
+        /** Switch messages in the stretch, and switches not logged since the last message. Guarded by this. */
+        private int switchesLogged;
+
+        private long switchesNotLogged;
+
         private record Remembered(String key, int permits, long untilNanos, long used) {}
 
         /** With {@code previous} (or null), the limit of the rule's previous version, shared too. */
@@ -837,19 +848,23 @@ public abstract sealed class Limit {
                     if (!unavailable) {
                         unavailable = true;
                         outages.incrementAndGet();
-                        LOG.warn(
-                                "Leapgate rule '{}': the shared store did not decide ({}); until it does, {}",
-                                rule.name(),
-                                cause instanceof TimeoutException
-                                        ? "no answer within " + DurationText.format(Duration.ofNanos(timeoutNanos))
-                                        : String.valueOf(cause),
-                                switch (policy) {
-                                    case LOCAL_SHARE ->
-                                        "this instance enforces its share of the limit, " + share() + " per "
-                                                + rule.window();
-                                    case OPEN -> "the rule lets every request pass (store-on-failure = open)";
-                                    case CLOSED -> "the rule rejects every request (store-on-failure = closed)";
-                                });
+                        String notLogged = switchLogged();
+                        if (notLogged != null) {
+                            LOG.warn(
+                                    "Leapgate rule '{}': the shared store did not decide ({}); until it does, {}{}",
+                                    rule.name(),
+                                    cause instanceof TimeoutException
+                                            ? "no answer within " + DurationText.format(Duration.ofNanos(timeoutNanos))
+                                            : String.valueOf(cause),
+                                    switch (policy) {
+                                        case LOCAL_SHARE ->
+                                            "this instance enforces its share of the limit, " + share() + " per "
+                                                    + rule.window();
+                                        case OPEN -> "the rule lets every request pass (store-on-failure = open)";
+                                        case CLOSED -> "the rule rejects every request (store-on-failure = closed)";
+                                    },
+                                    notLogged);
+                        }
                     }
                 }
             }
@@ -875,8 +890,37 @@ public abstract sealed class Limit {
         private synchronized void recovered() {
             if (unavailable) {
                 unavailable = false;
-                LOG.warn("Leapgate rule '{}': the shared store decides again", rule.name());
+                String notLogged = switchLogged();
+                if (notLogged != null) {
+                    LOG.warn("Leapgate rule '{}': the shared store decides again{}", rule.name(), notLogged);
+                }
             }
+        }
+
+        /**
+         * Whether to log a switch between the store and the failure policy: at most {@link
+         * #SWITCH_MESSAGES} a minute, since a store that fails some keys and decides others (a
+         * Redis Cluster with a master down, a key of the wrong type) switches on almost every
+         * request. Null if not; else what the message adds about the switches not logged (all are
+         * counted in the statistics, {@code outages}). Guarded by this.
+         */
+        private String switchLogged() {
+            long now = System.nanoTime();
+            if (switchesLogged == 0 || now - switchLogSince >= SWITCH_LOG_NANOS) {
+                switchLogSince = now;
+                switchesLogged = 0;
+            }
+            if (switchesLogged == SWITCH_MESSAGES) {
+                switchesNotLogged++;
+                return null;
+            }
+            switchesLogged++;
+            String notLogged = switchesNotLogged == 0
+                    ? ""
+                    : " (" + switchesNotLogged + " switches since the last message; at most " + SWITCH_MESSAGES
+                            + " are logged a minute, the statistics count all)";
+            switchesNotLogged = 0;
+            return notLogged;
         }
 
         /** This instance's share of the limit. */

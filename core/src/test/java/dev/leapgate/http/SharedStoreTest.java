@@ -54,6 +54,34 @@ class SharedStoreTest {
         return all;
     }
 
+    /**
+     * A store that fails some keys and decides others (a Redis Cluster with a master down) switches
+     * a rule between the store and its failure policy on almost every request: the statistics
+     * count every switch, the log says the first two of a minute and then how many it left out.
+     */
+    @Test
+    void aStoreSwitchingOnEveryRequest_isLoggedTwiceAMinute_andCountedEveryTime() throws Exception {
+        HttpGate gate = gate(PER_CLIENT);
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            for (int i = 0; i < 20; i++) {
+                store.down = i % 2 == 0;
+                Decision d = gate.enter("POST", "/login", Origin.ip(IpAddress.parse("203.0.113." + (i + 1)), 64));
+                assertThat(d).isInstanceOf(Entry.class);
+                ((Entry) d).close();
+            }
+        } finally {
+            System.setErr(err);
+        }
+
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(gate.store("login").orElseThrow().outages()).isEqualTo(10);
+        assertThat(log.lines().filter(line -> line.contains("Leapgate rule 'login': the shared store")))
+                .hasSize(2);
+    }
+
     @Test
     void twoGatesOnOneStore_shareOneLimit_andTheStoreSaysWhatRemains() {
         HttpGate first = gate(PER_CLIENT);
