@@ -299,6 +299,16 @@ public final class RedisWindowStore implements WindowStore {
                 LOG.debug("Leapgate Redis store {}: cannot connect", settings.shownUri(), failure);
             } else if (closed) {
                 c.closeAsync();
+            } else {
+                // The script into Redis's cache now, not at the first decision: that one would wait
+                // for an EVALSHA answered NOSCRIPT, then an EVAL, and at a start (code not yet
+                // compiled) overrun its time budget. Best effort: a decision loads it anyway.
+                RedisScriptingAsyncCommands<String, String> scripting = commands(c);
+                scripting.scriptLoad(SCRIPT).whenComplete((loaded, notLoaded) -> {
+                    if (notLoaded != null) {
+                        LOG.debug("Leapgate Redis store {}: script not loaded", settings.shownUri(), notLoaded);
+                    }
+                });
             }
         });
         connection.set(new Connecting(future, System.nanoTime()));

@@ -70,6 +70,24 @@ class WindowScriptTest {
         }
     }
 
+    /** The script is in Redis's cache once the store is connected, before any decision needs it. */
+    @Test
+    void theScript_isLoadedWhenTheStoreConnects_notAtTheFirstDecision() throws Exception {
+        connection.sync().scriptFlush();
+        try (RedisWindowStore fresh = RedisWindowStore.open(new StoreSettings(
+                URI.create(redis.uri()),
+                "script-load",
+                Duration.ofSeconds(5),
+                dev.leapgate.store.FailurePolicy.OPEN,
+                1))) {
+            String sha = connection.sync().digest(RedisWindowStore.SCRIPT);
+            Polling.eventually(
+                    "the script loaded",
+                    Duration.ofSeconds(10),
+                    () -> connection.sync().scriptExists(sha).get(0));
+        }
+    }
+
     /**
      * After a reload that lowers a shared rule's limit, decisions under the new limit that arrive
      * while a hot key's calls are in flight wait for the next call with the decisions of the old
