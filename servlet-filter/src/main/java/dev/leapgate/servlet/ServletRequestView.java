@@ -11,13 +11,16 @@ import java.util.List;
 /**
  * A servlet request as the core sees it: nothing is read until the core asks.
  *
- * <p>Who sent it (the peer's address and the headers, among them the forwarding ones) is read from
- * the request as the container made it, under the wrappers of filters before this one. A wrapper
- * may answer otherwise: Spring's {@code ForwardedHeaderFilter} ({@code
- * server.forward-headers-strategy: framework}) gives the first address of a client's own {@code
- * X-Forwarded-For} as the peer's and hides the header, so that every request could name a client
- * of its own choosing. The gate's {@code trusted-proxies} decide which forwarded address to
- * believe. The rest (method, path, principal) is read through the wrappers.
+ * <p>Who sent it (the peer's address and the fields {@code Forwarded}, {@code X-Forwarded-For},
+ * {@code X-Real-IP} and {@code Host}) is read from the request as the container made it, under the
+ * wrappers of filters before this one. A wrapper may answer otherwise: Spring's {@code
+ * ForwardedHeaderFilter} ({@code server.forward-headers-strategy: framework}) gives the first
+ * address of a client's own {@code X-Forwarded-For} as the peer's and hides the header, so that
+ * every request could name a client of its own choosing. The gate's {@code trusted-proxies} decide
+ * which forwarded address to believe. The rest (method, path, principal, and every other header,
+ * such as the one {@code origin = header:<Name>} names) is read through the wrappers, as the
+ * application sees it: a filter of the application that replaces or removes a client's own value
+ * (an authentication filter that sets the tenant of the credentials) is believed, not the client.
  */
 final class ServletRequestView implements HttpRequestView {
 
@@ -73,9 +76,17 @@ final class ServletRequestView implements HttpRequestView {
         return sent().getRemoteAddr();
     }
 
+    /** The fields that say who sent the request, read under the wrappers as the peer is. */
+    private static boolean aboutTheSender(String name) {
+        return name.equalsIgnoreCase("Forwarded")
+                || name.equalsIgnoreCase("X-Forwarded-For")
+                || name.equalsIgnoreCase("X-Real-IP")
+                || name.equalsIgnoreCase("Host");
+    }
+
     @Override
     public List<String> headers(String name) {
-        Enumeration<String> values = sent().getHeaders(name);
+        Enumeration<String> values = (aboutTheSender(name) ? sent() : request).getHeaders(name);
         return values == null || !values.hasMoreElements() ? List.of() : Collections.list(values);
     }
 

@@ -220,6 +220,59 @@ class ClientIpFilterTest {
         }
     }
 
+    /**
+     * An earlier filter that says which tenant a request is for, as an authentication filter of the
+     * application may: whatever {@code X-Tenant} the client wrote, the application sees the tenant
+     * of its credentials ({@code Authorization: Bearer <tenant>} here, standing for a verified token).
+     */
+    private static final class TenantFromCredentials implements Filter {
+        @Override
+        public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+                throws IOException, ServletException {
+            HttpServletRequest http = (HttpServletRequest) request;
+            String tenant = http.getHeader("Authorization").substring("Bearer ".length());
+            chain.doFilter(
+                    new HttpServletRequestWrapper(http) {
+                        @Override
+                        public String getHeader(String name) {
+                            return name.equalsIgnoreCase("X-Tenant") ? tenant : super.getHeader(name);
+                        }
+
+                        @Override
+                        public Enumeration<String> getHeaders(String name) {
+                            return name.equalsIgnoreCase("X-Tenant")
+                                    ? Collections.enumeration(java.util.List.of(tenant))
+                                    : super.getHeaders(name);
+                        }
+                    },
+                    response);
+        }
+    }
+
+    @Test
+    void anOriginHeader_isReadAsTheApplicationSeesIt_notAsTheClientWroteIt() throws Exception {
+        try (JettyHarness jetty = new JettyHarness(Map.of(
+                        "rule.per-tenant.match", "/api/**",
+                        "rule.per-tenant.limit", "1/1m",
+                        "rule.per-tenant.scope", "per-origin",
+                        "origin", "header:X-Tenant"))
+                .upstream(new TenantFromCredentials())
+                .servlet("/api/*", new TestServlets.Text("ok"))
+                .start()) {
+            assertThat(jetty.get("/api/x", "Authorization", "Bearer acme", "X-Tenant", "t-1")
+                            .statusCode())
+                    .isEqualTo(200);
+            assertThat(jetty.get("/api/x", "Authorization", "Bearer acme", "X-Tenant", "t-2")
+                            .statusCode())
+                    .as("the tenant the application sees, acme, whatever X-Tenant the client wrote")
+                    .isEqualTo(429);
+            assertThat(jetty.get("/api/x", "Authorization", "Bearer other", "X-Tenant", "acme")
+                            .statusCode())
+                    .as("nor can a client write itself into another tenant")
+                    .isEqualTo(200);
+        }
+    }
+
     /** A header that a server in X-Forwarded-For mode surely counts for {@code ip}. */
     private static String[] xForwardedFor(String ip) {
         return new String[] {"X-Forwarded-For", ip};
