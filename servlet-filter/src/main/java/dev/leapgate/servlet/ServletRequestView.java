@@ -84,10 +84,25 @@ final class ServletRequestView implements HttpRequestView {
                 || name.equalsIgnoreCase("Host");
     }
 
+    /**
+     * Every value of a header; for {@code Host} over HTTP/2 without one, the stream's {@code
+     * :authority}, which a container such as Tomcat gives only as the server name and port: without
+     * it, the status endpoint would take the request for one without a Host (HTTP/1.0) and answer
+     * any host name.
+     */
     @Override
     public List<String> headers(String name) {
-        Enumeration<String> values = (aboutTheSender(name) ? sent() : request).getHeaders(name);
-        return values == null || !values.hasMoreElements() ? List.of() : Collections.list(values);
+        HttpServletRequest from = aboutTheSender(name) ? sent() : request;
+        Enumeration<String> values = from.getHeaders(name);
+        if (values == null || !values.hasMoreElements()) {
+            String protocol = from.getProtocol();
+            if (name.equalsIgnoreCase("Host") && protocol != null && protocol.startsWith("HTTP/2")) {
+                String host = from.getServerName();
+                return host == null || host.isEmpty() ? List.of() : List.of(host + ":" + from.getServerPort());
+            }
+            return List.of();
+        }
+        return Collections.list(values);
     }
 
     @Override
