@@ -98,7 +98,12 @@ final class ServletRequestView implements HttpRequestView {
             String protocol = from.getProtocol();
             if (name.equalsIgnoreCase("Host") && protocol != null && protocol.startsWith("HTTP/2")) {
                 String host = from.getServerName();
-                return host == null || host.isEmpty() ? List.of() : List.of(host + ":" + from.getServerPort());
+                if (host == null || host.isEmpty()) {
+                    return List.of();
+                }
+                // An IPv6 address in brackets, as in a Host field.
+                host = host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
+                return List.of(host + ":" + from.getServerPort());
             }
             return List.of();
         }

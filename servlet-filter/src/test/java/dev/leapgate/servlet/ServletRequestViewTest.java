@@ -1,0 +1,34 @@
+package dev.leapgate.servlet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.lang.reflect.Proxy;
+import java.util.Collections;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The Host the core sees of an HTTP/2 request that has no Host field (Tomcat gives :authority as the server name). */
+class ServletRequestViewTest {
+
+    /** An HTTP/2 request without a Host field, to {@code serverName}:8443. */
+    private static HttpServletRequest http2To(String serverName) {
+        Map<String, Object> answers =
+                Map.of("getProtocol", "HTTP/2.0", "getServerName", serverName, "getServerPort", 8443);
+        return (HttpServletRequest) Proxy.newProxyInstance(
+                ServletRequestViewTest.class.getClassLoader(),
+                new Class<?>[] {HttpServletRequest.class},
+                (proxy, method, args) -> method.getName().equals("getHeaders")
+                        ? Collections.emptyEnumeration()
+                        : answers.get(method.getName()));
+    }
+
+    @Test
+    void http2WithoutAHostField_givesTheServerNameAndPort_anIpv6AddressInBrackets() {
+        assertThat(new ServletRequestView(http2To("status.example")).headers("Host"))
+                .containsExactly("status.example:8443");
+        assertThat(new ServletRequestView(http2To("0:0:0:0:0:0:0:1")).headers("Host"))
+                .containsExactly("[0:0:0:0:0:0:0:1]:8443");
+        assertThat(new ServletRequestView(http2To("[::1]")).headers("Host")).containsExactly("[::1]:8443");
+    }
+}
