@@ -524,6 +524,10 @@ public final class RedisWindowStore implements WindowStore {
         }
         String[] shape = shapes.computeIfAbsent(window, RedisWindowStore::shape);
         SharedWindow previous = window.previous();
+        String previousKey = previous == null ? null : window.previousKey(key);
+        if (previousKey == null) {
+            previous = null; // a key not of the window's shape: nothing to go on from
+        }
         String[] args = previous != null ? new String[9] : nowMicros == null ? new String[6] : new String[7];
         args[0] = "a";
         args[1] = permits;
@@ -537,7 +541,7 @@ public final class RedisWindowStore implements WindowStore {
         } else {
             // A key the rule's previous version (another window) may still count in: the new key,
             // while it holds nothing, starts from it. Both in one Redis Cluster slot (the braces).
-            keys = new String[] {prefix + key, prefix + window.previousKey(key)};
+            keys = new String[] {prefix + key, prefix + previousKey};
             args[7] = Long.toString(previous.bucketMicros());
             args[8] = Integer.toString(previous.span());
         }
