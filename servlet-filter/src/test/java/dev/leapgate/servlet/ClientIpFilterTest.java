@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -149,6 +150,40 @@ class ClientIpFilterTest {
     }
 
     /**
+     * A request as an earlier filter shows it: the field {@code name} answers {@code value} (none
+     * if null), and the peer is {@code peer} (the real one if null).
+     */
+    private static final class Rewritten extends HttpServletRequestWrapper {
+        private final String name;
+        private final String value;
+        private final String peer;
+
+        Rewritten(HttpServletRequest request, String name, String value, String peer) {
+            super(request);
+            this.name = name;
+            this.value = value;
+            this.peer = peer;
+        }
+
+        @Override
+        public String getRemoteAddr() {
+            return peer != null ? peer : super.getRemoteAddr();
+        }
+
+        @Override
+        public String getHeader(String field) {
+            return field.equalsIgnoreCase(name) ? value : super.getHeader(field);
+        }
+
+        @Override
+        public Enumeration<String> getHeaders(String field) {
+            return !field.equalsIgnoreCase(name)
+                    ? super.getHeaders(field)
+                    : value == null ? Collections.emptyEnumeration() : Collections.enumeration(List.of(value));
+        }
+    }
+
+    /**
      * An earlier filter that answers for the peer as Spring's {@code ForwardedHeaderFilter} does:
      * the first address of {@code X-Forwarded-For} is the peer's, and the header is hidden.
      */
@@ -161,24 +196,7 @@ class ClientIpFilterTest {
             chain.doFilter(
                     forwarded == null
                             ? request
-                            : new HttpServletRequestWrapper(http) {
-                                @Override
-                                public String getRemoteAddr() {
-                                    return forwarded.split(",")[0].strip();
-                                }
-
-                                @Override
-                                public String getHeader(String name) {
-                                    return name.equalsIgnoreCase("X-Forwarded-For") ? null : super.getHeader(name);
-                                }
-
-                                @Override
-                                public Enumeration<String> getHeaders(String name) {
-                                    return name.equalsIgnoreCase("X-Forwarded-For")
-                                            ? Collections.emptyEnumeration()
-                                            : super.getHeaders(name);
-                                }
-                            },
+                            : new Rewritten(http, "X-Forwarded-For", null, forwarded.split(",")[0].strip()),
                     response);
         }
     }
@@ -231,21 +249,7 @@ class ClientIpFilterTest {
                 throws IOException, ServletException {
             HttpServletRequest http = (HttpServletRequest) request;
             String tenant = http.getHeader("Authorization").substring("Bearer ".length());
-            chain.doFilter(
-                    new HttpServletRequestWrapper(http) {
-                        @Override
-                        public String getHeader(String name) {
-                            return name.equalsIgnoreCase("X-Tenant") ? tenant : super.getHeader(name);
-                        }
-
-                        @Override
-                        public Enumeration<String> getHeaders(String name) {
-                            return name.equalsIgnoreCase("X-Tenant")
-                                    ? Collections.enumeration(java.util.List.of(tenant))
-                                    : super.getHeaders(name);
-                        }
-                    },
-                    response);
+            chain.doFilter(new Rewritten(http, "X-Tenant", tenant, null), response);
         }
     }
 
