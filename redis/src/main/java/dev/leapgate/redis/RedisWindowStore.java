@@ -16,9 +16,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -87,14 +85,15 @@ import org.slf4j.LoggerFactory;
  * <h2>Instances</h2>
  *
  * With {@code store-instances = auto} each instance writes a heartbeat into the sorted set {@code
- * <prefix>:instances} every 2 s (entries older than 10 s are dropped, and the key has a TTL), and
+ * <prefix>:instances} every 2 s, on Redis's clock (entries older than 10 s are dropped, and the key has a TTL), and
  * {@link #instances()} is the number of instances seen: what a local share divides the limit by.
  */
 public final class RedisWindowStore implements WindowStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisWindowStore.class);
 
-    static final String SCRIPT = script();
+    static final String SCRIPT = script("window.lua");
+    static final String INSTANCES_SCRIPT = script("instances.lua");
 
     private static final Duration HEARTBEAT = Duration.ofSeconds(2);
     /** How long a reply that came too late for its decision is still waited for, to give back what it admitted. */
@@ -632,20 +631,31 @@ public final class RedisWindowStore implements WindowStore {
                 });
     }
 
-    /** Counts this instance in, and the instances that counted themselves in lately. */
+    /**
+     * Counts this instance in, and the instances that counted themselves in lately: one script
+     * (one round trip), on Redis's clock.
+     */
     private void beat() {
         if (closed) {
             return;
         }
-        String key = prefix + "instances";
-        long now = System.currentTimeMillis();
+        String[] key = {prefix + "instances"};
         connection().thenAccept(c -> {
-            RedisSortedSetAsyncCommands<String, String> zset = commands(c);
-            RedisKeyAsyncCommands<String, String> keys = commands(c);
-            zset.zadd(key, now, instanceId);
-            zset.zremrangebyscore(key, io.lettuce.core.Range.create(0, now - INSTANCE_EXPIRY.toMillis()));
-            keys.pexpire(key, INSTANCE_EXPIRY.toMillis());
-            zset.zcard(key).thenAccept(n -> instances = (int) Math.max(1, Math.min(Integer.MAX_VALUE, n)));
+            RedisScriptingAsyncCommands<String, String> scripting = commands(c);
+            scripting
+                    .<Long>eval(
+                            INSTANCES_SCRIPT,
+                            ScriptOutputType.INTEGER,
+                            key,
+                            instanceId,
+                            Long.toString(INSTANCE_EXPIRY.toMillis()))
+                    .whenComplete((n, failure) -> {
+                        if (failure != null) {
+                            LOG.debug("Leapgate Redis store {}: heartbeat failed", settings.shownUri(), failure);
+                        } else {
+                            instances = (int) Math.max(1, Math.min(Integer.MAX_VALUE, n));
+                        }
+                    });
         });
     }
 
@@ -675,10 +685,10 @@ public final class RedisWindowStore implements WindowStore {
         return "RedisWindowStore[" + settings.shownUri() + ", prefix " + settings.keyPrefix() + "]";
     }
 
-    private static String script() {
-        try (InputStream in = RedisWindowStore.class.getResourceAsStream("window.lua")) {
+    private static String script(String name) {
+        try (InputStream in = RedisWindowStore.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IllegalStateException("window.lua is missing from leapgate-redis");
+                throw new IllegalStateException(name + " is missing from leapgate-redis");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -404,6 +404,28 @@ class SharedLimitTest {
         }
     }
 
+    @Test
+    void heartbeat_isOneScript_onRedisClock() throws Exception {
+        List<String> time = redis.call(c -> c.time());
+        long nowMillis = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        // Two other instances by Redis's clock: one silent for 11 s (gone), one beat 4 s ago.
+        redis.call(c -> c.zadd("beat:instances", nowMillis - 11_000, "gone"));
+        redis.call(c -> c.zadd("beat:instances", nowMillis - 4_000, "alive"));
+        redis.call(c -> c.configResetstat());
+        StoreSettings auto =
+                new StoreSettings(URI.create(redis.uri()), "beat", Duration.ofSeconds(1), FailurePolicy.LOCAL_SHARE, 0);
+        try (RedisWindowStore store = RedisWindowStore.open(auto)) {
+            Polling.eventually("the first heartbeat", Duration.ofSeconds(5), () -> store.instances() == 2);
+            List<String> members = redis.call(c -> c.zrange("beat:instances", 0, -1));
+            assertThat(members).hasSize(2).contains("alive").doesNotContain("gone");
+            // Counting in, dropping the silent and counting is one round trip: one script, which
+            // reads the time in Redis (no instance's clock is compared with another's).
+            String stats = redis.call(c -> c.info("commandstats"));
+            assertThat(calls(stats, "eval")).isPositive();
+            assertThat(calls(stats, "zadd")).isEqualTo(calls(stats, "eval"));
+        }
+    }
+
     /** The permits a window's value counts: {@code "<head>:<c0>,<c1>,...|<older>"}. */
     static long counted(String window) {
         long sum = 0;
