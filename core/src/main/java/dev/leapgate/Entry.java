@@ -117,7 +117,8 @@ public abstract non-sealed class Entry implements Decision, AutoCloseable {
 
     /**
      * Records the response time and outcome and releases the entry's permits; only the first call
-     * does anything.
+     * does anything. If the limiter's {@link Clock} throws, the permits are released all the same
+     * (the response time recorded as 0) and the clock's exception is thrown.
      */
     @Override
     public abstract void close();

@@ -176,17 +176,30 @@ public final class AdmittedEntry extends Entry {
         if ((word & STATE_BITS) >= CLOSED) {
             return;
         }
-        long now = limits[0].recorder.clock().nanoTime();
+        long now;
+        RuntimeException clockFailure = null;
+        try {
+            now = limits[0].recorder.clock().nanoTime();
+        } catch (RuntimeException e) {
+            // An application's clock that throws: the request has ended all the same, so it
+            // gives back what it holds (as of its start: a response time of 0), then the
+            // exception goes on to the caller.
+            now = startNanos;
+            clockFailure = e;
+        }
         long closed = (now - startNanos) << 2;
         for (; ; ) {
             if (STATE.compareAndSet(this, word, closed | (word + CLOSED))) {
                 exit(now, word == OPEN_FAILED);
-                return;
+                break;
             }
             word = state; // only fail() moves an open entry: OPEN -> OPEN_FAILED
             if ((word & STATE_BITS) >= CLOSED) {
-                return;
+                break;
             }
+        }
+        if (clockFailure != null) {
+            throw clockFailure;
         }
     }
 

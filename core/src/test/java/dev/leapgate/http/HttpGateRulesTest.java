@@ -332,6 +332,37 @@ class HttpGateRulesTest {
     }
 
     @Test
+    void aClockThatThrowsAtClose_propagates_andTheEntryStillEnds() {
+        java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean();
+        dev.leapgate.Clock failing = () -> {
+            if (broken.get()) {
+                throw new IllegalStateException("clock failed");
+            }
+            return clock.nanoTime();
+        };
+        HttpGate gate = HttpGate.builder(Configs.withRules(
+                        RuleSet.of(rule("slots", "/submit").inFlight(1).build())))
+                .clock(failing)
+                .build();
+        Entry entry = (Entry) gate.enter("POST", "/submit", ip("203.0.113.1"));
+
+        broken.set(true);
+        assertThatThrownBy(entry::close)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("clock failed");
+        broken.set(false);
+
+        assertThat(entry.isClosed()).isTrue();
+        entry.close(); // closed once: the slot is not given back twice
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.2")).admitted())
+                .as("the in-flight slot was given back")
+                .isTrue();
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.3")).admitted())
+                .as("and only once")
+                .isFalse();
+    }
+
+    @Test
     void exemptOrigins_bypassEveryRule_deniedOnesAreAlwaysRejected() {
         HttpGate gate = HttpGate.builder(Configs.withRules(new RuleSet(
                         List.of(rule("tight", "/**").limit(1, seconds(10)).build()),
