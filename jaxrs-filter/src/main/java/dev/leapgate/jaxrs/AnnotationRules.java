@@ -67,12 +67,65 @@ final class AnnotationRules implements DynamicFeature {
             return;
         }
         recordRoute(resourceClass, method);
-        RateLimited[] onClass = resourceClass.getAnnotationsByType(RateLimited.class);
-        RateLimited[] onMethod = method.getAnnotationsByType(RateLimited.class);
+        RateLimited[] onClass = onClass(resourceClass);
+        RateLimited[] onMethod = onMethod(method);
         if (onClass.length == 0 && onMethod.length == 0) {
             return;
         }
         bind(resourceClass, method, onClass, onMethod);
+    }
+
+    /**
+     * The class's {@code @RateLimited}: on the class, else on its nearest superclass that has one
+     * (an abstract base resource; a CDI proxy is a subclass), else on the nearest interface that
+     * has one, found as {@link RouteTemplate#pathOf(Class)} finds the root {@code @Path}. Java
+     * inherits no annotation from an interface, and {@code RateLimited} is not {@code @Inherited}.
+     */
+    static RateLimited[] onClass(Class<?> resourceClass) {
+        for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            RateLimited[] declared = c.getDeclaredAnnotationsByType(RateLimited.class);
+            if (declared.length > 0) {
+                return declared;
+            }
+        }
+        for (Class<?> c = resourceClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            RateLimited[] declared = onInterfaces(c.getInterfaces());
+            if (declared.length > 0) {
+                return declared;
+            }
+        }
+        return new RateLimited[0];
+    }
+
+    private static RateLimited[] onInterfaces(Class<?>[] faces) {
+        for (Class<?> face : faces) {
+            RateLimited[] declared = face.getDeclaredAnnotationsByType(RateLimited.class);
+            if (declared.length > 0) {
+                return declared;
+            }
+        }
+        for (Class<?> face : faces) {
+            RateLimited[] declared = onInterfaces(face.getInterfaces());
+            if (declared.length > 0) {
+                return declared;
+            }
+        }
+        return new RateLimited[0];
+    }
+
+    /**
+     * The method's {@code @RateLimited}: its own, else, as it inherits its JAX-RS annotations
+     * ({@link RouteTemplate#annotated}, Jakarta REST section 3.6), those of the interface or
+     * superclass method that declares its {@code @Path} and HTTP method (an API written as an
+     * annotated interface, limited there).
+     */
+    static RateLimited[] onMethod(Method method) {
+        RateLimited[] own = method.getAnnotationsByType(RateLimited.class);
+        if (own.length > 0) {
+            return own;
+        }
+        Method annotated = RouteTemplate.annotated(method);
+        return annotated == method ? own : annotated.getAnnotationsByType(RateLimited.class);
     }
 
     private synchronized void recordRoute(Class<?> resourceClass, Method method) {

@@ -36,6 +36,10 @@ import java.lang.annotation.Target;
  * every matching configured rule) admit it. On a class, an annotation applies to each resource
  * method of the class separately (each method has its own count), in addition to the method's own
  * annotations. Invalid values fail the application's start with a message naming the method.
+ *
+ * <p>Inherited as the JAX-RS annotations are: a resource method without one of its own takes
+ * those of the interface or superclass method that declares its {@code @Path} and HTTP method; a
+ * resource class without one takes its nearest superclass's, else its interface's.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.jaxrs.app.ClassLimitedResource;
+import dev.leapgate.jaxrs.app.LimitedApiResource;
+import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.invalid.Samples;
 import dev.leapgate.rule.FlowRule;
@@ -65,6 +67,22 @@ class AnnotationRulesTest {
                 .extracting(FlowRule::resource)
                 .containsExactly("GET /class-limited/a", "GET /class-limited/b", "GET /class-limited/b");
         assertThat(rules.get(2).isInFlight()).isTrue();
+    }
+
+    @Test
+    void annotationOnTheInterfaceMethod_limitsTheImplementingMethod_andNotItsSibling() {
+        List<FlowRule> rules = bind(LimitedApiResource.class, "item", "featured");
+
+        assertThat(rules).extracting(FlowRule::name).containsExactly("LimitedApiResource-item-1");
+        assertThat(rules).extracting(FlowRule::resource).containsExactly("GET /limited-api/{id}");
+    }
+
+    @Test
+    void classAnnotationOnABaseClass_appliesToTheSubclassesMethods() {
+        List<FlowRule> rules = bind(LimitedBase.FromLimitedBase.class, "item");
+
+        assertThat(rules).extracting(FlowRule::name).containsExactly("FromLimitedBase-item-1");
+        assertThat(rules).extracting(FlowRule::resource).containsExactly("GET /base-limited/{id}");
     }
 
     @Test

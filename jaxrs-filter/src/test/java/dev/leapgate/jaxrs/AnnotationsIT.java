@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.ClassLimitedResource;
+import dev.leapgate.jaxrs.app.LimitedApiResource;
+import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedItemsResource;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
@@ -79,6 +81,28 @@ class AnnotationsIT {
             assertThat(server.gate().stats())
                     .extracting(dev.leapgate.stats.ResourceStats::resource)
                     .containsExactly("GET /limited-items/{id}");
+        }
+    }
+
+    @Test
+    void annotationOnTheInterfaceMethodThatDeclaresTheRoute_limitsThatRoute() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(LimitedApiResource.class))) {
+            assertThat(status(server, "/limited-api/1", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/limited-api/featured", "203.0.113.1"))
+                    .as("a sibling route of the interface, unannotated")
+                    .isEqualTo(200);
+            assertThat(status(server, "/limited-api/2", "203.0.113.1")).isEqualTo(429);
+            assertThat(server.gate().stats())
+                    .extracting(dev.leapgate.stats.ResourceStats::resource)
+                    .containsExactly("GET /limited-api/{id}");
+        }
+    }
+
+    @Test
+    void classAnnotationOnABaseResourceClass_limitsTheSubclassesRoutes() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(LimitedBase.FromLimitedBase.class))) {
+            assertThat(status(server, "/base-limited/1", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/base-limited/2", "203.0.113.1")).isEqualTo(429);
         }
     }
 
