@@ -66,13 +66,32 @@ final class AnnotationRules implements DynamicFeature {
         if (resourceClass == null || method == null) {
             return;
         }
-        recordRoute(resourceClass, method);
+        String httpMethod = RouteTemplate.httpMethod(method);
+        if (httpMethod == null) {
+            return; // a sub-resource locator (CXF reports them too): no resource method, no route of its own
+        }
+        // A class without @Path is reached through a locator only: its template here lacks the
+        // locators' (GET /{id} for GET /orgs/{org}/members/{id}), so neither a route nor a rule.
+        boolean root = RouteTemplate.pathOf(resourceClass) != null;
+        if (root) {
+            recordRoute(resourceClass, method, httpMethod);
+        }
         RateLimited[] onClass = onClass(resourceClass);
         RateLimited[] onMethod = onMethod(method);
         if (onClass.length == 0 && onMethod.length == 0) {
             return;
         }
-        bind(resourceClass, method, onClass, onMethod);
+        if (!root) {
+            throw reachedThroughLocator(describe(resourceClass, method));
+        }
+        bind(resourceClass, method, httpMethod, onClass, onMethod);
+    }
+
+    private static IllegalStateException reachedThroughLocator(String where) {
+        return new IllegalStateException("@RateLimited on " + where + " cannot be applied: the method is reached"
+                + " through a sub-resource locator, and Leapgate's rules are fixed when the application"
+                + " starts; annotate root resources (classes with @Path), or write a rule.* for the full"
+                + " template in the configuration");
     }
 
     /**
@@ -128,11 +147,7 @@ final class AnnotationRules implements DynamicFeature {
         return annotated == method ? own : annotated.getAnnotationsByType(RateLimited.class);
     }
 
-    private synchronized void recordRoute(Class<?> resourceClass, Method method) {
-        String httpMethod = RouteTemplate.httpMethod(method);
-        if (httpMethod == null) {
-            return; // a sub-resource locator: its routes are bound when first reached
-        }
+    private synchronized void recordRoute(Class<?> resourceClass, Method method, String httpMethod) {
         String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
         routes.add(httpMethod + " " + template);
         if (httpMethod.equals("GET")) {
@@ -152,19 +167,18 @@ final class AnnotationRules implements DynamicFeature {
     }
 
     private synchronized void bind(
-            Class<?> resourceClass, Method method, RateLimited[] onClass, RateLimited[] onMethod) {
+            Class<?> resourceClass, Method method, String httpMethod, RateLimited[] onClass, RateLimited[] onMethod) {
         String where = describe(resourceClass, method);
-        if (closed) {
-            throw new IllegalStateException("@RateLimited on " + where + " cannot be applied: the method is reached"
-                    + " through a sub-resource locator, and Leapgate's rules are fixed when the application"
-                    + " starts; annotate root resources (classes with @Path), or write a rule.* for the full"
-                    + " template in the configuration");
-        }
-        String httpMethod = RouteTemplate.httpMethod(method);
         String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
-        if (!bound.add(httpMethod + " " + template + " " + method)) {
+        // Bound already: a root resource class that a locator returns too, reached that way later.
+        String key = httpMethod + " " + template + " " + method;
+        if (bound.contains(key)) {
             return;
         }
+        if (closed) {
+            throw reachedThroughLocator(where);
+        }
+        bound.add(key);
         PathPattern match = PathPattern.route(httpMethod, template);
         List<RateLimited> all = new ArrayList<>(Arrays.asList(onClass));
         all.addAll(Arrays.asList(onMethod));

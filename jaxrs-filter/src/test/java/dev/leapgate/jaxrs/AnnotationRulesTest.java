@@ -7,6 +7,7 @@ import dev.leapgate.jaxrs.app.ClassLimitedResource;
 import dev.leapgate.jaxrs.app.LimitedApiResource;
 import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedResource;
+import dev.leapgate.jaxrs.app.LocatorAnnotations;
 import dev.leapgate.jaxrs.app.invalid.Samples;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
@@ -83,6 +84,37 @@ class AnnotationRulesTest {
 
         assertThat(rules).extracting(FlowRule::name).containsExactly("FromLimitedBase-item-1");
         assertThat(rules).extracting(FlowRule::resource).containsExactly("GET /base-limited/{id}");
+    }
+
+    @Test
+    void aSubResourceLocator_isNoResourceMethod_soAClassAnnotationMakesNoRuleForIt() {
+        // CXF hands locators to dynamic features too; Jersey and RESTEasy do not.
+        List<FlowRule> rules = bind(LocatorAnnotations.Shelf.class, "list", "book");
+
+        assertThat(rules).extracting(FlowRule::resource).containsExactly("GET /shelf");
+    }
+
+    @Test
+    void anAnnotatedSubResourceMethod_isRefused_alsoBeforeTheRulesAreFixed() {
+        // RESTEasy binds a sub-resource while the first request to it is matched, which may be
+        // before the gate is built: its template there lacks the locator's path (GET /).
+        assertThatThrownBy(() -> annotations.configure(info(LocatorAnnotations.Page.class, "get"), null))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("@RateLimited on Page.get() cannot be applied: the method is reached through a"
+                        + " sub-resource locator, and Leapgate's rules are fixed when the application starts;"
+                        + " annotate root resources (classes with @Path), or write a rule.* for the full template"
+                        + " in the configuration");
+        assertThat(annotations.close()).isEmpty();
+        assertThat(annotations.routes()).isEmpty();
+    }
+
+    @Test
+    void aRootResourceReachedAgainThroughALocator_afterTheStart_isNotRefused() {
+        List<FlowRule> rules = bind(LocatorAnnotations.Members.class, "member");
+
+        annotations.configure(info(LocatorAnnotations.Members.class, "member"), null);
+
+        assertThat(rules).extracting(FlowRule::resource).containsExactly("GET /members/{id}");
     }
 
     @Test

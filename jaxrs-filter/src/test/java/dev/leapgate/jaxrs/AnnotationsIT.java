@@ -9,6 +9,7 @@ import dev.leapgate.jaxrs.app.LimitedApiResource;
 import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedItemsResource;
 import dev.leapgate.jaxrs.app.LimitedResource;
+import dev.leapgate.jaxrs.app.LocatorAnnotations;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -103,6 +104,54 @@ class AnnotationsIT {
         try (JaxrsServer server = JaxrsServer.start(app(LimitedBase.FromLimitedBase.class))) {
             assertThat(status(server, "/base-limited/1", "203.0.113.1")).isEqualTo(200);
             assertThat(status(server, "/base-limited/2", "203.0.113.1")).isEqualTo(429);
+        }
+    }
+
+    @Test
+    void classAnnotationOnARootResourceWithALocator_limitsTheClasssResourceMethodsOnly() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Shelf.class))) {
+            for (int i = 1; i <= 3; i++) {
+                assertThat(status(server, "/shelf/" + i, "203.0.113.1"))
+                        .as("a sub-resource reached through the class's locator")
+                        .isEqualTo(200);
+            }
+            assertThat(status(server, "/shelf", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/shelf", "203.0.113.1")).isEqualTo(429);
+            assertThat(server.gate().rules().rules())
+                    .extracting(dev.leapgate.rule.FlowRule::resource)
+                    .containsExactly("GET /shelf");
+        }
+    }
+
+    @Test
+    void annotationOnASubResourceMethod_isRefused_andNeverLimitsAnotherRoute() throws Exception {
+        JaxrsServer.App app = app(LocatorAnnotations.Library.class, LocatorAnnotations.Home.class)
+                .property("leapgate.rule.home.match", "GET /")
+                .property("leapgate.rule.home.limit", "100/1h");
+        // Refused where the runtime binds it, when a request first reaches it; never read by CXF.
+        int refused = JaxrsServer.runtime().equals("cxf") ? 200 : 500;
+        try (JaxrsServer server = JaxrsServer.start(app)) {
+            assertThat(status(server, "/lib/1", "203.0.113.1")).isEqualTo(refused);
+            for (int i = 0; i < 3; i++) {
+                assertThat(status(server, "/", "203.0.113.1"))
+                        .as("the application's root, not the sub-resource's route")
+                        .isEqualTo(200);
+            }
+            assertThat(status(server, "/lib/2", "203.0.113.1")).isEqualTo(refused);
+            assertThat(server.gate().rules().rules())
+                    .extracting(dev.leapgate.rule.FlowRule::name)
+                    .containsExactly("home");
+        }
+    }
+
+    @Test
+    void aRootResourceThatALocatorReturnsToo_isServedThroughTheLocator_andLimitedAtItsRootRoute() throws Exception {
+        JaxrsServer.App app = app(LocatorAnnotations.Members.class, LocatorAnnotations.Teams.class);
+        try (JaxrsServer server = JaxrsServer.start(app)) {
+            assertThat(status(server, "/teams/a/members/1", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/teams/a/members/2", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/members/1", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/members/2", "203.0.113.1")).isEqualTo(429);
         }
     }
 
