@@ -78,13 +78,24 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         application.leases().sweep();
         String template = application.routes().of(request.getUriInfo(), resourceInfo);
         Decision decision = gate.enter(new View(request, template));
+        // In a servlet container the request's properties are the servlet request's attributes, which
+        // a second dispatch of that request into the application (a forward, an error page) shares:
+        // what an earlier dispatch left there is put back when this one's response is filtered.
+        Object enclosing = request.getProperty(ApplicationGate.TRACKER);
         if (decision instanceof Entry entry) {
             request.setProperty(
-                    ApplicationGate.TRACKER, new RequestTracker(entry, requestEnd(request), application.leases()));
+                    ApplicationGate.TRACKER,
+                    new RequestTracker(entry, requestEnd(request), application.leases(), enclosing));
         } else {
+            if (enclosing != null) {
+                request.setProperty(ApplicationGate.TRACKER, new Rejected(enclosing));
+            }
             request.abortWith(response(gate.rejection((Rejection) decision)));
         }
     }
+
+    /** A rejected dispatch within an admitted one of the same servlet request: what to put back. */
+    private record Rejected(Object enclosing) {}
 
     /** The runtime's view of this request's end, if it has one. */
     RequestEnd requestEnd(ContainerRequestContext request) {
@@ -93,8 +104,16 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
-        if (!(request.getProperty(ApplicationGate.TRACKER) instanceof RequestTracker tracker)) {
+        Object current = request.getProperty(ApplicationGate.TRACKER);
+        if (current instanceof Rejected rejected) {
+            request.setProperty(ApplicationGate.TRACKER, rejected.enclosing());
             return;
+        }
+        if (!(current instanceof RequestTracker tracker)) {
+            return;
+        }
+        if (tracker.enclosing() != null) {
+            request.setProperty(ApplicationGate.TRACKER, tracker.enclosing());
         }
         tracker.responded(response.getStatus());
         application.builtGate().admittedHeaders(tracker.entry(), response.getHeaders()::putSingle);

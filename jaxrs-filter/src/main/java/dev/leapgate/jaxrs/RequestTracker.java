@@ -28,6 +28,14 @@ final class RequestTracker {
 
     private final Entry entry;
     private final Leases leases;
+    /**
+     * The request property {@link GateFilter} found when it admitted this request: null, or what an
+     * earlier dispatch of the same servlet request into the application left (a resource that
+     * forwards the request, an error page the application serves), put back when this dispatch's
+     * response is filtered, so that the earlier dispatch finds its own tracker again.
+     */
+    private final Object enclosing;
+
     private static final VarHandle FINISHED;
 
     static {
@@ -47,11 +55,13 @@ final class RequestTracker {
 
     /**
      * Tracks {@code entry}: watched by {@code end}, the runtime's view of the request's end, or if
-     * that is null, holding a lease in {@code leases}.
+     * that is null, holding a lease in {@code leases}; {@code enclosing} is what the request
+     * property held before (see {@link #enclosing}).
      */
-    RequestTracker(Entry entry, RequestEnd end, Leases leases) {
+    RequestTracker(Entry entry, RequestEnd end, Leases leases, Object enclosing) {
         this.entry = entry;
         this.leases = leases;
+        this.enclosing = enclosing;
         this.watched = end != null;
         if (end != null) {
             end.watch(this);
@@ -62,6 +72,11 @@ final class RequestTracker {
 
     Entry entry() {
         return entry;
+    }
+
+    /** What the request property held before this admission, or null. */
+    Object enclosing() {
+        return enclosing;
     }
 
     /** The response's status, as the response filter saw it. */

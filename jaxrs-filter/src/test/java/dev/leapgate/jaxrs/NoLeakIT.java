@@ -1,6 +1,7 @@
 package dev.leapgate.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.LeakResource;
@@ -273,6 +274,79 @@ class NoLeakIT {
             assertThat(server.leases().expired())
                     .as("released by the safety net")
                     .isZero();
+        }
+    }
+
+    /**
+     * A resource that forwards the servlet request to another resource of the application: the
+     * forward's response is filtered first, then the forwarding resource's, and each must find its
+     * own admission (a servlet request's attributes are the request properties of both). With the
+     * listener or without, both admissions are released when the request ends, each a success, and
+     * the safety net is not needed.
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aForwardedRequest_completesBothAdmissions_whenItEnds(boolean servletListener) {
+        SecondDispatchResource.SECOND.set(0);
+        JaxrsServer.App app = new JaxrsServer.App(SecondDispatchResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.all.match", "/**")
+                .property("leapgate.rule.all.in-flight", "8")
+                .servletFilter(new SecondDispatchResource.Exposer());
+
+        try (JaxrsServer server = JaxrsServer.start(app, servletListener)) {
+            ResourceStats metrics = server.gate().stats("/**").orElseThrow();
+            int requests = 3;
+            for (int i = 0; i < requests; i++) {
+                assertThat(server.get("/second/forward").body()).isEqualTo("forwarded");
+            }
+
+            assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
+                    .as("nothing in flight (in flight: %d)", metrics.inFlight())
+                    .isTrue();
+            assertThat(server.leases().open()).isZero();
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(2 * requests);
+            assertThat(counts.succeeded()).as("succeeded").isEqualTo(2 * requests);
+            assertThat(counts.failed()).as("failed").isZero();
+        }
+    }
+
+    /**
+     * An unmapped exception whose error page, a resource of the application, the limit rejects:
+     * the rejection's response is not the failed request's, which stays failed (released by the
+     * servlet listener, or else by the safety net, as any unmapped exception). RESTEasy answers an
+     * unmapped exception itself, so there the error page is never dispatched to.
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void anErrorPageThatTheLimitRejects_leavesTheFailedRequestFailed(boolean servletListener) {
+        assumeFalse(JaxrsServer.runtime().equals("resteasy"), "RESTEasy dispatches to no error page");
+        ManualClock clock = new ManualClock();
+        JaxrsServer.App app = new JaxrsServer.App(SecondDispatchResource.class)
+                .property(ProviderSettings.CLOCK, clock)
+                .property(ProviderSettings.MAX_REQUEST_TIME, "1s")
+                .property("leapgate.rule.all.match", "/**")
+                .property("leapgate.rule.all.limit", "1/1h")
+                .errorPage("/second/error")
+                .servletFilter(new SecondDispatchResource.Exposer());
+
+        try (JaxrsServer server = JaxrsServer.start(app, servletListener)) {
+            ResourceStats metrics = server.gate().stats("/**").orElseThrow();
+            assertThat(server.get("/second/unmapped").statusCode())
+                    .as("the error page, rejected")
+                    .isEqualTo(429);
+
+            // Past max-request-time, a request (rejected too) runs the safety net's sweep.
+            clock.advance(Duration.ofSeconds(2));
+            assertThat(server.get("/second/ok").statusCode()).isEqualTo(429);
+            assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
+                    .as("nothing in flight (in flight: %d)", metrics.inFlight())
+                    .isTrue();
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(1);
+            assertThat(counts.succeeded()).as("succeeded").isZero();
+            assertThat(counts.failed()).as("failed").isEqualTo(1);
         }
     }
 
