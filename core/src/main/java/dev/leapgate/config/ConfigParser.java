@@ -550,6 +550,7 @@ public final class ConfigParser {
             }
         }
         OriginSource source = origin == null ? OriginSource.ip() : origin;
+        checkRulesForExemptOrigins(source);
         if (source.kind() == OriginSource.Kind.IP) {
             // A rule for one origin named by an identifier: no request will ever come from it.
             for (Setting rule : ruleSettings) {
@@ -584,6 +585,50 @@ public final class ConfigParser {
                                     + " address, e.g. 127.0.0.1 or ::1 (identifiers apply with origin = header:<Name>"
                                     + " or principal)");
                 }
+            }
+        }
+    }
+
+    /**
+     * A rule for one origin that {@code exempt} lists: an exempt origin passes every rule, so the
+     * rule can never apply, and the origin it was written to limit is not limited at all.
+     */
+    private void checkRulesForExemptOrigins(OriginSource source) {
+        if (exemptSetting == null || exempt.isEmpty()) {
+            return;
+        }
+        for (Setting rule : ruleSettings) {
+            if (!rule.key().endsWith(".scope") || !rule.value().startsWith("origin:")) {
+                continue;
+            }
+            Scope scope;
+            try {
+                scope = RuleReader.scope(rule.value());
+            } catch (IllegalArgumentException reportedByTheRule) {
+                continue;
+            }
+            String named = scope.origin();
+            String listedAs = null;
+            if (isAddress(named)) {
+                IpAddress address = IpAddress.parse(named);
+                for (Cidr block : exempt.ranges().cidrs()) {
+                    if (block.contains(address)) {
+                        listedAs = block.toString();
+                        break;
+                    }
+                }
+            } else if (source.kind() != OriginSource.Kind.IP
+                    && exempt.identifiers().contains(named)) {
+                listedAs = named; // with origin = ip the name is refused on its own
+            }
+            if (listedAs != null) {
+                problems.add(
+                        rule,
+                        Shown.quoted(rule.value()) + " names an origin that " + problems.key("exempt")
+                                + " lists (" + Shown.escaped(listedAs) + "), and an exempt origin passes every"
+                                + " rule, so this rule can never apply and " + Shown.escaped(named)
+                                + " is not limited at all; to limit it, take it out of exempt (narrow or split"
+                                + " the block), or remove the rule");
             }
         }
     }

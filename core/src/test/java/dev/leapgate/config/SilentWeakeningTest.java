@@ -151,6 +151,52 @@ class SilentWeakeningTest {
                 .hasSize(1);
     }
 
+    /**
+     * An exempt origin passes every rule, its own included: "internal callers are exempt, but limit
+     * the batch host that hammers us" would start, and leave the batch host unlimited.
+     */
+    @Test
+    void aRuleForOneOriginThatExemptLists_isRefused_asOneThatCouldNeverApply() {
+        assertThat(problems(
+                        "exempt", "192.0.2.10, 10.0.0.0/8",
+                        "rule.batch.match", "/api/**",
+                        "rule.batch.limit", "100/1m",
+                        "rule.batch.scope", "origin:10.20.0.5"))
+                .containsExactly("rule.batch.scope: 'origin:10.20.0.5' names an origin that exempt lists"
+                        + " (10.0.0.0/8), and an exempt origin passes every rule, so this rule can never apply"
+                        + " and 10.20.0.5 is not limited at all; to limit it, take it out of exempt (narrow or"
+                        + " split the block), or remove the rule");
+
+        assertThat(ConfigProblems.of(() -> ConfigParser.parseRules(
+                        "exempt = monitor, 2001:db8::/32\n"
+                                + "rule.monitor.match = /api/**\n"
+                                + "rule.monitor.limit = 10/1s\n"
+                                + "rule.monitor.scope = origin:monitor\n"
+                                + "rule.v6.match = /api/**\n"
+                                + "rule.v6.limit = 10/1s\n"
+                                + "rule.v6.scope = origin:2001:DB8::7\n",
+                        "rules.properties",
+                        OriginSource.header("X-Api-Key"))))
+                .as("in a rules file too, for an identifier and for an address in an exempt block")
+                .containsExactly(
+                        "line 4: rule.monitor.scope: 'origin:monitor' names an origin that exempt lists (monitor),"
+                                + " and an exempt origin passes every rule, so this rule can never apply and monitor"
+                                + " is not limited at all; to limit it, take it out of exempt (narrow or split the"
+                                + " block), or remove the rule",
+                        "line 7: rule.v6.scope: 'origin:2001:DB8::7' names an origin that exempt lists"
+                                + " (2001:db8::/32), and an exempt origin passes every rule, so this rule can never"
+                                + " apply and 2001:db8::7 is not limited at all; to limit it, take it out of exempt"
+                                + " (narrow or split the block), or remove the rule");
+
+        RuleSet rules = parse(
+                        "exempt", "10.0.0.0/8",
+                        "rule.batch.match", "/api/**",
+                        "rule.batch.limit", "100/1m",
+                        "rule.batch.scope", "origin:192.0.2.7")
+                .rules();
+        assertThat(rules.rules()).as("an origin outside exempt").hasSize(1);
+    }
+
     @Test
     void allowWideExempt_inlineBesideARulesFile_isRefused_asExemptIs() {
         assertThat(problems("rules-file", "/etc/leapgate/rules.properties", "allow-wide-exempt", "true"))
