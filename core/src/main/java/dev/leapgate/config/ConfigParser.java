@@ -154,6 +154,7 @@ public final class ConfigParser {
     private final ClientIpResolver.Builder clientIp = ClientIpResolver.builder();
     private Setting trustedSetting;
     private CidrList trusted = CidrList.empty();
+    private Setting forwardedHeaderSetting;
     private boolean allowWideProxies;
     private OriginSource origin;
     /** {@code header-origin-shown}, if given: whether a header origin's values are shown as sent. */
@@ -505,6 +506,18 @@ public final class ConfigParser {
                 }
             }
         }
+        boolean trustedInvalid = trustedSetting == null && seen.containsKey("trusted-proxies"); // reported
+        if (forwardedHeaderSetting != null && trusted.isEmpty() && !trustedInvalid) {
+            // Forwarding headers are read only from a trusted proxy: without one the header chosen
+            // is never read, and behind a proxy every client counts as the proxy.
+            problems.add(
+                    forwardedHeaderSetting,
+                    "applies only with " + problems.key("trusted-proxies") + ", and no proxy is trusted: the"
+                            + " header is never read, and every request counts as from its TCP peer (behind a"
+                            + " proxy, every client as the proxy, sharing its per-client limits); list your"
+                            + " proxies in " + problems.key("trusted-proxies") + ", or remove "
+                            + problems.key("forwarded-header"));
+        }
         checkOriginLists();
         for (Setting option : new Setting[] {statusAllowSetting, statusHostsSetting}) {
             if (option != null && statusPath == null) {
@@ -773,7 +786,10 @@ public final class ConfigParser {
                 trustedSetting = s;
             }
             case "allow-wide-trusted-proxies" -> allowWideProxies = ValueSyntax.choice(value, BOOLEANS);
-            case "forwarded-header" -> clientIp.forwardingHeader(ValueSyntax.choice(value, FORWARDED_HEADERS));
+            case "forwarded-header" -> {
+                clientIp.forwardingHeader(ValueSyntax.choice(value, FORWARDED_HEADERS));
+                forwardedHeaderSetting = s;
+            }
             // 32..64 as ClientKey allows; checked here so the message speaks of ipv6-prefix.
             case "ipv6-prefix" -> clientIp.ipv6PrefixLength(ValueSyntax.integer(value, 32, 64));
             case "origin" -> origin = originSource(value);

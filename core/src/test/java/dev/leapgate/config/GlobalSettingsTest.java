@@ -187,8 +187,31 @@ class GlobalSettingsTest {
     @ParameterizedTest
     @CsvSource({"x-forwarded-for, X_FORWARDED_FOR", "forwarded, FORWARDED", "prefer-forwarded, PREFER_FORWARDED"})
     void forwardedHeader_eachValue(String text, ForwardingHeader header) {
-        assertThat(parse("forwarded-header", text).clientIp().forwardingHeader())
+        assertThat(parse("trusted-proxies", "10.0.0.0/8", "forwarded-header", text)
+                        .clientIp()
+                        .forwardingHeader())
                 .isEqualTo(header);
+    }
+
+    /**
+     * Forwarding headers are read only from a trusted proxy. Without one, a forwarded-header set for
+     * a proxy did nothing, silently: every client behind the proxy counted as the proxy and shared
+     * its per-client limits.
+     */
+    @Test
+    void forwardedHeader_withoutATrustedProxy_isRefused_asASettingThatWouldDoNothing() {
+        String refusal = "forwarded-header: applies only with trusted-proxies, and no proxy is trusted: the header"
+                + " is never read, and every request counts as from its TCP peer (behind a proxy, every client as"
+                + " the proxy, sharing its per-client limits); list your proxies in trusted-proxies, or remove"
+                + " forwarded-header";
+        assertThat(problems("forwarded-header", "forwarded")).containsExactly(refusal);
+        assertThat(problems("trusted-proxies", "", "forwarded-header", "x-forwarded-for"))
+                .as("an empty list trusts no proxy either")
+                .containsExactly(refusal);
+        assertThat(problems("trusted-proxies", "10.0.0.0/33", "forwarded-header", "forwarded"))
+                .as("an invalid list is reported alone")
+                .singleElement(STRING)
+                .startsWith("trusted-proxies: invalid CIDR '10.0.0.0/33'");
     }
 
     @Test

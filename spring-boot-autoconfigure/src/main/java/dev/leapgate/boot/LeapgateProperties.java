@@ -47,7 +47,10 @@ public class LeapgateProperties {
     /** Allows trusted-proxies blocks wider than /8 (IPv4) or /7 (IPv6). Default false. */
     private String allowWideTrustedProxies;
 
-    /** The header the trusted proxies write: x-forwarded-for (default), forwarded or prefer-forwarded. */
+    /**
+     * The header the trusted proxies write: x-forwarded-for (default), forwarded or prefer-forwarded.
+     * Only with trusted-proxies.
+     */
     private String forwardedHeader;
 
     /** IPv6 clients are grouped by this prefix length, 32 to 64. Default 64. */
