@@ -798,6 +798,7 @@ public final class ConfigParser {
                 headerOriginShown = s;
             }
             case "exempt" -> {
+                ValueSyntax.requireNoInvisible(value, false);
                 exempt = OriginList.parse(value);
                 exemptSetting = s;
             }
@@ -806,6 +807,7 @@ public final class ConfigParser {
                 allowWideExemptSetting = s;
             }
             case "deny" -> {
+                ValueSyntax.requireNoInvisible(value, false);
                 deny = OriginList.parse(value);
                 denySetting = s;
             }

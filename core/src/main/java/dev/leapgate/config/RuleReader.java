@@ -153,7 +153,7 @@ final class RuleReader {
         String key = problems.key(PREFIX + d.name + ".");
 
         Setting matchSetting = d.settings.get("match");
-        PathPattern match = value(matchSetting, PathPattern::parse);
+        PathPattern match = value(matchSetting, RuleReader::pattern);
         if (matchSetting == null && !d.misspelt.contains("match")) {
             problems.add(d.anchor, "needs a match, e.g. " + key + "match=POST /login or " + key + "match=/api/**");
         }
@@ -334,6 +334,12 @@ final class RuleReader {
         return factor;
     }
 
+    /** A rule's {@code match}; an invisible character in it would make a rule that matches nothing. */
+    private static PathPattern pattern(String text) {
+        ValueSyntax.requireNoInvisible(text, true);
+        return PathPattern.parse(text);
+    }
+
     /**
      * {@code all}, {@code per-origin} or {@code origin:<value>}. The value is an IP address,
      * written canonically because origins are compared by their canonical text, or an identifier.
@@ -346,6 +352,7 @@ final class RuleReader {
             return Scope.perOrigin();
         }
         if (text.startsWith("origin:")) {
+            ValueSyntax.requireNoInvisible(text, false);
             String origin = text.substring("origin:".length()).strip();
             if (origin.isEmpty()) {
                 throw new IllegalArgumentException(

@@ -1,9 +1,11 @@
 package dev.leapgate.config;
 
 import dev.leapgate.internal.Shown;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -201,6 +203,38 @@ final class ValueSyntax {
             return list.get(0);
         }
         return String.join(", ", list.subList(0, list.size() - 1)) + " or " + list.get(list.size() - 1);
+    }
+
+    /**
+     * Refuses text that holds an invisible format character (Unicode category Cf: a zero-width space
+     * or joiner, a soft hyphen, a word joiner, a direction mark, a byte-order mark), as text copied
+     * from a web page, a chat or a word processor may carry. For a value compared as written (a
+     * path, an origin's identifier) it would otherwise be taken as part of the value, which would
+     * then match nothing a client sends, and the setting would do nothing without a word.
+     *
+     * @param pathHint whether to say how a path that really holds the character is written
+     */
+    static void requireNoInvisible(String text, boolean pathHint) {
+        for (int i = 0; i < text.length(); i++) {
+            int c = text.codePointAt(i);
+            if (Character.getType(c) == Character.FORMAT) {
+                String character = new String(Character.toChars(c));
+                StringBuilder encoded = new StringBuilder();
+                for (byte b : character.getBytes(StandardCharsets.UTF_8)) {
+                    encoded.append(String.format(Locale.ROOT, "%%%02X", b & 0xFF));
+                }
+                throw new IllegalArgumentException(shown(text) + " holds an invisible character, "
+                        + (Character.isBmpCodePoint(c)
+                                ? Shown.escaped(character)
+                                : String.format(Locale.ROOT, "U+%X", c))
+                        + " (a zero-width space, soft hyphen, word joiner, direction mark or byte-order mark, as"
+                        + " text copied from a web page or a chat may carry): it would count as part of the"
+                        + " value, which would then match nothing clients send; remove it"
+                        + (pathHint
+                                ? " (a path that really holds it is written percent-encoded: " + encoded + ")"
+                                : ""));
+            }
+        }
     }
 
     /** The text in quotes, invisible characters escaped, or "the empty value", for messages. */

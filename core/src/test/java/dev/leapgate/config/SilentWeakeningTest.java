@@ -1,6 +1,7 @@
 package dev.leapgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.leapgate.Origin;
 import dev.leapgate.net.IpAddress;
@@ -195,6 +196,50 @@ class SilentWeakeningTest {
                         "rule.batch.scope", "origin:192.0.2.7")
                 .rules();
         assertThat(rules.rules()).as("an origin outside exempt").hasSize(1);
+    }
+
+    /**
+     * A zero-width space, soft hyphen, word joiner or direction mark copied along with a path from a
+     * web page or a chat cannot be seen in the file, and was taken as part of the value: the rule
+     * matched no request clients send, and a deny entry or a rule's origin no client.
+     */
+    @Test
+    void anInvisibleCharacterInAPathOrAnIdentifier_isRefused_ratherThanMatchingNothing() {
+        assertThat(ConfigProblems.ofRules("rule.login.match = POST /login\u200B", "rule.login.limit = 5/1m"))
+                .containsExactly("line 1: rule.login.match: 'POST /login\\u200B' holds an invisible character,"
+                        + " \\u200B (a zero-width space, soft hyphen, word joiner, direction mark or byte-order"
+                        + " mark, as text copied from a web page or a chat may carry): it would count as part of"
+                        + " the value, which would then match nothing clients send; remove it (a path that really"
+                        + " holds it is written percent-encoded: %E2%80%8B)");
+        assertThat(problems("rule.login.match", "POST /log\u00ADin", "rule.login.limit", "5/1m"))
+                .singleElement(STRING)
+                .startsWith("rule.login.match: 'POST /log\\u00ADin' holds an invisible character, \\u00AD (");
+        assertThat(problems("rule.login.match", "POST\u2060 /login", "rule.login.limit", "5/1m"))
+                .as("in the method, rather than 'method 'POST' is not an HTTP method token'")
+                .singleElement(STRING)
+                .startsWith("rule.login.match: 'POST\\u2060 /login' holds an invisible character, \\u2060 (");
+
+        assertThat(problems(
+                        "origin", "header:X-Api-Key",
+                        "deny", "leaked-key\u200D",
+                        "rule.batch.match", "/api/**",
+                        "rule.batch.limit", "10/1m",
+                        "rule.batch.scope", "origin:\u202Ebatch-key"))
+                .containsExactly(
+                        "deny: 'leaked-key\\u200D' holds an invisible character, \\u200D (a zero-width space, soft"
+                                + " hyphen, word joiner, direction mark or byte-order mark, as text copied from a web"
+                                + " page or a chat may carry): it would count as part of the value, which would then"
+                                + " match nothing clients send; remove it",
+                        "rule.batch.scope: 'origin:\\u202Ebatch-key' holds an invisible character, \\u202E (a"
+                                + " zero-width space, soft hyphen, word joiner, direction mark or byte-order mark, as"
+                                + " text copied from a web page or a chat may carry): it would count as part of the"
+                                + " value, which would then match nothing clients send; remove it");
+
+        assertThat(parse("rule.zw.match", "/notes/%E2%80%8B", "rule.zw.limit", "5/1m")
+                        .rules()
+                        .rules())
+                .as("written percent-encoded, a path that really holds one is meant")
+                .hasSize(1);
     }
 
     @Test
