@@ -53,6 +53,13 @@ final class RuleReader {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
+    /**
+     * The methods clients send: every registered method (GET, PROPFIND, VERSION-CONTROL, M-SEARCH)
+     * is letters and '-'. Other token characters ({@code | * + ! .}) make a list or a wildcard that
+     * HTTP would read as one method of that name.
+     */
+    private static final Pattern METHOD = Pattern.compile("[A-Za-z0-9_-]+");
+
     private static final Map<String, WindowMode> MODES = modes();
 
     private static final Map<String, OnExcess.Kind> KINDS = kinds();
@@ -334,10 +341,23 @@ final class RuleReader {
         return factor;
     }
 
-    /** A rule's {@code match}; an invisible character in it would make a rule that matches nothing. */
+    /**
+     * A rule's {@code match}. An invisible character in it, or a method that is a list or a wildcard
+     * ({@code GET|POST}, {@code *}: one method token of that name to HTTP, which no client sends),
+     * would make a rule that matches nothing.
+     */
     private static PathPattern pattern(String text) {
         ValueSyntax.requireNoInvisible(text, true);
-        return PathPattern.parse(text);
+        PathPattern pattern = PathPattern.parse(text);
+        String method = pattern.method().orElse(null);
+        if (method != null && !METHOD.matcher(method).matches()) {
+            String path = text.strip().substring(method.length()).strip();
+            throw new IllegalArgumentException(ValueSyntax.shown(text) + " names the method " + Shown.quoted(method)
+                    + ", which no client sends (methods are letters, digits and '-'); a rule names one method,"
+                    + " and one without a method matches every method: write " + path
+                    + (method.equals("*") ? "" : ", or a rule per method"));
+        }
+        return pattern;
     }
 
     /**

@@ -242,6 +242,36 @@ class SilentWeakeningTest {
                 .hasSize(1);
     }
 
+    /**
+     * {@code GET|POST} and {@code *} are valid HTTP tokens, so a rule took them as one method of that
+     * name, which no client sends: the rule limited nothing.
+     */
+    @Test
+    void aMethodWrittenAsAListOrAWildcard_isRefused_ratherThanMatchingNothing() {
+        assertThat(problems(
+                        "rule.login.match", "GET|POST /login",
+                        "rule.login.limit", "5/1m",
+                        "rule.api.match", "* /api/**",
+                        "rule.api.limit", "100/10s"))
+                .containsExactly(
+                        "rule.login.match: 'GET|POST /login' names the method 'GET|POST', which no client sends"
+                                + " (methods are letters, digits and '-'); a rule names one method, and one without a"
+                                + " method matches every method: write /login, or a rule per method",
+                        "rule.api.match: '* /api/**' names the method '*', which no client sends (methods are"
+                                + " letters, digits and '-'); a rule names one method, and one without a method"
+                                + " matches every method: write /api/**");
+
+        assertThat(parse(
+                                "rule.dav.match", "PROPFIND /files/**",
+                                "rule.dav.limit", "5/1s",
+                                "rule.ssdp.match", "M-SEARCH /upnp",
+                                "rule.ssdp.limit", "5/1s")
+                        .rules()
+                        .rules())
+                .as("extension methods as registered")
+                .hasSize(2);
+    }
+
     @Test
     void allowWideExempt_inlineBesideARulesFile_isRefused_asExemptIs() {
         assertThat(problems("rules-file", "/etc/leapgate/rules.properties", "allow-wide-exempt", "true"))
