@@ -3,6 +3,7 @@ package dev.leapgate.boot;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -320,9 +321,34 @@ public class LeapgateProperties {
         put(settings, "store-on-failure", storeOnFailure);
         put(settings, "store-instances", storeInstances);
         put(settings, "rules", rules);
-        rule.forEach(
-                (name, r) -> r.settings().forEach((key, value) -> settings.put("rule." + name + "." + key, value)));
+        rulesByName()
+                .forEach((name, r) ->
+                        r.settings().forEach((key, value) -> settings.put("rule." + name + "." + key, value)));
         return settings;
+    }
+
+    /**
+     * The rules by name, without the copy that Boot's relaxed binding makes of a rule whose name
+     * has dashes when an environment variable sets one of its settings. An environment variable
+     * spells the name without dashes (LEAPGATE_RULE_APIPERIP_LIMIT for the rule api-per-ip of
+     * application.yml); Boot compares property names ignoring dashes, so it binds the same
+     * properties under both map keys, api-per-ip and apiperip: the second is a copy of the first,
+     * not a rule of its own, and is dropped. Keys that differ otherwise (in case) stay, for the
+     * reader to report.
+     */
+    private Map<String, Rule> rulesByName() {
+        Map<String, Rule> rules = new LinkedHashMap<>(rule);
+        for (String name : rule.keySet()) {
+            boolean copy = rule.keySet().stream()
+                    .anyMatch(other -> other.indexOf('-') >= 0
+                            && other.equals(other.toLowerCase(Locale.ROOT))
+                            && other.replace("-", "").equals(name)
+                            && rule.get(other).settings().equals(rule.get(name).settings()));
+            if (copy) {
+                rules.remove(name);
+            }
+        }
+        return rules;
     }
 
     /**

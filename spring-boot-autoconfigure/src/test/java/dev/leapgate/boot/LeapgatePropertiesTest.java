@@ -1,0 +1,91 @@
+package dev.leapgate.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.leapgate.config.ConfigException;
+import dev.leapgate.rule.FlowRule;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.BindHandler;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+/** The properties as Boot binds them from its property sources, and the configuration they make. */
+class LeapgatePropertiesTest {
+
+    /**
+     * Binds as Boot binds {@code @ConfigurationProperties(ignoreUnknownFields = false)}: environment
+     * variables first, then application.yml, and every property under leapgate. must bind.
+     */
+    private static LeapgateProperties bind(
+            Map<String, Object> environmentVariables, Map<String, Object> applicationYml) {
+        MutablePropertySources sources = new MutablePropertySources();
+        sources.addLast(new SystemEnvironmentPropertySource(
+                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, environmentVariables));
+        sources.addLast(new MapPropertySource("application.yml", applicationYml));
+        return new Binder(ConfigurationPropertySources.from(sources))
+                .bindOrCreate(
+                        "leapgate",
+                        Bindable.of(LeapgateProperties.class),
+                        new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+    }
+
+    /**
+     * An environment variable can spell a rule name only without its dashes, and Boot binds it to the
+     * rule of that name with dashes, but under a second map key too: the rule api-per-ip and a copy
+     * named apiperip, which the reader refused as a second rule ("rule 'api-per-ip' is the same rule as
+     * 'apiperip'"), so overriding a limit the usual way, in a Kubernetes manifest, failed the start.
+     */
+    @Test
+    void anEnvironmentVariable_setsASettingOfARuleWhoseNameHasDashes_withoutACopyOfTheRule() {
+        Map<String, Object> yml = Map.of(
+                "leapgate.rule.api-per-ip.match", "/api/**",
+                "leapgate.rule.api-per-ip.limit", "100/10s",
+                "leapgate.rule.api-per-ip.scope", "per-origin",
+                "leapgate.rule.login.match", "POST /login",
+                "leapgate.rule.login.limit", "5/1m");
+
+        LeapgateProperties properties = bind(Map.of("LEAPGATE_RULE_APIPERIP_LIMIT", "20/10s"), yml);
+
+        assertThat(properties.toConfig().rules().rules())
+                .extracting(FlowRule::name, FlowRule::limit)
+                .containsExactlyInAnyOrder(tuple("api-per-ip", 20L), tuple("login", 5L));
+        assertThat(bind(Map.of("LEAPGATE_RULE_LOGIN_LIMIT", "3/1m"), yml)
+                        .toConfig()
+                        .rules()
+                        .rules())
+                .extracting(FlowRule::name, FlowRule::limit)
+                .containsExactlyInAnyOrder(tuple("api-per-ip", 100L), tuple("login", 3L));
+    }
+
+    @Test
+    void aRuleGivenOnlyByEnvironmentVariables_isNamedAsTheyWriteIt() {
+        LeapgateProperties properties = bind(
+                Map.of("LEAPGATE_RULE_APIPERIP_MATCH", "/api/**", "LEAPGATE_RULE_APIPERIP_LIMIT", "20/10s"), Map.of());
+
+        assertThat(properties.toConfig().rules().rules())
+                .extracting(FlowRule::name)
+                .containsExactly("apiperip");
+    }
+
+    @Test
+    void twoRulesWhoseNamesDifferOnlyInCase_areStillRefused() {
+        LeapgateProperties properties = bind(
+                Map.of(),
+                Map.of(
+                        "leapgate.rule.login.match", "POST /login",
+                        "leapgate.rule.login.limit", "5/1m",
+                        "leapgate.rule.Login.match", "POST /login",
+                        "leapgate.rule.Login.limit", "5/1m"));
+
+        assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(ConfigException.class, properties::toConfig))
+                .isNotNull();
+    }
+}
