@@ -476,7 +476,7 @@ class HttpGateRulesTest {
     }
 
     @Test
-    void reload_keepsTheCountersOfUnchangedRules_andStartsChangedOnesAfresh() {
+    void reload_keepsTheCountersOfUnchangedRules_andChangedOnesGoOnFromTheirCount() {
         FlowRule kept = rule("kept", "/a").limit(1, seconds(10)).build();
         FlowRule changed = rule("changed", "/b").limit(1, seconds(10)).build();
         HttpGate gate = gate(kept, changed);
@@ -488,7 +488,12 @@ class HttpGateRulesTest {
         assertThat(gate.enter("GET", "/a", ip("203.0.113.1")).admitted())
                 .as("no fresh allowance")
                 .isFalse();
-        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted())
+                .as("the raised limit's difference")
+                .isTrue();
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted())
+                .as("and no more: the changed rule goes on from its count")
+                .isFalse();
         assertThat(gate.stats("/a").orElseThrow().lastMinute().admitted())
                 .as("statistics carried over")
                 .isEqualTo(1);
