@@ -142,7 +142,12 @@ public final class Admission {
                     throw e;
                 }
                 if (token < 0 && limit.shadow) {
-                    shadowRejected(limit, origin, now, reason(limit, permits, token));
+                    shadowRejected(
+                            limit,
+                            origin,
+                            now,
+                            reason(limit, permits, token),
+                            !shadowRejectedBefore(limits, t0, t1, all, i));
                     token = Limit.SHADOW_REJECTED; // holds nothing, gives nothing back
                 } else if (token < 0) {
                     abandon(limits, begun);
@@ -271,7 +276,7 @@ public final class Admission {
         long token = permits <= limit.rule.limit() ? limit.tryAcquire(now, origin, permits) : Limit.REJECTED;
         if (token < 0) {
             if (limit.shadow) {
-                shadowRejected(limit, origin, now, reason(limit, permits, token));
+                shadowRejected(limit, origin, now, reason(limit, permits, token), true);
                 return admittedByShadowAlone(limits, origin, permits, now);
             }
             limit.recorder.onReject(now);
@@ -377,9 +382,15 @@ public final class Admission {
         return new AdmittedEntry(limits, Limit.SHADOW_REJECTED, 0, null, origin, permits, now, now);
     }
 
-    /** Records what the shadow limit {@code limit} would have rejected: statistics, offenders, log. */
-    private void shadowRejected(Limit limit, Origin origin, long now, String reason) {
-        limit.recorder.onShadowReject(now);
+    /**
+     * Records what the shadow limit {@code limit} would have rejected: its own counts, offenders and
+     * log line, and, with {@code inResource}, the request in its resource's statistics (which count
+     * a request once, however many of its shadow rules would have rejected it).
+     */
+    private void shadowRejected(Limit limit, Origin origin, long now, String reason, boolean inResource) {
+        if (inResource) {
+            limit.recorder.onShadowReject(now);
+        }
         limit.rejections.count(reason, now);
         if (limit.offenders != null) {
             limit.offenders.offer(origin, now);
@@ -406,6 +417,22 @@ public final class Admission {
             return by.sharedRejection(clock);
         }
         return LimitRejection.at(by, origin, permits, reason, now);
+    }
+
+    /**
+     * Whether a shadow limit decided before {@code limits[i]} (in the first pass, the only one shadow
+     * limits are in) with the same recorder would have rejected the request already: its resource
+     * counted it then. Tokens not yet decided are 0, never {@link Limit#SHADOW_REJECTED}.
+     */
+    private static boolean shadowRejectedBefore(Limit[] limits, long t0, long t1, long[] all, int i) {
+        for (int j = 0; j < i; j++) {
+            if (limits[j].recorder == limits[i].recorder
+                    && !limits[j].schedules()
+                    && token(t0, t1, all, j) == Limit.SHADOW_REJECTED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param admitted requests admitted (those that borrowed from the next bucket included)
  * @param rejected requests rejected
  * @param shadowRejected requests that a shadow rule of the resource would have rejected, and let
- *     through: they are counted as admitted (or rejected by another rule) too
+ *     through, each once however many of its shadow rules would have: they are counted as admitted
+ *     (or rejected by another rule) too
  * @param succeeded admitted requests that completed without failing
  * @param failed admitted requests that failed (an exception, a 5xx response, a timeout)
  * @param borrowed requests admitted by borrowing from the next bucket

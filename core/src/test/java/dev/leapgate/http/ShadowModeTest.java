@@ -167,6 +167,39 @@ class ShadowModeTest {
                 .isZero();
     }
 
+    /**
+     * Two shadow rules on one pattern (a short and a long limit tried together) that would both
+     * have rejected a request: the resource counts that request once, as it counts a request once
+     * however many enforced rules reject it; each rule counts it as its own.
+     */
+    @Test
+    void twoShadowRulesOnOnePattern_bothWouldRejectARequest_theResourceCountsItOnce() {
+        HttpGate gate = gate(
+                "rule.short.match", "/api/**",
+                "rule.short.limit", "2/10s",
+                "rule.short.mode", "shadow",
+                "rule.long.match", "/api/**",
+                "rule.long.limit", "2/1h",
+                "rule.long.mode", "shadow");
+
+        for (int i = 0; i < 5; i++) {
+            ((Entry) gate.enter("GET", "/api/items", client)).close();
+        }
+
+        StatsSnapshot stats = gate.stats("/api/**").orElseThrow().lastMinute();
+        assertThat(stats.admitted()).isEqualTo(5);
+        assertThat(stats.shadowRejected()).as("requests 3, 4 and 5, once each").isEqualTo(3);
+        assertThat(gate.stats("/api/**").orElseThrow().totals().shadowRejected())
+                .isEqualTo(3);
+        assertThat(gate.rejections("short").orElseThrow().total()).isEqualTo(3);
+        assertThat(gate.rejections("long").orElseThrow().total()).isEqualTo(3);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(gate.stats("/api/**").orElseThrow().lastMinuteBySecond())
+                .extracting(StatsSnapshot::shadowRejected)
+                .containsOnly(0L, 3L)
+                .contains(3L);
+    }
+
     @Test
     void aShadowInFlightLimit_holdsASlotOnlyForTheRequestsItWouldHaveAdmitted() {
         HttpGate gate = gate(
