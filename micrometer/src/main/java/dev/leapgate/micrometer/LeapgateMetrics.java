@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -33,7 +34,9 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code leapgate.requests} ({@code leapgate_requests_total}), tags {@code resource} and
  *       {@code outcome}: {@code admitted}, {@code rejected}, {@code shadow-rejected};
  *   <li>{@code leapgate.requests.completed} ({@code leapgate_requests_completed_total}), tags
- *       {@code resource} and {@code outcome}: {@code succeeded}, {@code failed};
+ *       {@code resource} and {@code outcome}: {@code succeeded}, {@code failed} (a success failed
+ *       after its close, as {@code Entry}'s try-with-resources form does, counts as failed, and
+ *       {@code succeeded} stays where it was until the next success instead of going down);
  *   <li>{@code leapgate.requests.in.flight} ({@code leapgate_requests_in_flight}), tag {@code
  *       resource}: admitted and not yet completed;
  *   <li>{@code leapgate.response.time} ({@code leapgate_response_time_seconds_count} and {@code
@@ -274,11 +277,16 @@ public final class LeapgateMetrics implements MeterBinder {
         registered.add(counter(resource, "leapgate.requests", "rejected", StatsTotals::rejected, "Requests decided"));
         registered.add(counter(
                 resource, "leapgate.requests", "shadow-rejected", StatsTotals::shadowRejected, "Requests decided"));
+        // The statistics have one success less when a request closed as a success is failed
+        // afterwards (Entry's try-with-resources form), and a counter must never go down (a
+        // Prometheus counter that does reads as a reset): this one holds its highest value, which
+        // the statistics catch up with at the next success.
+        AtomicLong succeeded = new AtomicLong();
         registered.add(counter(
                 resource,
                 "leapgate.requests.completed",
                 "succeeded",
-                StatsTotals::succeeded,
+                totals -> succeeded.accumulateAndGet(totals.succeeded(), Math::max),
                 "Admitted requests completed"));
         registered.add(counter(
                 resource, "leapgate.requests.completed", "failed", StatsTotals::failed, "Admitted requests completed"));

@@ -244,6 +244,48 @@ class LeapgateMetricsTest {
         }
     }
 
+    /**
+     * Entry's try-with-resources form closes the entry (a success) before its catch block fails it:
+     * the resource's statistics then have one success less. The succeeded counter must not follow
+     * them down (a Prometheus counter that decreases reads as a reset, and rate() as a spike of its
+     * whole value); the next success brings it back in step, with nothing counted twice.
+     */
+    @Test
+    void aSuccessFailedAfterItsClose_neverMakesTheSucceededCounterGoDown() {
+        HttpGate gate = gate("rule.api.match", "/api/**", "rule.api.limit", "100/1h");
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new LeapgateMetrics(gate).bindTo(registry);
+        for (int i = 0; i < 3; i++) {
+            ((Entry) gate.enter("GET", "/api/x", ip("203.0.113.7"))).close();
+        }
+        assertThat(counter(registry, "leapgate.requests.completed", "resource", "/api/**", "outcome", "succeeded"))
+                .isEqualTo(3);
+
+        Entry failedLate = (Entry) gate.enter("GET", "/api/x", ip("203.0.113.7"));
+        failedLate.close(); // try (entry) { ... } closes first,
+        assertThat(counter(registry, "leapgate.requests.completed", "resource", "/api/**", "outcome", "succeeded"))
+                .isEqualTo(4);
+        failedLate.fail(); // then its catch block fails it
+
+        assertThat(counter(registry, "leapgate.requests.completed", "resource", "/api/**", "outcome", "succeeded"))
+                .as("a counter never goes down")
+                .isEqualTo(4);
+        assertThat(registry.scrape())
+                .contains("leapgate_requests_completed_total{outcome=\"succeeded\",resource=\"/api/**\"} 4.0")
+                .contains("leapgate_requests_completed_total{outcome=\"failed\",resource=\"/api/**\"} 1.0");
+        ((Entry) gate.enter("GET", "/api/x", ip("203.0.113.7"))).close();
+        ((Entry) gate.enter("GET", "/api/x", ip("203.0.113.7"))).close();
+        assertThat(counter(registry, "leapgate.requests.completed", "resource", "/api/**", "outcome", "succeeded"))
+                .as("5 of the 6 requests succeeded")
+                .isEqualTo(5);
+        assertThat(registry.get("leapgate.response.time")
+                        .tag("resource", "/api/**")
+                        .functionTimer()
+                        .count())
+                .as("every completion once")
+                .isEqualTo(6);
+    }
+
     @Test
     void rulesFileReloads_areCountedAppliedOrRejected(@TempDir Path dir) throws Exception {
         Path rules = dir.resolve("rules.properties");
