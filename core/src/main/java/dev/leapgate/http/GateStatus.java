@@ -2,6 +2,7 @@ package dev.leapgate.http;
 
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.internal.Limit;
+import dev.leapgate.internal.Shown;
 import dev.leapgate.internal.TopOrigins;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.Scope;
@@ -113,7 +114,7 @@ final class GateStatus {
             List<TopOrigins.Counted> top = limit.recentOffenders(OFFENDERS, nowNanos);
             for (int i = 0; i < top.size(); i++) {
                 json.append(i == 0 ? "{\"client\":" : ",{\"client\":");
-                ProblemBody.quote(json, top.get(i).origin().toString());
+                ProblemBody.quote(json, Shown.identifier(top.get(i).origin().toString()));
                 json.append(",\"about\":").append(top.get(i).count()).append('}');
             }
             json.append(']');

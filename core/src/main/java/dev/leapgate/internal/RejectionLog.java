@@ -20,8 +20,9 @@ import java.util.function.Consumer;
  * <p>The top senders of each rule are counted in a space-saving summary of {@value #TRACKED}
  * origins: an origin that sent more than a {@value #TRACKED}th of the rule's rejections is in it,
  * and its count can only be over-estimated (by at most the smallest tracked count), so the line
- * says "about". Identifiers (an API key header, a principal) are the client's text: characters one
- * cannot see, line breaks first, are written as escapes ({@link Shown#escaped}).
+ * says "about". Identifiers (an API key header, a principal) are the client's text: cut after
+ * {@value Shown#IDENTIFIER_CHARS} characters ({@link Shown#identifier}), and characters one cannot
+ * see, line breaks first, written as escapes ({@link Shown#escaped}).
  *
  * <p>Concurrency: a rejection adds to its rule's count with one atomic addition and updates the
  * summary under a lock that it only tries (a rejection that finds it taken counts, without
@@ -130,7 +131,8 @@ public final class RejectionLog {
                 // An identifier is the client's text (an API key header, a principal): escaped, so
                 // that a line break in it cannot forge a line, nor an escape sequence rewrite a terminal.
                 line.append(k == 0 ? "; most from " : ", ")
-                        .append(Shown.escaped(top.get(k).origin().toString()))
+                        .append(Shown.escaped(
+                                Shown.identifier(top.get(k).origin().toString())))
                         .append(" (about ")
                         .append(top.get(k).count())
                         .append(')');

@@ -39,6 +39,24 @@ public final class Shown {
         return out == null ? text : out.toString();
     }
 
+    /** The characters of a client's identifier that the rejection log and the status show. */
+    public static final int IDENTIFIER_CHARS = 100;
+
+    /**
+     * A client's identifier (its own text: a header's value, a principal) as the rejection log and
+     * the status show it: whole up to {@value #IDENTIFIER_CHARS} characters; else its first ones
+     * (never half of a surrogate pair) and its length, {@code abc...(8000 characters)}, so that a
+     * client cannot write kilobytes into every line and every poll. Not escaped.
+     */
+    public static String identifier(String text) {
+        if (text.length() <= IDENTIFIER_CHARS) {
+            return text;
+        }
+        int end =
+                Character.isHighSurrogate(text.charAt(IDENTIFIER_CHARS - 1)) ? IDENTIFIER_CHARS - 1 : IDENTIFIER_CHARS;
+        return text.substring(0, end) + "...(" + text.length() + " characters)";
+    }
+
     /** Whether the text holds a character one cannot see (a space excepted). */
     public static boolean hasInvisible(String text) {
         for (int i = 0; i < text.length(); i++) {

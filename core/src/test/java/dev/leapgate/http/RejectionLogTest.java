@@ -98,6 +98,36 @@ class RejectionLogTest {
     }
 
     /**
+     * A header shown as sent is as long as the client makes it (containers take 8 KB and more): the
+     * log line and the status name its first 100 characters and its length, so that a client cannot
+     * write kilobytes into every line (which log shippers split into entries that then start with
+     * the client's text), nor into every poll of the status.
+     */
+    @Test
+    void aVeryLongIdentifier_isCutAt100Characters_inTheLogAndTheStatus() {
+        HttpGate gate = gate(
+                "origin", "header:X-Api-Key",
+                "header-origin-shown", "as-sent",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1h",
+                "rule.api.scope", "per-origin");
+        String key = "k".repeat(99) + "\uD83D\uDE00" + " 2026-11-26 ERROR forged".repeat(300);
+        Request request = Request.of("GET", "/api/x", "203.0.113.1", "X-Api-Key", key);
+        for (int i = 0; i < 3; i++) {
+            gate.enter(request);
+        }
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter(request);
+
+        String shown = "k".repeat(99) + "...(" + key.length() + " characters)";
+        assertThat(lines)
+                .as("cut before a character it would split in half")
+                .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from " + shown
+                        + " (about 2)");
+        assertThat(gate.statusJson()).contains("\"rejectedMost\":[{\"client\":\"" + shown + "\",\"about\":3}]");
+    }
+
+    /**
      * A header origin is usually a credential (an API key): the log names its fingerprint, never the
      * key, unless header-origin-shown = as-sent.
      */
