@@ -259,8 +259,8 @@ public final class Admission {
         if (admitted) {
             rate.recorder.onInstant(now);
         } else {
-            rate.recorder.onReject(now);
             rate.rejections.count(permits > rate.rule.limit() ? TOO_MANY_PERMITS : LIMIT_EXCEEDED, now);
+            rate.recorder.onReject(now); // after the reason: see RuleRejections.read
         }
         return admitted;
     }
@@ -279,7 +279,6 @@ public final class Admission {
                 shadowRejected(limit, origin, now, reason(limit, permits, token), true);
                 return admittedByShadowAlone(limits, origin, permits, now);
             }
-            limit.recorder.onReject(now);
             return rejectAtOnce(limit, origin, permits, token, now);
         }
         limit.recorder.onEnter(now);
@@ -289,6 +288,7 @@ public final class Admission {
     private Rejection rejectAtOnce(Limit limit, Origin origin, int permits, long token, long now) {
         String reason = reason(limit, permits, token);
         limit.rejections.count(reason, now);
+        limit.recorder.onReject(now); // after the reason: see RuleRejections.read
         if (rejections != null) {
             rejections.record(limit.rule.name(), origin, now);
         }
@@ -401,12 +401,12 @@ public final class Admission {
     }
 
     private Rejection reject(Limit[] limits, Limit by, long now, Origin origin, int permits, String reason) {
+        by.rejections.count(reason, now); // before the recorder, which may be where it counts: see RuleRejections.read
         for (int i = 0; i < limits.length; i++) {
             if (firstWithItsRecorder(limits, i)) {
                 limits[i].recorder.onReject(now);
             }
         }
-        by.rejections.count(reason, now); // after the recorder, which may be where it counts
         if (rejections != null) {
             rejections.record(by.rule.name(), origin, now);
         }

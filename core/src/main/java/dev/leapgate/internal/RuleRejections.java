@@ -28,6 +28,8 @@ final class RuleRejections {
     private final AtomicLong tooManyPermits = new AtomicLong();
     private final AtomicLong interrupted = new AtomicLong();
     private final AtomicLong storeUnavailable = new AtomicLong();
+    /** The most {@link #read} ever said were over the limit: what it says never goes down. */
+    private final AtomicLong highestLimitExceeded = new AtomicLong();
 
     RuleRejections(String rule, Clock clock) {
         this.seconds = new ResourceRecorder(rule, clock);
@@ -36,7 +38,7 @@ final class RuleRejections {
 
     /**
      * Rejections read from {@code resource}, whose {@link ResourceRecorder#onReject} the caller
-     * calls for every rejection, before {@link #count}.
+     * calls for every rejection, after {@link #count} (see {@link #read}).
      */
     RuleRejections(ResourceRecorder resource) {
         this.seconds = resource;
@@ -45,11 +47,9 @@ final class RuleRejections {
 
     /** Counts a rejection at {@code nowNanos} for {@code reason}, one of {@link Admission}'s reasons. */
     void count(String reason, long nowNanos) {
-        if (own) {
-            seconds.onReject(nowNanos); // first: a reader may see a rare reason late, never early
-        }
+        // The rare reason before the total: see read().
         if (reason == Admission.LIMIT_EXCEEDED) {
-            return;
+            // the rest of the total
         } else if (reason == Admission.UNTRACKED) {
             notTracked.incrementAndGet();
         } else if (reason == Admission.TOO_MANY_PERMITS) {
@@ -61,6 +61,9 @@ final class RuleRejections {
         } else {
             throw new IllegalArgumentException("not a reason: " + reason);
         }
+        if (own) {
+            seconds.onReject(nowNanos);
+        }
     }
 
     /** The rejections in each of the 60 whole seconds before the current one, oldest first. */
@@ -69,16 +72,20 @@ final class RuleRejections {
     }
 
     /**
-     * The counts now. A rejection for a rare reason being counted while this reads may show as one
-     * over the limit for that moment.
+     * The counts now, as counters that never go down (monitoring systems read them so). The limit
+     * exceeded is the total less the rare reasons; a rare reason is counted before the total, and
+     * the total read before the reasons, so that a rejection being counted while this reads is never
+     * in the total without its reason: the rest is never above the truth (it may lag by the
+     * rejections being counted), and never shown below what an earlier read showed.
      */
     RejectionCounts read() {
+        long all = seconds.totals().rejected();
         long untracked = notTracked.get();
         long tooMany = tooManyPermits.get();
         long stopped = interrupted.get();
         long noStore = storeUnavailable.get();
-        long all = seconds.totals().rejected();
-        return new RejectionCounts(
-                Math.max(0, all - untracked - tooMany - stopped - noStore), untracked, tooMany, stopped, noStore);
+        long exceeded = highestLimitExceeded.accumulateAndGet(
+                Math.max(0, all - untracked - tooMany - stopped - noStore), Math::max);
+        return new RejectionCounts(exceeded, untracked, tooMany, stopped, noStore);
     }
 }
