@@ -47,12 +47,13 @@ final class GateStatus {
 
     private GateStatus() {}
 
-    static String json(HttpGate gate, Limit[] limits, long nowNanos) {
+    /** @param ipv6PrefixLength the prefix IPv6 clients are counted by, which names them */
+    static String json(HttpGate gate, Limit[] limits, int ipv6PrefixLength, long nowNanos) {
         StringBuilder json = new StringBuilder(512);
         json.append("{\"rules\":[");
         for (int i = 0; i < limits.length; i++) {
             json.append(i == 0 ? "" : ",");
-            rule(json, limits[i], nowNanos);
+            rule(json, limits[i], ipv6PrefixLength, nowNanos);
         }
         json.append("],\"resources\":[");
         boolean first = true;
@@ -67,7 +68,7 @@ final class GateStatus {
         return json.append('}').toString();
     }
 
-    private static void rule(StringBuilder json, Limit limit, long nowNanos) {
+    private static void rule(StringBuilder json, Limit limit, int ipv6PrefixLength, long nowNanos) {
         FlowRule rule = limit.rule();
         json.append("{\"name\":");
         ProblemBody.quote(json, rule.name());
@@ -114,7 +115,7 @@ final class GateStatus {
             List<TopOrigins.Counted> top = limit.recentOffenders(OFFENDERS, nowNanos);
             for (int i = 0; i < top.size(); i++) {
                 json.append(i == 0 ? "{\"client\":" : ",{\"client\":");
-                ProblemBody.quote(json, Shown.identifier(top.get(i).origin().toString()));
+                ProblemBody.quote(json, Shown.client(top.get(i).origin(), ipv6PrefixLength));
                 json.append(",\"about\":").append(top.get(i).count()).append('}');
             }
             json.append(']');

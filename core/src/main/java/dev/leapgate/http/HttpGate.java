@@ -179,7 +179,10 @@ public final class HttpGate implements AutoCloseable {
                 builder.sleeper,
                 config.monitoring().rejectionLog().isZero()
                         ? null
-                        : new RejectionLog(config.monitoring().rejectionLog(), builder.rejectionLines));
+                        : new RejectionLog(
+                                config.monitoring().rejectionLog(),
+                                config.clientIp().ipv6PrefixLength(),
+                                builder.rejectionLines));
         this.statusPath = config.monitoring().statusPath().orElse(null);
         this.statusLeaf = statusPath == null || statusPath.indexOf('%') >= 0
                 ? null
@@ -363,7 +366,10 @@ public final class HttpGate implements AutoCloseable {
      */
     public String statusJson() {
         return GateStatus.json(
-                this, snapshot.get().book.limits(), admission.clock().nanoTime());
+                this,
+                snapshot.get().book.limits(),
+                clientIp.ipv6PrefixLength(),
+                admission.clock().nanoTime());
     }
 
     /**

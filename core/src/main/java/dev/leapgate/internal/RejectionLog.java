@@ -20,7 +20,8 @@ import java.util.function.Consumer;
  * <p>The top senders of each rule are counted in a space-saving summary of {@value #TRACKED}
  * origins: an origin that sent more than a {@value #TRACKED}th of the rule's rejections is in it,
  * and its count can only be over-estimated (by at most the smallest tracked count), so the line
- * says "about". Identifiers (an API key header, a principal) are the client's text: cut after
+ * says "about". An IPv6 client is named by its prefix, as it is counted. Identifiers (an API key
+ * header, a principal) are the client's text: cut after
  * {@value Shown#IDENTIFIER_CHARS} characters ({@link Shown#identifier}), and characters one cannot
  * see, line breaks first, written as escapes ({@link Shown#escaped}).
  *
@@ -36,19 +37,23 @@ public final class RejectionLog {
     static final int SHOWN = 3;
 
     private final long intervalNanos;
+    private final int ipv6PrefixLength;
     private final Consumer<String> sink;
     private final ConcurrentHashMap<String, Tally> tallies = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Tally> shadowTallies = new ConcurrentHashMap<>();
 
     /**
      * @param interval the shortest time between two lines of one rule; positive
+     * @param ipv6PrefixLength the prefix IPv6 clients are counted by, which names them ({@link
+     *     Shown#client})
      * @param sink where the lines go (a logger)
      */
-    public RejectionLog(Duration interval, Consumer<String> sink) {
+    public RejectionLog(Duration interval, int ipv6PrefixLength, Consumer<String> sink) {
         if (interval.isZero() || interval.isNegative()) {
             throw new IllegalArgumentException("interval must be positive, was " + interval);
         }
         this.intervalNanos = interval.toNanos();
+        this.ipv6PrefixLength = ipv6PrefixLength;
         this.sink = Objects.requireNonNull(sink, "sink");
     }
 
@@ -131,8 +136,7 @@ public final class RejectionLog {
                 // An identifier is the client's text (an API key header, a principal): escaped, so
                 // that a line break in it cannot forge a line, nor an escape sequence rewrite a terminal.
                 line.append(k == 0 ? "; most from " : ", ")
-                        .append(Shown.escaped(
-                                Shown.identifier(top.get(k).origin().toString())))
+                        .append(Shown.escaped(Shown.client(top.get(k).origin(), ipv6PrefixLength)))
                         .append(" (about ")
                         .append(top.get(k).count())
                         .append(')');

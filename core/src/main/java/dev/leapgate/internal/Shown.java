@@ -1,5 +1,9 @@
 package dev.leapgate.internal;
 
+import dev.leapgate.Origin;
+import dev.leapgate.net.ClientKey;
+import dev.leapgate.net.IpAddress;
+
 /**
  * Text as error messages quote it: in single quotes, with every character one cannot see written
  * as an escape, so that a value holding a NUL, a tab, a byte-order mark or a non-breaking space is
@@ -55,6 +59,22 @@ public final class Shown {
         int end =
                 Character.isHighSurrogate(text.charAt(IDENTIFIER_CHARS - 1)) ? IDENTIFIER_CHARS - 1 : IDENTIFIER_CHARS;
         return text.substring(0, end) + "...(" + text.length() + " characters)";
+    }
+
+    /**
+     * How the rejection log and the status name a client (not escaped): an IPv6 client by the
+     * prefix it is counted as, {@code 2001:db8:1:2::/64}, not by whichever of its addresses came
+     * first; an identifier cut as {@link #identifier} cuts it; else as {@link Origin#toString()}.
+     *
+     * @param ipv6PrefixLength the gate's {@code ipv6-prefix}; an origin made with another prefix
+     *     (by a caller of the gate) is named by its address
+     */
+    public static String client(Origin origin, int ipv6PrefixLength) {
+        IpAddress ip = origin.ip();
+        if (ip != null && !ip.isIpv4() && origin.key() == ClientKey.of(ip, ipv6PrefixLength)) {
+            return ClientKey.format(origin.key(), ipv6PrefixLength);
+        }
+        return identifier(origin.toString());
     }
 
     /** Whether the text holds a character one cannot see (a space excepted). */

@@ -98,6 +98,37 @@ class RejectionLogTest {
     }
 
     /**
+     * An IPv6 client is its prefix (/64 by default, ipv6-prefix), whichever of its addresses it
+     * sends from: the log and the status name the prefix they counted, not the one address that
+     * happened to come first (denying that address alone would stop nothing).
+     */
+    @Test
+    void anIpv6Client_isNamedByTheNetworkItIsCountedAs_inTheLogAndTheStatus() {
+        for (String prefix : new String[] {"64", "48"}) {
+            lines.clear();
+            HttpGate gate = gate(
+                    "ipv6-prefix", prefix,
+                    "rule.api.match", "/api/**",
+                    "rule.api.limit", "1/1h",
+                    "rule.api.scope", "per-origin");
+            for (int i = 1; i <= 4; i++) { // four addresses of one subscriber: one client, one admission
+                gate.enter(Request.of("GET", "/api/x", "2001:db8:1:2::" + Integer.toHexString(i * 0x1111)));
+            }
+            clock.advance(Duration.ofSeconds(10));
+            gate.enter(Request.of("GET", "/api/x", "2001:db8:1:2:aaaa::5"));
+
+            String client = prefix.equals("64") ? "2001:db8:1:2::/64" : "2001:db8:1::/48";
+            assertThat(lines)
+                    .as("ipv6-prefix " + prefix)
+                    .containsExactly("Leapgate: rule 'api' rejected 3 requests in the last 10.0 s; most from " + client
+                            + " (about 3)");
+            assertThat(gate.statusJson())
+                    .as("ipv6-prefix " + prefix)
+                    .contains("\"rejectedMost\":[{\"client\":\"" + client + "\",\"about\":4}]");
+        }
+    }
+
+    /**
      * A header shown as sent is as long as the client makes it (containers take 8 KB and more): the
      * log line and the status name its first 100 characters and its length, so that a client cannot
      * write kilobytes into every line (which log shippers split into entries that then start with
