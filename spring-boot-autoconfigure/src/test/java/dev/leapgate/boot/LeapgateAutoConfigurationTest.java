@@ -28,8 +28,13 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.web.context.reactive.AnnotationConfigReactiveWebApplicationContext;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.io.ByteArrayResource;
 
@@ -310,6 +315,44 @@ class LeapgateAutoConfigurationTest {
         upper.put("leapgate.enabled", "TRUE");
         try (BootApps.Running app = BootApps.start(upper, new ManualClock())) {
             assertThat(app.context().getBeanNamesForType(HttpGate.class)).hasSize(1);
+        }
+    }
+
+    /**
+     * A reactive (WebFlux) application: the starter has no filter it could run there. Not a
+     * {@code @Configuration}, which ContractApplication's component scan would pick up.
+     */
+    @EnableAutoConfiguration
+    static class ReactiveApplication {}
+
+    private static ConfigurableApplicationContext startReactive(Map<String, String> properties) {
+        return new SpringApplicationBuilder(ReactiveApplication.class)
+                .web(WebApplicationType.REACTIVE)
+                .contextFactory(type -> new AnnotationConfigReactiveWebApplicationContext())
+                .properties(new LinkedHashMap<String, Object>(properties))
+                .run();
+    }
+
+    @Test
+    void inAReactiveApplication_theStartStops_ratherThanProtectNothingSilently() {
+        Map<String, String> lazy = new LinkedHashMap<>(LOGIN_PER_IP);
+        lazy.put("spring.main.lazy-initialization", "true");
+        for (Map<String, String> properties : List.of(LOGIN_PER_IP, lazy)) {
+            Throwable failure = catchThrowable(() -> startReactive(properties).close());
+
+            assertThat(findCause(failure, ConfigException.class))
+                    .as("the start failed on Leapgate's configuration: " + properties)
+                    .isNotNull();
+            assertThat(new LeapgateFailureAnalyzer().analyze(failure).getDescription())
+                    .contains("this is a reactive web application (Spring WebFlux)")
+                    .contains("no request would be limited")
+                    .contains("leapgate.enabled=false");
+        }
+
+        Map<String, String> disabled = new LinkedHashMap<>(LOGIN_PER_IP);
+        disabled.put("leapgate.enabled", "false");
+        try (ConfigurableApplicationContext context = startReactive(disabled)) {
+            assertThat(context.getBeanNamesForType(HttpGate.class)).isEmpty();
         }
     }
 
