@@ -5,6 +5,8 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RuleChecks;
 import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
+import jakarta.servlet.ServletContext;
+import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -40,9 +42,17 @@ public class LeapgateAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public HttpGate leapgateGate(LeapgateProperties properties, ObjectProvider<Clock> clock, Environment environment) {
-        // Requests are keyed below the context path: a rule written with it can never match.
-        String contextPath = environment.getProperty("server.servlet.context-path", "");
+    public HttpGate leapgateGate(
+            LeapgateProperties properties,
+            ObjectProvider<Clock> clock,
+            Environment environment,
+            ObjectProvider<ServletContext> servletContext) {
+        // Requests are keyed below the context path: a rule written with it can never match. The
+        // servlet context's is the one in force: in a WAR the container chooses it, and
+        // server.servlet.context-path is not read; the property is for a gate made before the server.
+        String contextPath = Optional.ofNullable(servletContext.getIfAvailable())
+                .map(ServletContext::getContextPath)
+                .orElseGet(() -> environment.getProperty("server.servlet.context-path", ""));
         return HttpGate.builder(properties.toConfig())
                 .clock(clock.getIfAvailable(Clock::system))
                 .check(rules -> RuleChecks.writtenWithPrefix(rules, contextPath, "the context path", path -> false))
