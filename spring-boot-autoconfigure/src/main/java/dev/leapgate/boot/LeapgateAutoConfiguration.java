@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -39,6 +40,11 @@ public class LeapgateAutoConfiguration {
 
     /** The name of the filter, in the servlet context and Spring's registrations. */
     public static final String FILTER_NAME = "leapgate";
+
+    /** The property that orders Spring Security's filter chain in Spring Boot, and its default. */
+    private static final String SECURITY_FILTER_ORDER = "spring.security.filter.order";
+
+    private static final int DEFAULT_SECURITY_FILTER_ORDER = -100;
 
     @Bean
     @ConditionalOnMissingBean
@@ -70,13 +76,36 @@ public class LeapgateAutoConfiguration {
             name = "leapgateFilterRegistration",
             parameterizedContainer = FilterRegistrationBean.class)
     public FilterRegistrationBean<LeapgateFilter> leapgateFilterRegistration(
-            HttpGate gate, LeapgateProperties properties, ObjectProvider<BlockHandler> blockHandler) {
+            HttpGate gate,
+            LeapgateProperties properties,
+            ObjectProvider<BlockHandler> blockHandler,
+            Environment environment) {
         FilterRegistrationBean<LeapgateFilter> registration = new FilterRegistrationBean<>(
                 LeapgateFilter.forGate(gate, blockHandler.getIfAvailable(() -> BlockHandler.STANDARD)));
         registration.setName(FILTER_NAME);
         registration.setAsyncSupported(true);
-        registration.setOrder(properties.getFilterOrder());
+        registration.setOrder(filterOrder(properties, environment));
         registration.addUrlPatterns("/*");
         return registration;
+    }
+
+    /**
+     * {@code leapgate.filter-order} as given; without it, before Spring Security's filter chain, but
+     * with {@code origin = principal} just after it: before it no user is authenticated yet, and every
+     * request would silently be counted by its IP address, all users behind one address sharing one
+     * limit.
+     */
+    static int filterOrder(LeapgateProperties properties, Environment environment) {
+        Binder binder = Binder.get(environment);
+        if (binder.bind("leapgate.filter-order", Integer.class).isBound()) {
+            return properties.getFilterOrder();
+        }
+        String origin = properties.getOrigin();
+        if (origin == null || !origin.strip().equals("principal")) {
+            return LeapgateProperties.DEFAULT_FILTER_ORDER;
+        }
+        int security = binder.bind(SECURITY_FILTER_ORDER, Integer.class).orElse(DEFAULT_SECURITY_FILTER_ORDER);
+        // At Integer.MAX_VALUE, + 1 would wrap around to the very first order.
+        return security == Integer.MAX_VALUE ? security : security + 1;
     }
 }

@@ -27,8 +27,9 @@ public class LeapgateProperties {
     /**
      * Where Leapgate's filter runs among the servlet filters (lower runs first). The default runs
      * it before Spring Security's filter chain (order -100), so that a flood is limited before any
-     * authentication work; order it after Spring Security (e.g. 0) when limits are keyed by the
-     * authenticated user (origin = principal).
+     * authentication work; with origin = principal (limits per authenticated user) the default runs
+     * it just after Spring Security's chain (spring.security.filter.order + 1, so -99), where the
+     * user is known.
      */
     private int filterOrder = DEFAULT_FILTER_ORDER;
 

@@ -13,6 +13,9 @@ import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.lang.reflect.Method;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,6 +23,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.Principal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -27,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -36,6 +41,8 @@ import org.springframework.boot.web.context.reactive.AnnotationConfigReactiveWeb
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.ByteArrayResource;
 
 /** The starter's auto-configuration in a real Boot application: properties, failures, metrics, Actuator. */
@@ -168,6 +175,84 @@ class LeapgateAutoConfigurationTest {
                     .isEqualTo(LeapgateProperties.DEFAULT_FILTER_ORDER)
                     .isLessThan(-100);
             assertThat(registration.isAsyncSupported()).isTrue();
+        }
+    }
+
+    /**
+     * Stands in for Spring Security's filter chain, at its order (spring.security.filter.order, -100
+     * by default): it authenticates the user an X-User header names, for the filters after it.
+     */
+    static class Authentication {
+        @Bean
+        FilterRegistrationBean<Filter> authentication(@Value("${spring.security.filter.order:-100}") int order) {
+            FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>((request, response, chain) -> {
+                String user = ((HttpServletRequest) request).getHeader("X-User");
+                chain.doFilter(
+                        user == null
+                                ? request
+                                : new HttpServletRequestWrapper((HttpServletRequest) request) {
+                                    @Override
+                                    public Principal getUserPrincipal() {
+                                        return () -> user;
+                                    }
+                                },
+                        response);
+            });
+            registration.setOrder(order);
+            return registration;
+        }
+    }
+
+    private static List<Integer> asUsers(BootApps.Running app, String... users) throws Exception {
+        List<Integer> statuses = new ArrayList<>();
+        for (String user : users) {
+            statuses.add(send(HttpRequest.newBuilder(app.uri("/ok")).header("X-User", user))
+                    .statusCode());
+        }
+        return statuses;
+    }
+
+    /**
+     * Before Spring Security's filter chain no user is authenticated: there, origin = principal would
+     * count every request by its IP address, all users behind one address sharing one limit.
+     */
+    @Test
+    void withOriginPrincipal_theFilterRunsAfterSpringSecurity_soThatEachUserHasALimitOfItsOwn() throws Exception {
+        Map<String, String> perUser = new LinkedHashMap<>(LOGIN_PER_IP);
+        perUser.put("leapgate.rule.login.limit", "1/1m");
+        perUser.put("leapgate.origin", "principal");
+        try (BootApps.Running app = BootApps.start(perUser, new ManualClock(), Authentication.class)) {
+            assertThat(asUsers(app, "alice", "bob", "alice", "bob")).containsExactly(200, 200, 429, 429);
+            assertThat(app.context()
+                            .getBean("leapgateFilterRegistration", FilterRegistrationBean.class)
+                            .getOrder())
+                    .as("just after Spring Security's -100")
+                    .isEqualTo(-99);
+        }
+
+        Map<String, String> securityElsewhere = new LinkedHashMap<>(perUser);
+        securityElsewhere.put("spring.security.filter.order", "10");
+        try (BootApps.Running app = BootApps.start(securityElsewhere, new ManualClock(), Authentication.class)) {
+            assertThat(asUsers(app, "alice", "bob", "alice")).containsExactly(200, 200, 429);
+        }
+
+        LeapgateProperties principal = new LeapgateProperties();
+        principal.setOrigin("principal");
+        StandardEnvironment securityLast = new StandardEnvironment();
+        securityLast
+                .getPropertySources()
+                .addFirst(new MapPropertySource(
+                        "security", Map.of("spring.security.filter.order", String.valueOf(Integer.MAX_VALUE))));
+        assertThat(LeapgateAutoConfiguration.filterOrder(principal, securityLast))
+                .as("after a chain ordered last, not wrapped around to first")
+                .isEqualTo(Integer.MAX_VALUE);
+
+        Map<String, String> orderGiven = new LinkedHashMap<>(perUser);
+        orderGiven.put("leapgate.filter-order", "-110");
+        try (BootApps.Running app = BootApps.start(orderGiven, new ManualClock(), Authentication.class)) {
+            assertThat(asUsers(app, "alice", "bob"))
+                    .as("the order the application gives is kept: before the authentication, one address")
+                    .containsExactly(200, 429);
         }
     }
 
