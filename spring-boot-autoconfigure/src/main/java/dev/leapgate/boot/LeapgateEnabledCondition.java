@@ -1,5 +1,7 @@
 package dev.leapgate.boot;
 
+import dev.leapgate.config.ConfigException;
+import java.util.List;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
@@ -23,7 +25,11 @@ final class LeapgateEnabledCondition implements Condition {
         if (value.strip().equalsIgnoreCase("false")) {
             return false;
         }
-        throw new IllegalStateException(
-                PROPERTY + ": '" + value + "' is not allowed; expected true or false (false turns Leapgate off)");
+        // A ConfigException, as every other invalid leapgate.* value: Boot's failure analysis
+        // (LeapgateFailureAnalyzer) explains it, rather than a stack trace.
+        throw new ConfigException(
+                "Spring properties leapgate.*",
+                List.of(PROPERTY + ": '" + value + "' is not allowed; expected true or false (false turns Leapgate"
+                        + " off)"));
     }
 }

@@ -1,7 +1,6 @@
 package dev.leapgate.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.leapgate.ManualClock;
@@ -386,15 +385,22 @@ class LeapgateAutoConfigurationTest {
 
     /** A value that is neither true nor false stops the start: a typo must not switch protection off. */
     @Test
-    void enabled_withAValueOtherThanTrueOrFalse_stopsTheStart_namingIt() {
+    void enabled_withAValueOtherThanTrueOrFalse_stopsTheStart_andTheFailureAnalysisNamesIt() {
         for (String value : new String[] {"flase", "off", "yes", "0"}) {
             Map<String, String> properties = new java.util.HashMap<>(LOGIN_PER_IP);
             properties.put("leapgate.enabled", value);
-            assertThatThrownBy(
-                            () -> BootApps.start(properties, new ManualClock()).close())
+            Throwable failure = catchThrowable(
+                    () -> BootApps.start(properties, new ManualClock()).close());
+            assertThat(failure)
                     .as(value)
                     .hasStackTraceContaining(
                             "leapgate.enabled: '" + value + "' is not allowed; expected true or false");
+            FailureAnalysis analysis = new LeapgateFailureAnalyzer().analyze(failure);
+            assertThat(analysis)
+                    .as(value + ": explained as Boot explains a failed start, not left as a stack trace")
+                    .isNotNull();
+            assertThat(analysis.getDescription())
+                    .contains("leapgate.enabled: '" + value + "' is not allowed; expected true or false");
         }
         Map<String, String> upper = new java.util.HashMap<>(LOGIN_PER_IP);
         upper.put("leapgate.enabled", "TRUE");
