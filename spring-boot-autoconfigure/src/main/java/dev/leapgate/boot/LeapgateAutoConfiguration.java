@@ -22,8 +22,9 @@ import org.springframework.core.env.Environment;
 /**
  * Leapgate in a Spring Boot servlet application: an {@link HttpGate} from the {@code leapgate.*}
  * properties ({@link LeapgateProperties}), the Leapgate servlet filter on every request
- * (asynchronous requests included) at {@code leapgate.filter-order}. The gate's metrics and the
- * Actuator endpoint follow ({@link LeapgateMetricsAutoConfiguration}, {@link
+ * (asynchronous requests included) at {@code leapgate.filter-order}, but not on a management server
+ * on a port of its own ({@code management.server.port}), whose requests never reach the filter. The
+ * gate's metrics and the Actuator endpoint follow ({@link LeapgateMetricsAutoConfiguration}, {@link
  * LeapgateEndpointAutoConfiguration}). Each backs off when the application defines its own bean of
  * that type; {@code leapgate.enabled=false} turns all of it off (any value but true or false is an
  * error: {@link LeapgateEnabledCondition}).

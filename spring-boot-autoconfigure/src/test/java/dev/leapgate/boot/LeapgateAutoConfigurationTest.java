@@ -16,6 +16,7 @@ import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.lang.reflect.Method;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -490,6 +491,42 @@ class LeapgateAutoConfigurationTest {
                             .tag("outcome", "admitted")
                             .meters())
                     .hasSize(1);
+        }
+    }
+
+    /** The README: Actuator is limited on the application's port, and not on a management port of its own. */
+    @Test
+    void actuatorRequests_areLimitedOnTheApplicationsPort_butNotOnAManagementPortOfTheirOwn() throws Exception {
+        Map<String, String> catchAll = new LinkedHashMap<>();
+        catchAll.put("leapgate.rule.all.match", "/**");
+        catchAll.put("leapgate.rule.all.limit", "1/1m");
+        catchAll.put("management.endpoints.web.exposure.include", "health,leapgate");
+        try (BootApps.Running app = BootApps.start(catchAll, new ManualClock())) {
+            assertThat(List.of(
+                            get(app, "/actuator/health").statusCode(),
+                            get(app, "/actuator/health").statusCode()))
+                    .containsExactly(200, 429);
+        }
+
+        Map<String, String> ownPort = new LinkedHashMap<>(catchAll);
+        ownPort.put("management.server.port", "0");
+        ownPort.put("management.server.address", "127.0.0.1");
+        try (BootApps.Running app = BootApps.start(ownPort, new ManualClock())) {
+            String management =
+                    "http://127.0.0.1:" + app.context().getEnvironment().getProperty("local.management.port");
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                statuses.add(send(HttpRequest.newBuilder(URI.create(management + "/actuator/health")))
+                        .statusCode());
+            }
+            assertThat(statuses).containsExactly(200, 200, 200);
+            assertThat(send(HttpRequest.newBuilder(URI.create(management + "/actuator/leapgate")))
+                            .body())
+                    .as("the endpoint, on the management port")
+                    .startsWith("{\"rules\":[{\"name\":\"all\"");
+            assertThat(List.of(get(app, "/ok").statusCode(), get(app, "/ok").statusCode()))
+                    .as("the application's own port")
+                    .containsExactly(200, 429);
         }
     }
 
