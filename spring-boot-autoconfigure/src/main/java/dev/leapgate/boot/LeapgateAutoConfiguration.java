@@ -5,6 +5,7 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RuleChecks;
 import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletContext;
 import java.util.Optional;
 import org.springframework.beans.factory.ObjectProvider;
@@ -87,6 +88,10 @@ public class LeapgateAutoConfiguration {
         registration.setAsyncSupported(true);
         registration.setOrder(filterOrder(properties, environment));
         registration.addUrlPatterns("/*");
+        // The original dispatch only (Boot's default, said here): an asynchronous request is
+        // released by the listener the filter adds in it. Mapped for FORWARD, a WAR's ErrorPageFilter
+        // forward to /error, made after the chain returned, would count a rejected request again.
+        registration.setDispatcherTypes(DispatcherType.REQUEST);
         return registration;
     }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.servlet.BlockHandler;
+import dev.leapgate.stats.StatsTotals;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.servlet.support.SpringBootServletInitializer;
+import org.springframework.context.annotation.Bean;
 import org.springframework.web.SpringServletContainerInitializer;
 import org.springframework.web.context.support.WebApplicationContextUtils;
 
@@ -35,11 +38,15 @@ class WarDeploymentTest {
     /** The properties of the next deployment (the container creates the initializer itself). */
     static volatile Map<String, Object> deploymentProperties = Map.of();
 
+    /** The application's own configurations in the next deployment. */
+    static volatile Class<?>[] deploymentSources = {};
+
     /** The WAR's initializer, as an application deployed as a WAR has one. */
     public static class Shop extends SpringBootServletInitializer {
         @Override
         protected SpringApplicationBuilder configure(SpringApplicationBuilder builder) {
             return builder.sources(ContractApplication.class)
+                    .sources(deploymentSources)
                     .properties(deploymentProperties)
                     .initializers(c -> c.getBeanFactory().registerSingleton("leapgateTestClock", new ManualClock()));
         }
@@ -47,10 +54,12 @@ class WarDeploymentTest {
 
     /** A WAR deployed at {@code contextPath} in a running Tomcat on loopback. */
     record Deployment(Tomcat tomcat, Context context, int port) implements AutoCloseable {
-        static Deployment start(Path baseDir, String contextPath, Map<String, String> properties) throws Exception {
+        static Deployment start(Path baseDir, String contextPath, Map<String, String> properties, Class<?>... sources)
+                throws Exception {
             Map<String, Object> all = new LinkedHashMap<>(properties);
             all.put("spring.main.banner-mode", "off");
             deploymentProperties = all;
+            deploymentSources = sources;
             Tomcat tomcat = new Tomcat();
             tomcat.setBaseDir(baseDir.toString());
             Connector connector = new Connector();
@@ -78,6 +87,14 @@ class WarDeploymentTest {
             tomcat.stop();
             tomcat.destroy();
         }
+    }
+
+    private static int get(Deployment app, String path) throws Exception {
+        return HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .build()
+                .send(HttpRequest.newBuilder(app.uri(path)).build(), HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     private static int post(Deployment app, String path) throws Exception {
@@ -111,6 +128,38 @@ class WarDeploymentTest {
                     .containsExactly("rule 'orders' (GET /shop/orders/**) can never match: rules match the path"
                             + " below the context path /shop, so it applies to /shop/shop/orders/**; write GET"
                             + " /orders/**");
+        }
+    }
+
+    /** A block handler that lets the container's error page answer: Spring Boot's, in a WAR. */
+    static class ErrorPageRejections {
+        @Bean
+        BlockHandler sendError() {
+            return (request, response, rejection, standard) -> response.sendError(standard.status());
+        }
+    }
+
+    /**
+     * In a WAR, Spring Boot's ErrorPageFilter answers an exception or a sendError by forwarding to
+     * /error after the chain returned: a forward the filter must not count as a second request (the
+     * starter maps the filter for REQUEST dispatches only). A guard for that mapping.
+     */
+    @Test
+    void requestsThatEndOnTheErrorPage_areCountedOnce(@TempDir Path dir) throws Exception {
+        Map<String, String> properties = Map.of(
+                "leapgate.rule.all.match", "/**",
+                "leapgate.rule.all.limit", "3/1m");
+        try (Deployment app = Deployment.start(dir, "/shop", properties, ErrorPageRejections.class)) {
+            assertThat(List.of(
+                            get(app, "/shop/throws"),
+                            get(app, "/shop/not-found"),
+                            get(app, "/shop/ok"),
+                            get(app, "/shop/ok")))
+                    .containsExactly(500, 404, 200, 429);
+            StatsTotals totals = app.gate().stats("/**").orElseThrow().totals();
+            assertThat(List.of(totals.admitted(), totals.rejected(), totals.failed()))
+                    .as("admitted, rejected, failed")
+                    .containsExactly(3L, 1L, 1L);
         }
     }
 }
