@@ -290,6 +290,10 @@ public final class ConfigParser {
      */
     static final int MAX_RULES_FILE_BYTES = 1 << 20;
 
+    /** A URL's or Spring resource's scheme ({@code classpath:}, {@code file:}); not a drive letter. */
+    private static final java.util.regex.Pattern LOCATION_SCHEME =
+            java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9+.-]+:");
+
     /**
      * A rules file's bytes: a regular file (a symbolic link to one, as in a Kubernetes ConfigMap, is
      * followed) of at most {@link #MAX_RULES_FILE_BYTES}.
@@ -730,6 +734,14 @@ public final class ConfigParser {
             case "rules-file" -> {
                 if (value.isEmpty()) {
                     throw new IllegalArgumentException("the empty value is not a file path");
+                }
+                if (LOCATION_SCHEME.matcher(value).lookingAt()) {
+                    // Spring's way to write a location (classpath:, file:) would be read as a
+                    // relative path, and fail as "no such file" without saying why.
+                    throw new IllegalArgumentException("must be a path in the file system, was "
+                            + ValueSyntax.shown(value)
+                            + ": a rules file is read from the file system and watched for changes, so a"
+                            + " classpath: resource or a URL cannot be one (write the file's path)");
                 }
                 rulesFile = Path.of(value);
             }

@@ -124,6 +124,19 @@ class GlobalSettingsTest {
     }
 
     @Test
+    void rulesFile_writtenAsAClasspathOrUrlLocation_isRejected_namingTheSetting() {
+        for (String location : List.of("classpath:leapgate-rules.properties", "file:/etc/leapgate/rules.properties")) {
+            assertThat(problems("rules-file", location))
+                    .singleElement(STRING)
+                    .startsWith("rules-file: must be a path in the file system, was '" + location + "'")
+                    .contains("watched for changes");
+        }
+        // A Windows drive letter is a path, not a scheme.
+        assertThat(parse("rules-file", "C:/leapgate/rules.properties").rulesFile())
+                .isPresent();
+    }
+
+    @Test
     void rulesFile_withInlineRules_isRejectedOnce() {
         assertThat(problems(
                         "rule.login.match", "POST /login",
