@@ -44,9 +44,11 @@ import org.slf4j.LoggerFactory;
  * returns, or, for a request that went asynchronous, when it completes, times out or fails. A
  * request counts as failed (an exception, in the statistics) when the chain throws, when it times
  * out or fails asynchronously, or when its response status is 5xx; an exception from the chain is
- * rethrown unchanged. Only the original {@code REQUEST}
- * dispatch is limited: forwards, includes, error and async dispatches of an admitted request are
- * not counted again.
+ * rethrown unchanged. A request is limited once, in the first dispatch in which the filter sees it
+ * (its {@code REQUEST} dispatch, or, behind an earlier filter that forwards or dispatches it before
+ * the chain reaches this filter, that {@code FORWARD} or {@code ASYNC} dispatch): forwards,
+ * includes, error and async dispatches of a request it decided are not counted again, nor is a
+ * forward that an earlier filter makes after this filter's dispatch returned.
  *
  * <p>Besides the configuration keys, one init-param is the filter's own: {@code block-handler}, the
  * class name of a {@link BlockHandler}. Invalid init-params fail {@link #init} with a message that
@@ -81,6 +83,15 @@ public class LeapgateFilter implements Filter {
      * request already limited.
      */
     private final ThreadLocal<int[]> passing = ThreadLocal.withInitial(() -> new int[1]);
+    /**
+     * The {@linkplain ServletRequest#getRequestId() id} of the last request this filter decided on
+     * this thread without marking it with {@link #seenAttribute}: a forward that an earlier filter
+     * makes after this filter's dispatch returned (an error page, a fallback page) runs on the same
+     * thread, and is part of that request. Request ids are unique for the life of the container, so
+     * a stale id never matches another request. A String, a class of the JDK, as is the count
+     * above: a thread-local value of the application's class would keep its class loader alive.
+     */
+    private final ThreadLocal<String[]> decidedHere = ThreadLocal.withInitial(() -> new String[1]);
     /**
      * The request attribute that says this filter let the request through and the request went, or
      * may still go, asynchronous: its async dispatches are not limited again. Set only on a request
@@ -281,6 +292,8 @@ public class LeapgateFilter implements Filter {
                     running[0]--;
                 }
             }
+            // An earlier filter may forward the rejected request once this dispatch returns.
+            decidedHere.get()[0] = requestId(request);
             return;
         }
         Entry entry = (Entry) decision;
@@ -301,6 +314,10 @@ public class LeapgateFilter implements Filter {
                 // also when the request is not asynchronous yet: an earlier filter may start an
                 // async cycle after the chain returned, and dispatch this request again.
                 request.setAttribute(seenAttribute, Boolean.TRUE);
+            } else {
+                // A request that cannot go asynchronous comes back, if at all, on this thread: in
+                // a forward an earlier filter makes after the chain returned.
+                decidedHere.get()[0] = requestId(request);
             }
             if (!async || !closeOnAsyncEnd(request, entry)) {
                 HttpGate.complete(entry, response.getStatus());
@@ -322,9 +339,28 @@ public class LeapgateFilter implements Filter {
         if (type == DispatcherType.INCLUDE || type == DispatcherType.ERROR) {
             return false;
         }
-        // A forward runs on the thread of the dispatch that forwards, inside it; an async dispatch
-        // comes later, marked if this filter let the request through before it went async.
-        return passing.get()[0] == 0 && request.getAttribute(seenAttribute) == null;
+        // A forward runs on the thread of the dispatch that forwards, inside it, or, made by an
+        // earlier filter after this filter's dispatch returned, after it; an async dispatch comes
+        // later, marked if this filter let the request through before it went async.
+        return passing.get()[0] == 0 && request.getAttribute(seenAttribute) == null && !decidedOnThisThread(request);
+    }
+
+    /** Whether this filter decided {@code request} in an earlier dispatch on this thread. */
+    private boolean decidedOnThisThread(HttpServletRequest request) {
+        String id = requestId(request);
+        return id != null && !id.isEmpty() && id.equals(decidedHere.get()[0]);
+    }
+
+    /**
+     * The request's id (Servlet 6.0), or null from a request wrapper of a library built against an
+     * older API that implements the interface itself and so lacks the method.
+     */
+    private static String requestId(HttpServletRequest request) {
+        try {
+            return request.getRequestId();
+        } catch (AbstractMethodError | UnsupportedOperationException noId) {
+            return null;
+        }
     }
 
     /**

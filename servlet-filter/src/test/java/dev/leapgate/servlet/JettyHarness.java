@@ -70,9 +70,17 @@ final class JettyHarness implements AutoCloseable {
 
     /** A filter that runs before Leapgate's on every REQUEST dispatch, as an application's earlier filter. */
     JettyHarness upstream(Filter earlier) {
+        return upstream(earlier, true);
+    }
+
+    /**
+     * {@link #upstream(Filter)}, declared with or without {@code async-supported} (the default of
+     * {@code web.xml}): without, no request through it can go asynchronous.
+     */
+    JettyHarness upstream(Filter earlier, boolean asyncSupported) {
         FilterHolder holder = new FilterHolder(earlier);
         holder.setName("upstream");
-        holder.setAsyncSupported(true);
+        holder.setAsyncSupported(asyncSupported);
         context.getServletHandler().addFilter(holder);
         org.eclipse.jetty.ee10.servlet.FilterMapping mapping = new org.eclipse.jetty.ee10.servlet.FilterMapping();
         mapping.setFilterName("upstream");

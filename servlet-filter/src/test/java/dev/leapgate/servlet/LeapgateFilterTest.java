@@ -226,6 +226,94 @@ class LeapgateFilterTest {
         assertThat(jetty.stats("/**").rejected()).isZero();
     }
 
+    /**
+     * An earlier filter that forwards after the chain returned (here a single-page application's
+     * fallback: a 404 becomes the index page; an error-page filter does the same) forwards a request
+     * the filter has let through already: the forward is the same request, not limited again. The
+     * earlier filter is declared without async-supported, as web.xml declares filters by default, so
+     * that the request cannot go asynchronous.
+     */
+    @Test
+    void aForwardAnEarlierFilterMakesAfterTheChain_isNotLimitedAgain() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.all.match", "/**", "rule.all.limit", "1/10s"))
+                .servlet("/index.html", new TestServlets.Text("index"))
+                .servlet("/api/missing", new TestServlets.Status(404));
+        jetty.upstream(
+                (request, response, chain) -> {
+                    chain.doFilter(request, response);
+                    if (((HttpServletResponse) response).getStatus() == 404) {
+                        response.resetBuffer();
+                        ((HttpServletResponse) response).setStatus(200);
+                        request.getRequestDispatcher("/index.html").forward(request, response);
+                    }
+                },
+                false);
+        jetty.start();
+
+        HttpResponse<String> r = jetty.get("/api/missing");
+
+        assertThat(r.statusCode())
+                .as("the forward to the index page was not limited")
+                .isEqualTo(200);
+        assertThat(r.body()).isEqualTo("index");
+        assertThat(jetty.stats("/**").admitted()).isEqualTo(1);
+        assertThat(jetty.stats("/**").rejected()).isZero();
+        assertThat(jetty.get("/api/missing").statusCode())
+                .as("the one request used the limit")
+                .isEqualTo(429);
+    }
+
+    /** Sends the status and fields of the standard rejection, and leaves the body to the application. */
+    public static final class StatusOnlyHandler implements BlockHandler {
+        @Override
+        public void handle(
+                HttpServletRequest request,
+                HttpServletResponse response,
+                Rejection rejection,
+                RejectionResponse standard) {
+            response.setStatus(standard.status());
+            standard.headers().forEach(response::setHeader);
+        }
+    }
+
+    /**
+     * An earlier filter that renders every 4xx by forwarding to a page after the chain returned:
+     * the forward of a rejected request is part of it, not a second request to reject (which would
+     * count the rejection twice and answer with an empty body instead of the page).
+     */
+    @Test
+    void aForwardAnEarlierFilterMakesAfterARejection_isNotLimitedAgain() throws Exception {
+        jetty = new JettyHarness(Map.of(
+                        "block-handler", StatusOnlyHandler.class.getName(),
+                        "rule.all.match", "/**",
+                        "rule.all.limit", "1/10s"))
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/status-page", new HttpServlet() {
+                    @Override
+                    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                        resp.getWriter().write("page for " + resp.getStatus());
+                    }
+                });
+        jetty.upstream(
+                (request, response, chain) -> {
+                    chain.doFilter(request, response);
+                    if (((HttpServletResponse) response).getStatus() >= 400) {
+                        request.getRequestDispatcher("/status-page").forward(request, response);
+                    }
+                },
+                false);
+        jetty.start();
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> r = jetty.get("/api/hello");
+
+        assertThat(r.statusCode()).isEqualTo(429);
+        assertThat(r.headers().firstValue("Retry-After")).isPresent();
+        assertThat(r.body()).isEqualTo("page for 429");
+        assertThat(jetty.stats("/**").admitted()).isEqualTo(1);
+        assertThat(jetty.stats("/**").rejected()).as("one rejected request").isEqualTo(1);
+    }
+
     /** Renders the rejection by forwarding to a page of the application, as a JSP-based handler does. */
     public static final class ForwardingHandler implements BlockHandler {
         @Override
