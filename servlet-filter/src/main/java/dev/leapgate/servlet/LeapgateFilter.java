@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * Leapgate as a Jakarta Servlet filter: declare it in {@code web.xml}, configure it with
  * init-params (the keys of {@code CONFIGURATION.md}), and every request matching a rule is limited.
  * Or build it in code with {@link #builder()} and register it with {@code
- * ServletContext.addFilter}.
+ * ServletContext.addFilter}: configured by its builder alone, it refuses init-params on its
+ * registration (in {@link #init}, naming them), which it would not read.
  *
  * <p>Per request: the core decides ({@link HttpGate}); a rejection is answered by the {@link
  * BlockHandler} and goes no further; an admitted request gets the {@code RateLimit} fields (if
@@ -163,6 +164,8 @@ public class LeapgateFilter implements Filter {
                     throw e;
                 }
             }
+        } else {
+            refuseInitParams(filterConfig);
         }
         context.setAttribute(GATE_ATTRIBUTE_PREFIX + filterConfig.getFilterName(), gate);
         seenAttribute = "dev.leapgate.seen." + filterConfig.getFilterName();
@@ -170,6 +173,27 @@ public class LeapgateFilter implements Filter {
                 "Leapgate filter '{}' started with {} rules",
                 filterConfig.getFilterName(),
                 gate.rules().rules().size());
+    }
+
+    /**
+     * A filter built in code ({@link #builder()}, {@link #forGate}) is configured there: init-params
+     * on its registration would not be read, and the rules they name would protect nothing. They
+     * fail the start, named (not their values: a store's URI may hold a password).
+     */
+    private void refuseInitParams(FilterConfig filterConfig) throws ServletException {
+        List<String> names = Collections.list(filterConfig.getInitParameterNames());
+        if (names.isEmpty()) {
+            return;
+        }
+        if (ownsGate) {
+            // A filter whose init fails is never destroyed: close the store its builder opened.
+            gate.close();
+        }
+        throw new ServletException("init-params of filter '" + filterConfig.getFilterName() + "' are not read: "
+                + String.join(", ", names) + ". The filter was built in code (LeapgateFilter.builder() or"
+                + " forGate), which configures it: give these settings to its LeapgateConfig (ConfigParser.parse"
+                + " reads the same keys) and the block handler to its builder, or register the filter by class"
+                + " name to configure it with init-params");
     }
 
     /** The URL patterns of every servlet of the application. */

@@ -48,7 +48,13 @@ final class JettyHarness implements AutoCloseable {
     }
 
     JettyHarness(Filter instance) {
+        this(instance, Map.of());
+    }
+
+    /** A filter instance (built in code), with init-params on its registration. */
+    JettyHarness(Filter instance, Map<String, String> initParams) {
         this(new FilterHolder(instance), new ManualClock());
+        initParams.forEach(filter::setInitParameter);
     }
 
     private JettyHarness(FilterHolder holder, ManualClock clock) {

@@ -498,6 +498,56 @@ class LeapgateFilterTest {
         assertThat(jetty.gate()).isSameAs(filter.gate());
     }
 
+    /**
+     * A filter built in code is configured by its builder; init-params on its registration would
+     * not be read, and the rules they name would protect nothing: the start fails, naming them.
+     */
+    @Test
+    void initParamsOnAFilterBuiltInCode_failTheStart_namingEachParam() {
+        int opened = RecordingStoreProvider.OPENED.size();
+        LeapgateFilter filter = LeapgateFilter.builder()
+                .config(ConfigParser.parseProperties(
+                        "store=recording://test\nrule.api.match=/api/**\nrule.api.limit=100/10s\n", "code"))
+                .build();
+        jetty = new JettyHarness(
+                        filter,
+                        Map.of(
+                                "rule.login.match", "POST /login",
+                                "rule.login.limit", "5/1m",
+                                "block-handler", "com.example.Page"))
+                .servlet("/login", new TestServlets.Text("welcome"));
+
+        Throwable failure = jetty.startExpectingFailure();
+
+        assertThat(failure)
+                .isInstanceOf(ServletException.class)
+                .hasMessageContaining("filter 'leapgate'")
+                .hasMessageContaining("rule.login.match")
+                .hasMessageContaining("rule.login.limit")
+                .hasMessageContaining("block-handler")
+                .hasMessageContaining("built in code");
+        assertThat(RecordingStoreProvider.OPENED.get(opened).closed)
+                .as("the store of the gate the filter's builder built: the container never destroys a filter"
+                        + " whose init failed")
+                .isTrue();
+    }
+
+    /** A gate handed to the filter is the caller's: a start refused for init-params leaves it open. */
+    @Test
+    void initParamsOnAFilterForAGate_failTheStart_andLeaveTheGateOpen() {
+        int opened = RecordingStoreProvider.OPENED.size();
+        HttpGate gate = HttpGate.builder(ConfigParser.parseProperties(
+                        "store=recording://test\nrule.api.match=/api/**\nrule.api.limit=100/10s\n", "code"))
+                .build();
+        jetty = new JettyHarness(
+                        LeapgateFilter.forGate(gate, BlockHandler.STANDARD), Map.of("rule.login.limit", "5/1m"))
+                .servlet("/login", new TestServlets.Text("welcome"));
+
+        assertThat(jetty.startExpectingFailure()).hasMessageContaining("rule.login.limit");
+        assertThat(RecordingStoreProvider.OPENED.get(opened).closed).isFalse();
+        gate.close();
+    }
+
     @Test
     void malformedForwardingHeaders_neverCauseAnError() throws Exception {
         start(
