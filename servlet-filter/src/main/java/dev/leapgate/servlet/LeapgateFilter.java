@@ -332,20 +332,39 @@ public class LeapgateFilter implements Filter {
             throw e;
         } finally {
             running[0]--;
-            boolean async = request.isAsyncStarted();
-            if (async || request.isAsyncSupported()) {
-                // Before the container's dispatch returns, so before any async dispatch can run;
-                // also when the request is not asynchronous yet: an earlier filter may start an
-                // async cycle after the chain returned, and dispatch this request again.
-                request.setAttribute(seenAttribute, Boolean.TRUE);
-            } else {
-                // A request that cannot go asynchronous comes back, if at all, on this thread: in
-                // a forward an earlier filter makes after the chain returned.
-                decidedHere.get()[0] = requestId(request);
+            try {
+                afterTheChain(request, response, entry);
+            } catch (RuntimeException requestOver) {
+                // The container ended the request while the chain still ran on another thread (an
+                // earlier filter ran it through AsyncContext.start, and the request timed out or
+                // failed meanwhile): the request object answers no more (Tomcat throws an
+                // IllegalStateException, recycled; Jetty a NullPointerException, detached). Its
+                // entry is closed now, as a request without a response; the chain's own exception,
+                // if any, is the one that propagates.
+                LOG.debug("Leapgate: the request ended before its chain returned", requestOver);
+                HttpGate.complete(entry, HttpGate.NO_RESPONSE);
             }
-            if (!async || !closeOnAsyncEnd(request, entry)) {
-                HttpGate.complete(entry, response.getStatus());
-            }
+        }
+    }
+
+    /**
+     * Marks a request let through as decided, and closes its entry now, or, if it went
+     * asynchronous, when its asynchronous cycle ends.
+     */
+    private void afterTheChain(HttpServletRequest request, HttpServletResponse response, Entry entry) {
+        boolean async = request.isAsyncStarted();
+        if (async || request.isAsyncSupported()) {
+            // Before the container's dispatch returns, so before any async dispatch can run;
+            // also when the request is not asynchronous yet: an earlier filter may start an
+            // async cycle after the chain returned, and dispatch this request again.
+            request.setAttribute(seenAttribute, Boolean.TRUE);
+        } else {
+            // A request that cannot go asynchronous comes back, if at all, on this thread: in
+            // a forward an earlier filter makes after the chain returned.
+            decidedHere.get()[0] = requestId(request);
+        }
+        if (!async || !closeOnAsyncEnd(request, entry)) {
+            HttpGate.complete(entry, response.getStatus());
         }
     }
 

@@ -645,6 +645,58 @@ class LeapgateFilterTest {
         assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
     }
 
+    /**
+     * An earlier filter that runs the rest of the chain on another thread ({@code
+     * AsyncContext.start}) and gives the request 200 ms: the container times the request out, answers
+     * and ends it while the servlet still runs. When the chain returns, the request no longer
+     * answers (Jetty throws from it); the slot must still come back.
+     */
+    @Test
+    void aChainThatReturnsAfterTheContainerEndedTheRequest_givesItsSlotBack() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        jetty = new JettyHarness(Map.of("rule.slots.match", "/api/**", "rule.slots.in-flight", "1"))
+                .servlet("/api/held", new HttpServlet() {
+                    @Override
+                    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                        arrived.countDown();
+                        try {
+                            release.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                        resp.getWriter().write("late");
+                    }
+                })
+                .servlet("/error", new TestServlets.ErrorPage());
+        jetty.upstream((request, response, chain) -> {
+            AsyncContext async = request.startAsync();
+            async.setTimeout(200);
+            async.start(() -> {
+                try {
+                    chain.doFilter(request, response);
+                    async.complete();
+                } catch (Exception e) {
+                    // The container ended the request: nothing left to answer.
+                }
+            });
+        });
+        jetty.start();
+
+        HttpResponse<String> timedOut = jetty.get("/api/held");
+
+        assertThat(timedOut.statusCode())
+                .as("answered by the container's timeout")
+                .isEqualTo(500);
+        assertThat(arrived.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(jetty.stats("/api/**").inFlight())
+                .as("the servlet still runs")
+                .isEqualTo(1);
+        release.countDown();
+        eventually(() -> jetty.stats("/api/**").inFlight() == 0);
+        assertThat(jetty.stats("/api/**").failed()).isEqualTo(1);
+    }
+
     @Test
     void ruleWrittenWithTheContextPath_isReportedAtStart_asOneThatCanNeverMatch() throws Exception {
         start(
