@@ -291,6 +291,12 @@ public class LeapgateFilter implements Filter {
             chain.doFilter(req, res);
             return;
         }
+        if (gate == null) {
+            throw new ServletException("Leapgate filter without rules: its init(FilterConfig) was never called, which"
+                    + " reads them. A container calls it; Spring's DelegatingFilterProxy calls it only with"
+                    + " targetFilterLifecycle = true. Or build the filter with LeapgateFilter.builder(), which needs"
+                    + " no init");
+        }
         ServletRequestView view = new ServletRequestView(request);
         Optional<StatusResponse> status = gate.status(view);
         if (status.isPresent()) {

@@ -548,6 +548,37 @@ class LeapgateFilterTest {
         gate.close();
     }
 
+    /**
+     * Spring's DelegatingFilterProxy calls a filter bean's init only with targetFilterLifecycle =
+     * true: a filter made with the no-argument constructor then has no gate. Its requests fail with
+     * a message that says why and what to change, not a NullPointerException.
+     */
+    @Test
+    void aFilterWhoseInitWasNeverCalled_failsItsRequests_sayingWhy() throws Exception {
+        LeapgateFilter neverInitialized = new LeapgateFilter();
+        java.util.concurrent.atomic.AtomicReference<Exception> thrown =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        jetty = new JettyHarness(Map.of("rule.api.match", "/api/**", "rule.api.limit", "100/10s"))
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/error", new TestServlets.ErrorPage());
+        jetty.upstream((request, response, chain) -> {
+            try {
+                neverInitialized.doFilter(request, response, chain); // as a proxy that skips init
+            } catch (IOException | ServletException | RuntimeException e) {
+                thrown.set(e);
+                throw e;
+            }
+        });
+        jetty.start();
+
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(500);
+        assertThat(thrown.get())
+                .isInstanceOf(ServletException.class)
+                .hasMessageContaining("init")
+                .hasMessageContaining("targetFilterLifecycle")
+                .hasMessageContaining("LeapgateFilter.builder()");
+    }
+
     @Test
     void malformedForwardingHeaders_neverCauseAnError() throws Exception {
         start(
