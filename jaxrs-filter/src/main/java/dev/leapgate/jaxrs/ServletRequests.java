@@ -41,7 +41,21 @@ final class ServletRequests implements ServletRequestListener {
     public void requestDestroyed(ServletRequestEvent event) {
         ServletRequest request = event.getServletRequest();
         if (request.getAttribute(RequestEnd.PROPERTY) instanceof End end) {
-            end.ended(request.isAsyncStarted());
+            end.ended(asyncStarted(request));
+        }
+    }
+
+    /**
+     * Whether the request is still asynchronous. Tomcat refuses the question with an {@link
+     * IllegalStateException} for a request whose asynchronous cycle ended in an error ({@code
+     * startAsync}, then {@code dispatch}, then an exception): such a request is over, and its
+     * admissions are finished now rather than left to the safety net.
+     */
+    private static boolean asyncStarted(ServletRequest request) {
+        try {
+            return request.isAsyncStarted();
+        } catch (IllegalStateException over) {
+            return false;
         }
     }
 
