@@ -1,0 +1,97 @@
+package dev.leapgate.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.jaxrs.app.ByClassNameApplication;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's registration by class name in the runtime's own setting, with the settings among
+ * the application's properties: CXF's {@code jaxrs.providers} init-param of {@code
+ * CXFNonSpringJaxrsServlet} and Jersey's {@code jersey.config.server.provider.classnames} apply
+ * both the annotations and the application's rules; RESTEasy's {@code resteasy.providers} the
+ * annotations only, as the README says. The servlet is configured by init-params alone, as in a
+ * {@code web.xml}, on the runtime under test ({@link JaxrsServer#runtime()}).
+ */
+class ProviderByClassNameIT {
+
+    private static final String PROVIDER = LeapgateFeature.class.getName();
+
+    @Test
+    void theProviderNamedInTheRuntimesSetting_appliesTheApplicationsRules() throws Exception {
+        Map<String, String> initParams = switch (JaxrsServer.runtime()) {
+            case "resteasy" ->
+                Map.of(
+                        "jakarta.ws.rs.Application",
+                        ByClassNameApplication.class.getName(),
+                        "resteasy.providers",
+                        PROVIDER);
+            case "cxf" ->
+                Map.of(
+                        "jakarta.ws.rs.Application",
+                        ByClassNameApplication.class.getName(),
+                        "jaxrs.providers",
+                        PROVIDER);
+            default ->
+                Map.of(
+                        "jakarta.ws.rs.Application",
+                        ByClassNameApplication.class.getName(),
+                        "jersey.config.server.provider.classnames",
+                        PROVIDER);
+        };
+        String servlet = switch (JaxrsServer.runtime()) {
+            case "resteasy" -> "org.jboss.resteasy.plugins.server.servlet.HttpServlet30Dispatcher";
+            case "cxf" -> "org.apache.cxf.jaxrs.servlet.CXFNonSpringJaxrsServlet";
+            default -> "org.glassfish.jersey.servlet.ServletContainer";
+        };
+        ServletContextHandler context = new ServletContextHandler();
+        context.setContextPath("/");
+        context.addServletContainerInitializer(new LeapgateServletInitializer());
+        ServletHolder holder =
+                new ServletHolder(servlet, Class.forName(servlet).asSubclass(jakarta.servlet.Servlet.class));
+        holder.setInitParameters(initParams);
+        holder.setAsyncSupported(true);
+        holder.setInitOrder(1);
+        context.addServlet(holder, "/*");
+        Server server = new Server();
+        ServerConnector connector = new ServerConnector(server);
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        server.addConnector(connector);
+        server.setHandler(context);
+        server.start();
+        try {
+            assertThat(holder.getUnavailableException()).isNull();
+            URI base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
+
+            var annotated = JaxrsServer.get(base, "/limited/named");
+            assertThat(annotated.statusCode()).isEqualTo(200);
+            assertThat(annotated.headers().firstValue("RateLimit-Policy")).hasValue("\"per-ip\";q=1;w=60");
+            assertThat(JaxrsServer.get(base, "/limited/named").statusCode())
+                    .as("@RateLimited, on every runtime")
+                    .isEqualTo(429);
+
+            List<Integer> statuses = new ArrayList<>();
+            for (String user : new String[] {"1", "2", "3"}) {
+                statuses.add(JaxrsServer.get(base, "/users/" + user).statusCode());
+            }
+            if (JaxrsServer.runtime().equals("resteasy")) {
+                // RESTEasy configures a feature named in resteasy.providers before it applies the
+                // application's properties: the provider sees no leapgate.* setting (the README says so).
+                assertThat(statuses).as("the application's rule, unseen").containsExactly(200, 200, 200);
+            } else {
+                assertThat(statuses).as("the application's rule, 2 per hour").containsExactly(200, 200, 429);
+            }
+        } finally {
+            server.stop();
+        }
+    }
+}
