@@ -10,6 +10,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -31,6 +32,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -82,6 +84,13 @@ import org.slf4j.LoggerFactory;
  * after its caller stopped waiting (Redis paused, then resumed) is not lost: if it admitted, its
  * permits are given back (replies are awaited for 10 s beyond the budget).
  *
+ * <p>Some failures are not an outage but a store that is set up wrong, and no retry mends them: a
+ * password Redis refuses or that it needs and the URI lacks ({@code WRONGPASS}, {@code NOAUTH}), a
+ * user without a command or key the store needs ({@code NOPERM}), a {@code redis://} URI that
+ * names a read-only replica ({@code READONLY}). Each kind is logged once at ERROR, naming the
+ * {@code store} setting and its value, and decisions fail with that message (core's failure policy
+ * shows it), instead of Lettuce's "Unable to connect", which reads like a Redis that is down.
+ *
  * <h2>Instances</h2>
  *
  * With {@code store-instances = auto} each instance writes a heartbeat into the sorted set {@code
@@ -119,6 +128,8 @@ public final class RedisWindowStore implements WindowStore {
     private volatile int instances = 1;
     private volatile boolean closed;
     private final java.util.concurrent.ScheduledFuture<?> heartbeat;
+    /** The kinds of misconfiguration already logged ({@link #classified}), each logged once. */
+    private final Set<String> misconfigurationsLogged = ConcurrentHashMap.newKeySet();
 
     /** A connection being made, made, or failed (then retried after a pause). */
     private record Connecting(CompletableFuture<StatefulConnection<String, String>> future, long startedNanos) {}
@@ -295,6 +306,7 @@ public final class RedisWindowStore implements WindowStore {
         }
         future.whenComplete((c, failure) -> {
             if (failure != null) {
+                classified(failure); // a refused password is logged as what it is
                 LOG.debug("Leapgate Redis store {}: cannot connect", settings.shownUri(), failure);
             } else if (closed) {
                 c.closeAsync();
@@ -577,7 +589,8 @@ public final class RedisWindowStore implements WindowStore {
         if (c == null) {
             connecting.whenComplete((connected, failure) -> {
                 if (failure != null) {
-                    done.accept(null, failure instanceof CompletionException ? failure.getCause() : failure);
+                    done.accept(
+                            null, classified(failure instanceof CompletionException ? failure.getCause() : failure));
                 } else {
                     run(connected, keys, args, done);
                 }
@@ -605,11 +618,76 @@ public final class RedisWindowStore implements WindowStore {
                     if (cause instanceof RedisNoScriptException) {
                         scripting
                                 .<List<Object>>eval(SCRIPT, ScriptOutputType.MULTI, keys, args)
-                                .whenComplete(done);
+                                .whenComplete((again, failed) -> done.accept(
+                                        again,
+                                        classified(
+                                                failed instanceof CompletionException ? failed.getCause() : failed)));
                     } else {
-                        done.accept(result, cause);
+                        done.accept(result, classified(cause));
                     }
                 });
+    }
+
+    /**
+     * {@code failure}, or when Redis's error says the store is set up wrong (see the class comment),
+     * a {@link Misconfigured} failure that names the setting, its value and what is wrong, logged
+     * once per kind at ERROR. Null for null.
+     */
+    private Throwable classified(Throwable failure) {
+        String error = null;
+        for (Throwable t = failure; t != null && error == null; t = t.getCause()) {
+            if (t instanceof RedisCommandExecutionException) {
+                error = t.getMessage();
+            }
+        }
+        if (error == null || failure instanceof Misconfigured) {
+            return failure;
+        }
+        String kind;
+        String what;
+        if (error.startsWith("NOAUTH")) {
+            kind = "NOAUTH";
+            what = "Redis requires a password and the URI gives none (redis://[user:]password@host:port)";
+        } else if (error.startsWith("WRONGPASS") || error.contains("without any password configured")) {
+            kind = "WRONGPASS";
+            what = "Redis refused the user name or password of the URI";
+        } else if (error.startsWith("NOPERM")
+                || error.contains("-NOPERM")
+                || error.contains("The user executing the script can't")) { // refused within the script
+            kind = "NOPERM";
+            what = "the URI's Redis user may not do what the store needs: run its scripts (EVALSHA, EVAL,"
+                    + " SCRIPT LOAD) on the keys " + prefix + "* (GET, SET, TIME; ZADD, ZREMRANGEBYSCORE,"
+                    + " PEXPIRE and ZCARD on " + prefix + "instances)";
+        } else if (error.contains("READONLY") && !settings.uri().getScheme().contains("-")) {
+            // Not through a Sentinel or a Redis Cluster: there a master just demoted in a failover
+            // may answer so for a moment, and the client finds the new one.
+            kind = "READONLY";
+            what = "the URI names a read-only replica; the store writes, and needs the master"
+                    + " (redis-sentinel:// finds it)";
+        } else {
+            return failure;
+        }
+        String message = "store = " + settings.shownUri() + ": " + what + " (" + error + ")";
+        if (misconfigurationsLogged.add(kind)) {
+            LOG.error(
+                    "Leapgate Redis store: {}. A configuration error, not an outage: it will not pass by itself, and"
+                            + " until the setting or Redis is changed every shared rule decides by its"
+                            + " store-on-failure",
+                    message);
+        }
+        return new Misconfigured(message, failure);
+    }
+
+    /** A failure no retry mends: the store is set up wrong. Shown as its message alone. */
+    private static final class Misconfigured extends IllegalStateException {
+        Misconfigured(String message, Throwable cause) {
+            super(message, cause);
+        }
+
+        @Override
+        public String toString() {
+            return getMessage();
+        }
     }
 
     @Override
@@ -651,6 +729,7 @@ public final class RedisWindowStore implements WindowStore {
                             Long.toString(INSTANCE_EXPIRY.toMillis()))
                     .whenComplete((n, failure) -> {
                         if (failure != null) {
+                            classified(failure);
                             LOG.debug("Leapgate Redis store {}: heartbeat failed", settings.shownUri(), failure);
                         } else {
                             instances = (int) Math.max(1, Math.min(Integer.MAX_VALUE, n));

@@ -1,0 +1,148 @@
+package dev.leapgate.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.net.IpAddress;
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.protocol.CommandType;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A store that is set up wrong (a password Redis refuses or needs, a Redis user without the
+ * commands or keys the store needs, a read-only replica) is reported as a configuration error, at
+ * ERROR, once, naming the {@code store} setting and its value (without the password) and what is
+ * wrong; the failure policy's message names it too. It used to look like a Redis that is down
+ * ("Unable to connect to ..."), for as long as the application ran, while the failure policy
+ * quietly decided every request.
+ */
+class StoreMisconfigurationTest {
+
+    private static final String PASSWORD = "s3cret-pw";
+
+    private static RedisProcess redis;
+    private static RedisProcess replica;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = RedisProcess.start("--requirepass", PASSWORD);
+        String uri = "redis://:" + PASSWORD + "@127.0.0.1:" + redis.port();
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create(uri);
+        try (var connection = client.connect()) {
+            connection
+                    .sync()
+                    .aclSetuser(
+                            "noscripts",
+                            AclSetuserArgs.Builder.on()
+                                    .addPassword("pw")
+                                    .allKeys()
+                                    .allCommands()
+                                    .removeCommand(CommandType.EVALSHA)
+                                    .removeCommand(CommandType.EVAL));
+            connection
+                    .sync()
+                    .aclSetuser(
+                            "otherkeys",
+                            AclSetuserArgs.Builder.on()
+                                    .addPassword("pw")
+                                    .keyPattern("other:*")
+                                    .allCommands());
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+        // A replica of a master that is not there: read-only, as any replica is.
+        replica = RedisProcess.start("--replicaof", "127.0.0.1", Integer.toString(RedisProcess.freePort()));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        try {
+            if (replica != null) {
+                replica.close();
+            }
+        } finally {
+            if (redis != null) {
+                redis.close();
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "no password    | redis://127.0.0.1:{port}                  | requires a password",
+                "wrong password | redis://:wrong-pw@127.0.0.1:{port}        | refused the user name or password",
+                "no scripts     | redis://noscripts:pw@127.0.0.1:{port}     | may not do what the store needs",
+                "other keys     | redis://otherkeys:pw@127.0.0.1:{port}     | may not do what the store needs",
+                "a replica      | redis://127.0.0.1:{replica}               | read-only replica",
+            })
+    void aStoreSetUpWrong_isReportedOnceAsAConfigurationError_namingTheSetting(
+            String what, String uri, String explained) throws Exception {
+        String store = uri.replace("{port}", Integer.toString(redis.port()))
+                .replace("{replica}", Integer.toString(replica.port()));
+        String shown = store.replace(":wrong-pw@", ":***@").replace(":pw@", ":***@");
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", store);
+        settings.put("store-timeout", "2s");
+        settings.put("store-on-failure", "open");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "3/1m");
+        settings.put("rule.login.scope", "per-origin");
+        Origin client = Origin.ip(IpAddress.parse("203.0.113.9"), 64);
+
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        long decided;
+        try (HttpGate gate =
+                HttpGate.builder(ConfigParser.parse(settings, "test")).build()) {
+            // Decisions for a while: the store tries to connect again (every 500 ms), and its
+            // circuit breaker opens and probes; the error is still reported once.
+            long until = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+            Polling.eventually("decisions for 1.5 s", Duration.ofSeconds(30), () -> {
+                Decision d = gate.enter("POST", "/login", client);
+                if (d instanceof Entry entry) {
+                    entry.close();
+                }
+                return System.nanoTime() - until > 0;
+            });
+            decided = gate.store("login").orElseThrow().decidedWithoutStore();
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        err.print(log);
+
+        assertThat(decided).as("decided by the failure policy").isPositive();
+        List<String> errors = log.lines().filter(line -> line.contains("ERROR")).toList();
+        assertThat(errors)
+                .as("%s: logged once at ERROR, naming the setting, its value and what is wrong", what)
+                .singleElement()
+                .asString()
+                .contains("store = " + shown + ":")
+                .contains(explained)
+                .contains("configuration error");
+        assertThat(log.lines().filter(line -> line.contains("Leapgate rule 'login': the shared store did not decide")))
+                .as("the failure policy's message names the mistake, not a connection failure")
+                .singleElement()
+                .asString()
+                .contains("store = " + shown + ":")
+                .doesNotContain("Unable to connect");
+        assertThat(log).doesNotContain(PASSWORD).doesNotContain("wrong-pw");
+    }
+}
