@@ -65,10 +65,20 @@ public record SharedWindow(String rule, long bucketMicros, int span, long limit,
 
     /**
      * The end of every key of this window: {@code :<rule>:<bucket ms>x<span>}, so that a key never
-     * meets counts of another shape.
+     * meets counts of another shape. A bucket that is no whole number of milliseconds is written
+     * with its microseconds ({@code 1.5x100}): two windows whose buckets differ by less than a
+     * millisecond number their buckets differently, and one would read the other's newest bucket as
+     * far in the past (a fresh window) or far in the future (its counts held for months).
      */
     public String keySuffix() {
-        return ":" + rule + ":" + bucketMicros / 1000 + "x" + span;
+        long millis = bucketMicros / 1000;
+        int micros = (int) (bucketMicros % 1000);
+        String length = Long.toString(millis);
+        if (micros != 0) {
+            String fraction = Integer.toString(1000 + micros).substring(1); // three digits
+            length += "." + fraction.replaceFirst("0+$", "");
+        }
+        return ":" + rule + ":" + length + "x" + span;
     }
 
     /**

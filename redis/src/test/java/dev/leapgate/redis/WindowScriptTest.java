@@ -164,6 +164,43 @@ class WindowScriptTest {
                 .isEqualTo(5);
     }
 
+    /**
+     * Windows whose buckets differ by less than a millisecond (here a window of 992 ms and one of
+     * 1 s, 16 buckets each: 62 ms and 62.5 ms) are of different shapes and have different keys. They
+     * used to share one key ({@code 62x16}), so that a reload from one to the other read the
+     * previous window's bucket numbers as its own: from 62.5 ms to 62 ms buckets the old newest
+     * bucket looked long gone, and the client got a fresh limit at once; from 62 ms to 62.5 ms it
+     * looked days ahead, and the client's permits counted there, its key kept, for days.
+     */
+    @Test
+    void windowsWhoseBucketsDifferByLessThanAMillisecond_neverReadEachOthersCounts() throws Exception {
+        long t = 60_000_000_000_000L; // us: about 1.9 years after the store's time origin, as in production
+        SharedWindow shorter = SharedWindow.of("sub", new WindowSpec(Duration.ofMillis(992), 16, WindowMode.STRICT), 5);
+        SharedWindow longer = SharedWindow.of("sub", WindowSpec.of(Duration.ofSeconds(1), 16), 5);
+
+        // 62 ms buckets -> 62.5 ms: once both windows have passed, the client is admitted again.
+        String first = "{o:lengthened}" + shorter.keySuffix();
+        assertThat(admitted(shorter, first, t, 5)).isEqualTo(5);
+        SharedWindow lengthened = longer.after(shorter);
+        String then = "{o:lengthened}" + lengthened.keySuffix();
+        assertThat(admitted(lengthened, then, t + 3_000_000, 5))
+                .as("3 s later, both windows long passed")
+                .isEqualTo(5);
+        assertThat(connection.sync().pttl("script-test:" + then))
+                .as("the key lives a window and a bucket or two, not days")
+                .isBetween(1L, longer.ttlMillis());
+
+        // 62.5 ms buckets -> 62 ms: the client's 5 permits still count, no fresh limit.
+        assertThat(admitted(longer, "{o:shortened}" + longer.keySuffix(), t, 5)).isEqualTo(5);
+        SharedWindow shortened = shorter.after(longer);
+        assertThat(admitted(shortened, "{o:shortened}" + shortened.keySuffix(), t + 1_000, 5))
+                .as("the permits admitted 1 ms before, under the previous window")
+                .isZero();
+
+        assertThat(shorter.keySuffix()).isEqualTo(":sub:62x16");
+        assertThat(longer.keySuffix()).isEqualTo(":sub:62.5x16");
+    }
+
     private static int admitted(SharedWindow window, String key, long nowMicros, int attempts) throws Exception {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {
