@@ -40,6 +40,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -79,7 +80,8 @@ import org.slf4j.LoggerFactory;
  * failures and decisions cancelled when their budget ran out (not those cancelled sooner because
  * another rule rejected the request), and once
  * half of the last 20 decisions failed it stops calling Redis for a second, then lets two probes
- * through and closes when they succeed. Each of its transitions is logged once (WARN). What the
+ * through and closes when they succeed. Its opening and its closing are logged (WARN), the
+ * probing in between at DEBUG. What the
  * rule does meanwhile is core's failure policy ({@code store-on-failure}). A decision Redis makes
  * after its caller stopped waiting (Redis paused, then resumed) is not lost: if it admitted, its
  * permits are given back (replies are awaited for 10 s beyond the budget).
@@ -121,6 +123,8 @@ public final class RedisWindowStore implements WindowStore {
     private final CircuitBreaker breaker;
     /** The breaker's state last logged ({@link #reportState}). */
     private final AtomicReference<CircuitBreaker.State> reported = new AtomicReference<>(CircuitBreaker.State.CLOSED);
+    /** Rounds of probes that failed since the breaker opened ({@link #reportState}). */
+    private final AtomicLong failedProbes = new AtomicLong();
 
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicReference<Connecting> connection = new AtomicReference<>();
@@ -460,26 +464,39 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
-     * Logs each transition of the circuit breaker once (WARN), as seen after each permission and
-     * each outcome, where every transition happens. Read from its state rather than its event
-     * publisher: with a consumer registered, Resilience4j builds an event with a time stamp for
-     * every call, on the connection's I/O thread.
+     * Logs the circuit breaker's opening and its closing again (WARN), as seen after each
+     * permission and each outcome, where every transition happens; the rounds of probing in between
+     * at DEBUG: while Redis stays down the breaker goes half open and opens again every second,
+     * which at WARN was two lines a second for as long as the outage lasted. Read from its state
+     * rather than its event publisher: with a consumer registered, Resilience4j builds an event
+     * with a time stamp for every call, on the connection's I/O thread.
      */
     private void reportState() {
         CircuitBreaker.State now = breaker.getState();
         CircuitBreaker.State last = reported.get();
-        if (now != last && reported.compareAndSet(last, now)) {
+        if (now == last || !reported.compareAndSet(last, now)) {
+            return;
+        }
+        if (now == CircuitBreaker.State.CLOSED) {
+            long probes = failedProbes.getAndSet(0);
             LOG.warn(
+                    "Leapgate Redis store {}: circuit breaker closed: Redis answers again{}",
+                    settings.shownUri(),
+                    probes == 0 ? "" : " (" + probes + " rounds of probes failed before)");
+        } else if (last == CircuitBreaker.State.CLOSED) {
+            LOG.warn(
+                    "Leapgate Redis store {}: circuit breaker opened: Redis failed or was too slow for half of the"
+                            + " last decisions; not calling it for 1 s, then probing it every second until it"
+                            + " answers (logged when it does)",
+                    settings.shownUri());
+        } else {
+            if (now == CircuitBreaker.State.OPEN) {
+                failedProbes.incrementAndGet();
+            }
+            LOG.debug(
                     "Leapgate Redis store {}: circuit breaker {}",
                     settings.shownUri(),
-                    switch (now) {
-                        case OPEN ->
-                            "opened: Redis failed or was too slow for half of the last decisions;"
-                                    + " not calling it for 1 s";
-                        case HALF_OPEN -> "half open: probing Redis";
-                        case CLOSED -> "closed: Redis answers again";
-                        default -> "now " + now;
-                    });
+                    now == CircuitBreaker.State.OPEN ? "opened again: the probes failed" : "half open: probing Redis");
         }
     }
 

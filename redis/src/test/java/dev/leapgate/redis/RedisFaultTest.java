@@ -170,6 +170,47 @@ class RedisFaultTest {
         fillsUpToTheLimit_andNoFurther(); // a fresh window after the restart
     }
 
+    /**
+     * While Redis stays down, the circuit breaker goes half open every second, probes, and opens
+     * again: that is logged at DEBUG, and only its opening and its closing at WARN. Each round used
+     * to be two WARN lines, every second of an outage (7,200 an hour).
+     */
+    @Test
+    void killedForSeconds_theBreakerLogsItsOpeningAndItsClosing_notEachRoundOfProbes() throws Exception {
+        gate = gate("local-share");
+        eventually(() -> timed() instanceof Entry);
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            redis.kill();
+            long until = System.nanoTime() + Duration.ofMillis(3500).toNanos();
+            eventually("decisions for 3.5 s, three rounds of probes", Duration.ofSeconds(30), () -> {
+                timed();
+                return System.nanoTime() - until > 0;
+            });
+            redis.startAgain();
+            eventually(
+                    () -> { // two probes succeed: the breaker closes
+                        timed();
+                        return captured.toString(java.nio.charset.StandardCharsets.UTF_8)
+                                .contains("circuit breaker closed");
+                    });
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        err.print(log);
+        java.util.List<String> breaker = log.lines()
+                .filter(line -> line.contains("WARN") && line.contains("circuit breaker"))
+                .toList();
+        assertThat(breaker).hasSize(2);
+        assertThat(breaker.get(0)).contains("circuit breaker opened");
+        assertThat(breaker.get(1))
+                .contains("circuit breaker closed: Redis answers again (")
+                .contains("rounds of probes failed before)");
+    }
+
     @Test
     void killedAndRestarted_underLoad_everyDecisionIsMadeInTime_andNoneIsLost() throws Exception {
         gate = gate("local-share");
