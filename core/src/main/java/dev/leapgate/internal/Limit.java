@@ -669,6 +669,7 @@ public abstract sealed class Limit {
         /** The key of a rule without origins. */
         private final String sharedKey;
 
+        /** The length of the store's buckets ({@link SharedWindow#bucketMicros}), in which its bucket numbers count. */
         private final long bucketNanos;
         /** The store's time minus this process's clock, from the latest answer, in ns. */
         private volatile long skewNanos;
@@ -729,7 +730,7 @@ public abstract sealed class Limit {
             this.policy = store.settings().onFailure();
             this.configuredInstances = store.settings().instances();
             this.timeoutNanos = store.settings().timeout().toNanos();
-            this.bucketNanos = rule.window().bucketNanos();
+            this.bucketNanos = window.bucketMicros() * 1000;
             this.suffix = window.keySuffix();
             this.sharedKey = "{r:" + rule.name() + "}" + suffix;
         }

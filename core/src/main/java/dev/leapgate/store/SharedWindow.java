@@ -46,9 +46,14 @@ public record SharedWindow(String rule, long bucketMicros, int span, long limit,
         this(rule, bucketMicros, span, limit, null);
     }
 
-    /** The shared window of a rule of {@code limit} per {@code window}. */
+    /**
+     * The shared window of a rule of {@code limit} per {@code window}. A store counts in whole
+     * microseconds (Redis's clock): a bucket that is no whole number of them (100 ms in 64 buckets,
+     * 1562.5 us) is rounded up, so that the shared window never counts a permit for less long than
+     * the rule's window.
+     */
     public static SharedWindow of(String rule, WindowSpec window, long limit) {
-        long bucketMicros = window.bucketNanos() / 1000;
+        long bucketMicros = (window.bucketNanos() + 999) / 1000;
         int span = window.buckets() - (window.mode() == WindowMode.STRICT ? 0 : 1);
         return new SharedWindow(rule, bucketMicros, span, limit);
     }

@@ -82,6 +82,36 @@ class SharedStoreTest {
                 .hasSize(2);
     }
 
+    /**
+     * A window whose buckets are no whole number of microseconds (100 ms in 64 buckets: 1562.5 us)
+     * is shared in buckets of whole microseconds, rounded up (1563 us), so that it never counts a
+     * permit for less long than the rule's window; and the time until an admission's quota is
+     * whole again is reckoned in those buckets. It was reckoned in the rule's 1562.5 us buckets
+     * from the store's bucket numbers of 1562 us: at today's store time, more than 5 hours late
+     * (the RateLimit field's {@code t}).
+     */
+    @Test
+    void aBucketOfNoWholeMicroseconds_isSharedRoundedUp_andTheQuotaIsWholeAgainWithinTheWindow() {
+        ManualClock today = new ManualClock(60_000_000_000_000_000L); // ns: ~1.9 years after the store's origin
+        FakeWindowStore storeOfToday = new FakeWindowStore(today);
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", "fake://store.example");
+        settings.put("rule.api.match", "/**");
+        settings.put("rule.api.limit", "10/100ms");
+        settings.put("rule.api.buckets", "64");
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(today)
+                .windowStore(storeOfToday)
+                .build();
+        Decision d = gate.enter("GET", "/x", client);
+        assertThat(d).isInstanceOf(Entry.class);
+        assertThat(((Entry) d).quotas().get(0).reset())
+                .isPositive()
+                .isLessThanOrEqualTo(Duration.ofNanos(65 * 1_563_000L));
+        assertThat(storeOfToday.keys).containsExactly("{r:api}:api:1.563x64");
+        ((Entry) d).close();
+    }
+
     @Test
     void twoGatesOnOneStore_shareOneLimit_andTheStoreSaysWhatRemains() {
         HttpGate first = gate(PER_CLIENT);
