@@ -23,7 +23,8 @@
 -- instance; bucket e covers [e * length, (e + 1) * length). The window at bucket e counts buckets
 -- e - span .. e, as the in-process window does (span = n strict, n - 1 sliding), and admits when
 -- what it counts plus the permits stays within the limit. A window's time never moves backwards:
--- if Redis's clock does, the permits count in the newest bucket.
+-- if Redis's clock does, the permits count in the newest bucket. A clock before the origin is an
+-- error: nothing is decided.
 -- TTL: every write that sets the newest bucket is made during it, with a TTL of span + 2 buckets
 -- (ARGV[6], ms), so the key outlives every count in it by a bucket; an admission into the
 -- current bucket keeps the TTL it has (KEEPTTL), and a write made while Redis's clock is behind
@@ -46,6 +47,12 @@ if not refund then
   else
     local t = redis.call('TIME')
     now = (tonumber(t[1]) - 1735689600) * 1000000 + tonumber(t[2])
+  end
+  if now < 0 then
+    -- Negative bucket numbers would be written that the next call cannot read (the window
+    -- would start afresh at every call), and answered as tokens that mean rejections.
+    return redis.error_reply("ERR Leapgate: Redis's clock reads " .. math.ceil(-now / 1000000)
+      .. " s before 2025-01-01T00:00Z, the store's time origin: set the clock of Redis's host")
   end
   e = math.floor(now / length)
 

@@ -334,6 +334,26 @@ class WindowScriptTest {
     }
 
     /**
+     * A Redis whose clock reads a time before the store's origin (2025-01-01; a host whose clock
+     * was lost, before NTP set it) decides nothing, and says why: it used to write negative
+     * bucket numbers that the next call could not read (a fresh window at every call, the limit
+     * never reached) and answer them as bucket numbers that core took for rejections, so that
+     * every request of every shared rule was rejected as over its limit.
+     */
+    @Test
+    void aRedisClockBeforeTheStoresOrigin_decidesNothing_andSaysWhy() throws Exception {
+        SharedWindow shared = SharedWindow.of("clock", WindowSpec.of(Duration.ofSeconds(1)), 5);
+        String key = "{o:clock}" + shared.keySuffix();
+        java.util.concurrent.CompletableFuture<Verdict> verdict =
+                store.decide(shared, key, 1, -86_400_000_000L).toCompletableFuture(); // a day before
+        assertThat(verdict)
+                .failsWithin(Duration.ofSeconds(5))
+                .withThrowableThat()
+                .withMessageContaining("Redis's clock reads 86400 s before 2025-01-01T00:00Z");
+        assertThat(connection.sync().exists("script-test:" + key)).isZero();
+    }
+
+    /**
      * The window's text is in its one form, whichever path of the script wrote it: {@code
      * head:c0}, or {@code head:c0,...,cn|sum} with {@code cn > 0} and the sum of {@code c1..cn}.
      */
