@@ -33,15 +33,23 @@ public record StoreSettings(URI uri, String keyPrefix, Duration timeout, Failure
         }
     }
 
-    /** The URI as logs and messages show it: without a password. */
+    /**
+     * The URI as logs and messages show it: without a password. Read from the authority as written,
+     * since {@link URI#getRawUserInfo()} is null for an authority of several hosts ({@code
+     * redis-sentinel://:password@host1:26379,host2:26379}, {@code redis-cluster://...}).
+     */
     public String shownUri() {
-        String userInfo = uri.getRawUserInfo();
-        if (userInfo == null) {
-            return uri.toString();
+        String text = uri.toString();
+        String authority = uri.getRawAuthority();
+        int at = authority == null ? -1 : authority.lastIndexOf('@');
+        int start = at < 0 ? -1 : text.indexOf(authority);
+        if (start < 0) {
+            return text;
         }
+        String userInfo = authority.substring(0, at);
         int colon = userInfo.indexOf(':');
-        String shown = colon < 0 ? "***" : userInfo.substring(0, colon) + ":***";
-        return uri.toString().replace(userInfo + "@", shown + "@");
+        String shown = colon < 0 ? "***" : userInfo.substring(0, colon) + ":***"; // user:password, or a password
+        return text.substring(0, start) + shown + text.substring(start + at);
     }
 
     /** {@code uri} with the defaults: prefix {@code leapgate}, 50 ms, local share, instances counted. */

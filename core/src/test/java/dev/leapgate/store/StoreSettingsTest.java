@@ -1,0 +1,35 @@
+package dev.leapgate.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * What logs and messages show of a store's URI: never its password, in any of the forms the
+ * store takes. A Sentinel or Cluster URI of several hosts used to be shown whole, password and
+ * all (Java's {@code URI} has no user info for such an authority), in every WARN of an outage
+ * and in the start's error messages.
+ */
+class StoreSettingsTest {
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "redis://:s3cret@10.0.0.1:6379/0                                     | redis://:***@10.0.0.1:6379/0",
+                "redis://app:s3cret@10.0.0.1:6379                                    | redis://app:***@10.0.0.1:6379",
+                "redis://s3cret@10.0.0.1:6379                                        | redis://***@10.0.0.1:6379",
+                "rediss://app:s3cret@redis.example:6380?verifyPeer=CA                | rediss://app:***@redis.example:6380?verifyPeer=CA",
+                "redis-sentinel://:s3cret@10.0.0.1:26379/?sentinelMasterId=m         | redis-sentinel://:***@10.0.0.1:26379/?sentinelMasterId=m",
+                "redis-sentinel://:s3cret@10.0.0.1:26379,10.0.0.2:26379/?sentinelMasterId=m | redis-sentinel://:***@10.0.0.1:26379,10.0.0.2:26379/?sentinelMasterId=m",
+                "redis-cluster://app:s3cret@10.0.0.1:7000,10.0.0.2:7000              | redis-cluster://app:***@10.0.0.1:7000,10.0.0.2:7000",
+                "redis-cluster://10.0.0.1:7000,10.0.0.2:7000                         | redis-cluster://10.0.0.1:7000,10.0.0.2:7000",
+                "redis://10.0.0.1:6379                                               | redis://10.0.0.1:6379",
+            })
+    void shownUri_neverShowsThePassword_ofAnyFormOfStore(String uri, String shown) {
+        String text = StoreSettings.of(URI.create(uri)).shownUri();
+        assertThat(text).isEqualTo(shown).doesNotContain("s3cret");
+    }
+}
