@@ -645,11 +645,18 @@ public abstract sealed class Limit {
         private static final long TICKET_MASK = (1L << GENERATION_SHIFT) - 1;
         private static final int GENERATIONS = 64;
 
-        /** The bits of a store token's remaining permits: the bucket above them stays below bit 62 up to bucket 2^41. */
-        private static final int REMAINING_BITS = 21;
-
-        private static final long REMAINING_MASK = (1L << REMAINING_BITS) - 1;
         private static final int REJECTIONS = 1024;
+
+        /**
+         * The bits of a store token's remaining permits: as many as the limit takes (a fixed 21
+         * bits cut every limit above 2<sup>21</sup> - 1). The bucket above them stays below bit 62
+         * for some 70 years from the store's origin: a limit is below twice the bucket's length in
+         * ns ({@link dev.leapgate.internal.counter.LeapCounter#maxLimit}), so the token is below
+         * twice the store's time in ns.
+         */
+        private final int remainingBits;
+
+        private final long remainingMask;
 
         private final WindowStore store;
         private final SharedWindow window;
@@ -731,6 +738,8 @@ public abstract sealed class Limit {
             this.configuredInstances = store.settings().instances();
             this.timeoutNanos = store.settings().timeout().toNanos();
             this.bucketNanos = window.bucketMicros() * 1000;
+            this.remainingBits = 64 - Long.numberOfLeadingZeros(rule.limit());
+            this.remainingMask = (1L << remainingBits) - 1;
             this.suffix = window.keySuffix();
             this.sharedKey = "{r:" + rule.name() + "}" + suffix;
         }
@@ -837,7 +846,7 @@ public abstract sealed class Limit {
                                 rule.limit() - verdict.remaining()));
                 return REJECTED;
             }
-            return verdict.bucket() << REMAINING_BITS | Math.min(verdict.remaining(), REMAINING_MASK);
+            return verdict.bucket() << remainingBits | Math.min(verdict.remaining(), remainingMask);
         }
 
         /** The failure policy's decision, while the store cannot decide. */
@@ -962,7 +971,7 @@ public abstract sealed class Limit {
                 return;
             }
             if ((token & SHARE) == 0) {
-                store.refund(window, key(origin), token >>> REMAINING_BITS, permits);
+                store.refund(window, key(origin), token >>> remainingBits, permits);
                 return;
             }
             // Into the window of this instance's share that counted the permits, if still in use.
@@ -985,7 +994,7 @@ public abstract sealed class Limit {
                         ? rule.limit()
                         : Math.max(0, share.window.rule.limit() - share.window.used(nowNanos, origin));
             }
-            return token & REMAINING_MASK;
+            return token & remainingMask;
         }
 
         @Override
@@ -995,7 +1004,7 @@ public abstract sealed class Limit {
             }
             // Whole again when the admission's bucket, the newest counted, leaves the window, in
             // the store's time.
-            long end = ((token >>> REMAINING_BITS) + window.span() + 1) * bucketNanos;
+            long end = ((token >>> remainingBits) + window.span() + 1) * bucketNanos;
             return Math.max(0, end - (nowNanos + skewNanos));
         }
 

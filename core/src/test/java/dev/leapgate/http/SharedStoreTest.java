@@ -112,6 +112,32 @@ class SharedStoreTest {
         ((Entry) d).close();
     }
 
+    /**
+     * A shared limit above 2<sup>21</sup> (here 5 million in 12 hours) says what remains of it: the
+     * token of a shared admission kept the remaining permits in 21 bits, so that every admission
+     * said 2,097,151 remained (the RateLimit field's {@code r}, Quota.remaining), whatever the
+     * window counted.
+     */
+    @Test
+    void aSharedLimitOfMillions_saysWhatRemainsOfIt() {
+        HttpGate gate = gate("rule.all.match", "/**", "rule.all.limit", "5000000/12h");
+        List<Long> remaining = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Decision d = gate.enter("GET", "/x", client);
+            assertThat(d).isInstanceOf(Entry.class);
+            remaining.add(((Entry) d).quotas().get(0).remaining());
+            ((Entry) d).close();
+        }
+        assertThat(remaining).containsExactly(4_999_999L, 4_999_998L, 4_999_997L);
+        assertThat(store.calls).as("decided by the store").hasValue(3);
+        clock.advance(Duration.ofHours(1));
+        Decision d = gate.enter("GET", "/x", client);
+        assertThat(((Entry) d).quotas().get(0).reset())
+                .as("whole again when the admission's bucket leaves the window")
+                .isEqualTo(Duration.ofMinutes(11 * 72).minus(Duration.ofHours(1)));
+        ((Entry) d).close();
+    }
+
     @Test
     void twoGatesOnOneStore_shareOneLimit_andTheStoreSaysWhatRemains() {
         HttpGate first = gate(PER_CLIENT);
