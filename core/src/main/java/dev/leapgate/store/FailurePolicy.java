@@ -13,6 +13,6 @@ public enum FailurePolicy {
     LOCAL_SHARE,
     /** Every request the rule would decide passes. Availability first; protection is off meanwhile. */
     OPEN,
-    /** Every request the rule would decide is rejected (reason {@code store unavailable}). */
+    /** Every request the rule would decide is rejected (reason {@code shared store unavailable}). */
     CLOSED
 }
