@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param remaining permits left under the rule after this decision
  * @param reset how long until the quota is whole again: everything counted when the decision was
  *     made has left the window; {@link Duration#ZERO} when nothing is counted or for an in-flight
- *     limit
+ *     limit. For a paced or warm-up rule, which hands out one request at a time, {@code remaining}
+ *     is 1 or 0 and {@code reset} the time until one more request would be admitted
  */
 public record Quota(String rule, long limit, Duration window, long remaining, Duration reset) {
 

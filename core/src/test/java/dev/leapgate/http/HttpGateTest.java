@@ -257,6 +257,38 @@ class HttpGateTest {
     }
 
     @Test
+    void admittedHeaders_ofPacedAndWarmUpRules_sayWhenTheNextRequestIsAdmitted() {
+        // One request every 10 s, a turn waited for at most 500 ms: after an admission the next
+        // request is rejected for 9.5 s, so the fields must not offer one at once.
+        HttpGate paced = gate("rule.paced.match", "/x", "rule.paced.limit", "6/1m", "rule.paced.on-excess", "pace");
+        assertThat(admittedFields(paced)).containsEntry("RateLimit", "\"paced\";r=0;t=10");
+        RejectionResponse next = paced.rejection((Rejection) paced.enter(Request.of("GET", "/x", "203.0.113.1")));
+        assertThat(next.headers()).containsEntry("Retry-After", "10");
+        clock.advance(java.time.Duration.ofSeconds(10)); // exactly as advertised
+        assertThat(admittedFields(paced)).containsEntry("RateLimit", "\"paced\";r=0;t=10");
+
+        // Warming up from cold, 10 per second for a start: the next request is rejected for 100 ms.
+        HttpGate warm = gate("rule.warm.match", "/x", "rule.warm.limit", "30/1s", "rule.warm.on-excess", "warm-up");
+        assertThat(admittedFields(warm)).containsEntry("RateLimit", "\"warm\";r=0;t=1");
+        assertThat(warm.enter(Request.of("GET", "/x", "203.0.113.1"))).isInstanceOf(Rejection.class);
+
+        // 100 per second, turns queued up to 500 ms: the next request is admitted at once (it
+        // waits 10 ms for its turn), so one is offered, and no window to wait out.
+        HttpGate fast = gate("rule.fast.match", "/x", "rule.fast.limit", "100/1s", "rule.fast.on-excess", "pace");
+        assertThat(admittedFields(fast)).containsEntry("RateLimit", "\"fast\";r=1;t=0");
+    }
+
+    /** The rate-limit fields of an admission of a request to {@code /x}, which must be admitted without waiting. */
+    private Map<String, String> admittedFields(HttpGate gate) {
+        Decision decision = gate.enter(Request.of("GET", "/x", "203.0.113.1"));
+        assertThat(decision).isInstanceOf(Entry.class);
+        Map<String, String> fields = new LinkedHashMap<>();
+        gate.admittedHeaders(decision, fields::put);
+        ((Entry) decision).close();
+        return fields;
+    }
+
+    @Test
     void noHeadersAndNoBody_leaveJustStatusAndRetryAfter() {
         HttpGate gate = gate(
                 "rate-limit-headers", "none",
