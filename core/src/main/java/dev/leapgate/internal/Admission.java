@@ -21,7 +21,8 @@ import dev.leapgate.Sleeper;
  * refunded and in-flight slots released, so a rejected request leaves nothing consumed in them.
  * The one exception is a pace or warm-up reservation made before a <em>later</em> pace or warm-up
  * limit rejected: a reservation moves the schedule of every request after it and is not taken
- * back. The rejection names the limit that rejected.
+ * back. The rejection names the limit that rejected; its retry time is the longest any limit that
+ * applied knows of, since a retry must pass them all.
  *
  * <p>A shadow limit ({@code mode = shadow}) decides like the others, but a request it would reject
  * goes on: the would-be rejection is counted in its statistics ({@code shadowRejected}), and the
@@ -296,7 +297,7 @@ public final class Admission {
             limit.offenders.offer(origin, now);
         }
         return reason != LIMIT_EXCEEDED || limit.perOrigin || permits != 1
-                ? LimitRejection.at(limit, origin, permits, reason, now)
+                ? LimitRejection.at(limit, null, origin, permits, reason, now)
                 : limit.sharedRejection(clock);
     }
 
@@ -413,10 +414,26 @@ public final class Admission {
         if (by.offenders != null) {
             by.offenders.offer(origin, now);
         }
+        // The others that applied hold a retry back too (see LimitRejection).
+        Limit[] applied = limits.length > 1 ? limits : null;
         if (permits == 1 && reason == LIMIT_EXCEEDED && !by.perOrigin) {
-            return by.sharedRejection(clock);
+            if (applied == null) {
+                return by.sharedRejection(clock);
+            }
+            if (!anyPerOrigin(applied)) {
+                return by.sharedRejection(clock, applied);
+            }
         }
-        return LimitRejection.at(by, origin, permits, reason, now);
+        return LimitRejection.at(by, applied, origin, permits, reason, now);
+    }
+
+    private static boolean anyPerOrigin(Limit[] limits) {
+        for (Limit limit : limits) {
+            if (limit.perOrigin) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -197,8 +197,24 @@ public abstract sealed class Limit {
     final LimitRejection sharedRejection(dev.leapgate.Clock clock) {
         LimitRejection shared = sharedRejection;
         if (shared == null) {
-            shared = LimitRejection.shared(this, clock);
+            shared = LimitRejection.shared(this, null, clock);
             sharedRejection = shared; // a racing second one is equal
+        }
+        return shared;
+    }
+
+    /**
+     * The last rejection shared by the rejected requests of one permit that this limit rejected
+     * among the limits {@code applied}, none of them per origin: a route's limits are usually the
+     * same array request after request, so a flood allocates nothing.
+     */
+    private volatile LimitRejection sharedAmong;
+
+    final LimitRejection sharedRejection(dev.leapgate.Clock clock, Limit[] applied) {
+        LimitRejection shared = sharedAmong;
+        if (shared == null || !shared.among(applied)) {
+            shared = LimitRejection.shared(this, applied, clock);
+            sharedAmong = shared; // a racing other one is as good
         }
         return shared;
     }
@@ -307,6 +323,15 @@ public abstract sealed class Limit {
     abstract Quota rejectedQuota(long nowNanos, Origin origin, int permits);
 
     abstract Duration retryAfter(long nowNanos, Origin origin, int permits);
+
+    /**
+     * Nanoseconds from {@code nowNanos} until this limit would take {@code permits} for {@code
+     * origin}, as far as it knows without deciding (0: it would now); for a request that another
+     * limit rejected, whose retry time is the longest of all ({@link LimitRejection}).
+     */
+    long knownRetryNanos(long nowNanos, Origin origin, int permits) {
+        return retryAfter(nowNanos, origin, permits).toNanos();
+    }
 
     /**
      * A limit on requests per window, exact, shared or per origin; with {@link OnExcess.Kind#BORROW}
@@ -1040,6 +1065,20 @@ public abstract sealed class Limit {
                     rule.window().length(),
                     remaining,
                     retryAfter(nowNanos, origin, permits));
+        }
+
+        /**
+         * What the store said (a rejection remembered until its retry time), or this instance's
+         * share while the store cannot decide: the store's window itself is not asked.
+         */
+        @Override
+        long knownRetryNanos(long nowNanos, Origin origin, int permits) {
+            Fallback share = fallback;
+            if (unavailable && share != null) {
+                return share.window.knownRetryNanos(nowNanos, origin, permits);
+            }
+            Remembered r = remembered(nowNanos, origin);
+            return r == null ? 0 : Math.max(0, r.untilNanos - nowNanos);
         }
 
         @Override

@@ -5,11 +5,20 @@ import dev.leapgate.Origin;
 import dev.leapgate.Quota;
 import dev.leapgate.Rejection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A rejection by one {@link Limit}. Its quota and retry time are computed when asked, from the
  * limit's counters: as of {@code decidedNanos} when it is known, else (a limit's one shared
  * rejection, for rules that do not count per origin) as of the moment asked.
+ *
+ * <p>When other limits applied to the request too, a retry succeeds only once every one of them
+ * would admit it: the retry time is the longest any of them knows of, and the quotas list the
+ * rejecting limit's, then those of the others that would reject the request as well (a limit
+ * tried after the rejecting one was not asked, and may be just as exhausted: a per-second rule
+ * that rejects first must not send a client back within a second to an hourly rule that is
+ * spent). Shadow limits limit nothing and are left out.
  *
  * <p>Immutable; safe to share.
  */
@@ -19,14 +28,19 @@ final class LimitRejection extends Rejection {
     private static final long WHEN_ASKED = Long.MIN_VALUE;
 
     private final Limit limit;
+    /** Every limit that applied to the request, {@code limit} among them; null when it was alone. */
+    private final Limit[] applied;
+
     private final Origin origin;
     private final int permits;
     private final String reason;
     private final long decidedNanos;
     private final Clock clock;
 
-    private LimitRejection(Limit limit, Origin origin, int permits, String reason, long decidedNanos, Clock clock) {
+    private LimitRejection(
+            Limit limit, Limit[] applied, Origin origin, int permits, String reason, long decidedNanos, Clock clock) {
         this.limit = limit;
+        this.applied = applied;
         this.origin = origin;
         this.permits = permits;
         this.reason = reason;
@@ -34,14 +48,26 @@ final class LimitRejection extends Rejection {
         this.clock = clock;
     }
 
-    /** A rejection of {@code permits} for {@code origin} decided at {@code decidedNanos}. */
-    static LimitRejection at(Limit limit, Origin origin, int permits, String reason, long decidedNanos) {
-        return new LimitRejection(limit, origin, permits, reason, decidedNanos, null);
+    /**
+     * A rejection of {@code permits} for {@code origin} decided at {@code decidedNanos}, among the
+     * limits {@code applied} (null: {@code limit} alone).
+     */
+    static LimitRejection at(
+            Limit limit, Limit[] applied, Origin origin, int permits, String reason, long decidedNanos) {
+        return new LimitRejection(limit, applied, origin, permits, reason, decidedNanos, null);
     }
 
-    /** The shared rejection of one permit by a limit that does not count per origin. */
-    static LimitRejection shared(Limit limit, Clock clock) {
-        return new LimitRejection(limit, Origin.unknown(), 1, Admission.LIMIT_EXCEEDED, WHEN_ASKED, clock);
+    /**
+     * The shared rejection of one permit by a limit that does not count per origin, among the
+     * limits {@code applied} (null: alone), none of which counts per origin.
+     */
+    static LimitRejection shared(Limit limit, Limit[] applied, Clock clock) {
+        return new LimitRejection(limit, applied, Origin.unknown(), 1, Admission.LIMIT_EXCEEDED, WHEN_ASKED, clock);
+    }
+
+    /** Whether this rejection was made among the limits {@code applied}, that very array. */
+    boolean among(Limit[] applied) {
+        return this.applied == applied;
     }
 
     private long now() {
@@ -65,6 +91,44 @@ final class LimitRejection extends Rejection {
 
     @Override
     public Duration retryAfter() {
-        return permits > limit.rule.limit() ? Duration.ZERO : limit.retryAfter(now(), origin, permits);
+        if (permits > limit.rule.limit()) {
+            return Duration.ZERO;
+        }
+        long now = now();
+        Duration retry = limit.retryAfter(now, origin, permits);
+        if (applied != null) {
+            long longest = retry.toNanos();
+            for (Limit other : applied) {
+                if (counts(other)) {
+                    longest = Math.max(longest, other.knownRetryNanos(now, origin, permits));
+                }
+            }
+            if (longest > retry.toNanos()) {
+                retry = Duration.ofNanos(longest);
+            }
+        }
+        return retry;
+    }
+
+    @Override
+    public List<Quota> quotas() {
+        Quota own = quota();
+        if (applied == null) {
+            return List.of(own);
+        }
+        long now = now();
+        List<Quota> all = new ArrayList<>(2);
+        all.add(own);
+        for (Limit other : applied) {
+            if (counts(other) && other.knownRetryNanos(now, origin, permits) > 0) {
+                all.add(other.rejectedQuota(now, origin, permits));
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    /** Whether {@code other}, another limit that applied, holds the retry back when it is spent. */
+    private boolean counts(Limit other) {
+        return other != limit && !other.shadow && permits <= other.rule.limit();
     }
 }

@@ -257,6 +257,47 @@ class HttpGateTest {
     }
 
     @Test
+    void rejectionByAShortRule_whileALongerRuleIsSpentToo_retriesAfterTheLongerOne() {
+        for (String scope : List.of("per-origin", "all")) {
+            clock.advance(java.time.Duration.ofDays(1)); // a fresh start of both windows' buckets
+            HttpGate gate = gate(
+                    "rule.burst.match", "/api/**",
+                    "rule.burst.limit", "3/1s",
+                    "rule.burst.scope", scope,
+                    "rule.hourly.match", "/api/**",
+                    "rule.hourly.limit", "3/1h",
+                    "rule.hourly.scope", scope);
+            for (int i = 0; i < 3; i++) {
+                assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1")))
+                        .isInstanceOf(Entry.class);
+            }
+
+            // The per-second rule is tried first and rejects; the hourly one is spent as well, and
+            // its first bucket leaves the strict hour at 66 min: no retry succeeds before that.
+            Rejection rejection = (Rejection) gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+            RejectionResponse r = gate.rejection(rejection);
+
+            assertThat(rejection.rule()).as(scope).isEqualTo("burst");
+            assertThat(r.headers())
+                    .as(scope)
+                    .containsExactly(
+                            Map.entry("Retry-After", "3960"),
+                            Map.entry("RateLimit-Policy", "\"burst\";q=3;w=1, \"hourly\";q=3;w=3600"),
+                            Map.entry("RateLimit", "\"burst\";r=0;t=2, \"hourly\";r=0;t=3960"));
+            assertThat(new String(r.body(), StandardCharsets.UTF_8)).as(scope).endsWith("\"retryAfter\":3960}");
+
+            clock.advance(java.time.Duration.ofSeconds(3959));
+            assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1")))
+                    .as(scope + ", 1 s before Retry-After")
+                    .isInstanceOf(Rejection.class);
+            clock.advance(java.time.Duration.ofSeconds(1));
+            assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1")))
+                    .as(scope + ", at Retry-After")
+                    .isInstanceOf(Entry.class);
+        }
+    }
+
+    @Test
     void admittedHeaders_ofPacedAndWarmUpRules_sayWhenTheNextRequestIsAdmitted() {
         // One request every 10 s, a turn waited for at most 500 ms: after an admission the next
         // request is rejected for 9.5 s, so the fields must not offer one at once.
