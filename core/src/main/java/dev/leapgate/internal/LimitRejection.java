@@ -86,7 +86,12 @@ final class LimitRejection extends Rejection {
 
     @Override
     public Quota quota() {
-        return limit.rejectedQuota(now(), origin, permits);
+        Quota quota = limit.rejectedQuota(now(), origin, permits);
+        // A client the limit could not make room for has nothing available: it holds no count
+        // there, so the count alone would offer it the whole quota on a rejection.
+        return reason == Admission.UNTRACKED && quota.remaining() > 0
+                ? new Quota(quota.rule(), quota.limit(), quota.window(), 0, quota.reset())
+                : quota;
     }
 
     @Override

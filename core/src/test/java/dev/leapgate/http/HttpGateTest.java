@@ -257,6 +257,25 @@ class HttpGateTest {
     }
 
     @Test
+    void clientRejectedForWantOfRoom_isOfferedNothing_inRateLimit() {
+        // One client tracked at most: while it has a request in flight, another client is refused
+        // (no room to track it), and its 429 must not offer it the rule's three slots.
+        HttpGate gate = gate(
+                "rule.slots.match", "/x",
+                "rule.slots.in-flight", "3",
+                "rule.slots.scope", "per-origin",
+                "rule.slots.max-origins", "1");
+        Entry holding = (Entry) gate.enter(Request.of("GET", "/x", "203.0.113.1"));
+
+        Rejection rejection = (Rejection) gate.enter(Request.of("GET", "/x", "203.0.113.2"));
+
+        assertThat(rejection.reason()).isEqualTo("too many origins tracked");
+        assertThat(gate.rejection(rejection).headers()).containsEntry("RateLimit", "\"slots\";r=0");
+        assertThat(rejection.quota().remaining()).isZero();
+        holding.close();
+    }
+
+    @Test
     void rejectionByAShortRule_whileALongerRuleIsSpentToo_retriesAfterTheLongerOne() {
         for (String scope : List.of("per-origin", "all")) {
             clock.advance(java.time.Duration.ofDays(1)); // a fresh start of both windows' buckets
