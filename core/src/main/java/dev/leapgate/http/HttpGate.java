@@ -873,19 +873,25 @@ public final class HttpGate implements AutoCloseable {
         return joined.value;
     }
 
+    /** The header field that keeps a rejection out of every cache. */
+    private static final Map<String, String> NOT_STORED = Map.of(RateLimitFields.CACHE_CONTROL, "no-store");
+
     /**
      * The complete response for a rejection: status, header fields, body. A request over a limit
      * gets the configured {@code status} (429), {@code Retry-After} and the rate-limit fields; a
      * request from a denied origin gets {@code deny-status} (403) and nothing that tells it to retry.
+     * Both say {@code Cache-Control: no-store}: they answer one client, and a shared cache must not
+     * serve them to others (a {@code 404} or {@code 410} is cacheable by default: a proxy would
+     * answer every client with one denied client's {@code deny-status = 404}).
      */
     public RejectionResponse rejection(Rejection rejection) {
         if (rejection instanceof DeniedRejection) {
             int status = response.denyStatus();
             if (!response.problemBody()) {
-                return new RejectionResponse(status, Map.of(), null, new byte[0]);
+                return new RejectionResponse(status, NOT_STORED, null, new byte[0]);
             }
             byte[] body = ProblemBody.denied(status).getBytes(StandardCharsets.UTF_8);
-            return new RejectionResponse(status, Map.of(), ProblemBody.CONTENT_TYPE, body);
+            return new RejectionResponse(status, NOT_STORED, ProblemBody.CONTENT_TYPE, body);
         }
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put(
@@ -895,6 +901,7 @@ public final class HttpGate implements AutoCloseable {
             headers.put(RateLimitFields.RATE_LIMIT_POLICY, RateLimitFields.policy(quotas));
             headers.put(RateLimitFields.RATE_LIMIT, RateLimitFields.rateLimit(quotas));
         }
+        headers.putAll(NOT_STORED);
         if (!response.problemBody()) {
             return new RejectionResponse(response.status(), headers, null, new byte[0]);
         }

@@ -28,6 +28,8 @@ public final class RateLimitFields {
     public static final String RETRY_AFTER = "Retry-After";
     public static final String RATE_LIMIT_POLICY = "RateLimit-Policy";
     public static final String RATE_LIMIT = "RateLimit";
+    /** Sent as {@code no-store} with every rejection: see {@link HttpGate#rejection}. */
+    public static final String CACHE_CONTROL = "Cache-Control";
 
     private RateLimitFields() {}
 

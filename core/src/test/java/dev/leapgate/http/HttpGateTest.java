@@ -226,7 +226,8 @@ class HttpGateTest {
                 .containsExactly(
                         Map.entry("Retry-After", "8"),
                         Map.entry("RateLimit-Policy", "\"per-ip\";q=1;w=10"),
-                        Map.entry("RateLimit", "\"per-ip\";r=0;t=8"));
+                        Map.entry("RateLimit", "\"per-ip\";r=0;t=8"),
+                        Map.entry("Cache-Control", "no-store"));
         assertThat(r.contentType()).isEqualTo("application/problem+json");
         assertThat(new String(r.body(), StandardCharsets.UTF_8))
                 .startsWith("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,")
@@ -302,7 +303,8 @@ class HttpGateTest {
                     .containsExactly(
                             Map.entry("Retry-After", "3960"),
                             Map.entry("RateLimit-Policy", "\"burst\";q=3;w=1, \"hourly\";q=3;w=3600"),
-                            Map.entry("RateLimit", "\"burst\";r=0;t=2, \"hourly\";r=0;t=3960"));
+                            Map.entry("RateLimit", "\"burst\";r=0;t=2, \"hourly\";r=0;t=3960"),
+                            Map.entry("Cache-Control", "no-store"));
             assertThat(new String(r.body(), StandardCharsets.UTF_8)).as(scope).endsWith("\"retryAfter\":3960}");
 
             clock.advance(java.time.Duration.ofSeconds(3959));
@@ -349,7 +351,7 @@ class HttpGateTest {
     }
 
     @Test
-    void noHeadersAndNoBody_leaveJustStatusAndRetryAfter() {
+    void noHeadersAndNoBody_leaveJustStatusRetryAfterAndNoStore() {
         HttpGate gate = gate(
                 "rate-limit-headers", "none",
                 "body", "none",
@@ -361,7 +363,7 @@ class HttpGateTest {
         RejectionResponse r = gate.rejection((Rejection) gate.enter(Request.of("GET", "/x", "203.0.113.1")));
 
         assertThat(r.status()).isEqualTo(503);
-        assertThat(r.headers()).containsOnlyKeys("Retry-After");
+        assertThat(r.headers()).containsOnlyKeys("Retry-After", "Cache-Control");
         assertThat(r.contentType()).isNull();
         assertThat(r.body()).isEmpty();
     }
@@ -511,6 +513,28 @@ class HttpGateTest {
     }
 
     @Test
+    void rejections_areNeverStored_evenWithAStatusCachesKeepByDefault() {
+        // A 404 is cacheable by default (RFC 9110, 15.1): without no-store, a shared cache in front
+        // would answer every client with what one denied or limited client got.
+        HttpGate gate = gate(
+                "deny", "198.51.100.0/24",
+                "deny-status", "404",
+                "status", "410",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/10s",
+                "rule.api.scope", "per-origin");
+
+        RejectionResponse denied = gate.rejection((Rejection) gate.enter(Request.of("GET", "/api/x", "198.51.100.7")));
+        gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+        RejectionResponse limited = gate.rejection((Rejection) gate.enter(Request.of("GET", "/api/x", "203.0.113.1")));
+
+        assertThat(denied.status()).isEqualTo(404);
+        assertThat(denied.headers()).containsEntry("Cache-Control", "no-store");
+        assertThat(limited.status()).isEqualTo(410);
+        assertThat(limited.headers()).containsEntry("Cache-Control", "no-store");
+    }
+
+    @Test
     void deniedOrigin_gets403_withoutRetryAdvice_orRateLimitFields() {
         HttpGate gate = gate("deny", "198.51.100.0/24", "rule.api.match", "/api/**", "rule.api.limit", "1/10s");
 
@@ -520,7 +544,7 @@ class HttpGateTest {
         assertThat(denied.rule()).isEqualTo("deny");
         assertThat(denied.retryAfter()).isZero();
         assertThat(response.status()).isEqualTo(403);
-        assertThat(response.headers()).isEmpty();
+        assertThat(response.headers()).containsExactly(Map.entry("Cache-Control", "no-store"));
         assertThat(response.contentType()).isEqualTo("application/problem+json");
         assertThat(new String(response.body(), StandardCharsets.UTF_8))
                 .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Forbidden\",\"status\":403,"
@@ -530,7 +554,7 @@ class HttpGateTest {
         RejectionResponse notFound =
                 custom.rejection((Rejection) custom.enter(Request.of("GET", "/x", "198.51.100.7")));
         assertThat(notFound.status()).isEqualTo(404);
-        assertThat(notFound.headers()).isEmpty();
+        assertThat(notFound.headers()).containsExactly(Map.entry("Cache-Control", "no-store"));
         assertThat(notFound.body()).isEmpty();
 
         // A limit's rejection is unchanged: 429 with Retry-After.

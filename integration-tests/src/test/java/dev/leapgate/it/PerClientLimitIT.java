@@ -69,6 +69,7 @@ class PerClientLimitIT {
         assertThat(rejected.headers().firstValue("Retry-After")).hasValue("65");
         assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"greet-per-ip\";q=5;w=60");
         assertThat(rejected.headers().firstValue("RateLimit")).hasValue("\"greet-per-ip\";r=0;t=65");
+        assertThat(rejected.headers().firstValue("Cache-Control")).hasValue("no-store");
         assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(rejected.body())
                 .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
