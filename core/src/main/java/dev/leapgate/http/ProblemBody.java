@@ -54,16 +54,52 @@ public final class ProblemBody {
         return json.toString();
     }
 
-    /** RFC 9110's reason phrase for the statuses a rejection may use. */
+    /**
+     * The recommended reason phrase of a status a rejection may use (400 to 599), which RFC 9457
+     * asks {@code title} to be with {@code type} {@code about:blank}: from the IANA HTTP Status
+     * Code Registry (RFC 9110, 6585, 7725, 8297, 8470, 4918); {@code Client Error} or {@code
+     * Server Error} for a code the registry does not assign.
+     */
     static String reasonPhrase(int status) {
         return switch (status) {
             case 429 -> "Too Many Requests";
             case 503 -> "Service Unavailable";
             case 403 -> "Forbidden";
             case 404 -> "Not Found";
-            case 451 -> "Unavailable For Legal Reasons";
             case 400 -> "Bad Request";
-            case 509 -> "Bandwidth Limit Exceeded";
+            case 401 -> "Unauthorized";
+            case 402 -> "Payment Required";
+            case 405 -> "Method Not Allowed";
+            case 406 -> "Not Acceptable";
+            case 407 -> "Proxy Authentication Required";
+            case 408 -> "Request Timeout";
+            case 409 -> "Conflict";
+            case 410 -> "Gone";
+            case 411 -> "Length Required";
+            case 412 -> "Precondition Failed";
+            case 413 -> "Content Too Large";
+            case 414 -> "URI Too Long";
+            case 415 -> "Unsupported Media Type";
+            case 416 -> "Range Not Satisfiable";
+            case 417 -> "Expectation Failed";
+            case 421 -> "Misdirected Request";
+            case 422 -> "Unprocessable Content";
+            case 423 -> "Locked";
+            case 424 -> "Failed Dependency";
+            case 425 -> "Too Early";
+            case 426 -> "Upgrade Required";
+            case 428 -> "Precondition Required";
+            case 431 -> "Request Header Fields Too Large";
+            case 451 -> "Unavailable For Legal Reasons";
+            case 500 -> "Internal Server Error";
+            case 501 -> "Not Implemented";
+            case 502 -> "Bad Gateway";
+            case 504 -> "Gateway Timeout";
+            case 505 -> "HTTP Version Not Supported";
+            case 506 -> "Variant Also Negotiates";
+            case 507 -> "Insufficient Storage";
+            case 508 -> "Loop Detected";
+            case 511 -> "Network Authentication Required";
             default -> status >= 500 ? "Server Error" : "Client Error";
         };
     }

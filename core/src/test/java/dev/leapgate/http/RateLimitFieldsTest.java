@@ -46,6 +46,25 @@ class RateLimitFieldsTest {
                         + "\"rule\":\"per-ip\",\"retryAfter\":7}");
     }
 
+    @ParameterizedTest
+    @CsvSource({
+        "429, Too Many Requests",
+        "503, Service Unavailable",
+        "410, Gone",
+        "401, Unauthorized",
+        "500, Internal Server Error",
+        "502, Bad Gateway",
+        "504, Gateway Timeout",
+        "420, Client Error",
+        "599, Server Error"
+    })
+    void problemBody_titleIsTheStatusPhrase_forEveryConfigurableStatus(int status, String title) {
+        // RFC 9457: with type about:blank, the title is the status's recommended reason phrase.
+        assertThat(ProblemBody.json(rejection("r", "limit exceeded", Duration.ZERO), status))
+                .startsWith("{\"type\":\"about:blank\",\"title\":\"" + title + "\",\"status\":" + status + ",");
+        assertThat(ProblemBody.denied(status)).contains("\"title\":\"" + title + "\"");
+    }
+
     @Test
     void problemBody_escapesWhatJsonRequires() {
         Rejection r = rejection("deny", "origin \"a\\b\"\n\u0001 is denied", Duration.ZERO);
