@@ -23,7 +23,8 @@ public sealed interface Decision permits Entry, Rejection {
 
     /**
      * Where the request stands against the rules that applied to it, tightest first (fewest
-     * permits remaining); for a rejection, the rejecting rule's. Empty when no rule applied (an
+     * permits remaining); for a rejection, the rejecting rule's, then those of the other rules that
+     * would reject the request as well (a retry must pass them all). Empty when no rule applied (an
      * HTTP request that no rule matched, or from an exempt origin), and for a rejection that no
      * quota describes (a denied origin).
      */

@@ -33,7 +33,8 @@ public abstract non-sealed class Rejection implements Decision {
     public abstract Quota quota();
 
     /**
-     * How long until a retry could succeed if nothing else were admitted meanwhile; {@link
+     * How long until a retry could succeed if nothing else were admitted meanwhile (under every
+     * rule that applied, not only the rejecting one); {@link
      * Duration#ZERO} when unknown ahead of time (a concurrency limit frees a slot whenever a request
      * completes, and a denied origin never gets in).
      *
