@@ -69,6 +69,36 @@ class LimiterTest {
     }
 
     @Test
+    void rejection_decidedAtTheClocksLowestReading_stillSaysWhenARetryCanSucceed() {
+        // Any reading is a legal one (as of System.nanoTime): Long.MIN_VALUE too.
+        ManualClock lowest = new ManualClock(Long.MIN_VALUE);
+        Limiter perUser = Limiter.builder("per-user")
+                .rate(1, WindowSpec.of(Duration.ofSeconds(1), 10))
+                .perOrigin()
+                .clock(lowest)
+                .build();
+        Limiter shared = Limiter.builder("shared")
+                .rate(2, WindowSpec.of(Duration.ofSeconds(1), 10))
+                .clock(lowest)
+                .build();
+        Origin user = Origin.id("ann");
+        assertThat(perUser.tryEnter(user).admitted()).isTrue();
+        assertThat(shared.tryEnter().admitted()).isTrue();
+
+        Rejection perOrigin = (Rejection) perUser.tryEnter(user);
+        Rejection ofTwo = (Rejection) shared.tryEnter(2);
+
+        // Both admissions' bucket [0, 100ms) leaves the strict 1 s window at 1.1 s.
+        for (Rejection r : new Rejection[] {perOrigin, ofTwo}) {
+            assertThat(r.retryAfter()).isEqualTo(Duration.ofMillis(1100));
+            assertThat(r.quota().reset()).isEqualTo(Duration.ofMillis(1100));
+            assertThat(r.quotas()).hasSize(1);
+        }
+        assertThat(perOrigin.quota().remaining()).isZero();
+        assertThat(ofTwo.quota().remaining()).isEqualTo(1);
+    }
+
+    @Test
     void entry_closesExactlyOnce_evenWhenClosedTwiceAndFromAnotherThread() throws Exception {
         Limiter limiter = Limiter.builder("export").concurrency(1).clock(clock).build();
         Entry entry = (Entry) limiter.tryEnter();

@@ -24,9 +24,6 @@ import java.util.List;
  */
 final class LimitRejection extends Rejection {
 
-    /** Marks a rejection that reads the clock when asked. */
-    private static final long WHEN_ASKED = Long.MIN_VALUE;
-
     private final Limit limit;
     /** Every limit that applied to the request, {@code limit} among them; null when it was alone. */
     private final Limit[] applied;
@@ -35,6 +32,7 @@ final class LimitRejection extends Rejection {
     private final int permits;
     private final String reason;
     private final long decidedNanos;
+    /** The clock to read when asked, for a limit's shared rejection; null: as of {@link #decidedNanos}. */
     private final Clock clock;
 
     private LimitRejection(
@@ -62,7 +60,7 @@ final class LimitRejection extends Rejection {
      * limits {@code applied} (null: alone), none of which counts per origin.
      */
     static LimitRejection shared(Limit limit, Limit[] applied, Clock clock) {
-        return new LimitRejection(limit, applied, Origin.unknown(), 1, Admission.LIMIT_EXCEEDED, WHEN_ASKED, clock);
+        return new LimitRejection(limit, applied, Origin.unknown(), 1, Admission.LIMIT_EXCEEDED, 0, clock);
     }
 
     /** Whether this rejection was made among the limits {@code applied}, that very array. */
@@ -71,7 +69,8 @@ final class LimitRejection extends Rejection {
     }
 
     private long now() {
-        return decidedNanos == WHEN_ASKED ? clock.nanoTime() : decidedNanos;
+        // Not a marker reading: any reading, Long.MIN_VALUE included, may be a decision's.
+        return clock == null ? decidedNanos : clock.nanoTime();
     }
 
     @Override
