@@ -8,6 +8,7 @@ import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Together;
 import java.time.Duration;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -136,6 +137,25 @@ class LimiterTest {
         assertThat(s.averageResponseMillis()).isEqualTo(20.0);
         assertThat(s.minResponseMillis()).isEqualTo(10.0);
         assertThat(s.inFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void stats_inTheLimitersFirstMinute_reportTheShortestResponseTime_notAnEmptySecondsZero() {
+        Limiter limiter = Limiter.builder("exports").concurrency(5).clock(clock).build();
+        Entry entry = (Entry) limiter.tryEnter();
+        clock.advance(Duration.ofMillis(50));
+        entry.close();
+        clock.advance(Duration.ofSeconds(1)); // second 0 is filed: the window reaches back before it
+
+        StatsSnapshot minute = limiter.stats().lastMinute();
+        List<StatsSnapshot> bySecond = limiter.stats().lastMinuteBySecond();
+
+        assertThat(minute.succeeded()).isEqualTo(1);
+        assertThat(minute.minResponseMillis()).isEqualTo(50.0);
+        assertThat(bySecond.get(59).minResponseNanos()).isEqualTo(50_000_000L);
+        assertThat(bySecond.subList(0, 59))
+                .as("seconds before the limiter existed: no response, so no minimum")
+                .allSatisfy(s -> assertThat(s.minResponseNanos()).isEqualTo(-1));
     }
 
     @Test

@@ -312,6 +312,15 @@ public final class ResourceRecorder implements ResourceStats {
         nextRollNanos = originNanos + (second + 1) * SECOND_NANOS;
     }
 
+    /**
+     * Whether the ring's slot at {@code base} holds second {@code s}. Seconds before the first
+     * (negative: a window read in the recorder's first minute reaches back before it) were never
+     * filed; without the check an empty slot's tag, 0, would pass for second -1's. Lock held.
+     */
+    private boolean filed(int base, long s) {
+        return s >= 0 && ring[base + TAG] == s + 1;
+    }
+
     private static long saturate(long count) {
         return Math.min(Math.max(count, 0), LOW32);
     }
@@ -369,7 +378,7 @@ public final class ResourceRecorder implements ResourceStats {
             if (ring != null) {
                 for (long s = current - seconds; s < current; s++) {
                     int base = (int) Math.floorMod(s, (long) RING) * SLOT;
-                    if (ring[base + TAG] != s + 1) {
+                    if (!filed(base, s)) {
                         continue; // no request in that second
                     }
                     admitted += ring[base + ADMITTED_REJECTED] & LOW32;
@@ -414,7 +423,7 @@ public final class ResourceRecorder implements ResourceStats {
             for (int i = 0; i < seconds.length; i++) {
                 long s = current - seconds.length + i;
                 int base = (int) Math.floorMod(s, (long) RING) * SLOT;
-                if (ring == null || ring[base + TAG] != s + 1) {
+                if (ring == null || !filed(base, s)) {
                     seconds[i] = new StatsSnapshot(resource, ONE_SECOND, 0, 0, 0, 0, 0, 0, 0, -1, inFlight, 0);
                     continue;
                 }
@@ -455,7 +464,7 @@ public final class ResourceRecorder implements ResourceStats {
             for (int i = 0; ring != null && i < seconds.length; i++) {
                 long s = current - seconds.length + i;
                 int base = (int) Math.floorMod(s, (long) RING) * SLOT;
-                if (ring[base + TAG] == s + 1) {
+                if (filed(base, s)) {
                     seconds[i] = ring[base + ADMITTED_REJECTED] >>> 32;
                 }
             }
