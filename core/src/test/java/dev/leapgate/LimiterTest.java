@@ -259,6 +259,44 @@ class LimiterTest {
     }
 
     @Test
+    void pacedEntry_quotaSaysHowManyMoreWouldBeAdmittedNow_andWhenTheScheduleIsFreeAgain() {
+        Limiter paced = Limiter.builder("paced")
+                .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
+                .onExcess(OnExcess.pace(Duration.ofMillis(500)))
+                .clock(clock)
+                .sleeper(nanos -> {}) // every request decided at one reading
+                .build();
+
+        Quota first = ((Entry) paced.tryEnter()).quotas().get(0);
+
+        assertThat(first.remaining()).as("turns at 100, 200, ... 500 ms").isEqualTo(5);
+        assertThat(first.reset()).isEqualTo(Duration.ofMillis(100));
+        for (int i = 0; i < 5; i++) {
+            assertThat(paced.tryEnter().admitted()).isTrue();
+        }
+        assertThat(paced.tryEnter().admitted()).isFalse();
+    }
+
+    @Test
+    void warmingUpEntry_quotaSaysTheNextRequestWouldBeRejected_untilItsReset() {
+        Limiter warming = Limiter.builder("warming")
+                .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
+                .onExcess(OnExcess.warmUp(3, Duration.ofSeconds(10))) // rejects what would wait
+                .clock(clock)
+                .build();
+
+        Quota first = ((Entry) warming.tryEnter()).quotas().get(0);
+
+        assertThat(first.remaining()).isZero();
+        assertThat(first.reset()).isPositive();
+        assertThat(warming.tryEnter().admitted()).isFalse();
+        clock.advance(first.reset().minusNanos(1));
+        assertThat(warming.tryEnter().admitted()).isFalse();
+        clock.advanceNanos(1);
+        assertThat(warming.tryEnter().admitted()).isTrue();
+    }
+
+    @Test
     void sleeperThatThrows_propagates_andGivesBackTheConcurrencySlot() {
         Limiter limiter = Limiter.builder("paced")
                 .rate(10, WindowSpec.of(Duration.ofSeconds(1)))

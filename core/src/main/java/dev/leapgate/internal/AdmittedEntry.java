@@ -116,9 +116,10 @@ public final class AdmittedEntry extends Entry {
     /**
      * {@inheritDoc}
      *
-     * <p>Computed when asked for, as of the decision, so that requests whose quotas nobody reads
-     * do not pay for them (and their entries stay small); every call gives an equal list. Shadow
-     * rules are not among them.
+     * <p>Computed when asked for, so that requests whose quotas nobody reads do not pay for them
+     * (and their entries stay small): a window's as of the decision, from its ticket, so that every
+     * call gives an equal quota; an in-flight limit's and a paced or warming-up rule's from what its
+     * counter or schedule holds when asked. Shadow rules are not among them.
      */
     @Override
     public List<Quota> quotas() {

@@ -610,25 +610,21 @@ public abstract sealed class Limit {
         }
 
         /**
-         * 1 if one more request would be admitted at {@code nowNanos} (now that this admission is
-         * on the schedule), else 0: a smooth rate hands out one request at a time, and whether the
-         * admitted request itself waited says nothing about the next one (after an admission at an
-         * idle schedule, a warm-up rule or a pace whose interval exceeds {@code max-queue} rejects
-         * the next request at once).
+         * How many more one-permit requests the schedule would admit at {@code nowNanos}, now that
+         * this admission is on it, within {@code max-queue} (0 when the next would be rejected):
+         * whether the admitted request itself waited says nothing about the next one (after an
+         * admission at an idle schedule, a warm-up rule or a pace whose interval exceeds {@code
+         * max-queue} rejects the next request at once).
          */
         @Override
         public long remaining(long nowNanos, Origin origin, long token) {
-            return rate.nanosUntilAvailable(nowNanos, 1) == 0 ? 1 : 0;
+            return rate.remaining(nowNanos);
         }
 
-        /**
-         * Nanoseconds from {@code nowNanos} until one more request would be admitted: what a
-         * rejected request would be told in {@code Retry-After}, so that a client that waits it
-         * out is admitted; 0 when one would be admitted now.
-         */
+        /** Nanoseconds from {@code nowNanos} until the schedule is free: nothing queued on it. */
         @Override
         public long resetNanos(long nowNanos, Origin origin, long token) {
-            return rate.nanosUntilAvailable(nowNanos, 1);
+            return rate.nanosUntilFree(nowNanos);
         }
 
         @Override

@@ -314,6 +314,51 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
         return Math.max(0, state.get().waitNanos(sinceOrigin(nowNanos)) - maxQueueNanos);
     }
 
+    /**
+     * Requests of one permit that would be admitted at {@code nowNanos}, one after the other, if
+     * nothing else were reserved meanwhile: 0 if the next one would wait longer than {@code
+     * maxQueue}, and at most the limit. For the {@code remaining} of a quota; never more than would
+     * be admitted: each request after the next is counted as waiting the price of the next permit
+     * more, the highest of the prices to come (stored permits get cheaper as they are spent, and
+     * fresh ones cost {@code stableInterval}, the least).
+     */
+    public long remaining(long nowNanos) {
+        SmoothRate to = current(nowNanos);
+        if (to != this) {
+            return to.remaining(nowNanos);
+        }
+        State current = state.get();
+        long now = sinceOrigin(nowNanos);
+        long waitNanos = current.waitNanos(now);
+        if (waitNanos > maxQueueNanos) {
+            return 0;
+        }
+        double stored = current.storedPermits();
+        if (now > current.nextFreeNanos()) { // idle time stores permits first, as in reserve
+            double idleNanos = (double) (now - current.nextFreeNanos()) - current.nextFreeFractionNanos();
+            stored = Math.min(curve.maxPermits, stored + idleNanos / curve.coolDownIntervalNanos);
+        }
+        // Waits are rounded up to whole ns: unless every price is whole (pace at a whole interval),
+        // a wait may come out up to 1 ns longer than the sum of the prices.
+        double price = curve.intervalAt(stored);
+        boolean whole = curve.warmUpNanos == 0 && price == Math.rint(price) && current.nextFreeFractionNanos() == 0;
+        double more = Math.max(0, Math.floor((maxQueueNanos - waitNanos - (whole ? 0 : 1)) / price));
+        return (long) Math.min(limit, 1 + more);
+    }
+
+    /**
+     * Nanoseconds from {@code nowNanos} until the schedule is free (a request then goes at once,
+     * and {@link #remaining} is back to its most), assuming nothing else is reserved meanwhile; 0
+     * if it is free now. For the {@code reset} of a quota.
+     */
+    public long nanosUntilFree(long nowNanos) {
+        SmoothRate to = current(nowNanos);
+        if (to != this) {
+            return to.nanosUntilFree(nowNanos);
+        }
+        return state.get().waitNanos(sinceOrigin(nowNanos));
+    }
+
     @Override
     Succession<SmoothRate> succession() {
         return succession;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.leapgate.testing.Samples;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -451,5 +452,50 @@ class SmoothRateTest {
                     .hasMessage("permits must be between 1 and the limit 10, was " + permits);
         }
         assertThat(rate.tryReserve(0, 10)).as("the limit itself is allowed").isZero();
+    }
+
+    @Test
+    void remaining_isNeverMoreThanWouldBeAdmittedAtOnce_andPacedAtMostOneFewer() {
+        Samples.check(
+                s -> new Long[] {
+                    (long) s.between(1, 50), // limit per second
+                    (long) s.between(0, 3), // 0: pace, else warm-up with this cold factor + 1
+                    (long) s.oneOf(List.of(0, 1, 150, 500, 2000)), // max-queue, ms
+                    (long) s.between(0, 40), // reservations before
+                    (long) s.between(0, 3000), // ms between them, at most
+                },
+                c -> {
+                    Duration queue = Duration.ofMillis(c[2]);
+                    SmoothRate rate = c[1] == 0
+                            ? SmoothRate.pace(c[0], Duration.ofSeconds(1), queue, 0)
+                            : SmoothRate.warmUp(c[0], Duration.ofSeconds(1), c[1] + 1, Duration.ofSeconds(2), queue, 0);
+                    Random random = new Random(c[3] * 31 + c[4]);
+                    long now = 0;
+                    for (int i = 0; i < c[3]; i++) {
+                        now += random.nextInt(c[4].intValue() + 1) * MS;
+                        rate.tryReserve(now, 1 + random.nextInt(c[0].intValue()));
+                    }
+
+                    long remaining = rate.remaining(now);
+                    long free = rate.nanosUntilFree(now);
+
+                    assertThat(remaining).isBetween(0L, c[0]);
+                    if (remaining == 0) {
+                        assertThat(rate.tryReserve(now, 1)).as("none remaining").isEqualTo(SmoothRate.REJECTED);
+                    }
+                    for (long k = 0; k < remaining; k++) {
+                        assertThat(rate.tryReserve(now, 1))
+                                .as("request %s of %s", k + 1, remaining)
+                                .isNotNegative();
+                    }
+                    // Paced, each wait rounded up to whole ns: remaining may be one short, no more.
+                    if (c[1] == 0 && remaining + 1 < c[0]) {
+                        rate.tryReserve(now, 1);
+                        assertThat(rate.tryReserve(now, 1))
+                                .as("two more than remaining")
+                                .isEqualTo(SmoothRate.REJECTED);
+                    }
+                    assertThat(free).isNotNegative();
+                });
     }
 }
