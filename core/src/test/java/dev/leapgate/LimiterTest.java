@@ -9,6 +9,7 @@ import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -294,6 +295,31 @@ class LimiterTest {
         assertThat(warming.tryEnter().admitted()).isFalse();
         clock.advanceNanos(1);
         assertThat(warming.tryEnter().admitted()).isTrue();
+    }
+
+    @Test
+    void requestOfMorePermitsThanAPacedOrWarmingUpLimit_isRejectedWithAQuota_notAnException() {
+        Map<OnExcess, Long> remainingNow = Map.of(
+                OnExcess.pace(Duration.ofMillis(500)), 6L, // turns at 0, 100, ... 500 ms
+                OnExcess.warmUp(3, Duration.ofSeconds(10)), 1L, // only what need not wait
+                OnExcess.warmUpPace(3, Duration.ofSeconds(10), Duration.ofMillis(500)), 2L); // cold: 300 ms apart
+        remainingNow.forEach((onExcess, remaining) -> {
+            Limiter limiter = Limiter.builder("smooth")
+                    .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
+                    .onExcess(onExcess)
+                    .clock(clock)
+                    .build();
+
+            Rejection tooMany = (Rejection) limiter.tryEnter(11);
+
+            assertThat(tooMany.reason()).as("%s", onExcess).isEqualTo("request needs more permits than the limit");
+            assertThat(tooMany.retryAfter()).isZero();
+            assertThat(tooMany.quotas())
+                    .as("%s: nothing is scheduled", onExcess)
+                    .singleElement()
+                    .extracting(Quota::rule, Quota::limit, Quota::remaining, Quota::reset)
+                    .containsExactly("rate", 10L, remaining, Duration.ZERO);
+        });
     }
 
     @Test

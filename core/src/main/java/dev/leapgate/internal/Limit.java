@@ -630,12 +630,18 @@ public abstract sealed class Limit {
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
             return new Quota(
-                    rule.name(), rule.limit(), rule.window().length(), 0, retryAfter(nowNanos, origin, permits));
+                    rule.name(),
+                    rule.limit(),
+                    rule.window().length(),
+                    rate.remaining(nowNanos), // 0 but for a request of more permits than the limit
+                    retryAfter(nowNanos, origin, permits));
         }
 
         @Override
         Duration retryAfter(long nowNanos, Origin origin, int permits) {
-            return Duration.ofNanos(rate.nanosUntilAvailable(nowNanos, permits));
+            // Pay later: the wait does not depend on the permits. A request of more than the limit,
+            // which no wait admits, gets the quota of one of the limit (as a window's does).
+            return Duration.ofNanos(rate.nanosUntilAvailable(nowNanos, (int) Math.min(permits, rule.limit())));
         }
     }
 
