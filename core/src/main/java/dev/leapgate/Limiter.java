@@ -45,7 +45,11 @@ import java.util.regex.Pattern;
  * the concurrency slot and the window count it took are given back, but not a paced turn: a
  * reservation moves the schedule of every request after it, so those keep their place.
  *
- * <p>Concurrency: thread-safe and lock-free; see {@link Entry} for closing from any thread.
+ * <p>Concurrency: thread-safe. Limits everyone shares are lock-free (a decision is a
+ * compare-and-swap); a limiter that counts per origin keeps its origins in a table whose segments
+ * take a short read lock per decision (a write lock to add or evict an origin), and a per-origin
+ * window may lock itself for a few stores while it moves on to a new bucket. No lock is held while a
+ * request waits for its turn. See {@link Entry} for closing from any thread.
  */
 public final class Limiter {
 

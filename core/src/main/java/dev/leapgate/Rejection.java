@@ -36,7 +36,9 @@ public abstract non-sealed class Rejection implements Decision {
      * How long until a retry could succeed if nothing else were admitted meanwhile (under every
      * rule that applied, not only the rejecting one); {@link
      * Duration#ZERO} when unknown ahead of time (a concurrency limit frees a slot whenever a request
-     * completes, and a denied origin never gets in).
+     * completes), and when no retry of the same request can succeed: a denied origin never gets in,
+     * nor does a request for more permits than the limit (reason {@code "request needs more permits
+     * than the limit"}).
      *
      * <p>Computed when asked, from the rule's counters, so that rejecting costs no more than
      * admitting: as of the decision for a rule counted per origin, and as of the moment it is asked
