@@ -1087,7 +1087,11 @@ public abstract sealed class Limit {
         Duration retryAfter(long nowNanos, Origin origin, int permits) {
             Fallback share = fallback;
             if (unavailable && share != null) {
-                return share.window.retryAfter(nowNanos, origin, permits);
+                // More than this instance's share never fits it: a retry waits for the store, whose
+                // return is not known ahead of time (and the share's window would say "never").
+                return permits > share.window.rule.limit()
+                        ? Duration.ZERO
+                        : share.window.retryAfter(nowNanos, origin, permits);
             }
             Remembered r = remembered(nowNanos, origin);
             return Duration.ofNanos(r == null ? bucketNanos : r.untilNanos - nowNanos);

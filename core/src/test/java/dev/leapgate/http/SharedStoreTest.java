@@ -348,6 +348,19 @@ class SharedStoreTest {
     }
 
     @Test
+    void whileTheStoreIsDown_aRequestForMoreThanThisInstancesShare_getsNoRetryAfterOfCenturies() {
+        store.down = true;
+        HttpGate gate = gate("rule.api.match", "/api/**", "rule.api.limit", "10/10s", "store-instances", "4");
+
+        Rejection tooMany = (Rejection) gate.enter("GET", "/api/x", client, 5); // the local share is 3
+
+        assertThat(tooMany.retryAfter())
+                .as("the share never holds 5; when the store decides again is not known")
+                .isZero();
+        assertThat(gate.rejection(tooMany).headers()).contains(Map.entry(RateLimitFields.RETRY_AFTER, "1"));
+    }
+
+    @Test
     void whileTheStoreIsDown_whatTheLocalShareAdmittedForARequestALaterRuleRejected_isGivenBack() {
         store.down = true;
         HttpGate gate = gate(
