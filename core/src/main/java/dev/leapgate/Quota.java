@@ -13,8 +13,9 @@ import java.util.Objects;
  * @param remaining permits left under the rule after this decision
  * @param reset how long until the quota is whole again: everything counted when the decision was
  *     made has left the window; {@link Duration#ZERO} when nothing is counted or for an in-flight
- *     limit. For a paced or warm-up rule, which hands out one request at a time, {@code remaining}
- *     is 1 or 0 and {@code reset} the time until one more request would be admitted
+ *     limit. For a paced or warm-up rule, {@code remaining} is how many more requests its schedule
+ *     would admit now (within {@code max-queue}; 0 when the next would be rejected) and {@code
+ *     reset} the time until its schedule is free
  */
 public record Quota(String rule, long limit, Duration window, long remaining, Duration reset) {
 

@@ -15,9 +15,9 @@ import java.util.List;
  *       "per-ip";r=0;t=7}. {@code q} is the quota, {@code w} the window in seconds (rounded up),
  *       {@code r} what remains, {@code t} seconds until the quota is whole again (rounded up). An
  *       in-flight limit is {@code "slots";q=20;qu="concurrent-requests"} with no window, and no
- *       {@code t}. A paced or warm-up rule hands out one request at a time: its {@code r} is 1 if
- *       one more request would be admitted now, else 0, and its {@code t} the seconds until one
- *       would be (0 when one would be now).
+ *       {@code t}. A paced or warm-up rule's {@code r} is how many more requests its schedule would
+ *       admit now (within {@code max-queue}; 0 when the next would be rejected), and its {@code t}
+ *       the seconds until its schedule is free.
  * </ul>
  *
  * Rule names are restricted to letters, digits, {@code -} and {@code _}, so they never need

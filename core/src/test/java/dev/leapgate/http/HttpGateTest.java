@@ -319,7 +319,7 @@ class HttpGateTest {
     }
 
     @Test
-    void admittedHeaders_ofPacedAndWarmUpRules_sayWhenTheNextRequestIsAdmitted() {
+    void admittedHeaders_ofPacedAndWarmUpRules_sayHowManyMoreTheScheduleAdmitsNow_andWhenItIsFree() {
         // One request every 10 s, a turn waited for at most 500 ms: after an admission the next
         // request is rejected for 9.5 s, so the fields must not offer one at once.
         HttpGate paced = gate("rule.paced.match", "/x", "rule.paced.limit", "6/1m", "rule.paced.on-excess", "pace");
@@ -334,10 +334,11 @@ class HttpGateTest {
         assertThat(admittedFields(warm)).containsEntry("RateLimit", "\"warm\";r=0;t=1");
         assertThat(warm.enter(Request.of("GET", "/x", "203.0.113.1"))).isInstanceOf(Rejection.class);
 
-        // 100 per second, turns queued up to 500 ms: the next request is admitted at once (it
-        // waits 10 ms for its turn), so one is offered, and no window to wait out.
+        // 100 per second, turns queued up to 500 ms: the next 50 requests are admitted at once
+        // (each waits its turn, 10 ms after the one before), and the schedule is free again in
+        // 10 ms, a second rounded up.
         HttpGate fast = gate("rule.fast.match", "/x", "rule.fast.limit", "100/1s", "rule.fast.on-excess", "pace");
-        assertThat(admittedFields(fast)).containsEntry("RateLimit", "\"fast\";r=1;t=0");
+        assertThat(admittedFields(fast)).containsEntry("RateLimit", "\"fast\";r=50;t=1");
     }
 
     /** The rate-limit fields of an admission of a request to {@code /x}, which must be admitted without waiting. */
