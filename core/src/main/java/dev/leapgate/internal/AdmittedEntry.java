@@ -173,34 +173,33 @@ public final class AdmittedEntry extends Entry {
 
     @Override
     public void close() {
-        long word = state;
-        if ((word & STATE_BITS) >= CLOSED) {
+        if ((state & STATE_BITS) >= CLOSED) {
             return;
         }
         long now;
-        RuntimeException clockFailure = null;
         try {
             now = limits[0].recorder.clock().nanoTime();
         } catch (RuntimeException e) {
             // An application's clock that throws: the request has ended all the same, so it
             // gives back what it holds (as of its start: a response time of 0), then the
             // exception goes on to the caller.
-            now = startNanos;
-            clockFailure = e;
+            closeAt(startNanos);
+            throw e;
         }
+        closeAt(now);
+    }
+
+    private void closeAt(long now) {
         long closed = (now - startNanos) << 2;
         for (; ; ) {
+            long word = state; // only fail() moves an open entry: OPEN -> OPEN_FAILED
+            if ((word & STATE_BITS) >= CLOSED) {
+                return;
+            }
             if (STATE.compareAndSet(this, word, closed | (word + CLOSED))) {
                 exit(now, word == OPEN_FAILED);
-                break;
+                return;
             }
-            word = state; // only fail() moves an open entry: OPEN -> OPEN_FAILED
-            if ((word & STATE_BITS) >= CLOSED) {
-                break;
-            }
-        }
-        if (clockFailure != null) {
-            throw clockFailure;
         }
     }
 
