@@ -910,11 +910,14 @@ public final class ConfigParser {
         try {
             uri = new URI(text);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(ValueSyntax.shown(text) + " is not a URI: " + e.getReason()
-                    + "; expected e.g. redis://127.0.0.1:6379");
+            // Shown without its password: a password with a character a URI must escape is the
+            // usual reason, and start-up errors go to the log.
+            throw new IllegalArgumentException(ValueSyntax.shown(StoreSettings.withoutPassword(text))
+                    + " is not a URI: " + e.getReason() + "; expected e.g. redis://127.0.0.1:6379 (a password's"
+                    + " reserved characters percent-encoded)");
         }
         if (uri.getScheme() == null || (uri.getHost() == null && uri.getAuthority() == null)) {
-            throw new IllegalArgumentException(ValueSyntax.shown(text)
+            throw new IllegalArgumentException(ValueSyntax.shown(StoreSettings.withoutPassword(text))
                     + " names no scheme and host; expected e.g. redis://127.0.0.1:6379 or rediss://redis.example:6380");
         }
         return uri;

@@ -39,17 +39,25 @@ public record StoreSettings(URI uri, String keyPrefix, Duration timeout, Failure
      * redis-sentinel://:password@host1:26379,host2:26379}, {@code redis-cluster://...}).
      */
     public String shownUri() {
-        String text = uri.toString();
-        String authority = uri.getRawAuthority();
-        int at = authority == null ? -1 : authority.lastIndexOf('@');
-        int start = at < 0 ? -1 : text.indexOf(authority);
-        if (start < 0) {
+        return withoutPassword(uri.toString());
+    }
+
+    /**
+     * {@code text}, a store URI as written (also one that does not parse), with the password in its
+     * user information replaced by {@code ***}: everything between {@code ://} (or the start, if
+     * the scheme is missing) and the last {@code @}, but for a user name before a {@code :}.
+     */
+    public static String withoutPassword(String text) {
+        int scheme = text.indexOf("://");
+        int from = scheme < 0 ? 0 : scheme + 3; // without a scheme, the user information comes first
+        int at = text.lastIndexOf('@');
+        if (at < from) {
             return text;
         }
-        String userInfo = authority.substring(0, at);
+        String userInfo = text.substring(from, at);
         int colon = userInfo.indexOf(':');
         String shown = colon < 0 ? "***" : userInfo.substring(0, colon) + ":***"; // user:password, or a password
-        return text.substring(0, start) + shown + text.substring(start + at);
+        return text.substring(0, from) + shown + text.substring(at);
     }
 
     /** {@code uri} with the defaults: prefix {@code leapgate}, 50 ms, local share, instances counted. */

@@ -137,6 +137,19 @@ class GlobalSettingsTest {
     }
 
     @Test
+    void store_thatDoesNotParse_isNamedWithoutItsPassword() {
+        // A password with a character a URI must escape ('#', ' ', '%'): the usual reason.
+        List<String> problems = problems("store", "redis://app:s3cret pa#ss@redis.internal:6379");
+
+        assertThat(problems)
+                .singleElement(STRING)
+                .startsWith("store: 'redis://app:***@redis.internal:6379' is not a URI")
+                .doesNotContain("s3cret")
+                .contains("percent-encoded");
+        assertThat(problems("store", ":pw@h")).singleElement(STRING).doesNotContain("pw");
+    }
+
+    @Test
     void rulesFile_withInlineRules_isRejectedOnce() {
         assertThat(problems(
                         "rule.login.match", "POST /login",
