@@ -316,19 +316,30 @@ public final class ResultsSummary {
                     r.length > 7 ? r[7] : ""));
         }
         line("");
+        // The target is for the window users get by default (WindowSpec.of: 10 buckets); the compact
+        // 2-bucket window is shown for reference only.
         for (String[] r : rows) {
-            if (r[2].equals("leapgate-2")) {
+            if (r[2].equals("leapgate-10")) {
                 boolean all = r[3].equals(r[4]);
                 double perKey = Double.parseDouble(r[6]);
                 line(String.format(
                         Locale.ROOT,
-                        "- Target: Leapgate <= 100 B per key with every key kept: %s B, %s kept: %s",
+                        "- Target: Leapgate <= 100 B per key with every key kept, default window (10 buckets): %s B,"
+                                + " %s kept: %s",
                         r[6],
                         all ? "all" : "not all",
                         all && perKey <= 100 ? "met" : "**missed**"));
-                line("");
             }
         }
+        for (String[] r : rows) {
+            if (r[2].equals("leapgate-2")) {
+                line(String.format(
+                        Locale.ROOT,
+                        "- For reference only (not the default window): 2 buckets, %s B per kept key",
+                        r[6]));
+            }
+        }
+        line("");
     }
 
     private void accuracy() throws IOException {
