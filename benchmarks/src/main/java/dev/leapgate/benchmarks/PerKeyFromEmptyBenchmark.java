@@ -24,12 +24,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Issue #20: the per-key workload of {@link PerKeyBenchmark} (1,000,000 keys, Zipf 1.0) from an
- * empty table with {@code max-origins} 1,000,000, measured through the table filling and full: 3 s
- * of warm-up, then 40 iterations of 1 s, each of which is reported, so that a slow phase cannot
- * hide in a mean. {@link #leapgateEngine} is {@code HttpGate.enter} + {@code close} with one
- * per-client rule (1 s, 2 buckets, strict); {@link #bucket4jCaffeine} a bucket per key in a
- * Caffeine cache of the same size. The gate keeps its defaults, the rejection log included: at the
- * limit of 60,000 the hottest keys are rejected, and a user's gate would log them.
+ * empty table with {@code max-origins} 1,000,000, measured while the table fills: 3 s of warm-up,
+ * then 40 iterations of 1 s, each of which is reported, so that a slow phase cannot hide in a mean.
+ * The table never becomes full: the 2^22 draws hold 522,459 distinct keys, fewer than {@code
+ * max-origins}, so nothing is evicted here (idle keys are swept and come back); eviction at a full
+ * table is {@link ClientFloodBenchmark}'s. {@link #leapgateEngine} is {@code HttpGate.enter} +
+ * {@code close} with one per-client rule (1 s, 2 buckets, strict); {@link #bucket4jCaffeine} a
+ * bucket per key in a Caffeine cache of the same size. The gate keeps its defaults, the rejection
+ * log included: at the limit of 60,000 the hottest keys are rejected, and a user's gate would log
+ * them.
  *
  * <pre>java -jar benchmarks.jar PerKeyFromEmptyBenchmark -rf json</pre>
  */
