@@ -103,18 +103,23 @@ public class PerKeyBenchmark {
         }
     }
 
-    /** Leapgate's per-key exact window: 1 s, strict, in {@code buckets} buckets. */
+    /** Leapgate's per-key window: 1 s, strict, in {@code buckets} buckets. */
     @State(Scope.Benchmark)
-    public static class LeapgateKeyedState {
+    public static class WindowShape {
         /** 2 buckets is the compact per-IP shape (about 70 bytes a key); 10 is the default shape. */
         @Param({"2", "10"})
         int buckets;
+    }
 
+    /** Leapgate's per-key exact window, the table alone. */
+    @State(Scope.Benchmark)
+    public static class LeapgateKeyedState {
         long[] keys;
         KeyedRateCounter counter;
 
         @Setup(Level.Trial)
-        public void setUp(PerKeyLimit limit) {
+        public void setUp(PerKeyLimit limit, WindowShape shape) {
+            int buckets = shape.buckets;
             keys = new long[Workload.KEYS];
             for (int i = 0; i < keys.length; i++) {
                 keys[i] = Workload.key(i);
@@ -161,21 +166,21 @@ public class PerKeyBenchmark {
         }
     }
 
-    /** Leapgate's rule engine with one per-IP rule over the same window (2 buckets, strict). */
+    /** Leapgate's rule engine with one per-IP rule over the same window. */
     @State(Scope.Benchmark)
     public static class LeapgateEngineState {
         Origin[] origins;
         HttpGate gate;
 
         @Setup(Level.Trial)
-        public void setUp(PerKeyLimit limit) {
+        public void setUp(PerKeyLimit limit, WindowShape shape) {
             origins = new Origin[Workload.KEYS];
             for (int i = 0; i < origins.length; i++) {
                 origins[i] = Workload.origin(i);
             }
             FlowRule perIp = FlowRule.builder("per-ip")
                     .match("/api/**")
-                    .limit(limit.perSecond, new WindowSpec(SECOND, 2, WindowMode.STRICT))
+                    .limit(limit.perSecond, new WindowSpec(SECOND, shape.buckets, WindowMode.STRICT))
                     .scope(dev.leapgate.rule.Scope.perOrigin())
                     .maxOrigins(Workload.KEY_CAPACITY)
                     .build();

@@ -217,7 +217,8 @@ public final class ResultsSummary {
             },
             {"bucket4jCaffeine", "", "Bucket4j in Caffeine `get(key, fn).tryConsume(1)`"},
             {"resilience4jRegistry", "", "Resilience4j `registry.rateLimiter(name).acquirePermission()`"},
-            {"leapgateEngine", "", "Leapgate `HttpGate.enter` per-IP rule + `close()`"},
+            {"leapgateEngine", "buckets=10", "Leapgate `HttpGate.enter` per-IP rule + `close()`, strict 10 buckets"},
+            {"leapgateEngine", "buckets=2", "Leapgate `HttpGate.enter` per-IP rule + `close()`, strict 2 buckets"},
             {"sentinelHotParam", "", "Sentinel hot param `SphU.entry(res, IN, 1, key)` + `exit`"},
             {
                 "leapgateKeyed",
@@ -250,7 +251,7 @@ public final class ResultsSummary {
             }
             line("");
             Score leap = withParams(scores, "leapgateLimiter", "", "perSecond=" + limit);
-            Score engine = withParams(scores, "leapgateEngine", "", "perSecond=" + limit);
+            Score engine = withParams(scores, "leapgateEngine", "buckets=10", "perSecond=" + limit);
             Score bucket4j = withParams(scores, "bucket4jCaffeine", "", "perSecond=" + limit);
             if (leap != null && bucket4j != null) {
                 double ratio = leap.nsPerOp() / bucket4j.nsPerOp();

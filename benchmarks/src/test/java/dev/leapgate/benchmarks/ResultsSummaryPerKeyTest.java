@@ -38,7 +38,8 @@ class ResultsSummaryPerKeyTest {
                         row("leapgateLimiter", 360.0, "ns/op", "", "10000000"),
                         row("leapgateLimiter", 480.0, "ns/op", "", "60000"),
                         row("leapgateLimiter:rejected", 1234.0, "#", "", "60000"),
-                        row("leapgateEngine", 410.0, "ns/op", "", "10000000")),
+                        row("leapgateEngine", 410.0, "ns/op", "10", "10000000"),
+                        row("leapgateEngine", 330.0, "ns/op", "2", "10000000")),
                 StandardCharsets.UTF_8);
 
         String summary = ResultsSummary.write(dir);
@@ -53,7 +54,9 @@ class ResultsSummaryPerKeyTest {
                 .contains("| Leapgate **`Limiter.tryAcquire(origin)`** (public, per origin, strict 10 buckets) | 360.0")
                 .contains("strict 2 buckets (the table beneath, not a user's call) | 300.0")
                 .contains("strict 10 buckets (the table beneath, not a user's call) | 500.0")
-                .contains("| Leapgate `HttpGate.enter` per-IP rule + `close()` | 410.0")
+                .contains("| Leapgate `HttpGate.enter` per-IP rule + `close()`, strict 10 buckets | 410.0")
+                .contains("| Leapgate `HttpGate.enter` per-IP rule + `close()`, strict 2 buckets | 330.0")
+                // the target is judged at the default window, 10 buckets (410 / 900, not 330 / 900)
                 // the public call's 360 / 900, not the internal table's 300 / 900
                 .contains("Leapgate `Limiter.tryAcquire(origin)` / Bucket4j+Caffeine = **0.40** (target <= 0.50): met")
                 .contains("`HttpGate.enter` + `close()` / Bucket4j+Caffeine = **0.46** (target <= 0.50): met");
