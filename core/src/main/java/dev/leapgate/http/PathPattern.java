@@ -31,14 +31,16 @@ import java.util.Set;
  *   <li>{@code **} matches zero or more segments, so {@code /api/**} matches {@code /api}, {@code
  *       /api/x} and {@code /api/x/y}, but not {@code /apix}; {@code /**} matches every path.
  *   <li>{@code /} alone matches only the root.
- *   <li>The method is an RFC 9110 token, compared exactly with the request's: methods are
- *       case-sensitive, so a request for {@code post /login} is not a {@code POST} (servlet
- *       containers and JAX-RS runtimes answer it 501 or 405 without reaching a handler). A method
- *       written in lower or mixed case whose upper case is a standard method ({@code get /x}) is
- *       refused as a mistake; any other token ({@code PURGE}, {@code MKCOL}) is taken as written.
- *       Without a method the pattern matches every method. A {@code GET} pattern also matches {@code
- *       HEAD}: servlets, JAX-RS and Spring all serve {@code HEAD} with the {@code GET} handler, so a
- *       limit on {@code GET} must not be dodged with {@code HEAD}.
+ *   <li>The method is an RFC 9110 token. A method written in lower or mixed case whose upper case
+ *       is a standard method ({@code get /x}) is refused as a mistake; any other token ({@code
+ *       PURGE}, {@code MKCOL}) is taken as written. It matches the request's method in any ASCII
+ *       case: methods are case-sensitive in HTTP, and servlet containers answer {@code get /x} 501,
+ *       but Apache CXF serves {@code get}, {@code Get} and {@code head} with the resource method
+ *       annotated {@code @GET} (it compares methods ignoring case), and so may any servlet that
+ *       answers every method itself; a limit must not be dodged by a client writing its method in
+ *       lower case. Without a method the pattern matches every method. A {@code GET} pattern also
+ *       matches {@code HEAD}: servlets, JAX-RS and Spring all serve {@code HEAD} with the {@code GET}
+ *       handler, so a limit on {@code GET} must not be dodged with {@code HEAD}.
  * </ul>
  *
  * <p>Rejected, with an {@link IllegalArgumentException} naming the pattern: a path not starting with
@@ -305,8 +307,35 @@ public final class PathPattern {
         return order != 0 ? order : a.text.compareTo(b.text);
     }
 
+    /**
+     * The request's method is this pattern's in any ASCII case, or HEAD in any case for a GET
+     * pattern (see the class comment). The exact spelling is tried first: it is what clients send.
+     */
     private boolean methodMatches(String requestMethod) {
-        return method.equals(requestMethod) || (method.equals("GET") && requestMethod.equals("HEAD"));
+        return method.equals(requestMethod)
+                || sameIgnoringAsciiCase(method, requestMethod)
+                || (method.equals("GET") && sameIgnoringAsciiCase("HEAD", requestMethod));
+    }
+
+    /**
+     * ASCII case only: {@link String#equalsIgnoreCase} would also take {@code POſT} (a long s) for
+     * {@code POST}, a method no HTTP parser accepts.
+     */
+    private static boolean sameIgnoringAsciiCase(String a, String b) {
+        if (a.length() != b.length()) {
+            return false;
+        }
+        for (int i = 0; i < a.length(); i++) {
+            char x = a.charAt(i);
+            char y = b.charAt(i);
+            if (x != y) {
+                int lower = x | 0x20;
+                if (lower != (y | 0x20) || lower < 'a' || lower > 'z') {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /** The methods of RFC 9110 and RFC 5789, which clients always send in upper case. */

@@ -93,6 +93,24 @@ class HttpGateTest {
     }
 
     @Test
+    void aMethodSpelledInAnotherCase_countsAgainstTheRuleForIt() {
+        // Apache CXF serves get, Get and head with a resource method annotated @GET.
+        HttpGate gate = gate("rule.users.match", "GET /users/{id}", "rule.users.limit", "2/1m");
+
+        assertThat(gate.enter(Request.of("get", "/users/1", "203.0.113.1")).admitted())
+                .isTrue();
+        assertThat(gate.enter(Request.of("head", "/users/2", "203.0.113.1")).admitted())
+                .isTrue();
+        assertThat(gate.enter(Request.of("Get", "/users/3", "203.0.113.1")).admitted())
+                .isFalse();
+        assertThat(gate.enter(Request.of("GET", "/users/3", "203.0.113.1")).admitted())
+                .isFalse();
+        assertThat(gate.enter(Request.of("post", "/users/3", "203.0.113.1")).admitted())
+                .as("another method")
+                .isTrue();
+    }
+
+    @Test
     void requestMatchingNoRule_neverLooksAtTheClient() {
         HttpGate gate = gate("rule.api.match", "/api/**", "rule.api.limit", "1/1s");
         HttpRequestView untouchable = new HttpRequestView() {

@@ -261,31 +261,49 @@ class PathPatternTest {
                 "/caf%C3%A9                   | GET    | /caf%C3%A9        | true",
                 // methods
                 "GET /users/{id}              | GET    | /users/42         | true",
-                "GET /users/{id}              | get    | /users/42         | false",
+                "GET /users/{id}              | get    | /users/42         | true",
                 "GET /users/{id}              | HEAD   | /users/42         | true",
-                "GET /users/{id}              | head   | /users/42         | false",
+                "GET /users/{id}              | head   | /users/42         | true",
+                "GET /users/{id}              | hEaD   | /users/42         | true",
+                "GET /users/{id}              | gEt    | /users/42         | true",
+                "GET /users/{id}              | GET    | /users/42         | true",
+                "GET /users/{id}              | G-T    | /users/42         | false",
+                "GET /users/{id}              | gex    | /users/42         | false",
                 "GET /users/{id}              | POST   | /users/42         | false",
                 "GET /users/{id}              | GETX   | /users/42         | false",
                 "GET /users/{id}              | GE     | /users/42         | false",
                 "GET /users/{id}              | GET    | /users            | false",
                 "POST /login                  | POST   | /login            | true",
-                "POST /login                  | post   | /login            | false",
+                "POST /login                  | post   | /login            | true",
+                "POST /login                  | head   | /login            | false",
                 "POST /login                  | GET    | /login            | false",
                 "POST /login                  | HEAD   | /login            | false",
                 "POST /login                  | POſT   | /login            | false",
                 "HEAD /x                      | HEAD   | /x                | true",
                 "HEAD /x                      | GET    | /x                | false",
                 "/login                       | FOO    | /login            | true",
-                "M-SEARCH /x                  | m-search | /x              | false",
+                "M-SEARCH /x                  | m-search | /x              | true",
+                "M-SEARCH /x                  | M_SEARCH | /x              | false",
                 "M-SEARCH /x                  | M-SEARCH | /x              | true",
                 "PURGE /x                     | PURGE  | /x                | true",
-                "PURGE /x                     | purge  | /x                | false",
+                "PURGE /x                     | purge  | /x                | true",
+                "PURGE /x                     | PURGE  | /y                | false",
                 // not a normalized path: never matches
                 "/**                          | GET    | ''                | false",
                 "/**                          | GET    | api               | false"
             })
     void matches(String pattern, String method, String path, boolean expected) {
         assertThat(PathPattern.parse(pattern).matches(method, path)).isEqualTo(expected);
+    }
+
+    @Test
+    void aMethodInAnotherCase_matches_butOnlyLettersHaveACase() {
+        // One bit tells an ASCII letter's cases apart; the same bit tells apart '^' and '~', '-' and
+        // a carriage return, which are no case of each other.
+        assertThat(PathPattern.parse("X^Y /x").matches("x~y", "/x")).isFalse();
+        assertThat(PathPattern.parse("X^Y /x").matches("x^y", "/x")).isTrue();
+        assertThat(PathPattern.parse("M-SEARCH /x").matches("M\rSEARCH", "/x")).isFalse();
+        assertThat(PathPattern.parse("GET /x").matches("GEt", "/x")).isTrue();
     }
 
     @ParameterizedTest(name = "{0}")

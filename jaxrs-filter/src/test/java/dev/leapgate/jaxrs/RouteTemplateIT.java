@@ -10,6 +10,11 @@ import dev.leapgate.jaxrs.app.RoutesResource;
 import dev.leapgate.jaxrs.app.TwinLocatorsResource;
 import dev.leapgate.jaxrs.app.UserResource;
 import dev.leapgate.stats.ResourceStats;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -181,6 +186,40 @@ class RouteTemplateIT {
             assertThat(server.get("/docs/public/1").statusCode()).isEqualTo(200);
             assertThat(server.get("/docs/public/2").statusCode()).isEqualTo(200);
             assertThat(server.get("/docs/public/3").statusCode()).isEqualTo(429);
+        }
+    }
+
+    @Test
+    void methodSpelledInAnotherCase_servedByTheGetMethod_countsAgainstTheGetRule() throws Exception {
+        // CXF matches methods ignoring case: it serves get, Get and head with the @GET method.
+        // Jersey answers them 405, RESTEasy serves them too; on none may they dodge the GET rule.
+        try (JaxrsServer server = JaxrsServer.start(app(
+                "leapgate.rule.users.match", "GET /users/{id}",
+                "leapgate.rule.users.limit", "2/1h"))) {
+            int served = 0;
+            for (String method : new String[] {"get", "Get", "head", "gEt", "GET", "HEAD"}) {
+                String response = raw(server, method + " /users/7");
+                assertThat(response).as(method).doesNotStartWith("HTTP/1.1 5");
+                if (response.startsWith("HTTP/1.1 200")) {
+                    served++;
+                }
+            }
+            assertThat(served).as("requests served by the GET method").isEqualTo(2);
+        }
+    }
+
+    /** The response head and body to {@code requestLine} sent as written, over a socket of its own. */
+    private static String raw(JaxrsServer server, String requestLine) throws IOException {
+        try (Socket socket = new Socket(server.base.getHost(), server.base.getPort())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream()
+                    .write((requestLine + " HTTP/1.1\r\nHost: " + server.base.getAuthority()
+                                    + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream response = new ByteArrayOutputStream();
+            in.transferTo(response);
+            return response.toString(StandardCharsets.ISO_8859_1);
         }
     }
 }
