@@ -62,20 +62,26 @@ final class RouteTemplate {
      */
     private final Map<List<String>, Pattern> regexes = new ConcurrentHashMap<>();
 
-    /** The template of the request being filtered, after resource matching. */
+    /**
+     * The template of the request being filtered, after resource matching; for a request matched to
+     * no resource method of the application, its path ({@link #unmatched}).
+     */
     String of(UriInfo uriInfo, ResourceInfo resourceInfo) {
         Method method = resourceInfo.getResourceMethod();
         Class<?> resourceClass = resourceInfo.getResourceClass();
         if (method == null || resourceClass == null) {
-            return "/"; // not matched to a resource method: a pre-matching abort, an OPTIONS default
+            return unmatched(uriInfo);
         }
         List<Object> matched = uriInfo.getMatchedResources();
         if (matched.size() <= 1) {
             Map<Method, String> templates = direct.get(resourceClass);
             String template = templates.get(method); // no lambda captured on the common path: a hit
-            return template != null
-                    ? template
-                    : templates.computeIfAbsent(method, m -> join(pathOf(resourceClass), pathOf(m)));
+            if (template == null) {
+                template = templates.computeIfAbsent(
+                        method,
+                        m -> pathOf(resourceClass) == null ? NOT_A_ROUTE : join(pathOf(resourceClass), pathOf(m)));
+            }
+            return template != NOT_A_ROUTE ? template : unmatched(uriInfo);
         }
         String[] chosen = new String[matched.size() + 1];
         chosen[0] = pathOf(classOf(matched.get(matched.size() - 1)));
@@ -93,6 +99,22 @@ final class RouteTemplate {
             }
         }
         return join(chosen);
+    }
+
+    /**
+     * What {@link #direct} holds for a method reached without a root resource class: the handler of
+     * an OPTIONS request that the runtime answers itself (Jersey's, an {@code Inflector}, which it
+     * filters; RESTEasy and CXF filter none).
+     */
+    private static final String NOT_A_ROUTE = "";
+
+    /**
+     * The name of a request matched to no resource method of the application: its own path, so that
+     * the rules without a method of that path apply to it (a rule without a method covers OPTIONS),
+     * and not the rules of the root path {@code /}.
+     */
+    private static String unmatched(UriInfo uriInfo) {
+        return "/" + uriInfo.getPath(false);
     }
 
     private static Class<?> classOf(Object resource) {

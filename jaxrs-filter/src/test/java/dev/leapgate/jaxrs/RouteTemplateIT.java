@@ -208,6 +208,20 @@ class RouteTemplateIT {
         }
     }
 
+    @Test
+    void optionsRequestTheRuntimeAnswers_isNamedByItsPath_notCountedByTheRuleOfTheRoot() throws Exception {
+        // Jersey filters the OPTIONS requests it answers itself; RESTEasy and CXF filter none.
+        try (JaxrsServer server = JaxrsServer.start(app(
+                "leapgate.rule.root.match", "/",
+                "leapgate.rule.root.limit", "1/1h"))) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(raw(server, "OPTIONS /users/7")).startsWith("HTTP/1.1 200");
+            }
+            assertThat(server.gate().stats("/").orElseThrow().totals().admitted())
+                    .isZero();
+        }
+    }
+
     /** The response head and body to {@code requestLine} sent as written, over a socket of its own. */
     private static String raw(JaxrsServer server, String requestLine) throws IOException {
         try (Socket socket = new Socket(server.base.getHost(), server.base.getPort())) {
