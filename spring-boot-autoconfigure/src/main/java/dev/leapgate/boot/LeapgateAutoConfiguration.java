@@ -88,10 +88,12 @@ public class LeapgateAutoConfiguration {
         registration.setAsyncSupported(true);
         registration.setOrder(filterOrder(properties, environment));
         registration.addUrlPatterns("/*");
-        // The original dispatch only (Boot's default, said here): an asynchronous request is
-        // released by the listener the filter adds in it. Mapped for FORWARD, a WAR's ErrorPageFilter
-        // forward to /error, made after the chain returned, would count a rejected request again.
-        registration.setDispatcherTypes(DispatcherType.REQUEST);
+        // Forwards and async dispatches too: behind a filter ordered before this one that forwards
+        // (a URL rewriter) or dispatches asynchronously before the chain reaches it, a request never
+        // passes the REQUEST dispatch here. The filter limits a request once, in the first of its
+        // dispatches it sees; a forward or async dispatch of a request it decided (a WAR's
+        // ErrorPageFilter forwarding to /error after the chain returned) is not counted again.
+        registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.FORWARD, DispatcherType.ASYNC);
         return registration;
     }
 

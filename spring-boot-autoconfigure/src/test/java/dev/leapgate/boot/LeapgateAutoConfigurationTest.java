@@ -41,6 +41,7 @@ import org.springframework.boot.web.context.reactive.AnnotationConfigReactiveWeb
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.ByteArrayResource;
@@ -271,6 +272,38 @@ class LeapgateAutoConfigurationTest {
             assertThat(statuses)
                     .as("2 per minute for 127.0.0.1, whatever it says")
                     .containsExactly(200, 200, 429);
+        }
+    }
+
+    /**
+     * A URL-rewriting filter ordered before Leapgate's (as UrlRewriteFilter would be): it forwards
+     * {@code /legacy} to {@code /ok} before the chain reaches Leapgate's filter.
+     */
+    static class ForwardingFilterFirst {
+        @Bean
+        FilterRegistrationBean<Filter> rewriteLegacy() {
+            FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>((request, response, chain) -> {
+                if (((HttpServletRequest) request).getRequestURI().equals("/legacy")) {
+                    request.getRequestDispatcher("/ok").forward(request, response);
+                } else {
+                    chain.doFilter(request, response);
+                }
+            });
+            registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+            return registration;
+        }
+    }
+
+    @Test
+    void behindAFilterThatForwardsBeforeIt_theFilterLimitsTheForwardedRequest_once() throws Exception {
+        try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), ForwardingFilterFirst.class)) {
+            assertThat(List.of(
+                            get(app, "/legacy").statusCode(),
+                            get(app, "/ok").statusCode(),
+                            get(app, "/legacy").statusCode(),
+                            get(app, "/ok").statusCode()))
+                    .as("GET /ok at 2 per minute, reached directly or through the forward, each counted once")
+                    .containsExactly(200, 200, 429, 429);
         }
     }
 
