@@ -17,15 +17,20 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The metrics of one {@link HttpGate}, for any Micrometer registry (Prometheus names in brackets):
@@ -84,16 +89,47 @@ import java.util.function.ToDoubleFunction;
  * gets new meters, since its counts may start over, and a counter never goes down.
  *
  * <pre>{@code
- * new LeapgateMetrics(gate).bindTo(registry);
+ * LeapgateMetrics metrics = new LeapgateMetrics(gate);
+ * metrics.bindTo(registry);
+ * // ... and when the gate goes away (the filter's destroy, the application's undeploy):
+ * metrics.close();
  * }</pre>
  *
- * <p>Concurrency: thread-safe; bind it to one registry.
+ * <p><b>Closing.</b> {@link #close} removes from the registry every meter this binder registered,
+ * those of rules added since included, and stops following the rules. Close it when its gate goes
+ * away while the registry stays: a registry that outlives the application ({@code
+ * Metrics.globalRegistry}, a registry of the container's), or an application that builds a new
+ * gate (a restarted filter) and binds a new {@code LeapgateMetrics} for it. A registry returns the
+ * meter it has for a name and tags rather than registering another: a second binder with the same
+ * tags in the registry gets the first binder's meters back, which go on reading the first gate
+ * (stale counts, or NaN once that gate is collected), and the new gate is not exported. Two gates
+ * bound to one registry at once need tags that tell them apart. (A Spring Boot application needs
+ * none of this: the starter's binder, or an application's own {@code LeapgateMetrics} bean, is
+ * closed with the application context.)
+ *
+ * <p>{@link #bindTo} logs a warning, naming the meter, when the registry has this binder's {@code
+ * leapgate.gate.requests} already (another binder with the same tags, not closed): a mistake
+ * worth fixing, but one of monitoring, so it does not stop the application from starting (a
+ * redeployed application whose previous version was never closed would fail until the JVM
+ * restarts). The check compares the meter the registry returns with those it had before, so it
+ * also sees tags that the registry's filters add.
+ *
+ * <p>Concurrency: thread-safe; bind it to one registry. Binding, following the rules (on the
+ * thread that changed them) and closing hold the binder's lock: a close racing a rules change
+ * leaves no meter behind, and a change after the close registers nothing.
  */
-public final class LeapgateMetrics implements MeterBinder {
+public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeapgateMetrics.class);
 
     private final HttpGate gate;
     private final Tags tags;
+    /** The registry bound to; null before {@link #bindTo} and after {@link #close}. */
     private MeterRegistry registry; // guarded by this
+
+    private boolean closed; // guarded by this
+    /** The meters of the gate itself and of its rules file, registered once by {@link #bindTo}. */
+    private final List<Meter> gateMeters = new ArrayList<>(); // guarded by this
     /**
      * The meters of each resource and rule now registered, by [resource, name] or [rule, the rule,
      * whether it is in a shared store].
@@ -111,33 +147,53 @@ public final class LeapgateMetrics implements MeterBinder {
         this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
     }
 
+    /**
+     * Registers the gate's meters in {@code registry}, and from now on those of the rules in force.
+     *
+     * @throws IllegalStateException if this binder is bound already, or closed
+     */
     @Override
     public synchronized void bindTo(MeterRegistry registry) {
+        if (closed) {
+            throw new IllegalStateException("these metrics are closed: bind a new LeapgateMetrics");
+        }
         if (this.registry != null) {
             throw new IllegalStateException("these metrics are bound to a registry already");
         }
         this.registry = Objects.requireNonNull(registry, "registry");
+        // Identity: a meter equals any other with its id. Those the registry had before this binder.
+        Set<Meter> before = Collections.newSetFromMap(new IdentityHashMap<>());
+        before.addAll(registry.find("leapgate.gate.requests").meters());
         for (String outcome : List.of("exempt", "denied")) {
-            FunctionCounter.builder(
+            gateMeters.add(FunctionCounter.builder(
                             "leapgate.gate.requests",
                             gate,
                             g -> outcome.equals("exempt") ? g.exemptRequests() : g.deniedRequests())
                     .description("Requests matched by a rule from an exempt origin, or refused: their origin is denied")
                     .tags(tags)
                     .tag("outcome", outcome)
-                    .register(registry);
+                    .register(registry));
+        }
+        if (before.contains(gateMeters.get(0))) {
+            LOG.warn(
+                    "Leapgate metrics: the registry has {} already, from another LeapgateMetrics with the same tags"
+                            + " that was not closed; this binder gets that one's meters back, which read that one's"
+                            + " gate, so this gate's counts are not exported. Close a LeapgateMetrics when its gate"
+                            + " goes away (a filter's destroy, an application's undeploy), or give this one tags of"
+                            + " its own",
+                    gateMeters.get(0).getId());
         }
         gate.rulesFile().ifPresent(file -> {
-            FunctionCounter.builder("leapgate.config.reloads", file, ReloadingRules::appliedReloads)
+            gateMeters.add(FunctionCounter.builder("leapgate.config.reloads", file, ReloadingRules::appliedReloads)
                     .description("Changed versions of the rules file applied or rejected")
                     .tags(tags)
                     .tag("result", "applied")
-                    .register(registry);
-            FunctionCounter.builder("leapgate.config.reloads", file, ReloadingRules::rejectedReloads)
+                    .register(registry));
+            gateMeters.add(FunctionCounter.builder("leapgate.config.reloads", file, ReloadingRules::rejectedReloads)
                     .description("Changed versions of the rules file applied or rejected")
                     .tags(tags)
                     .tag("result", "rejected")
-                    .register(registry);
+                    .register(registry));
         });
         // Listening first, and each time reading the rules the gate has then: a reload while this
         // binds is not missed, and meters follow the newest rules whatever order listeners run in.
@@ -145,8 +201,34 @@ public final class LeapgateMetrics implements MeterBinder {
         follow();
     }
 
+    /**
+     * Removes from the registry every meter this binder registered, and registers no more (the rules
+     * may change after this: it stops following them). Idempotent; a binder never bound is closed
+     * too, and then refuses {@link #bindTo}.
+     *
+     * <p>A meter is removed by its id: closing a binder whose meters another binder shares (same
+     * tags, same registry: see the class comment) removes them for both.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (registry != null) {
+            gateMeters.forEach(registry::remove);
+            meters.values().forEach(registered -> registered.forEach(registry::remove));
+        }
+        gateMeters.clear();
+        meters.clear();
+        registry = null; // the gate keeps this binder as its rules listener: not the registry too
+    }
+
     /** Registers the meters of the gate's rules and resources, and removes the others'. */
     private synchronized void follow() {
+        if (closed) {
+            return; // a rules change after the close, or one whose listener waited for it
+        }
         Map<List<Object>, Supplier<List<Meter>>> wanted = new HashMap<>();
         for (FlowRule rule : gate.rules().rules()) {
             // A rule's meters stay while the rule is the same (every setting: a record's equality)

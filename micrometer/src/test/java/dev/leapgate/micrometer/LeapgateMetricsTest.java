@@ -14,6 +14,8 @@ import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.testing.HeldSleeper;
+import dev.leapgate.testing.Together;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,11 +23,15 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -480,5 +486,153 @@ class LeapgateMetricsTest {
                         .count())
                 .isEqualTo(1);
         assertThat(registry.find("leapgate.clients.tracked").meters()).isEmpty();
+    }
+
+    /**
+     * Everything a binder registered, at binding and later for the rules a reload brought, leaves the
+     * registry at its close; the registry's other meters stay.
+     */
+    @Test
+    void close_removesEveryMeterTheBinderRegistered_andNoOther(@TempDir Path dir) throws Exception {
+        Path rules = dir.resolve("rules.properties");
+        Files.writeString(rules, "rule.api.match = /api/**\nrule.api.limit = 2/1h\nrule.api.scope = per-origin\n");
+        HttpGate gate = gate("rules-file", rules.toString(), "reload-interval", "0s");
+        MeterRegistry registry = new SimpleMeterRegistry();
+        Counter orders = registry.counter("shop.orders");
+        LeapgateMetrics metrics = new LeapgateMetrics(gate, Tags.of("app", "shop"));
+        metrics.bindTo(registry);
+        gate.update(RuleSet.of(
+                FlowRule.builder("api")
+                        .match("/api/**")
+                        .limit(2, WindowSpec.of(Duration.ofHours(1)))
+                        .build(),
+                FlowRule.builder("reports").match("/reports/**").inFlight(3).build()));
+        assertThat(registry.find("leapgate.rule.limit").tag("rule", "reports").gauge())
+                .as("a meter registered after binding")
+                .isNotNull();
+        assertThat(registry.find("leapgate.config.reloads").meters()).hasSize(2);
+
+        metrics.close();
+
+        assertThat(registry.getMeters()).containsExactly(orders);
+    }
+
+    /**
+     * A redeployment: the old application's binder is closed, and the new gate's binder (same
+     * registry, same tags) exports the new gate, not the old one's counts. Closing the old binder
+     * again (a second close) does not touch the new binder's meters, which have the same ids.
+     */
+    @Test
+    void aNewGate_boundAfterTheOldBindersClose_isTheOneExported_andASecondCloseChangesNothing() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        HttpGate oldGate = gate(RULES);
+        LeapgateMetrics oldMetrics = new LeapgateMetrics(oldGate);
+        oldMetrics.bindTo(registry);
+        traffic(oldGate, clock).close();
+        oldMetrics.close();
+
+        HttpGate newGate = gate(RULES);
+        new LeapgateMetrics(newGate).bindTo(registry);
+        ((Entry) newGate.enter("GET", "/api/x", ip("203.0.113.9"))).close();
+        oldMetrics.close();
+
+        assertThat(counter(registry, "leapgate.requests", "resource", "/api/**", "outcome", "admitted"))
+                .as("the new gate's one request, not the old gate's 2")
+                .isEqualTo(1);
+        assertThat(counter(registry, "leapgate.gate.requests", "outcome", "denied"))
+                .isZero();
+        assertThat(gauge(registry, "leapgate.clients.tracked", "rule", "api")).isEqualTo(1);
+        assertThat(registry.find("leapgate.rule.limit").gauges()).hasSize(3);
+    }
+
+    @Test
+    void aReloadAfterClose_registersNothing_andAClosedBinderBindsNoMore() {
+        HttpGate gate = gate(RULES);
+        MeterRegistry registry = new SimpleMeterRegistry();
+        LeapgateMetrics metrics = new LeapgateMetrics(gate);
+        metrics.bindTo(registry);
+        metrics.close();
+
+        gate.update(RuleSet.of(
+                FlowRule.builder("reports").match("/reports/**").inFlight(3).build()));
+
+        assertThat(registry.getMeters()).isEmpty();
+        assertThatThrownBy(() -> metrics.bindTo(new SimpleMeterRegistry()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("these metrics are closed: bind a new LeapgateMetrics");
+    }
+
+    /**
+     * A close racing rule reloads on other threads (each reload registers the meters of its rules
+     * and removes the others') leaves no meter behind, whichever reload it falls between: the
+     * closing thread closes after a different number of its own reloads in each round.
+     */
+    @Test
+    void aCloseRacingRuleReloads_leavesNoMeterBehind() throws Exception {
+        List<RuleSet> ruleSets = List.of(
+                RuleSet.of(FlowRule.builder("a").match("/a/**").inFlight(1).build()),
+                RuleSet.of(
+                        FlowRule.builder("b").match("/b/**").inFlight(2).build(),
+                        FlowRule.builder("c")
+                                .match("/c/**")
+                                .limit(5, WindowSpec.of(Duration.ofMinutes(1)))
+                                .build()));
+        for (int round = 0; round < 20; round++) {
+            HttpGate gate = gate(RULES);
+            MeterRegistry registry = new SimpleMeterRegistry();
+            LeapgateMetrics metrics = new LeapgateMetrics(gate);
+            metrics.bindTo(registry);
+            int reloadsBeforeClose = round;
+
+            Together.run(8, thread -> {
+                for (int i = 0; i < 20; i++) {
+                    if (thread == 0 && i == reloadsBeforeClose) {
+                        metrics.close();
+                    }
+                    gate.update(ruleSets.get((thread + i) % 2));
+                }
+                if (thread == 0) {
+                    metrics.close(); // idempotent
+                }
+            });
+
+            assertThat(registry.getMeters()).as("round " + round).isEmpty();
+        }
+    }
+
+    /**
+     * A second binder with the same tags in one registry gets the first's meters back from the
+     * registry (reading the first's gate): the binding says so, once, naming the meter. A binder
+     * with tags of its own, or one bound after the first was closed, is quiet.
+     */
+    @Test
+    void bindingWhileAnotherBindersMetersAreThere_warnsOnce_namingTheMeter() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        LeapgateMetrics first = new LeapgateMetrics(gate(RULES));
+        first.bindTo(registry);
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        LeapgateMetrics second = new LeapgateMetrics(gate(RULES));
+        try {
+            second.bindTo(registry);
+            new LeapgateMetrics(gate(RULES), Tags.of("gate", "admin")).bindTo(registry);
+            first.close();
+            second.close();
+            new LeapgateMetrics(gate(RULES)).bindTo(registry);
+        } finally {
+            System.setErr(err);
+        }
+
+        List<String> warnings = captured.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(line -> line.contains("WARN dev.leapgate.micrometer.LeapgateMetrics"))
+                .toList();
+        assertThat(warnings)
+                .singleElement()
+                .asString()
+                .contains("leapgate.gate.requests")
+                .contains("outcome=exempt")
+                .contains("close");
     }
 }
