@@ -4,6 +4,8 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.micrometer.LeapgateMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -12,7 +14,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The gate's metrics ({@link LeapgateMetrics}) in every Micrometer registry of the application: a
- * binder that binds a metrics object of its own to each registry Boot hands it.
+ * binder that binds a metrics object of its own to each registry Boot hands it, and closes them
+ * (their meters leave the registries) when the context closes.
  */
 @AutoConfiguration(after = LeapgateAutoConfiguration.class)
 @ConditionalOnClass({MeterRegistry.class, LeapgateMetrics.class})
@@ -21,11 +24,43 @@ public class LeapgateMetricsAutoConfiguration {
 
     /**
      * Backs off for the application's own {@link LeapgateMetrics} bean (such as one with tags of its
-     * own): Boot binds that one too, and every meter would be there twice.
+     * own): Boot binds that one too, and every meter would be there twice. (Spring closes that one
+     * with the context, as it closes any {@link AutoCloseable} bean.)
      */
     @Bean
     @ConditionalOnMissingBean(value = LeapgateMetrics.class, name = "leapgateMetrics")
     public MeterBinder leapgateMetrics(HttpGate gate) {
-        return registry -> new LeapgateMetrics(gate).bindTo(registry);
+        return new MetricsPerRegistry(gate);
+    }
+
+    /**
+     * One {@link LeapgateMetrics} per registry (each binds to one registry only), all closed with
+     * the context: Boot's own registries close with it too, but a registry that outlives the
+     * context (a JVM-wide one) would otherwise keep this gate's meters, and give them back to the
+     * next application's binder instead of its own.
+     *
+     * <p>Concurrency: Boot binds and Spring closes on their own threads; both hold this object's
+     * lock.
+     */
+    static final class MetricsPerRegistry implements MeterBinder, AutoCloseable {
+        private final HttpGate gate;
+        private final List<LeapgateMetrics> bound = new ArrayList<>(); // guarded by this
+
+        MetricsPerRegistry(HttpGate gate) {
+            this.gate = gate;
+        }
+
+        @Override
+        public synchronized void bindTo(MeterRegistry registry) {
+            LeapgateMetrics metrics = new LeapgateMetrics(gate);
+            bound.add(metrics);
+            metrics.bindTo(registry);
+        }
+
+        @Override
+        public synchronized void close() {
+            bound.forEach(LeapgateMetrics::close);
+            bound.clear();
+        }
     }
 }

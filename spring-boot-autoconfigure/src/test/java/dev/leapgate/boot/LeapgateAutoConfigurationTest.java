@@ -12,6 +12,7 @@ import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
@@ -524,6 +525,44 @@ class LeapgateAutoConfigurationTest {
                             .tag("outcome", "admitted")
                             .meters())
                     .hasSize(1);
+        }
+    }
+
+    /** A registry that outlives the application, as a JVM-wide one does: the test's, not the context's. */
+    static class OutlivingRegistry {
+        static volatile MeterRegistry registry;
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return registry;
+        }
+    }
+
+    /**
+     * A registry that outlives the application (a JVM-wide one, where a redeployed application binds
+     * its new gate's metrics) loses the gate's meters when the application stops: the starter's
+     * binder's and an application's own {@code LeapgateMetrics} bean's alike.
+     */
+    @Test
+    void theGatesMeters_leaveARegistryThatOutlivesTheApplication_whenTheApplicationStops() throws Exception {
+        List<Class<?>[]> applications = List.of(
+                new Class<?>[] {OutlivingRegistry.class}, new Class<?>[] {OutlivingRegistry.class, OwnMetrics.class});
+        for (Class<?>[] configurations : applications) {
+            MeterRegistry registry = new SimpleMeterRegistry();
+            OutlivingRegistry.registry = registry;
+            try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), configurations)) {
+                get(app, "/ok");
+                assertThat(registry.get("leapgate.requests")
+                                .tags("resource", "GET /ok", "outcome", "admitted")
+                                .functionCounter()
+                                .count())
+                        .isEqualTo(1);
+            }
+
+            assertThat(registry.getMeters())
+                    .as(Arrays.toString(configurations))
+                    .isNotEmpty()
+                    .noneMatch(meter -> meter.getId().getName().startsWith("leapgate."));
         }
     }
 
