@@ -20,6 +20,12 @@ import java.util.List;
  *       the seconds until its schedule is free.
  * </ul>
  *
+ * Seconds are at most {@link #MAX_SECONDS}. Core computes every retry and reset within a window
+ * or a queue (at most 24 h) and a bucket; the bound only keeps a wrong computation from being sent
+ * as what no client reads (a 64-bit count of seconds, or a negative one where the nanoseconds
+ * overflowed on rounding up), and stays absurd enough (68 years) to be noticed, not mistaken for
+ * a plausible wait.
+ *
  * Rule names are restricted to letters, digits, {@code -} and {@code _}, so they never need
  * escaping inside a quoted string.
  */
@@ -31,9 +37,18 @@ public final class RateLimitFields {
     /** Sent as {@code no-store} with every rejection: see {@link HttpGate#rejection}. */
     public static final String CACHE_CONTROL = "Cache-Control";
 
+    /**
+     * The most seconds any field says: 2<sup>31</sup> - 1, which a 32-bit delta-seconds parser
+     * holds (RFC 9111 has a cache read any larger delta-seconds as 2<sup>31</sup>).
+     */
+    static final long MAX_SECONDS = Integer.MAX_VALUE;
+
     private RateLimitFields() {}
 
-    /** Whole seconds, rounded up, at least 1: a client that waits that long may succeed. */
+    /**
+     * Whole seconds, rounded up, at least 1 (at most {@link #MAX_SECONDS}): a client that waits
+     * that long may succeed.
+     */
     public static long retryAfterSeconds(Duration retryAfter) {
         return Math.max(1, ceilSeconds(retryAfter));
     }
@@ -121,10 +136,11 @@ public final class RateLimitFields {
 
     private static long ceilSeconds(Duration d) {
         long seconds = d.getSeconds();
-        return d.getNano() > 0 ? seconds + 1 : seconds;
+        return seconds >= MAX_SECONDS ? MAX_SECONDS : d.getNano() > 0 ? seconds + 1 : seconds;
     }
 
+    /** Whole seconds, rounded up, of non-negative nanoseconds: at most {@link #MAX_SECONDS}, never overflowing. */
     private static long ceilSeconds(long nanos) {
-        return (nanos + 999_999_999L) / 1_000_000_000L;
+        return nanos >= MAX_SECONDS * 1_000_000_000L ? MAX_SECONDS : (nanos + 999_999_999L) / 1_000_000_000L;
     }
 }

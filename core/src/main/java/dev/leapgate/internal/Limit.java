@@ -432,6 +432,11 @@ public abstract sealed class Limit {
             return perOrigin ? keyed.used(origin.key(), nowNanos) : shared.used(nowNanos);
         }
 
+        /**
+         * Nanoseconds until {@code permits} fit, {@link Long#MAX_VALUE} if they never can: more
+         * than the limit of the counter that decides, which is not always this rule's (see {@link
+         * #retryAfter}).
+         */
         private long untilAvailable(long nowNanos, Origin origin, long permits) {
             return perOrigin
                     ? keyed.nanosUntilAvailable(origin.key(), nowNanos, (int) permits)
@@ -451,16 +456,36 @@ public abstract sealed class Limit {
             return Math.max(0, bucketStart + countedBuckets * rule.window().bucketNanos() - nowNanos);
         }
 
+        /**
+         * The reset is when the window counts nothing, asked as such: not as when this rule's
+         * limit fits, which, once a changed rule's counter took this one over (see {@link
+         * #retryAfter}), is asked of a counter whose lower limit it never fits.
+         */
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
             long remaining = Math.max(0, rule.limit() - used(nowNanos, origin));
-            long reset = untilAvailable(nowNanos, origin, rule.limit());
+            long reset = perOrigin
+                    ? keyed.nanosUntilAvailable(origin.key(), nowNanos, (int) keyed.limit())
+                    : shared.nanosUntilEmpty(nowNanos);
             return new Quota(rule.name(), rule.limit(), rule.window().length(), remaining, Duration.ofNanos(reset));
         }
 
+        /**
+         * When {@code permits} fit in the window in force; {@link Duration#ZERO} if no wait admits
+         * them (as {@link dev.leapgate.Rejection#retryAfter} says), never "never" ({@link
+         * Long#MAX_VALUE}, which made a retry of 292 years). The caller checked the permits against
+         * this rule's limit, but the counter that answers may be a changed version's: once a
+         * reload's new version of the rule (another window or borrowing) has taken this counter's
+         * counts over, at its first use, this counter hands every call on to it, limit included. A
+         * request that read the rules before the reload and is decided after that use, or a
+         * rejection asked after it (rejections are computed when asked), gets the new window's
+         * answer: the true one, since a retry meets the new version; and a lowered limit may be
+         * below the permits.
+         */
         @Override
         Duration retryAfter(long nowNanos, Origin origin, int permits) {
-            return Duration.ofNanos(untilAvailable(nowNanos, origin, permits));
+            long until = untilAvailable(nowNanos, origin, permits);
+            return until == Long.MAX_VALUE ? Duration.ZERO : Duration.ofNanos(until);
         }
     }
 

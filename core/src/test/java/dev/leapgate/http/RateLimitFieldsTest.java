@@ -18,6 +18,28 @@ class RateLimitFieldsTest {
         assertThat(RateLimitFields.retryAfterSeconds(Duration.ofMillis(millis))).isEqualTo(seconds);
     }
 
+    /**
+     * No correct retry or reset comes near 2^31 - 1 s (68 years; every window and queue is at most
+     * 24 h): a larger one is a wrong computation, sent as that bound, which any delta-seconds
+     * parser reads, and never wrapped round into a negative {@code t}.
+     */
+    @Test
+    void hugeRetryAndReset_areSentAsTheLargestDeltaSeconds_neverWrappedNegative() {
+        Duration never = Duration.ofNanos(Long.MAX_VALUE);
+        assertThat(RateLimitFields.retryAfterSeconds(never)).isEqualTo(Integer.MAX_VALUE);
+        assertThat(RateLimitFields.retryAfterSeconds(Duration.ofSeconds(Integer.MAX_VALUE)))
+                .isEqualTo(Integer.MAX_VALUE);
+        assertThat(RateLimitFields.retryAfterSeconds(Duration.ofSeconds(86_400)))
+                .isEqualTo(86_400);
+
+        assertThat(RateLimitFields.rateLimit(List.of(new Quota("per-ip", 100, Duration.ofSeconds(10), 0, never))))
+                .isEqualTo("\"per-ip\";r=0;t=2147483647");
+        String prefix = RateLimitFields.rateLimitPrefix("per-ip");
+        assertThat(RateLimitFields.rateLimit(prefix, 0, Long.MAX_VALUE)).isEqualTo("\"per-ip\";r=0;t=2147483647");
+        assertThat(RateLimitFields.rateLimit(prefix, 0, Long.MAX_VALUE - 999_999_998L, prefix, 1, 1))
+                .isEqualTo("\"per-ip\";r=0;t=2147483647, \"per-ip\";r=1;t=1");
+    }
+
     @Test
     void policyAndRateLimit_followTheDraftSyntax_oneItemPerRule() {
         List<Quota> quotas = List.of(

@@ -216,6 +216,16 @@ public final class LeapCounter extends Succession.Party<LeapCounter> implements 
                 : to.nanosUntilAvailable(nowNanos, permits);
     }
 
+    /**
+     * As its successor answers, once one took these cells over: with its own limit, which a
+     * reload may have lowered below this one's (see {@link RateCounter#nanosUntilEmpty}).
+     */
+    @Override
+    public long nanosUntilEmpty(long nowNanos) {
+        LeapCounter to = current(nowNanos);
+        return to == this ? layout.nanosUntilAvailable(cells, 0, nowNanos, layout.limit) : to.nanosUntilEmpty(nowNanos);
+    }
+
     @Override
     Succession<LeapCounter> succession() {
         return succession;

@@ -64,7 +64,17 @@ public interface RateCounter {
     /**
      * Nanoseconds from {@code nowNanos} until {@code permits} would fit if nothing else were
      * admitted meanwhile: 0 if they fit now, {@link Long#MAX_VALUE} if they never can (more than
-     * the limit).
+     * the limit; for a counter a changed rule's took over, the limit of that one, which may be
+     * lower than this one's).
      */
     long nanosUntilAvailable(long nowNanos, long permits);
+
+    /**
+     * Nanoseconds from {@code nowNanos} until the window counts nothing, if nothing else were
+     * admitted meanwhile: 0 if it counts nothing now. Whatever the limit: for a counter that hands
+     * its calls on to the one of a changed rule, it is that counter's window that empties, and
+     * its limit may be lower than this one's, so {@code nanosUntilAvailable(nowNanos, limit())}
+     * would say "never".
+     */
+    long nanosUntilEmpty(long nowNanos);
 }

@@ -62,6 +62,30 @@ class LeapCounterTakeOverTest {
         assertThat(minute.tryAcquire(70_000 * MS, 10)).isNotNegative();
     }
 
+    /**
+     * A request decided on the old rules reads the old counter, which, once the new one took over,
+     * answers as the new one does, with the new limit: a limit lowered below the old one's never
+     * fits (the caller maps that to no wait), and the time until the window is empty is the new
+     * window's, whatever the limit.
+     */
+    @Test
+    void theOldCounter_afterTheNewOneWithALowerLimitTookOver_answersAsTheNewOne_neverBeyondItsWindow() {
+        LeapCounter old = new LeapCounter(TEN_SECONDS, 10, 0);
+        assertThat(admitAll(old, 8)).isEqualTo(8); // at 2.5 s, bucket 2
+        LeapCounter next = old.withLimit(WindowSpec.of(Duration.ofSeconds(20), 10), 3, false);
+        assertThat(next.tryAcquire(NOW, 1)).isEqualTo(RateCounter.REJECTED);
+
+        // Taken over in the 2-s bucket where the old one at 2-3 s ends, [2 s, 4 s): out at 24 s.
+        assertThat(old.nanosUntilEmpty(NOW))
+                .isEqualTo(next.nanosUntilEmpty(NOW))
+                .isEqualTo(21_500 * MS);
+        assertThat(old.nanosUntilAvailable(NOW, 1)).isEqualTo(21_500 * MS);
+        assertThat(old.nanosUntilAvailable(NOW, 5))
+                .as("within the old limit, beyond the new")
+                .isEqualTo(Long.MAX_VALUE);
+        assertThat(old.nanosUntilAvailable(NOW, 10)).isEqualTo(Long.MAX_VALUE);
+    }
+
     @Test
     void overAShorterWindow_holdsWhatTheLongerOneCounts_forOneShortWindowAfterTheOldBucket() {
         LeapCounter old = new LeapCounter(WindowSpec.of(Duration.ofMinutes(1), 6), 10, 0);
