@@ -721,7 +721,8 @@ public final class HttpGate implements AutoCloseable {
     /**
      * Passes the rate-limit header fields for an admitted request to {@code header}: {@code
      * RateLimit-Policy} and {@code RateLimit} when configured to send them on every response and a
-     * rule applied; nothing otherwise.
+     * rule applied; nothing otherwise. These are Leapgate's values alone: an adapter sets each field
+     * to {@link RateLimitFields#combine} of the application's value of it (if any) and this one.
      */
     public void admittedHeaders(Decision decision, BiConsumer<String, String> header) {
         if (response.headers() != RateLimitHeaders.ALL) {

@@ -28,6 +28,11 @@ import java.util.List;
  *
  * Rule names are restricted to letters, digits, {@code -} and {@code _}, so they never need
  * escaping inside a quoted string.
+ *
+ * <p>An application may send these fields itself on a response that Leapgate admitted (quotas of
+ * its own, an upstream's that it passes on): then each field goes out as one line, the
+ * application's items first and Leapgate's after them ({@link #combine}), whichever adapter runs
+ * it. A rejection carries Leapgate's fields alone: the application never ran.
  */
 public final class RateLimitFields {
 
@@ -44,6 +49,33 @@ public final class RateLimitFields {
     static final long MAX_SECONDS = Integer.MAX_VALUE;
 
     private RateLimitFields() {}
+
+    /**
+     * The one value of a field ({@code RateLimit-Policy} or {@code RateLimit}) on an admitted
+     * response that the application set the field on too: the application's items, then
+     * Leapgate's, as one list. Both fields are lists of named policies, and the draft lets a
+     * server list several; neither set replaces the other. One line rather than two: the draft
+     * lets a list be split over several field lines (sections 3 and 4), but many clients read the
+     * first line alone.
+     *
+     * <p>{@code application} is the application's value, its field lines joined with commas; null
+     * or blank for none (then Leapgate's value alone). Its items are the application's business:
+     * they are passed on as written (without the blanks around them), not parsed. A value that
+     * already holds Leapgate's (the application read the field, with Leapgate's items in it, and
+     * added to it) is returned as it is, so that Leapgate's items are not listed twice.
+     *
+     * @param application the application's value of the field, or null
+     * @param leapgate Leapgate's value of the field for this response
+     */
+    public static String combine(String application, String leapgate) {
+        if (application == null || application.isBlank()) {
+            return leapgate;
+        }
+        if (leapgate.isEmpty() || application.contains(leapgate)) {
+            return application;
+        }
+        return application.strip() + ", " + leapgate;
+    }
 
     /**
      * Whole seconds, rounded up, at least 1 (at most {@link #MAX_SECONDS}): a client that waits

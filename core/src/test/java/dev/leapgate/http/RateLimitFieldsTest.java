@@ -53,6 +53,31 @@ class RateLimitFieldsTest {
     }
 
     @Test
+    void combine_listsTheApplicationsItemsFirst_thenLeapgates_asOneValue() {
+        assertThat(RateLimitFields.combine("\"daily\";r=999;t=3600", "\"per-ip\";r=4;t=11"))
+                .isEqualTo("\"daily\";r=999;t=3600, \"per-ip\";r=4;t=11");
+        assertThat(RateLimitFields.combine(" \"daily\";q=1000;w=86400,\"burst\";q=10;w=1 ", "\"per-ip\";q=5;w=10"))
+                .as("the application's items as it wrote them, without the blanks around them")
+                .isEqualTo("\"daily\";q=1000;w=86400,\"burst\";q=10;w=1, \"per-ip\";q=5;w=10");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            value = {"NULL", "''", "' \t'"},
+            nullValues = "NULL")
+    void combine_withoutAnApplicationValue_isLeapgatesAlone(String application) {
+        assertThat(RateLimitFields.combine(application, "\"per-ip\";r=4;t=11")).isEqualTo("\"per-ip\";r=4;t=11");
+    }
+
+    @Test
+    void combine_keepsAnApplicationValueThatAlreadyHoldsLeapgates_asItIs() {
+        // The application read the field (Leapgate's items) and added its own to it.
+        String extended = "\"per-ip\";r=4;t=11, \"daily\";r=999;t=3600";
+
+        assertThat(RateLimitFields.combine(extended, "\"per-ip\";r=4;t=11")).isSameAs(extended);
+    }
+
+    @Test
     void noQuotas_giveEmptyValues() {
         assertThat(RateLimitFields.policy(List.of())).isEmpty();
         assertThat(RateLimitFields.rateLimit(List.of())).isEmpty();

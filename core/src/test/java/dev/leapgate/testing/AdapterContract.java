@@ -33,12 +33,22 @@ import org.junit.jupiter.api.Test;
  *       container answers 500);
  *   <li>{@code GET /not-found}: a 404 the application answers (mapped from an exception, where the
  *       framework maps exceptions): the server doing its job, not a failure;
+ *   <li>{@code GET /own-fields}: 200, body {@code ok}, with rate-limit fields of the application's
+ *       own, as the framework's users set header fields (the servlet endpoint replaces one with
+ *       {@code setHeader} and adds the other with {@code addHeader}): {@code RateLimit-Policy:
+ *       "daily";q=1000;w=86400} and {@code RateLimit: "daily";r=999;t=3600} ({@link #OWN_POLICY},
+ *       {@link #OWN_RATE_LIMIT}).
  * </ul>
  *
  * <p>Leapgate is configured by the settings given, as the adapter's users configure it (init-params,
  * {@code leapgate.*} properties, ...), and reads time from the {@link ManualClock} given.
  */
 public abstract class AdapterContract {
+
+    /** The {@code RateLimit-Policy} value that {@code GET /own-fields} sets. */
+    public static final String OWN_POLICY = "\"daily\";q=1000;w=86400";
+    /** The {@code RateLimit} value that {@code GET /own-fields} sets. */
+    public static final String OWN_RATE_LIMIT = "\"daily\";r=999;t=3600";
 
     /** A running application. */
     protected interface App extends AutoCloseable {
@@ -126,6 +136,38 @@ public abstract class AdapterContract {
                             + "\"rule\":\"ok-per-ip\",\"retryAfter\":65}");
             clock.advance(Duration.ofSeconds(65));
             assertThat(get(app, "/ok").statusCode()).as("the window moved on").isEqualTo(200);
+        }
+    }
+
+    @Test
+    void anApplicationsOwnRateLimitFields_areKept_withLeapgatesItemsAfterThem_inOneFieldLineEach() throws Exception {
+        ManualClock clock = new ManualClock();
+        try (App app = start(
+                settings(
+                        "rule.per-ip.match", "GET /own-fields",
+                        "rule.per-ip.limit", "2/1m",
+                        "rule.per-ip.scope", "per-origin"),
+                clock)) {
+            clock.advance(Duration.ofMillis(1_500)); // into the first 6 s bucket: it leaves the window at 66 s
+
+            for (int remaining = 1; remaining >= 0; remaining--) {
+                HttpResponse<String> admitted = get(app, "/own-fields");
+                assertThat(admitted.statusCode()).isEqualTo(200);
+                assertThat(admitted.body()).isEqualTo("ok");
+                assertThat(admitted.headers().allValues("RateLimit-Policy"))
+                        .as("the application's items, then Leapgate's, in one field line")
+                        .containsExactly(OWN_POLICY + ", \"per-ip\";q=2;w=60");
+                assertThat(admitted.headers().allValues("RateLimit"))
+                        .containsExactly(OWN_RATE_LIMIT + ", \"per-ip\";r=" + remaining + ";t=65");
+            }
+            HttpResponse<String> rejected = get(app, "/own-fields");
+
+            assertThat(rejected.statusCode()).isEqualTo(429);
+            assertThat(rejected.headers().allValues("RateLimit-Policy"))
+                    .as("a rejection is Leapgate's alone: the application never ran")
+                    .containsExactly("\"per-ip\";q=2;w=60");
+            assertThat(rejected.headers().allValues("RateLimit")).containsExactly("\"per-ip\";r=0;t=65");
+            assertThat(rejected.headers().allValues("Retry-After")).containsExactly("65");
         }
     }
 

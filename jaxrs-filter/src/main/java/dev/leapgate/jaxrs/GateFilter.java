@@ -5,6 +5,7 @@ import dev.leapgate.Entry;
 import dev.leapgate.Rejection;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.HttpRequestView;
+import dev.leapgate.http.RateLimitFields;
 import dev.leapgate.http.RejectionResponse;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -12,6 +13,7 @@ import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
@@ -25,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * template ({@link RouteTemplate}) and asks the application's {@link HttpGate}; a rejected request
  * is aborted with the gate's response (429, {@code Retry-After}, {@code RateLimit-Policy} / {@code
  * RateLimit}, problem body), an admitted one gets a {@link RequestTracker}. On the way out it adds
- * the admitted request's {@code RateLimit} fields. Every policy is the gate's; this class only
+ * the admitted request's {@code RateLimit} fields, after the items of any the application set
+ * ({@link RateLimitFields#combine}). Every policy is the gate's; this class only
  * translates, with the standard API alone.
  *
  * <p>The end of an admitted request: where the runtime reports it ({@link RequestEnd}: Jersey's
@@ -116,7 +119,16 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
             request.setProperty(ApplicationGate.TRACKER, tracker.enclosing());
         }
         tracker.responded(response.getStatus());
-        application.builtGate().admittedHeaders(tracker.entry(), response.getHeaders()::putSingle);
+        // After the resource and the application's response filters with a higher priority value
+        // (on the way out they run first): the application's own fields are all there, and
+        // Leapgate's items go after them, in one line.
+        MultivaluedMap<String, Object> headers = response.getHeaders();
+        application
+                .builtGate()
+                .admittedHeaders(
+                        tracker.entry(),
+                        (name, value) -> headers.putSingle(
+                                name, RateLimitFields.combine(response.getHeaderString(name), value)));
         tracker.ended(response.getStatus());
     }
 

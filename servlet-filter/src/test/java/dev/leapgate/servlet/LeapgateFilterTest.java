@@ -110,6 +110,40 @@ class LeapgateFilterTest {
         assertThat(m.inFlight()).isZero();
     }
 
+    /**
+     * The adapter contract's {@code /own-fields}, in the other ways a servlet application writes the
+     * fields: a filter before Leapgate's sets one, the servlet adds items one by one, and reads a
+     * field (Leapgate's items in it) to write it back extended. Each field goes out as one line,
+     * with Leapgate's items once.
+     */
+    @Test
+    void theApplicationsRateLimitFields_beforeAndAfterLeapgates_goOutWithLeapgatesInOneLineEach() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.api.match", "/api/**", "rule.api.limit", "5/10s"))
+                .servlet("/api/own", new HttpServlet() {
+                    @Override
+                    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                        resp.addHeader("RateLimit", "\"hourly\";r=99");
+                        resp.addHeader("RateLimit", "\"daily\";r=999");
+                        resp.setHeader("RateLimit-Policy", resp.getHeader("RateLimit-Policy") + ", \"daily\";q=1000");
+                        resp.getWriter().write("own");
+                    }
+                });
+        jetty.upstream((request, response, chain) -> {
+            ((HttpServletResponse) response).setHeader("RateLimit-Policy", "\"gateway\";q=50");
+            chain.doFilter(request, response);
+        });
+        jetty.start();
+
+        HttpResponse<String> r = jetty.get("/api/own");
+
+        assertThat(r.body()).isEqualTo("own");
+        assertThat(r.headers().allValues("RateLimit-Policy"))
+                .containsExactly("\"gateway\";q=50, \"api\";q=5;w=10, \"daily\";q=1000");
+        assertThat(r.headers().allValues("RateLimit")).hasSize(1);
+        assertThat(r.headers().firstValue("RateLimit").orElseThrow())
+                .matches("\"hourly\";r=99, \"daily\";r=999, \"api\";r=4;t=\\d+");
+    }
+
     /** An earlier filter's response wrapper that refuses a field must not cost the request its slot. */
     @Test
     void aResponseWrapperThatThrowsOnTheRateLimitFields_failsTheRequest_andItsSlotComesBack() throws Exception {

@@ -20,7 +20,8 @@ class ServletFilterContractTest extends AdapterContract {
                 .servlet("/server-error", new TestServlets.Status(503))
                 .servlet("/throws", new TestServlets.Boom())
                 .servlet("/not-found", new TestServlets.Status(404))
-                .servlet("/error", new TestServlets.ErrorPage());
+                .servlet("/error", new TestServlets.ErrorPage())
+                .servlet("/own-fields", new TestServlets.OwnRateLimitFields(OWN_POLICY, OWN_RATE_LIMIT));
         Throwable failure = jetty.startExpectingFailure();
         if (failure != null) {
             jetty.close();

@@ -28,6 +28,28 @@ final class TestServlets {
         }
     }
 
+    /**
+     * Answers {@code ok} with rate-limit fields of its own: {@code RateLimit-Policy} set with {@code
+     * setHeader} (which replaces a field), {@code RateLimit} with {@code addHeader} (which adds a
+     * field line).
+     */
+    static final class OwnRateLimitFields extends HttpServlet {
+        private final String policy;
+        private final String rateLimit;
+
+        OwnRateLimitFields(String policy, String rateLimit) {
+            this.policy = policy;
+            this.rateLimit = rateLimit;
+        }
+
+        @Override
+        protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.setHeader("RateLimit-Policy", policy);
+            resp.addHeader("RateLimit", rateLimit);
+            resp.getWriter().write("ok");
+        }
+    }
+
     /** Answers a fixed status with a short text. */
     static final class Status extends HttpServlet {
         private final int status;

@@ -1,5 +1,6 @@
 package dev.leapgate.boot;
 
+import dev.leapgate.testing.AdapterContract;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -20,6 +21,14 @@ class ContractApplication {
         @GetMapping("/ok")
         String ok() {
             return "ok";
+        }
+
+        @GetMapping("/own-fields")
+        ResponseEntity<String> ownRateLimitFields() {
+            return ResponseEntity.ok()
+                    .header("RateLimit-Policy", AdapterContract.OWN_POLICY)
+                    .header("RateLimit", AdapterContract.OWN_RATE_LIMIT)
+                    .body("ok");
         }
 
         @GetMapping("/server-error")

@@ -1,5 +1,6 @@
 package dev.leapgate.jaxrs.app;
 
+import dev.leapgate.testing.AdapterContract;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.Path;
@@ -16,6 +17,15 @@ public class ContractResource {
     @Path("ok")
     public String ok() {
         return "ok";
+    }
+
+    @GET
+    @Path("own-fields")
+    public Response ownRateLimitFields() {
+        return Response.ok("ok")
+                .header("RateLimit-Policy", AdapterContract.OWN_POLICY)
+                .header("RateLimit", AdapterContract.OWN_RATE_LIMIT)
+                .build();
     }
 
     @GET
