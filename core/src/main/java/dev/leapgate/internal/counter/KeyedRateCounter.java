@@ -118,6 +118,11 @@ public final class KeyedRateCounter {
         }
     }
 
+    /** Whether the table tracks the origin now (not only remembers it); for tests. */
+    boolean tracks(long origin) {
+        return table.apply(origin, 0, 0, 0, used, false) != OriginTable.ABSENT;
+    }
+
     /** Tables this counter's keeps alive: its own and those it (still) takes clients over from; for tests. */
     int tablesKept() {
         return table.tablesKept();
@@ -166,18 +171,22 @@ public final class KeyedRateCounter {
         }
     }
 
-    /** Permits counted in the origin's window at {@code nowNanos}; 0 for an origin not tracked. */
+    /**
+     * Permits counted in the origin's window at {@code nowNanos}; for an origin not tracked, in the
+     * window it would start from if it came now (what an evicted origin left: see {@link
+     * OriginTable#read}), 0 if none.
+     */
     public long used(long origin, long nowNanos) {
-        long result = table.apply(origin, nowNanos, 0, 0, used, false);
+        long result = table.read(origin, nowNanos, 0, 0, used);
         return result == OriginTable.ABSENT ? 0 : result;
     }
 
-    /** As {@link RateCounter#nanosUntilAvailable}, for one origin. */
+    /** As {@link RateCounter#nanosUntilAvailable}, for one origin, tracked or not (as {@link #used}). */
     public long nanosUntilAvailable(long origin, long nowNanos, int permits) {
         if (permits > layout.limit) {
             return Long.MAX_VALUE;
         }
-        long result = table.apply(origin, nowNanos, permits, 0, untilAvailable, false);
+        long result = table.read(origin, nowNanos, permits, 0, untilAvailable);
         return result == OriginTable.ABSENT ? 0 : result;
     }
 

@@ -287,6 +287,43 @@ final class OriginTable {
     }
 
     /**
+     * Applies {@code op}, which only reads, to the cells of {@code key}; or, if the key is not
+     * tracked, to the cells it would start from if it entered now: those the state {@link
+     * State#restore restores} from what the memory of evicted origins holds for it. So an origin
+     * evicted since its last decision (by another thread's new origin, say, before what it is told
+     * is read) reads as limited as it finds itself when it comes back. (Not what a table this one
+     * {@link #inherit took over from} holds for it: asking hands the key over.)
+     *
+     * @return the operation's result, or {@link #ABSENT} if the key is not tracked and the memory
+     *     holds nothing for it
+     */
+    long read(long key, long nowNanos, long a, long b, Op op) {
+        long hash = mix(key);
+        Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
+        long stamp = segment.lock.readLock();
+        try {
+            int slot = segment.find(key, hash);
+            if (slot >= 0) {
+                long word = segment.slots[slot];
+                if ((word & REFERENCED) == 0) {
+                    segment.slots[slot] = word | REFERENCED; // as apply does
+                }
+                return op.apply(segment.cells, base(word), nowNanos, a, b);
+            }
+            long remembered = segment.memory == null ? 0 : segment.recall(hash, nowNanos);
+            if (remembered == 0) {
+                return ABSENT;
+            }
+            // Off the decision path (an evicted origin's report): a few longs, as insert() would restore them.
+            AtomicLongArray cells = new AtomicLongArray(stride);
+            state.restore(cells, 0, remembered, nowNanos);
+            return op.apply(cells, 0, nowNanos, a, b);
+        } finally {
+            segment.lock.unlockRead(stamp);
+        }
+    }
+
+    /**
      * From now on the cells mean what {@code next} says: the same layout, e.g. another limit over
      * the same windows.
      */

@@ -136,6 +136,38 @@ class KeyedCountersConcurrencyTest {
         assertThat(worst).as("the limit was reached").isEqualTo(limit);
     }
 
+    /**
+     * A rejected client is told when to retry after the decision, when the response is made; by
+     * then another thread's new client may have evicted it. Clients far more than the table holds,
+     * all at their limit, and a clock that stands still: every rejected client must be told to
+     * wait, tracked or evicted meanwhile, as it is rejected when it comes back.
+     */
+    @Test
+    void rejectedClients_evictedByOtherThreadsBeforeTheyAreTold_areStillToldToWait() throws Exception {
+        KeyedRateCounter counter = new KeyedRateCounter(WindowSpec.of(Duration.ofSeconds(10), 2), 3, 0, 256);
+        long now = 1_000_000_000L;
+        AtomicLong rejected = new AtomicLong();
+        AtomicLong toldToRetryNow = new AtomicLong();
+        Together.run(THREADS, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < 200_000; j++) {
+                long key = random.nextInt(2_000);
+                if (counter.tryAcquire(key, now, 1) == RateCounter.REJECTED) {
+                    rejected.incrementAndGet();
+                    if (counter.nanosUntilAvailable(key, now, 1) == 0 || counter.used(key, now) < 3) {
+                        toldToRetryNow.incrementAndGet();
+                    }
+                }
+            }
+        });
+
+        assertThat(counter.evictions()).as("clients evicted all along").isGreaterThan(100_000);
+        assertThat(rejected.get()).isGreaterThan(1_000_000);
+        assertThat(toldToRetryNow.get())
+                .as("rejected clients told they could retry now")
+                .isZero();
+    }
+
     /** The most permits any origin had admitted in one strict window, from per-thread tallies by epoch. */
     private static long worstWindow(long[][][] tallies, WindowSpec spec) {
         long worst = 0;

@@ -42,9 +42,9 @@ class KeyedRateCounterTest {
             for (long other = 2; other < 400; other++) {
                 c.tryAcquire(other, 150 * ms, 1);
             }
-            assertThat(c.used(1, 0))
-                    .as("client 1 forgotten (evicted: %s): nothing counted even as of 0 ms", evicted)
-                    .isZero();
+            assertThat(c.tracks(1))
+                    .as("client 1 forgotten (evicted: %s)", evicted)
+                    .isFalse();
             // A thread that read the clock at 75 ms (bucket 3) only now asks for client 1.
             for (int i = 0; i < 10; i++) {
                 long ticket = c.tryAcquire(1, 75 * ms, 1);
@@ -84,9 +84,9 @@ class KeyedRateCounterTest {
             for (long other = 2; other < 400; other++) {
                 old.tryAcquire(other, 150 * ms, 1);
             }
-            assertThat(old.used(1, 0))
+            assertThat(old.tracks(1))
                     .as("client 1 forgotten by the old table (evicted: %s)", evicted)
-                    .isZero();
+                    .isFalse();
             // A thread on the new table that read the clock at 75 ms only now asks for client 1.
             for (int i = 0; i < 10; i++) {
                 long ticket = reloaded.tryAcquire(1, 75 * ms, 1);
@@ -255,6 +255,40 @@ class KeyedRateCounterTest {
         assertThat(c.nanosUntilAvailable(1, 1 * S, 1)).isEqualTo(14 * S); // bucket [0,5s) leaves strict window at 15 s
         assertThat(c.nanosUntilAvailable(2, 1 * S, 1)).isZero();
         assertThat(c.nanosUntilAvailable(2, 1 * S, 2)).isEqualTo(Long.MAX_VALUE);
+    }
+
+    /**
+     * What a rejected client is told (its use, and when to retry) is read after the decision, when
+     * the response is made: meanwhile another thread's new client may evict it from a full table.
+     * Evicted, it is as limited as before (it starts from what the memory of evicted clients holds
+     * for it), and the reads must say so, not that it has its whole limit back at once.
+     */
+    @Test
+    void aClientEvictedAfterItsRejection_readsAsLimitedAsItComesBack() {
+        // Narrow windows in 8- and 16-bit lanes, a packed one, a borrowing one.
+        for (int limit : new int[] {5, 300, 70_000, -5}) {
+            boolean borrowing = limit < 0;
+            int n = Math.abs(limit);
+            KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, n, 0, 1, borrowing); // one client at a time
+            assertThat(c.tryAcquire(1, 1 * S, n)).isNotNegative();
+            assertThat(c.tryAcquire(1, 2 * S, 1)).isEqualTo(RateCounter.REJECTED);
+            assertThat(c.used(1, 2 * S)).isEqualTo(n);
+            assertThat(c.nanosUntilAvailable(1, 2 * S, 1)).isEqualTo(13 * S); // [0,5s) leaves the strict window at 15 s
+
+            // Another thread's new client, decided meanwhile, takes client 1's place.
+            assertThat(c.tryAcquire(2, 2 * S, 1)).isNotNegative();
+            assertThat(c.evictions()).isEqualTo(1);
+            long used = c.used(1, 2 * S);
+            long retry = c.nanosUntilAvailable(1, 2 * S, 1);
+
+            assertThat(used).as("limit %d: use of the evicted client", limit).isEqualTo(n);
+            // A borrowing window's memory counts the permits one bucket later: never for less long.
+            assertThat(retry).as("limit %d: its wait", limit).isEqualTo(borrowing ? 18 * S : 13 * S);
+            // As it finds itself when it comes back (in the place of client 2):
+            assertThat(c.tryAcquire(1, 2 * S, 1)).isEqualTo(RateCounter.REJECTED);
+            assertThat(c.used(1, 2 * S)).isEqualTo(used);
+            assertThat(c.nanosUntilAvailable(1, 2 * S, 1)).isEqualTo(retry);
+        }
     }
 
     @Test
