@@ -14,23 +14,36 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
- * Binds {@link RateLimited} to resource methods: the runtime calls {@link #configure} once per resource
- * method while the application starts, and each annotation of the method (and of its class) becomes
- * a {@link FlowRule} matching exactly the method's HTTP method and route template. Invalid values
- * throw here, so the application fails to start, with a message naming the method. Unannotated
- * methods get nothing.
+ * Binds {@link RateLimited} to resource methods: each annotation of a method (and of its class)
+ * becomes a {@link FlowRule} matching exactly the method's HTTP method and route template. Invalid
+ * values throw here, so the application fails to start, with a message naming the method.
+ * Unannotated methods get nothing.
  *
- * <p>Concurrency: called by the runtime while the application starts, on one thread; the methods that
- * collect are synchronized all the same, since sub-resources are bound later, on request threads
- * (where an annotation is refused: the rules are fixed by then).
+ * <p>Root resource methods are bound as the runtime shows them to this {@code DynamicFeature}
+ * while the application starts ({@link #configure}). Sub-resource methods, which the runtimes bind
+ * only when a request first reaches them (Jersey, RESTEasy) or never show (CXF), are bound from
+ * the walk of each root resource's locators ({@link SubResources}), at the start too: on each full
+ * route the walk finds. The root resources are those the runtime shows, and those among the
+ * application's classes ({@link #walk(Collection)}: Jersey and RESTEasy show no root resource that
+ * has locators alone). An annotated sub-resource method that the walk could not reach (a locator
+ * returning {@code Object}) is refused where a runtime binds it, and whenever a request reaches it
+ * on a route the walk did not find ({@link #reached}): never silently unlimited.
+ *
+ * <p>Concurrency: called by the runtime while the application starts, on one thread; the methods
+ * that collect are synchronized all the same, since sub-resources are bound later, on request
+ * threads. {@link #reached}, on request threads, reads what {@link #close} published.
  */
 final class AnnotationRules implements DynamicFeature {
 
@@ -45,7 +58,26 @@ final class AnnotationRules implements DynamicFeature {
     /** Resource methods already bound, as "HTTP-method template Java-method". */
     private final Set<String> bound = new HashSet<>();
     /** Every resource method's route, as "HTTP-method template", annotated or not. */
-    private final Set<String> routes = new java.util.LinkedHashSet<>();
+    private final Set<String> routes = new LinkedHashSet<>();
+    /** The root resource classes whose locators were walked. */
+    private final Set<Class<?>> walked = new HashSet<>();
+    /** The sub-resource classes the walk reached. */
+    private final Set<Class<?>> reachedClasses = new HashSet<>();
+    /** Per sub-resource route ("GET /lib/{id}"), the limits the walk bound there, one list per resource method. */
+    private final Map<String, Set<List<RateLimited>>> subResourceLimits = new HashMap<>();
+    /** Whether a walked class has a sub-resource locator. */
+    private boolean locators;
+
+    /** {@link #subResourceLimits} as {@link #close} fixed it, for requests. */
+    private volatile Map<String, Set<List<RateLimited>>> fixedLimits = Map.of();
+
+    /** Per class and method that requests reached through locators, what it declares; computed once. */
+    private final ClassValue<Map<Method, Declared>> declared = new ClassValue<>() {
+        @Override
+        protected Map<Method, Declared> computeValue(Class<?> resourceClass) {
+            return new ConcurrentHashMap<>();
+        }
+    };
 
     /** The names of the configuration's rules, lower case: an annotation may not take one. */
     private final Set<String> configured;
@@ -60,38 +92,136 @@ final class AnnotationRules implements DynamicFeature {
     }
 
     @Override
-    public void configure(ResourceInfo resourceInfo, FeatureContext context) {
+    public synchronized void configure(ResourceInfo resourceInfo, FeatureContext context) {
         Class<?> resourceClass = resourceInfo.getResourceClass();
         Method method = resourceInfo.getResourceMethod();
         if (resourceClass == null || method == null) {
             return;
         }
+        // Every root resource is shown while the application starts: a class with @Path shown for
+        // the first time after it is one a locator returned, a sub-resource here.
+        boolean shownAtStart = !closed || walked.contains(resourceClass);
+        boolean root = RouteTemplate.pathOf(resourceClass) != null && shownAtStart;
+        if (root) {
+            walk(resourceClass);
+        }
         String httpMethod = RouteTemplate.httpMethod(method);
         if (httpMethod == null) {
-            return; // a sub-resource locator (CXF reports them too): no resource method, no route of its own
+            return; // a sub-resource locator (CXF reports them too): walked above
         }
-        // A class without @Path is reached through a locator only: its template here lacks the
-        // locators' (GET /{id} for GET /orgs/{org}/members/{id}), so neither a route nor a rule.
-        boolean root = RouteTemplate.pathOf(resourceClass) != null;
-        if (root) {
-            recordRoute(resourceClass, method, httpMethod);
-        }
-        RateLimited[] onClass = onClass(resourceClass);
-        RateLimited[] onMethod = onMethod(method);
-        if (onClass.length == 0 && onMethod.length == 0) {
+        List<RateLimited> limits = limits(resourceClass, method);
+        if (!root) {
+            // A sub-resource, bound when a request first reaches it (Jersey, RESTEasy): its rules
+            // were made by the walk, on each route it found; one the walk never reached is refused.
+            if (!limits.isEmpty() && reachedClasses.stream().noneMatch(c -> c.isAssignableFrom(resourceClass))) {
+                throw notFollowed(describe(resourceClass, method), null);
+            }
             return;
         }
-        if (!root) {
-            throw reachedThroughLocator(describe(resourceClass, method));
+        String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
+        recordRoute(httpMethod, template);
+        if (!limits.isEmpty()) {
+            bind(resourceClass, method, httpMethod, template, describe(resourceClass, method), limits);
         }
-        bind(resourceClass, method, httpMethod, onClass, onMethod);
     }
 
-    private static IllegalStateException reachedThroughLocator(String where) {
-        return new IllegalStateException("@RateLimited on " + where + " cannot be applied: the method is reached"
-                + " through a sub-resource locator, and Leapgate's rules are fixed when the application"
-                + " starts; annotate root resources (classes with @Path), or write a rule.* for the full"
-                + " template in the configuration");
+    /**
+     * Walks the locators of the root resource classes among {@code classes} (the application's),
+     * in the order of their names, binding the annotated sub-resource methods found.
+     *
+     * @throws IllegalArgumentException if an annotation is invalid
+     */
+    synchronized void walk(Collection<Class<?>> classes) {
+        classes.stream()
+                .filter(c -> RouteTemplate.pathOf(c) != null)
+                .sorted(Comparator.comparing(Class::getName))
+                .forEach(this::walk);
+    }
+
+    private void walk(Class<?> root) {
+        if (!walked.add(root)) {
+            return;
+        }
+        SubResources.Walk walk = SubResources.walk(root);
+        locators |= walk.locators();
+        for (SubResources.Route route : walk.routes()) {
+            reachedClasses.add(route.resourceClass());
+            recordRoute(route.httpMethod(), route.template());
+            List<RateLimited> limits = limits(route.resourceClass(), route.method());
+            if (limits.isEmpty()) {
+                continue;
+            }
+            String method = describe(route.resourceClass(), route.method());
+            if (route.recursion() != null) {
+                throw new IllegalArgumentException("@RateLimited on " + method + " cannot be applied: it is reached"
+                        + " through recursive sub-resource locators ("
+                        + route.recursion().locator() + "), so it has"
+                        + " routes of every depth from " + route.httpMethod() + " " + route.template() + ", and an"
+                        + " annotation's rule matches one; remove it, and write a rule.* in the configuration for a"
+                        + " pattern that covers them, such as "
+                        + route.recursion().pattern());
+            }
+            String where = method + " at " + route.httpMethod() + " " + route.template();
+            bind(route.resourceClass(), route.method(), route.httpMethod(), route.template(), where, limits);
+            subResourceLimits
+                    .computeIfAbsent(route.httpMethod() + " " + route.template(), k -> new HashSet<>())
+                    .add(limits);
+        }
+    }
+
+    /** Whether an application's resource has a sub-resource locator: then requests may reach {@link #reached}. */
+    synchronized boolean hasLocators() {
+        return locators;
+    }
+
+    /**
+     * Refuses a request that reached a sub-resource method with {@code @RateLimited} through a route
+     * whose rules the walk did not make at the start: through a locator returning {@code Object},
+     * or to an instance of another class than the locator declares, with other limits. Called for
+     * every request reached through locators, once the rules are fixed.
+     *
+     * @param resourceClass the class of the sub-resource instance the request reached
+     * @param method the resource method
+     * @param template the request's route template ({@link RouteTemplate})
+     * @throws IllegalStateException if the method's limits are not in force on that route, so that
+     *     the runtime answers 500 rather than serve the request unlimited
+     */
+    void reached(Class<?> resourceClass, Method method, String template) {
+        Map<Method, Declared> known = declared.get(resourceClass);
+        Declared what = known.get(method);
+        if (what == null) {
+            String httpMethod = RouteTemplate.httpMethod(method);
+            // No HTTP method: a runtime's own handler (Jersey's for OPTIONS), not the class's method.
+            what = new Declared(httpMethod, httpMethod == null ? List.of() : limits(resourceClass, method));
+            known.put(method, what);
+        }
+        if (what.limits().isEmpty()) {
+            return;
+        }
+        String route = what.httpMethod() + " " + template;
+        Set<List<RateLimited>> bound = fixedLimits.get(route);
+        if (bound == null || !bound.contains(what.limits())) {
+            throw notFollowed(describe(resourceClass, method), route);
+        }
+    }
+
+    /** What a resource method declares: its HTTP method and its limits, the class's first. */
+    private record Declared(String httpMethod, List<RateLimited> limits) {}
+
+    private static IllegalStateException notFollowed(String method, String route) {
+        return new IllegalStateException("@RateLimited on " + method + " is not in force"
+                + (route == null ? "" : " on " + route) + ": the request reached it through a sub-resource locator"
+                + " that Leapgate could not follow when the application started (a locator returning Object or"
+                + " Class<?>, an instance of another class than the locator returns, or a root resource the"
+                + " runtime did not show), so the request is refused rather than served unlimited; declare the"
+                + " sub-resource's class as the locator's return type, or remove the annotation and write a rule.*"
+                + " for the route in the configuration");
+    }
+
+    private static List<RateLimited> limits(Class<?> resourceClass, Method method) {
+        List<RateLimited> all = new ArrayList<>(Arrays.asList(onClass(resourceClass)));
+        all.addAll(Arrays.asList(onMethod(method)));
+        return List.copyOf(all);
     }
 
     /**
@@ -147,8 +277,7 @@ final class AnnotationRules implements DynamicFeature {
         return annotated == method ? own : annotated.getAnnotationsByType(RateLimited.class);
     }
 
-    private synchronized void recordRoute(Class<?> resourceClass, Method method, String httpMethod) {
-        String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
+    private void recordRoute(String httpMethod, String template) {
         routes.add(httpMethod + " " + template);
         if (httpMethod.equals("GET")) {
             routes.add("HEAD " + template); // JAX-RS answers HEAD with the GET method
@@ -163,27 +292,33 @@ final class AnnotationRules implements DynamicFeature {
     /** The rules of every annotated method, in the order bound; no more are accepted after this. */
     synchronized List<FlowRule> close() {
         closed = true;
+        Map<String, Set<List<RateLimited>>> fixed = new HashMap<>();
+        subResourceLimits.forEach((route, limits) -> fixed.put(route, Set.copyOf(limits)));
+        fixedLimits = Map.copyOf(fixed);
         return List.copyOf(rules);
     }
 
-    private synchronized void bind(
-            Class<?> resourceClass, Method method, String httpMethod, RateLimited[] onClass, RateLimited[] onMethod) {
-        String where = describe(resourceClass, method);
-        String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
+    private void bind(
+            Class<?> resourceClass,
+            Method method,
+            String httpMethod,
+            String template,
+            String where,
+            List<RateLimited> limits) {
         // Bound already: a root resource class that a locator returns too, reached that way later.
         String key = httpMethod + " " + template + " " + method;
         if (bound.contains(key)) {
             return;
         }
         if (closed) {
-            throw reachedThroughLocator(where);
+            throw new IllegalStateException("@RateLimited on " + where + " cannot be applied: Leapgate's rules are"
+                    + " fixed when the application starts, and the runtime bound this method after it; write a"
+                    + " rule.* for its route in the configuration");
         }
         bound.add(key);
         PathPattern match = PathPattern.route(httpMethod, template);
-        List<RateLimited> all = new ArrayList<>(Arrays.asList(onClass));
-        all.addAll(Arrays.asList(onMethod));
         List<FlowRule> built = new ArrayList<>();
-        for (RateLimited limit : all) {
+        for (RateLimited limit : limits) {
             String name = limit.name().isEmpty() ? derivedName(resourceClass, method) : limit.name();
             FlowRule rule;
             try {
@@ -202,7 +337,8 @@ final class AnnotationRules implements DynamicFeature {
                 throw new IllegalArgumentException("invalid @RateLimited on " + where + ": name '" + name
                         + "' is already used by @RateLimited on " + (other != null ? other : where)
                         + "; rule names must be unique (leave name empty to derive one; a named annotation on a"
-                        + " class applies to each of its methods, so it fits a class with one resource method)");
+                        + " class applies to each of its methods, and on a sub-resource to each route that reaches"
+                        + " it, so it fits one route)");
             }
             built.add(rule);
         }

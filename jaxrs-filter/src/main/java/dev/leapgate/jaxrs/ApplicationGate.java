@@ -40,7 +40,7 @@ final class ApplicationGate {
     private final AnnotationRules annotations;
     private final StartedClock clock;
     private final Leases leases;
-    private final RouteTemplate routes = new RouteTemplate();
+    private final RouteTemplate routes;
     private volatile boolean started;
     private volatile HttpGate gate;
     private RuntimeException failure;
@@ -48,6 +48,7 @@ final class ApplicationGate {
     ApplicationGate(ProviderSettings settings, AnnotationRules annotations) {
         this.settings = settings;
         this.annotations = annotations;
+        this.routes = new RouteTemplate(annotations);
         this.clock = new StartedClock(settings.clock());
         this.leases = new Leases(settings.clock(), settings.maxRequestTime());
     }
@@ -102,10 +103,13 @@ final class ApplicationGate {
     private HttpGate build() {
         List<FlowRule> annotated = annotations.close();
         LeapgateConfig config = settings.config();
+        // With a sub-resource locator, a gate without rules still has to refuse requests that reach
+        // an annotated sub-resource the walk of the locators could not find (AnnotationRules.reached).
         boolean nothingToEnforce = annotated.isEmpty()
                 && config.rules().rules().isEmpty()
                 && config.rules().deny().isEmpty()
-                && config.rulesFile().isEmpty();
+                && config.rulesFile().isEmpty()
+                && !annotations.hasLocators();
         if (nothingToEnforce) {
             LOG.info("Leapgate JAX-RS: no rules configured and no @RateLimited resource methods; nothing to enforce");
             return null;

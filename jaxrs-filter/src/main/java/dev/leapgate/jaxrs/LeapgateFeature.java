@@ -9,10 +9,13 @@ import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.RuntimeType;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseFilter;
+import jakarta.ws.rs.core.Application;
 import jakarta.ws.rs.core.Configuration;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -41,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>What it registers, from the standard API alone: a request and response filter that runs
  * after resource matching, keyed by the HTTP method and route template ({@code GET /users/{id}},
  * never the raw URL), which also sees each response; a {@code
- * DynamicFeature} that turns {@link RateLimited} into rules while the application starts. Where
+ * DynamicFeature} that turns {@link RateLimited} into rules while the application starts, on root
+ * resources and, through their sub-resource locators, on sub-resources. Where
  * their classes are present, optional adapters: Jersey's request events ({@code JerseyEvents}) and
  * a servlet container's request listener ({@link LeapgateServletInitializer}) report the end of
  * every request, and the servlet request gives the peer's address. The filter runs before
@@ -61,6 +65,15 @@ public final class LeapgateFeature implements Feature {
     private static final String GRIZZLY_REQUEST = "org.glassfish.grizzly.http.server.Request";
 
     private final LeapgateConfig config;
+
+    /**
+     * The application, injected before {@link #configure}, for its resource classes;
+     * null where the runtime serves resources without one (CXF's {@code jaxrs.serviceClasses},
+     * RESTEasy's {@code resteasy.resources}).
+     */
+    @Context
+    private Application jaxrsApplication;
+
     /** The application this instance configured, or null before; for tests on every runtime. */
     private volatile ApplicationGate configured;
 
@@ -91,6 +104,10 @@ public final class LeapgateFeature implements Feature {
         ProviderSettings settings = ProviderSettings.read(configuration, config);
         AnnotationRules annotations = new AnnotationRules(
                 settings.config().rules().rules().stream().map(FlowRule::name).collect(Collectors.toSet()));
+        if (jaxrsApplication != null) {
+            // Jersey and RESTEasy show the DynamicFeature no root resource that has locators alone.
+            annotations.walk(classesOf(jaxrsApplication));
+        }
         ApplicationGate application = new ApplicationGate(settings, annotations);
         GateFilter filter = servletApiPresent() ? new ServletGateFilter(application) : new GateFilter(application);
         int priority = settings.config().origin().kind() == OriginSource.Kind.PRINCIPAL
@@ -121,6 +138,14 @@ public final class LeapgateFeature implements Feature {
         context.property(STATE, application);
         configured = application;
         return true;
+    }
+
+    /** The application's classes and the classes of its singletons. */
+    @SuppressWarnings("deprecation") // getSingletons(): deprecated in Jakarta REST 3.1, still served by every runtime
+    private static List<Class<?>> classesOf(Application application) {
+        List<Class<?>> classes = new ArrayList<>(application.getClasses());
+        application.getSingletons().forEach(singleton -> classes.add(singleton.getClass()));
+        return classes;
     }
 
     /**

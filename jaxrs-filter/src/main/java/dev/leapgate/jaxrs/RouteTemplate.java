@@ -38,6 +38,10 @@ import java.util.regex.Pattern;
  * match the template {@code /users/{id}}, and so does {@code /users/**}. Annotation rules use
  * {@link PathPattern#route}, a literal pattern that matches their own template and no other.
  *
+ * <p>A request reached through locators is shown to {@link AnnotationRules#reached} too, which
+ * refuses it if its method's {@code @RateLimited} is not in force on that template (a route that
+ * the walk of the locators at the start could not find).
+ *
  * <p>Concurrency: the templates of resource methods reached directly are computed once and cached
  * (one entry per resource class and method of the application, never per request); thread-safe.
  */
@@ -62,9 +66,19 @@ final class RouteTemplate {
      */
     private final Map<List<String>, Pattern> regexes = new ConcurrentHashMap<>();
 
+    private final AnnotationRules annotations;
+
+    /** @param annotations the application's annotation rules, told of each request reached through locators */
+    RouteTemplate(AnnotationRules annotations) {
+        this.annotations = annotations;
+    }
+
     /**
      * The template of the request being filtered, after resource matching; for a request matched to
      * no resource method of the application, its path ({@link #unmatched}).
+     *
+     * @throws IllegalStateException if the request reached a sub-resource method whose {@code
+     *     RateLimited} is not in force on its template ({@link AnnotationRules#reached})
      */
     String of(UriInfo uriInfo, ResourceInfo resourceInfo) {
         Method method = resourceInfo.getResourceMethod();
@@ -98,7 +112,9 @@ final class RouteTemplate {
                 chosen[s + 1] = steps.get(s).isEmpty() ? null : steps.get(s).get(0);
             }
         }
-        return join(chosen);
+        String template = join(chosen);
+        annotations.reached(classOf(matched.get(0)), method, template);
+        return template;
     }
 
     /**

@@ -2,17 +2,21 @@ package dev.leapgate.jaxrs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.leapgate.jaxrs.app.ClassLimitedResource;
 import dev.leapgate.jaxrs.app.LimitedApiResource;
 import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.LocatorAnnotations;
+import dev.leapgate.jaxrs.app.invalid.BadSubResources;
 import dev.leapgate.jaxrs.app.invalid.Samples;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowSpec;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
 import jakarta.ws.rs.container.ResourceInfo;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -95,17 +99,133 @@ class AnnotationRulesTest {
     }
 
     @Test
-    void anAnnotatedSubResourceMethod_isRefused_alsoBeforeTheRulesAreFixed() {
-        // RESTEasy binds a sub-resource while the first request to it is matched, which may be
-        // before the gate is built: its template there lacks the locator's path (GET /).
+    void theLocatorsOfARootResource_areWalked_andItsSubResourcesLimitedOnTheirFullTemplates() {
+        // CXF shows the DynamicFeature the locator of a root resource that has nothing else.
+        List<FlowRule> rules = bind(LocatorAnnotations.Companies.class, "staff");
+
+        assertThat(rules)
+                .extracting(FlowRule::name, FlowRule::resource)
+                .containsExactly(
+                        tuple("Staff-list-1", "GET /companies/{company}/staff"),
+                        tuple("Staff-person-1", "GET /companies/{company}/staff/{id}"),
+                        tuple("Badges-list-1", "GET /companies/{company}/staff/{id}/badges"));
+        assertThat(rules.get(2).limit()).isEqualTo(2);
+        assertThat(annotations.routes())
+                .contains("GET /companies/{company}/staff/{id}", "HEAD /companies/{company}/staff/{id}");
+    }
+
+    @Test
+    void theApplicationsRootResources_areWalked_alsoThoseWithLocatorsAlone() {
+        annotations.walk(List.of(
+                LocatorAnnotations.Page.class, LocatorAnnotations.Library.class, LocatorAnnotations.Home.class));
+
+        assertThat(annotations.close())
+                .extracting(FlowRule::name, FlowRule::resource)
+                .containsExactly(tuple("Page-get-1", "GET /lib/{id}"));
+        assertThat(annotations.hasLocators()).isTrue();
+    }
+
+    @Test
+    void aClassReachedOnTwoRoutes_getsTheRulesOfItsAnnotationsOnEach() {
+        annotations.configure(info(LocatorAnnotations.Members.class, "member"), null);
+        annotations.walk(List.of(LocatorAnnotations.Teams.class));
+
+        assertThat(annotations.close())
+                .extracting(FlowRule::name, FlowRule::resource)
+                .containsExactly(
+                        tuple("Members-member-1", "GET /members/{id}"),
+                        tuple("Members-member-2", "GET /teams/{team}/members/{id}"));
+    }
+
+    @Test
+    void aSubResourceMethod_namedTwiceByTwoRoutes_failsNamingBothRoutes() {
+        assertThatThrownBy(() -> annotations.walk(List.of(BadSubResources.Twins.class)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("invalid @RateLimited on Named.get() at GET /twins/right: name 'twin' is"
+                        + " already used by @RateLimited on Named.get() at GET /twins/left; rule names must be unique");
+    }
+
+    @Test
+    void anAnnotationReachedThroughRecursiveLocators_fails_namingAPatternForAllDepths() {
+        assertThatThrownBy(() -> annotations.walk(List.of(BadSubResources.Tree.class)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("@RateLimited on Node.get() cannot be applied: it is reached through recursive"
+                        + " sub-resource locators (Node.child() returns Node again), so it has routes of every depth"
+                        + " from GET /tree/{name}, and an annotation's rule matches one; remove it, and write a rule.*"
+                        + " in the configuration for a pattern that covers them, such as GET /tree/{name}/**");
+    }
+
+    /** A tree without limits: walked one level into its recursion, without complaint. */
+    @Path("tree")
+    public static class FreeTree {
+        @GET
+        public String get() {
+            return "";
+        }
+
+        @Path("{child}")
+        public FreeTree child() {
+            return this;
+        }
+    }
+
+    @Test
+    void recursiveLocatorsWithoutAnnotations_areWalkedOnceAround() {
+        annotations.walk(List.of(FreeTree.class));
+
+        assertThat(annotations.close()).isEmpty();
+        assertThat(annotations.routes()).contains("GET /tree/{child}");
+    }
+
+    @Test
+    void aRouteTheWalkDidNotFind_isRefusedWhenARequestReachesIt() throws Exception {
+        annotations.walk(List.of(LocatorAnnotations.Archive.class));
+        assertThat(annotations.close()).extracting(FlowRule::resource).containsExactly("GET /archive/typed/{id}");
+        Method get = LocatorAnnotations.Scroll.class.getMethod("get");
+
+        annotations.reached(LocatorAnnotations.Scroll.class, get, "/archive/typed/{id}");
+        assertThatThrownBy(() -> annotations.reached(LocatorAnnotations.Scroll.class, get, "/archive/any/{id}"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith("@RateLimited on Scroll.get() is not in force on GET /archive/any/{id}: the"
+                        + " request reached it through a sub-resource locator that Leapgate could not follow when the"
+                        + " application started");
+        annotations.reached(
+                LocatorAnnotations.Book.class,
+                LocatorAnnotations.Book.class.getMethod("get"),
+                "/anywhere"); // no limit: nothing to refuse
+    }
+
+    @Test
+    void aSubResourceTheWalkReached_isBoundByTheRuntimeLater_withoutComplaint() {
+        annotations.walk(List.of(LocatorAnnotations.Archive.class));
+        annotations.close();
+
+        annotations.configure(info(LocatorAnnotations.Scroll.class, "get"), null);
+    }
+
+    @Test
+    void aClassWithAPathThatALocatorReturns_shownFirstAfterTheStart_isASubResource() {
+        // Members is not a root resource of this application: Jersey binds it when a request
+        // reaches it through Teams, with its own @Path, which JAX-RS ignores there.
+        annotations.walk(List.of(LocatorAnnotations.Teams.class));
+        assertThat(annotations.close())
+                .extracting(FlowRule::resource)
+                .containsExactly("GET /teams/{team}/members/{id}");
+
+        annotations.configure(info(LocatorAnnotations.Members.class, "member"), null);
+    }
+
+    @Test
+    void anAnnotatedSubResourceTheWalkNeverReached_isRefusedWhereTheRuntimeBindsIt() {
+        // A root resource the runtime did not show, reached by a request: RESTEasy binds the
+        // sub-resource while that request is matched, which may be before the gate is built.
         assertThatThrownBy(() -> annotations.configure(info(LocatorAnnotations.Page.class, "get"), null))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("@RateLimited on Page.get() cannot be applied: the method is reached through a"
-                        + " sub-resource locator, and Leapgate's rules are fixed when the application starts;"
-                        + " annotate root resources (classes with @Path), or write a rule.* for the full template"
-                        + " in the configuration");
+                .hasMessageStartingWith("@RateLimited on Page.get() is not in force: the request reached it through"
+                        + " a sub-resource locator that Leapgate could not follow when the application started");
         assertThat(annotations.close()).isEmpty();
         assertThat(annotations.routes()).isEmpty();
+        assertThat(annotations.hasLocators()).isFalse();
     }
 
     @Test
@@ -187,12 +307,13 @@ class AnnotationRulesTest {
 
     @Test
     void afterTheStart_anAnnotatedMethodIsRefused_andAnUnannotatedOneIgnored() {
+        annotations.configure(info(LimitedResource.class, "free"), null);
         annotations.close();
 
         annotations.configure(info(LimitedResource.class, "free"), null);
         assertThatThrownBy(() -> annotations.configure(info(LimitedResource.class, "get"), null))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("LimitedResource.get(String)")
-                .hasMessageContaining("sub-resource locator");
+                .hasMessageContaining("rules are fixed when the application starts");
     }
 }

@@ -10,6 +10,7 @@ import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedItemsResource;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.LocatorAnnotations;
+import dev.leapgate.jaxrs.app.invalid.BadSubResources;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -124,34 +125,109 @@ class AnnotationsIT {
     }
 
     @Test
-    void annotationOnASubResourceMethod_isRefused_andNeverLimitsAnotherRoute() throws Exception {
+    void annotationOnASubResourceMethod_limitsItsFullTemplate_andNoOtherRoute() throws Exception {
+        // Library has a locator and no resource method: the runtimes bind none of it at the start.
         JaxrsServer.App app = app(LocatorAnnotations.Library.class, LocatorAnnotations.Home.class)
                 .property("leapgate.rule.home.match", "GET /")
                 .property("leapgate.rule.home.limit", "100/1h");
-        // Refused where the runtime binds it, when a request first reaches it; never read by CXF.
-        int refused = JaxrsServer.runtime().equals("cxf") ? 200 : 500;
         try (JaxrsServer server = JaxrsServer.start(app)) {
-            assertThat(status(server, "/lib/1", "203.0.113.1")).isEqualTo(refused);
+            assertThat(status(server, "/lib/1", "203.0.113.1")).isEqualTo(200);
             for (int i = 0; i < 3; i++) {
                 assertThat(status(server, "/", "203.0.113.1"))
                         .as("the application's root, not the sub-resource's route")
                         .isEqualTo(200);
             }
-            assertThat(status(server, "/lib/2", "203.0.113.1")).isEqualTo(refused);
+            HttpResponse<String> limited = server.get("/lib/2", "X-Forwarded-For", "203.0.113.1");
+            assertThat(limited.statusCode()).isEqualTo(429);
+            assertThat(limited.body()).contains("\"rule\":\"Page-get-1\"");
             assertThat(server.gate().rules().rules())
-                    .extracting(dev.leapgate.rule.FlowRule::name)
-                    .containsExactly("home");
+                    .extracting(dev.leapgate.rule.FlowRule::resource)
+                    .containsExactlyInAnyOrder("GET /", "GET /lib/{id}");
         }
     }
 
     @Test
-    void aRootResourceThatALocatorReturnsToo_isServedThroughTheLocator_andLimitedAtItsRootRoute() throws Exception {
+    void classAnnotationOfASubResourceClass_andNestedLocators_limitEachMethodOnItsFullTemplate() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Companies.class))) {
+            assertThat(status(server, "/companies/a/staff/1", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/companies/b/staff/2", "203.0.113.1"))
+                    .as("one template, one count")
+                    .isEqualTo(429);
+            assertThat(status(server, "/companies/a/staff", "203.0.113.1"))
+                    .as("each method of the class its own count")
+                    .isEqualTo(200);
+            assertThat(status(server, "/companies/a/staff", "203.0.113.1")).isEqualTo(429);
+            for (int i = 0; i < 2; i++) {
+                assertThat(status(server, "/companies/a/staff/1/badges", "203.0.113.1"))
+                        .as("below the class's locator: the class's limit does not apply")
+                        .isEqualTo(200);
+            }
+            assertThat(status(server, "/companies/a/staff/1/badges", "203.0.113.1"))
+                    .isEqualTo(429);
+            assertThat(server.gate().rules().rules())
+                    .extracting(dev.leapgate.rule.FlowRule::resource)
+                    .containsExactlyInAnyOrder(
+                            "GET /companies/{company}/staff",
+                            "GET /companies/{company}/staff/{id}",
+                            "GET /companies/{company}/staff/{id}/badges");
+        }
+    }
+
+    @Test
+    void aSubResourceReachedThroughALocatorReturningObject_isRefused_whereItsTypedRouteIsLimited() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Archive.class))) {
+            assertThat(status(server, "/archive/typed/1", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/archive/typed/2", "203.0.113.1")).isEqualTo(429);
+            assertThat(status(server, "/archive/any/1", "203.0.113.1"))
+                    .as("a route the start could not see: refused, not unlimited")
+                    .isEqualTo(500);
+            assertThat(status(server, "/archive/any/2", "203.0.113.1")).isEqualTo(500);
+        }
+    }
+
+    @Test
+    void aSubResourceReachedOnlyThroughALocatorReturningObject_isRefused_withNoRuleAtAll() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Vault.class))) {
+            assertThat(status(server, "/vault/1", "203.0.113.1")).isEqualTo(500);
+            assertThat(status(server, "/vault/2", "203.0.113.1")).isEqualTo(500);
+        }
+    }
+
+    @Test
+    void invalidAnnotationOnASubResourceMethod_failsTheStart_namingTheMethodAndItsRoute() {
+        assertThatThrownBy(() ->
+                        JaxrsServer.start(app(BadSubResources.Broken.class)).close())
+                .hasStackTraceContaining("invalid @RateLimited on BrokenPage.get() at GET /broken/{id}: window"
+                        + " must be between 100ms and 24h, was 0s");
+    }
+
+    @Test
+    void annotationReachedThroughRecursiveLocators_failsTheStart() {
+        assertThatThrownBy(
+                        () -> JaxrsServer.start(app(BadSubResources.Tree.class)).close())
+                .hasStackTraceContaining("@RateLimited on Node.get() cannot be applied: it is reached through"
+                        + " recursive sub-resource locators (Node.child() returns Node again)");
+    }
+
+    @Test
+    void namedAnnotationReachedThroughTwoLocators_failsTheStart() {
+        assertThatThrownBy(() ->
+                        JaxrsServer.start(app(BadSubResources.Twins.class)).close())
+                .hasStackTraceContaining("invalid @RateLimited on Named.get() at GET /twins/right: name 'twin' is"
+                        + " already used by @RateLimited on Named.get() at GET /twins/left");
+    }
+
+    @Test
+    void aRootResourceThatALocatorReturnsToo_isLimitedAtEachOfItsRoutes_separately() throws Exception {
         JaxrsServer.App app = app(LocatorAnnotations.Members.class, LocatorAnnotations.Teams.class);
         try (JaxrsServer server = JaxrsServer.start(app)) {
             assertThat(status(server, "/teams/a/members/1", "203.0.113.1")).isEqualTo(200);
-            assertThat(status(server, "/teams/a/members/2", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/teams/b/members/2", "203.0.113.1")).isEqualTo(429);
             assertThat(status(server, "/members/1", "203.0.113.1")).isEqualTo(200);
             assertThat(status(server, "/members/2", "203.0.113.1")).isEqualTo(429);
+            assertThat(server.gate().rules().rules())
+                    .extracting(dev.leapgate.rule.FlowRule::resource)
+                    .containsExactlyInAnyOrder("GET /members/{id}", "GET /teams/{team}/members/{id}");
         }
     }
 

@@ -90,6 +90,17 @@ class RouteTemplateIT {
     }
 
     @Test
+    void aRuleForASubResourceRoute_isNotReportedAsMatchingNoRoute() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(
+                "leapgate.rule.member.match", "GET /orgs/{org}/members/{id}",
+                "leapgate.rule.member.limit", "2/1h"))) {
+            assertThat(server.gate().warnings())
+                    .as("GET /orgs/{org}/members/{id} is a route of the application, through a locator")
+                    .isEmpty();
+        }
+    }
+
+    @Test
     void headRequest_countsAgainstTheGetRule() throws Exception {
         try (JaxrsServer server = JaxrsServer.start(app(
                 "leapgate.rule.users.match", "GET /users/{id}",

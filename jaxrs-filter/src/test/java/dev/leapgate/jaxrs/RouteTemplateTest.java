@@ -12,6 +12,7 @@ import jakarta.ws.rs.core.UriInfo;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class RouteTemplateTest {
@@ -49,7 +50,7 @@ class RouteTemplateTest {
 
     @Test
     void anInheritedResourceMethod_hasTheTemplateOfTheClassTheRequestReached() throws Exception {
-        RouteTemplate templates = new RouteTemplate();
+        RouteTemplate templates = new RouteTemplate(new AnnotationRules(Set.of()));
         Method get = Crud.class.getMethod("get", String.class);
 
         assertThat(templates.of(reached(new Users()), resource(Users.class, get)))

@@ -5,7 +5,10 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 
-/** {@link RateLimited} next to sub-resource locators, which Leapgate reads on root resources only. */
+/**
+ * {@link RateLimited} on sub-resources: classes without {@code @Path} reached through the
+ * sub-resource locators of root resources, limited on their full templates.
+ */
 public final class LocatorAnnotations {
 
     private LocatorAnnotations() {}
@@ -56,7 +59,7 @@ public final class LocatorAnnotations {
         }
     }
 
-    /** A sub-resource (no {@code @Path}) with a limit, which cannot be applied. */
+    /** A sub-resource (no {@code @Path}) with a limit: {@code GET /lib/{id}}, below a root with a locator alone. */
     public static class Page {
         private final String id;
 
@@ -71,7 +74,10 @@ public final class LocatorAnnotations {
         }
     }
 
-    /** A root resource ({@code /members/{id}}) that {@link Teams} also returns as a sub-resource. */
+    /**
+     * A root resource ({@code /members/{id}}) that {@link Teams} also returns as a sub-resource
+     * ({@code /teams/{team}/members/{id}}).
+     */
     @Path("members")
     public static class Members {
         @GET
@@ -87,6 +93,79 @@ public final class LocatorAnnotations {
         @Path("{team}/members")
         public Members members() {
             return new Members();
+        }
+    }
+
+    /** Nested locators: {@code /companies/{company}/staff}, then {@code .../{id}/badges}. */
+    @Path("companies")
+    public static class Companies {
+        @Path("{company}/staff")
+        public Staff staff() {
+            return new Staff();
+        }
+    }
+
+    /** A class-level limit on a sub-resource class: each of its resource methods, on its full template. */
+    @RateLimited(limit = 1, window = "1h")
+    public static class Staff {
+        @GET
+        public String list() {
+            return "staff";
+        }
+
+        @GET
+        @Path("{id}")
+        public String person(@PathParam("id") String id) {
+            return "person " + id;
+        }
+
+        /** A locator: the class's limit does not apply to what it returns. */
+        @Path("{id}/badges")
+        public Badges badges() {
+            return new Badges();
+        }
+    }
+
+    public static class Badges {
+        @GET
+        @RateLimited(limit = 2, window = "1h")
+        public String list() {
+            return "badges";
+        }
+    }
+
+    /**
+     * Two locators to one annotated class: one declares it ({@code GET /archive/typed/{id}}, limited);
+     * the other returns {@code Object}, so that its route ({@code GET /archive/any/{id}}) is unknown
+     * until a request takes it.
+     */
+    @Path("archive")
+    public static class Archive {
+        @Path("typed/{id}")
+        public Scroll typed() {
+            return new Scroll();
+        }
+
+        @Path("any/{id}")
+        public Object any() {
+            return new Scroll();
+        }
+    }
+
+    /** An application's only route to {@link Scroll}: a locator returning {@code Object}. */
+    @Path("vault")
+    public static class Vault {
+        @Path("{id}")
+        public Object item() {
+            return new Scroll();
+        }
+    }
+
+    public static class Scroll {
+        @GET
+        @RateLimited(limit = 1, window = "1h")
+        public String get() {
+            return "scroll";
         }
     }
 }
