@@ -67,7 +67,7 @@ public final class LeapgateFeature implements Feature {
     private final LeapgateConfig config;
 
     /**
-     * The application, injected before {@link #configure}, for its resource classes;
+     * The application, injected before {@link #configure}, for its resource classes and properties;
      * null where the runtime serves resources without one (CXF's {@code jaxrs.serviceClasses},
      * RESTEasy's {@code resteasy.resources}).
      */
@@ -105,6 +105,7 @@ public final class LeapgateFeature implements Feature {
         AnnotationRules annotations = new AnnotationRules(
                 settings.config().rules().rules().stream().map(FlowRule::name).collect(Collectors.toSet()));
         if (jaxrsApplication != null) {
+            warnIfPropertiesUnseen(configuration);
             // Jersey and RESTEasy show the DynamicFeature no root resource that has locators alone.
             annotations.walk(classesOf(jaxrsApplication));
         }
@@ -146,6 +147,24 @@ public final class LeapgateFeature implements Feature {
         List<Class<?>> classes = new ArrayList<>(application.getClasses());
         application.getSingletons().forEach(singleton -> classes.add(singleton.getClass()));
         return classes;
+    }
+
+    /**
+     * Warns, once, of {@code leapgate.*} properties of the application that the runtime's
+     * configuration lacks: RESTEasy configures a provider named in {@code resteasy.providers} before
+     * it applies the application's properties, so the provider never sees them.
+     */
+    private void warnIfPropertiesUnseen(Configuration configuration) {
+        List<String> unseen = ProviderSettings.unseen(jaxrsApplication.getProperties(), configuration);
+        if (!unseen.isEmpty()) {
+            LOG.warn(
+                    "Leapgate JAX-RS: the application's properties {} are not in the runtime's configuration when the"
+                            + " provider starts, so they are ignored (RESTEasy configures a provider named in"
+                            + " resteasy.providers before it applies the application's properties); list {} among the"
+                            + " application's classes (Application.getClasses()) instead",
+                    String.join(", ", unseen),
+                    LeapgateFeature.class.getName());
+        }
     }
 
     /**

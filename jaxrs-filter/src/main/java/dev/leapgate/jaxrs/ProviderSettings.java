@@ -106,6 +106,20 @@ record ProviderSettings(
                 maxRequestTime(properties.get(MAX_REQUEST_TIME), source));
     }
 
+    /**
+     * The {@code leapgate.*} keys among {@code applicationProperties} ({@code
+     * Application.getProperties()}) that {@code configuration} lacks, sorted: settings the provider
+     * never sees (RESTEasy applies the application's properties after it configures a provider named
+     * in {@code resteasy.providers}).
+     */
+    static List<String> unseen(Map<String, Object> applicationProperties, Configuration configuration) {
+        Map<String, Object> seen = configuration.getProperties();
+        return applicationProperties.keySet().stream()
+                .filter(key -> key.startsWith(PREFIX) && !seen.containsKey(key))
+                .sorted()
+                .toList();
+    }
+
     private static Duration maxRequestTime(Object value, String source) {
         if (value == null) {
             return DEFAULT_MAX_REQUEST_TIME;

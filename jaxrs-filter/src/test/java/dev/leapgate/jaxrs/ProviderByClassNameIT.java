@@ -3,7 +3,10 @@ package dev.leapgate.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.jaxrs.app.ByClassNameApplication;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +21,9 @@ import org.junit.jupiter.api.Test;
  * the application's properties: CXF's {@code jaxrs.providers} init-param of {@code
  * CXFNonSpringJaxrsServlet} and Jersey's {@code jersey.config.server.provider.classnames} apply
  * both the annotations and the application's rules; RESTEasy's {@code resteasy.providers} the
- * annotations only, as the README says. The servlet is configured by init-params alone, as in a
- * {@code web.xml}, on the runtime under test ({@link JaxrsServer#runtime()}).
+ * annotations only, as the README says, and the provider warns about it at the start. The servlet
+ * is configured by init-params alone, as in a {@code web.xml}, on the runtime under test ({@link
+ * JaxrsServer#runtime()}).
  */
 class ProviderByClassNameIT {
 
@@ -67,7 +71,17 @@ class ProviderByClassNameIT {
         connector.setPort(0);
         server.addConnector(connector);
         server.setHandler(context);
-        server.start();
+        // The provider logs through slf4j-simple, to System.err: what it says while the application starts.
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            server.start();
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        err.print(log);
         try {
             assertThat(holder.getUnavailableException()).isNull();
             URI base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
@@ -87,8 +101,16 @@ class ProviderByClassNameIT {
                 // RESTEasy configures a feature named in resteasy.providers before it applies the
                 // application's properties: the provider sees no leapgate.* setting (the README says so).
                 assertThat(statuses).as("the application's rule, unseen").containsExactly(200, 200, 200);
+                assertThat(log.lines().filter(line -> line.contains("WARN")))
+                        .as("said once at the start, naming what is ignored and the way that works")
+                        .singleElement()
+                        .asString()
+                        .contains("the application's properties leapgate.rule.users.limit, leapgate.rule.users.match"
+                                + " are not in the runtime's configuration when the provider starts")
+                        .contains("list dev.leapgate.jaxrs.LeapgateFeature among the application's classes");
             } else {
                 assertThat(statuses).as("the application's rule, 2 per hour").containsExactly(200, 200, 429);
+                assertThat(log).as("nothing is ignored").doesNotContain("not in the runtime's configuration");
             }
         } finally {
             server.stop();

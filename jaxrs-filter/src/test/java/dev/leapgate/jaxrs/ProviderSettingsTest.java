@@ -24,6 +24,21 @@ class ProviderSettingsTest {
     }
 
     @Test
+    void applicationPropertiesTheConfigurationLacks_areNamed() {
+        ResourceConfig configuration = new ResourceConfig().property("leapgate.rule.a.match", "/a");
+        java.util.Map<String, Object> application = java.util.Map.of(
+                "leapgate.rule.a.match", "/a",
+                "leapgate.rule.a.limit", "1/1h",
+                "leapgate.trusted-proxies", "10.0.0.0/8",
+                "other.setting", "x");
+
+        assertThat(ProviderSettings.unseen(application, configuration))
+                .containsExactly("leapgate.rule.a.limit", "leapgate.trusted-proxies");
+        assertThat(ProviderSettings.unseen(java.util.Map.of("leapgate.rule.a.match", "/a"), configuration))
+                .isEmpty();
+    }
+
+    @Test
     void keysThatLookLikeLeapgates_butLackTheExactPrefix_areErrors() {
         ResourceConfig app = new ResourceConfig()
                 .property("jersey.config.server.wadl.disableWadl", "true") // Jersey's own: left alone
