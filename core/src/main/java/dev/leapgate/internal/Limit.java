@@ -458,15 +458,13 @@ public abstract sealed class Limit {
 
         /**
          * The reset is when the window counts nothing, asked as such: not as when this rule's
-         * limit fits, which, once a changed rule's counter took this one over (see {@link
-         * #retryAfter}), is asked of a counter whose lower limit it never fits.
+         * limit fits, which, once a changed rule's counter (or table, for the client) took this one
+         * over (see {@link #retryAfter}), is asked of a counter whose lower limit it never fits.
          */
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
             long remaining = Math.max(0, rule.limit() - used(nowNanos, origin));
-            long reset = perOrigin
-                    ? keyed.nanosUntilAvailable(origin.key(), nowNanos, (int) keyed.limit())
-                    : shared.nanosUntilEmpty(nowNanos);
+            long reset = perOrigin ? keyed.nanosUntilEmpty(origin.key(), nowNanos) : shared.nanosUntilEmpty(nowNanos);
             return new Quota(rule.name(), rule.limit(), rule.window().length(), remaining, Duration.ofNanos(reset));
         }
 
@@ -476,11 +474,13 @@ public abstract sealed class Limit {
          * Long#MAX_VALUE}, which made a retry of 292 years). The caller checked the permits against
          * this rule's limit, but the counter that answers may be a changed version's: once a
          * reload's new version of the rule (another window or borrowing) has taken this counter's
-         * counts over, at its first use, this counter hands every call on to it, limit included. A
-         * request that read the rules before the reload and is decided after that use, or a
-         * rejection asked after it (rejections are computed when asked), gets the new window's
-         * answer: the true one, since a retry meets the new version; and a lowered limit may be
-         * below the permits.
+         * counts over, at its first use, this counter hands every call on to it, limit included.
+         * Per origin, once the new version's table (another window, or wider buckets) has taken
+         * the client over, at its first request there, this table hands every call for that client
+         * on to it in the same way. A request that read the rules before the reload and is decided
+         * after that use, or a rejection asked after it (rejections are computed when asked), gets
+         * the new window's answer: the true one, since a retry meets the new version; and a
+         * lowered limit may be below the permits.
          */
         @Override
         Duration retryAfter(long nowNanos, Origin origin, int permits) {

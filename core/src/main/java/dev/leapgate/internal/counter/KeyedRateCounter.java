@@ -18,8 +18,20 @@ import java.util.Objects;
  * table's memory of evicted origins, and starts from it when it comes back (see {@link
  * OriginTable}): the limit holds for every origin, tracked or not.
  *
+ * <p>A counter made by {@link #withLimit} with a table of its own takes each origin over from
+ * this one's table when it first sees it (see {@link OriginTable#handOver}), while threads that read
+ * the rules before the reload may still call this counter. From the first such hand-over this
+ * table is retired: a call for an origin it no longer holds (taken over, or never seen) is handed on
+ * to the counter on the new table, with that table's limit and window (as {@link LeapCounter}
+ * hands every call on once taken over), so a decision or a read on this counter is the new
+ * version's, never a refusal as {@link #UNTRACKED}. An origin this table still holds is decided
+ * here, and taken over with what it counts then. The hand-on is found by the result of the
+ * table's own lookup: the path of a tracked origin reads nothing more.
+ *
  * <p>Concurrency: as {@link OriginTable}; the admission itself is one CAS, exact under any
  * concurrency (a narrow window's move to a new bucket holds that origin's window for a few stores).
+ * A call handed on holds no lock of this table while it works on the new one: locks are taken from
+ * the newer table to the older only.
  */
 public final class KeyedRateCounter {
 
@@ -32,6 +44,13 @@ public final class KeyedRateCounter {
     private final OriginTable.Op refund;
     private final OriginTable.Op used;
     private final OriginTable.Op untilAvailable;
+    /**
+     * The counter on the table that took this one's over, with that table's current state, to
+     * which calls for origins this table no longer holds are handed on; made at the first such
+     * call (and again if that table's state changes), null until then. A racing second one is
+     * equal.
+     */
+    private volatile KeyedRateCounter heir;
 
     /**
      * @param maxOrigins the most origins tracked at once
@@ -113,9 +132,27 @@ public final class KeyedRateCounter {
     private record HandOver(OriginTable table, RateWindow from, RateWindow to, long supersededNanos)
             implements OriginTable.Inheritance {
         @Override
-        public long handOver(long key, long[] reading) {
-            return to.adopt(from, table.handOver(key, reading, supersededNanos));
+        public long handOver(long key, long[] reading, OriginTable heir) {
+            return to.adopt(from, table.handOver(key, reading, supersededNanos, heir));
         }
+
+        @Override
+        public long peek(long key, long nowNanos) {
+            return to.adopt(from, table.peek(key, nowNanos, supersededNanos));
+        }
+    }
+
+    /** The counter on the table that took this one's over (the table is {@link OriginTable#RETIRED}). */
+    private KeyedRateCounter heir() {
+        OriginTable next = table.successor();
+        KeyedRateCounter counter = heir;
+        // The state the successor's table has now: that of the rule's version in force there (a
+        // later reload over the same windows adopts its own).
+        if (counter == null || counter.layout != next.state()) {
+            counter = new KeyedRateCounter((RateWindow) next.state(), next);
+            heir = counter;
+        }
+        return counter;
     }
 
     /** Whether the table tracks the origin now (not only remembers it); for tests. */
@@ -150,7 +187,34 @@ public final class KeyedRateCounter {
     /** As {@link RateCounter#tryAcquire(long, int, long)}, for one origin. */
     public long tryAcquire(long origin, long nowNanos, int permits, long maxWaitNanos) {
         layout.checkPermits(permits);
-        return table.apply(origin, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1, acquire, true);
+        long ticket = table.apply(origin, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1, acquire, true);
+        return ticket != OriginTable.RETIRED ? ticket : heirTryAcquire(origin, nowNanos, permits, maxWaitNanos);
+    }
+
+    /**
+     * {@link #tryAcquire} for an origin this retired table does not hold: decided by the counter on
+     * the table that took it over, with that counter's limit and window.
+     */
+    private long heirTryAcquire(long origin, long nowNanos, int permits, long maxWaitNanos) {
+        KeyedRateCounter to = heir();
+        if (permits > to.layout.limit) {
+            return RateCounter.REJECTED; // more than the new limit: they never fit
+        }
+        long ticket = to.tryAcquire(origin, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1);
+        if (ticket < 0) {
+            return ticket;
+        }
+        // The ticket in this layout, which the caller reads: the bucket in which the successor's
+        // starts, where the permits are counted (a later one than now's where the client's window
+        // there was already further on: taken over into a later bucket, or by a later reading);
+        // a remaining count above what this layout's count bits hold as the most they hold. For a
+        // caller that may borrow, a later bucket than now's is a loan to wait for: not from a
+        // successor that never lends (as in LeapCounter).
+        long epoch = layout.epochAt(to.layout.startNanos(to.layout.ticketEpoch(ticket)));
+        if (layout.borrowing && !to.layout.borrowing) {
+            epoch = Math.min(epoch, layout.epochAt(nowNanos));
+        }
+        return layout.pack(epoch, Math.min(to.layout.ticketRemaining(ticket), layout.countMask));
     }
 
     /** As {@link RateCounter#ticketStartNanos}. */
@@ -163,7 +227,11 @@ public final class KeyedRateCounter {
         return layout.ticketRemaining(ticket);
     }
 
-    /** Returns an admission's permits; see {@link RateCounter#refund}. */
+    /**
+     * Returns an admission's permits; see {@link RateCounter#refund}. Not once the origin was taken
+     * over by another table (a ticket does not tell an admission made here from one handed on): the
+     * permits stay counted there, which errs on the strict side, for one window at most.
+     */
     public void refund(long origin, long ticket, int permits) {
         layout.checkPermits(permits);
         if (ticket >= 0) {
@@ -178,16 +246,35 @@ public final class KeyedRateCounter {
      */
     public long used(long origin, long nowNanos) {
         long result = table.read(origin, nowNanos, 0, 0, used);
-        return result == OriginTable.ABSENT ? 0 : result;
+        return result == OriginTable.RETIRED
+                ? heir().used(origin, nowNanos)
+                : result == OriginTable.ABSENT ? 0 : result;
     }
 
-    /** As {@link RateCounter#nanosUntilAvailable}, for one origin, tracked or not (as {@link #used}). */
+    /**
+     * As {@link RateCounter#nanosUntilAvailable}, for one origin, tracked or not (as {@link #used}):
+     * for an origin that another table took over, that table's answer, with its limit.
+     */
     public long nanosUntilAvailable(long origin, long nowNanos, int permits) {
         if (permits > layout.limit) {
             return Long.MAX_VALUE;
         }
         long result = table.read(origin, nowNanos, permits, 0, untilAvailable);
-        return result == OriginTable.ABSENT ? 0 : result;
+        return result == OriginTable.RETIRED
+                ? heir().nanosUntilAvailable(origin, nowNanos, permits)
+                : result == OriginTable.ABSENT ? 0 : result;
+    }
+
+    /**
+     * Nanoseconds until the origin's window counts nothing, as {@link #used} reads it: for an origin
+     * that another table took over, asked of that table with its own limit, which a reload may
+     * have lowered below this one's (see {@link RateCounter#nanosUntilEmpty}).
+     */
+    public long nanosUntilEmpty(long origin, long nowNanos) {
+        long result = table.read(origin, nowNanos, layout.limit, 0, untilAvailable);
+        return result == OriginTable.RETIRED
+                ? heir().nanosUntilEmpty(origin, nowNanos)
+                : result == OriginTable.ABSENT ? 0 : result;
     }
 
     /** Origins tracked now. */

@@ -128,10 +128,14 @@ final class OriginTable {
     /** What another table held for an origin, as a word this table's state {@link State#restore restores}. */
     interface Inheritance {
         /**
-         * Hands {@code key} over (see {@link OriginTable#handOver}) as at {@code reading[0]}, which
-         * it moves on to the latest reading at which a table it asked may have forgotten the key.
+         * Hands {@code key} over to {@code heir} (see {@link OriginTable#handOver}) as at {@code
+         * reading[0]}, which it moves on to the latest reading at which a table it asked may have
+         * forgotten the key.
          */
-        long handOver(long key, long[] reading);
+        long handOver(long key, long[] reading, OriginTable heir);
+
+        /** What {@link #handOver} would return for {@code key} at {@code nowNanos}, the key left where it is. */
+        long peek(long key, long nowNanos);
 
         /** The table asked. */
         OriginTable table();
@@ -148,6 +152,21 @@ final class OriginTable {
     static final long ABSENT = Long.MIN_VALUE;
     /** Returned when the origin could not be inserted: every candidate for eviction is saturated. */
     static final long FULL = Long.MIN_VALUE + 1;
+    /**
+     * Returned when the origin is not in the table and the table is retired: the origin is its
+     * {@link #successor()}'s, which may hold it (having taken it over) or take it in.
+     */
+    static final long RETIRED = Long.MIN_VALUE + 2;
+
+    private static final VarHandle SUCCESSOR;
+
+    static {
+        try {
+            SUCCESSOR = MethodHandles.lookup().findVarHandle(OriginTable.class, "successor", OriginTable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Saturated entries the eviction hand passes before it gives up. */
     static final int EVICTION_SAMPLE = 16;
@@ -189,8 +208,14 @@ final class OriginTable {
     private State state;
     /** The table this one took over from, asked what an origin that enters counts, until {@link #inheritedUntilNanos}; or null. */
     private volatile Inheritance inherited;
-    /** Set when a table that took over from this one first asks it: from then on no origin enters. */
-    private volatile boolean retired;
+    /**
+     * The table that took over from this one, set when it first asks this one for an origin (the
+     * table is then <em>retired</em>): from then on no origin enters this table, and an operation
+     * on an origin it does not hold is the successor's ({@link #RETIRED}). Set once (by
+     * compare-and-swap: should two tables made from this one both be used, which only tests do,
+     * the first is the successor).
+     */
+    private volatile OriginTable successor;
 
     private long inheritedUntilNanos;
     private final int stride;
@@ -259,6 +284,9 @@ final class OriginTable {
             if (!insert) {
                 return ABSENT;
             }
+            if (successor != null) {
+                return RETIRED; // off the path of a tracked origin: only a new one reads it
+            }
             // The write lock: at once if no other thread reads the segment, else after the readers.
             long writeStamp = lock.tryConvertToWriteLock(stamp);
             if (writeStamp == 0) {
@@ -275,7 +303,7 @@ final class OriginTable {
             long at = segment.latest(nowNanos);
             int entry = segment.insert(key, hash, at);
             if (entry < 0) {
-                return FULL;
+                return successor != null ? RETIRED : FULL;
             }
             // Later than `at` if the table taken over from forgot the key at a later reading.
             return op.apply(segment.cells, entry * width + 1, segment.latest(at), a, b);
@@ -289,13 +317,20 @@ final class OriginTable {
     /**
      * Applies {@code op}, which only reads, to the cells of {@code key}; or, if the key is not
      * tracked, to the cells it would start from if it entered now: those the state {@link
-     * State#restore restores} from what the memory of evicted origins holds for it. So an origin
-     * evicted since its last decision (by another thread's new origin, say, before what it is told
-     * is read) reads as limited as it finds itself when it comes back. (Not what a table this one
-     * {@link #inherit took over from} holds for it: asking hands the key over.)
+     * State#restore restores} from what the memory of evicted origins holds for it and, while the
+     * windows of a table this one {@link #inherit took over from} count, from at least what that
+     * table would hand over, read without handing the key over ({@link Inheritance#peek}). So an
+     * origin evicted since its last decision (by another thread's new origin, say, before what it
+     * is told is read) reads as limited as it finds itself when it comes back, and so does one that
+     * the table taken over from still holds.
      *
-     * @return the operation's result, or {@link #ABSENT} if the key is not tracked and the memory
-     *     holds nothing for it
+     * <p>The segment's read lock is held while the table taken over from is read: the key cannot
+     * be handed over meanwhile (that takes this segment's write lock), so it is read in one table or
+     * the other. Locks are taken from the newer table to the older only, never the other way.
+     *
+     * @return the operation's result, {@link #RETIRED} if the key is not tracked and the table is
+     *     retired (then its successor holds what the key counts, or reads it here), or {@link
+     *     #ABSENT} if the key is not tracked and nothing holds anything for it
      */
     long read(long key, long nowNanos, long a, long b, Op op) {
         long hash = mix(key);
@@ -310,7 +345,14 @@ final class OriginTable {
                 }
                 return op.apply(segment.cells, base(word), nowNanos, a, b);
             }
+            if (successor != null) {
+                return RETIRED;
+            }
             long remembered = segment.memory == null ? 0 : segment.recall(hash, nowNanos);
+            Inheritance previous = inheritance(nowNanos);
+            if (previous != null) {
+                remembered = state.atLeast(remembered, previous.peek(key, nowNanos), nowNanos);
+            }
             if (remembered == 0) {
                 return ABSENT;
             }
@@ -350,8 +392,9 @@ final class OriginTable {
      * at least what a table this one {@link #inherit took over from} holds; 0 for nothing), and
      * evicts it. The first call retires the table: no origin enters it any more. So an operation
      * still under way on this table (one that began before the new table was in force) either
-     * counted before the hand-over, and the word holds it, or finds the key gone and is refused
-     * ({@link #FULL}): nothing counted here after the hand-over is lost.
+     * counted before the hand-over, and the word holds it, or finds the key gone and is told so
+     * ({@link #RETIRED}), to be decided by the successor: nothing is counted here after the
+     * hand-over, so nothing is lost, and nothing is counted in both tables.
      *
      * <p>A tracked window is remembered as at {@code supersededNanos}, when the new table came
      * into force (or in the bucket of the last admission, if later): what it counts is placed
@@ -364,9 +407,13 @@ final class OriginTable {
      * would be lost. So the key is handed over as of the latest reading an insertion brought to its
      * segment, if later, and {@code reading[0]} moves on to it: the new table takes the key over at
      * that reading too (as {@link Segment#latestNanos} does within one table).
+     *
+     * <p>{@code heir} is the table that asks: the first to ask is this table's {@link #successor()}.
      */
-    long handOver(long key, long[] reading, long supersededNanos) {
-        retired = true;
+    long handOver(long key, long[] reading, long supersededNanos, OriginTable heir) {
+        if (successor == null) {
+            SUCCESSOR.compareAndSet(this, null, heir);
+        }
         long hash = mix(key);
         Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
         long word;
@@ -392,8 +439,53 @@ final class OriginTable {
         if (previous == null) {
             return word;
         }
-        long handed = previous.handOver(key, reading);
+        long handed = previous.handOver(key, reading, this);
         return state.atLeast(word, handed, reading[0]);
+    }
+
+    /**
+     * What {@link #handOver} would return for {@code key} at {@code nowNanos}, without handing it
+     * over: this table keeps it (and is not retired by the question). For a table that took over
+     * from this one and reads a key it has not taken over yet ({@link #read}).
+     */
+    long peek(long key, long nowNanos, long supersededNanos) {
+        long hash = mix(key);
+        Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
+        StampedLock lock = segment.lock;
+        long word;
+        // The read lock for a key not tracked here (its memory word is written under the write
+        // lock); the write lock for a tracked one, as for a hand-over: no window is rolling while
+        // the state remembers it.
+        long stamp = lock.readLock();
+        try {
+            if (segment.find(key, hash) >= 0) {
+                long writeStamp = lock.tryConvertToWriteLock(stamp);
+                if (writeStamp == 0) {
+                    lock.unlockRead(stamp);
+                    stamp = 0; // nothing held until the write lock is
+                    writeStamp = lock.writeLock();
+                }
+                stamp = writeStamp;
+            }
+            long at = segment.timed && segment.latestNanos - nowNanos > 0 ? segment.latestNanos : nowNanos;
+            word = segment.peek(key, hash, at, at - supersededNanos > 0 ? supersededNanos : at);
+        } finally {
+            if (stamp != 0) {
+                lock.unlock(stamp);
+            }
+        }
+        Inheritance previous = inheritance(nowNanos);
+        return previous == null ? word : state.atLeast(word, previous.peek(key, nowNanos), nowNanos);
+    }
+
+    /** The table that took over from this one ({@link #RETIRED}), or null while none has. */
+    OriginTable successor() {
+        return successor;
+    }
+
+    /** What the cells mean now (the state last {@link #adopt adopted}). */
+    State state() {
+        return state;
     }
 
     /**
@@ -583,8 +675,8 @@ final class OriginTable {
          * origins, or -1 if it may not be tracked. Write lock held.
          */
         int insert(long key, long hash, long nowNanos) {
-            if (retired) {
-                return -1;
+            if (successor != null) {
+                return -1; // retired
             }
             // What the key left when it was evicted, read first: the read is likely a cache miss,
             // and the processor can wait for it while it finds a victim. (A victim is tracked, so
@@ -741,6 +833,19 @@ final class OriginTable {
             }
             // Evicting a saturated entry is safe only if its origin comes back as limited as it left.
             return state.remembers() ? firstSaturated : -1;
+        }
+
+        /**
+         * What the key counts, remembered as at {@code asOfNanos} (at most {@code nowNanos}); what
+         * the memory of evicted origins holds for it if it is not tracked. The write lock held if
+         * it is tracked, else at least the read lock.
+         */
+        long peek(long key, long hash, long nowNanos, long asOfNanos) {
+            int slot = find(key, hash);
+            if (slot < 0) {
+                return memory == null ? 0 : recall(hash, nowNanos);
+            }
+            return state.remember(cells, base(slots[slot]), asOfNanos);
         }
 
         /**

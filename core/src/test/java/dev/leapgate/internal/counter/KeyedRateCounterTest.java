@@ -228,6 +228,81 @@ class KeyedRateCounterTest {
         assertThat(admitted(shorter, 1, now, 10)).as("5 taken over, 1 admitted").isEqualTo(4);
     }
 
+    /**
+     * A reload to another window gives the rule a table of its own, which takes client 1 over at
+     * its first request there. A thread that took the rules before the reload then decides, or
+     * reads, client 1 on the old counter: the old table, which no longer holds it, hands the call
+     * on to the new one, so the answer is the new version's (4 of 4 counted: rejected), never
+     * "untracked" nor a client that counts nothing. A client the old table never saw is the new
+     * version's too.
+     */
+    @Test
+    void aTableTakenOver_handsADecisionOrAReadForAClientItNoLongerHolds_onToTheNewTable() {
+        KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 5, 0, 100);
+        for (int i = 0; i < 3; i++) {
+            assertThat(c.tryAcquire(1, 1_000 * MS, 1)).isNotNegative();
+        }
+        KeyedRateCounter minute = c.withLimit(WindowSpec.of(Duration.ofMinutes(1), 6), 4, false, 100, 2_000 * MS);
+        assertThat(minute.tryAcquire(1, 2_000 * MS, 1))
+                .as("3 taken over, 1 admitted")
+                .isNotNegative();
+
+        assertThat(c.tryAcquire(1, 2_000 * MS, 1))
+                .as("4 of 4 in the new window")
+                .isEqualTo(RateCounter.REJECTED);
+        assertThat(c.used(1, 2_000 * MS)).isEqualTo(4);
+        // The 3 taken over sit in the minute's bucket [0 s, 10 s), which leaves its window at 70 s.
+        assertThat(c.nanosUntilAvailable(1, 2_000 * MS, 1)).isEqualTo(68 * S);
+        assertThat(c.nanosUntilAvailable(1, 2_000 * MS, 5))
+                .as("above the new limit: never")
+                .isEqualTo(Long.MAX_VALUE);
+
+        long ticket = c.tryAcquire(2, 2_000 * MS, 1);
+        assertThat(ticket).as("a client never seen, on the old counter").isNotNegative();
+        assertThat(c.remainingAfter(ticket)).isEqualTo(3);
+        assertThat(c.ticketStartNanos(ticket))
+                .as("the old window's bucket where the new one's starts")
+                .isZero();
+        assertThat(minute.used(2, 2_000 * MS))
+                .as("counted once, in the new table")
+                .isEqualTo(1);
+        assertThat(admitted(minute, 2, 2_000 * MS, 10)).isEqualTo(3);
+        assertThat(c.trackedOrigins()).as("the old table took no client in").isZero();
+    }
+
+    /**
+     * The new table reads a client that only the table it took over from holds (in its windows, or
+     * in its memory of evicted clients) as it will take it over, without taking it over: the old
+     * table still holds and decides it.
+     */
+    @Test
+    void theNewTable_readsAClientOnlyTheOldOneHolds_asItWillTakeItOver_withoutTakingItOver() {
+        for (boolean evicted : new boolean[] {false, true}) {
+            KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, 5, 0, evicted ? 1 : 100);
+            for (int i = 0; i < 5; i++) {
+                assertThat(c.tryAcquire(1, 2_500 * MS, 1)).isNotNegative();
+            }
+            if (evicted) {
+                assertThat(c.tryAcquire(2, 2_500 * MS, 1)).isNotNegative();
+                assertThat(c.tracks(1)).isFalse();
+            }
+            KeyedRateCounter minute = c.withLimit(WindowSpec.of(Duration.ofMinutes(1), 6), 5, false, 100, 3_000 * MS);
+
+            assertThat(minute.used(1, 3_000 * MS)).as("evicted: %s", evicted).isEqualTo(5);
+            // Taken over into the minute's bucket [0 s, 10 s): out of its window at 70 s.
+            assertThat(minute.nanosUntilAvailable(1, 3_000 * MS, 1))
+                    .as("evicted: %s", evicted)
+                    .isEqualTo(67 * S);
+            assertThat(minute.trackedOrigins()).isZero();
+            assertThat(c.tracks(1)).as("still the old table's").isEqualTo(!evicted);
+            assertThat(c.tryAcquire(1, 3_000 * MS, 1)).isEqualTo(RateCounter.REJECTED);
+            assertThat(minute.tryAcquire(1, 3_000 * MS, 1))
+                    .as("evicted: %s", evicted)
+                    .isEqualTo(RateCounter.REJECTED);
+            assertThat(minute.used(1, 3_000 * MS)).isEqualTo(5);
+        }
+    }
+
     private static int admitted(KeyedRateCounter c, long key, long nowNanos, int attempts) {
         int admitted = 0;
         for (int i = 0; i < attempts; i++) {

@@ -8,9 +8,11 @@ import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -108,5 +110,61 @@ class KeyedReloadConcurrencyTest {
         }
         assertThat(worst).isLessThanOrEqualTo(limit);
         assertThat(worst).as("the limit was reached").isEqualTo(limit);
+    }
+
+    /**
+     * One reload at a fixed clock reading (nothing leaves a window): 16 threads decide and read each
+     * client on the old counter or the new one at random, the new table taking clients over while
+     * the old one still decides those it holds. Each client had 2 of the old 5; it ends with exactly
+     * the new limit admitted in all: nothing lost or counted twice in the hand-over, no request
+     * refused as untracked (both tables have room for every client), and every read between what
+     * the client had and the new limit, on either counter.
+     */
+    @ParameterizedTest(name = "new window {0} s, new limit {1}")
+    @CsvSource({"20, 8", "10, 300"}) // another window; a limit that needs wider buckets
+    void oldAndNewCounterAtOnce_eachClientGetsExactlyTheNewLimit_noneRefusedAsUntracked(int seconds, int newLimit)
+            throws Exception {
+        long s = 1_000_000_000L;
+        int clients = 100;
+        KeyedRateCounter old = new KeyedRateCounter(WindowSpec.of(Duration.ofSeconds(10), 10), 5, 0, clients);
+        for (int key = 0; key < clients; key++) {
+            for (int i = 0; i < 2; i++) {
+                assertThat(old.tryAcquire(key, s, 1)).isNotNegative();
+            }
+        }
+        KeyedRateCounter reloaded =
+                old.withLimit(WindowSpec.of(Duration.ofSeconds(seconds), 10), newLimit, false, clients, s);
+        long now = 2 * s;
+        AtomicIntegerArray admitted = new AtomicIntegerArray(clients);
+        AtomicLong untracked = new AtomicLong();
+        AtomicLong badReads = new AtomicLong();
+        Together.run(16, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < 20_000; j++) {
+                int key = random.nextInt(clients);
+                KeyedRateCounter counter = random.nextBoolean() ? old : reloaded;
+                if (random.nextInt(8) == 0) {
+                    long used = counter.used(key, now);
+                    badReads.addAndGet(used < 2 || used > newLimit ? 1 : 0);
+                    continue;
+                }
+                long ticket = counter.tryAcquire(key, now, 1);
+                if (ticket >= 0) {
+                    admitted.incrementAndGet(key);
+                } else if (ticket == KeyedRateCounter.UNTRACKED) {
+                    untracked.incrementAndGet();
+                }
+            }
+        });
+
+        assertThat(untracked.get()).as("refused as untracked").isZero();
+        assertThat(badReads.get()).as("reads below 2 or above the limit").isZero();
+        for (int key = 0; key < clients; key++) {
+            assertThat(2 + admitted.get(key)).as("client %d", key).isEqualTo(newLimit);
+            assertThat(old.used(key, now))
+                    .as("client %d on the old counter", key)
+                    .isEqualTo(newLimit);
+            assertThat(reloaded.used(key, now)).as("client %d", key).isEqualTo(newLimit);
+        }
     }
 }
