@@ -3,7 +3,7 @@
 # summary.md (the tables of BENCHMARKS.md) into benchmarks/target/results/<run>/.
 #
 #   benchmarks/run.sh            full run: JMH 12 x 1 s warm-up, 5 x 1 s measurement, 2 forks, and
-#                                4 HTTP rounds of 20 s per mode (about 27 minutes; on a quiet machine)
+#                                4 HTTP rounds of 20 s per mode (about 45 minutes; on a quiet machine)
 #   benchmarks/run.sh --smoke    the same programs, short (about 6 minutes): proves that everything
 #                                runs; its numbers are not representative
 #   benchmarks/run.sh --no-build reuse benchmarks/target/benchmarks.jar
