@@ -336,7 +336,7 @@ public class LeapgateFilter implements Filter {
             // carries them; the chain writes through the wrapper, which keeps Leapgate's items
             // beside the application's own.
             RateLimitFieldsResponse fields = new RateLimitFieldsResponse(response);
-            gate.admittedHeaders(entry, fields::leapgateField);
+            gate.admittedHeaders(entry, fields);
             chain.doFilter(request, fields.hasLeapgateFields() ? fields : response);
         } catch (IOException | ServletException | RuntimeException | Error e) {
             entry.fail(e);

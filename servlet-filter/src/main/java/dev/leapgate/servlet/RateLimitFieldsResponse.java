@@ -3,6 +3,7 @@ package dev.leapgate.servlet;
 import dev.leapgate.http.RateLimitFields;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.util.function.BiConsumer;
 
 /**
  * The response an admitted request's chain writes to when Leapgate set its {@code
@@ -14,9 +15,12 @@ import jakarta.servlet.http.HttpServletResponseWrapper;
  * replaces what the application (or a filter before Leapgate's) set, {@code addHeader} adds to it.
  * Every other call goes to the response unchanged.
  *
+ * <p>It is also the sink that {@code HttpGate.admittedHeaders} writes Leapgate's fields to ({@link
+ * #accept}), so that an admitted request allocates this object alone.
+ *
  * <p>Not thread-safe, as the response it wraps.
  */
-final class RateLimitFieldsResponse extends HttpServletResponseWrapper {
+final class RateLimitFieldsResponse extends HttpServletResponseWrapper implements BiConsumer<String, String> {
 
     /** Leapgate's {@code RateLimit-Policy}; null while Leapgate set none. */
     private String leapgatePolicy;
@@ -35,7 +39,8 @@ final class RateLimitFieldsResponse extends HttpServletResponseWrapper {
      * Sets Leapgate's value of a field, after the items that the response already holds (a filter
      * before Leapgate's set them): the sink of {@code HttpGate.admittedHeaders}.
      */
-    void leapgateField(String name, String value) {
+    @Override
+    public void accept(String name, String value) {
         HttpServletResponse response = (HttpServletResponse) getResponse();
         // Looked up only when present: the usual response has no such field yet.
         String present = response.containsHeader(name) ? String.join(", ", response.getHeaders(name)) : null;
