@@ -36,8 +36,8 @@ import java.util.stream.Collectors;
  * only when a request first reaches them (Jersey, RESTEasy) or never show (CXF), are bound from
  * the walk of each root resource's locators ({@link SubResources}), at the start too: on each full
  * route the walk finds. The root resources are those the runtime shows, and those among the
- * application's classes ({@link #walk(Collection)}: Jersey and RESTEasy show no root resource that
- * has locators alone). An annotated sub-resource method that the walk could not reach (a locator
+ * application's classes or, on RESTEasy, its deployment's ({@link #walk(Collection)}: Jersey and
+ * RESTEasy show no root resource that has locators alone). An annotated sub-resource method that the walk could not reach (a locator
  * returning {@code Object}) is refused where a runtime binds it, and whenever a request reaches it
  * on a route the walk did not find ({@link #reached}): never silently unlimited.
  *

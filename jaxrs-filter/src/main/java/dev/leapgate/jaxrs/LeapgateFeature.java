@@ -62,6 +62,7 @@ public final class LeapgateFeature implements Feature {
     private static final String SERVLET_REQUEST = "jakarta.servlet.http.HttpServletRequest";
     private static final String JERSEY_EVENTS = "org.glassfish.jersey.server.monitoring.ApplicationEventListener";
     private static final String RESTEASY_REQUEST = "org.jboss.resteasy.spi.HttpRequest";
+    private static final String RESTEASY_DEPLOYMENT = "org.jboss.resteasy.spi.ResteasyDeployment";
     private static final String GRIZZLY_REQUEST = "org.glassfish.grizzly.http.server.Request";
 
     private final LeapgateConfig config;
@@ -69,7 +70,7 @@ public final class LeapgateFeature implements Feature {
     /**
      * The application, injected before {@link #configure}, for its resource classes and properties;
      * null where the runtime serves resources without one (CXF's {@code jaxrs.serviceClasses},
-     * RESTEasy's {@code resteasy.resources}).
+     * RESTEasy's {@code resteasy.resources}, whose classes {@link ResteasyResources} reads instead).
      */
     @Context
     private Application jaxrsApplication;
@@ -104,10 +105,15 @@ public final class LeapgateFeature implements Feature {
         ProviderSettings settings = ProviderSettings.read(configuration, config);
         AnnotationRules annotations = new AnnotationRules(
                 settings.config().rules().rules().stream().map(FlowRule::name).collect(Collectors.toSet()));
+        // Jersey and RESTEasy show the DynamicFeature no root resource that has locators alone: the
+        // application's classes are walked now, and RESTEasy's own (resteasy.resources, without an
+        // Application subclass) from its deployment.
         if (jaxrsApplication != null) {
             warnIfPropertiesUnseen(configuration);
-            // Jersey and RESTEasy show the DynamicFeature no root resource that has locators alone.
             annotations.walk(classesOf(jaxrsApplication));
+        }
+        if (present(RESTEASY_DEPLOYMENT)) {
+            annotations.walk(ResteasyResources.of(configuration));
         }
         ApplicationGate application = new ApplicationGate(settings, annotations);
         GateFilter filter = servletApiPresent() ? new ServletGateFilter(application) : new GateFilter(application);
