@@ -174,6 +174,26 @@ class AnnotationsIT {
     }
 
     @Test
+    void annotationOnTheInterfaceMethodALocatorDeclares_limitsTheImplementationItReturns() throws Exception {
+        // Memos.memo() declares Memo, whose get() has the route and the limit; PlainMemo, returned,
+        // has neither of its own: it inherits both, as Jakarta REST inherits the route.
+        try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Memos.class))) {
+            assertThat(status(server, "/memos/1", "203.0.113.1")).isEqualTo(200);
+            HttpResponse<String> limited = server.get("/memos/2", "X-Forwarded-For", "203.0.113.1");
+            assertThat(limited.statusCode()).isEqualTo(429);
+            assertThat(limited.body()).contains("\"rule\":\"Memo-get-1\"");
+            for (int i = 0; i < 3; i++) {
+                assertThat(status(server, "/memos/1/text", "203.0.113.1"))
+                        .as("a sibling route of the interface, unannotated")
+                        .isEqualTo(200);
+            }
+            assertThat(server.gate().rules().rules())
+                    .extracting(dev.leapgate.rule.FlowRule::resource)
+                    .containsExactly("GET /memos/{id}");
+        }
+    }
+
+    @Test
     void aSubResourceReachedThroughALocatorReturningObject_isRefused_whereItsTypedRouteIsLimited() throws Exception {
         try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Archive.class))) {
             assertThat(status(server, "/archive/typed/1", "203.0.113.1")).isEqualTo(200);

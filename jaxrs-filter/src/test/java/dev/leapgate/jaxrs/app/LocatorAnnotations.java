@@ -168,4 +168,44 @@ public final class LocatorAnnotations {
             return "scroll";
         }
     }
+
+    /**
+     * The limit declared with the interface the locator declares ({@code GET /memos/{id}}), the
+     * implementation unannotated: it inherits the limit, as it inherits the route.
+     */
+    @Path("memos")
+    public static class Memos {
+        @Path("{id}")
+        public Memo memo(@PathParam("id") String id) {
+            return new PlainMemo(id);
+        }
+    }
+
+    public interface Memo {
+        @GET
+        @RateLimited(limit = 1, window = "1h")
+        String get();
+
+        @GET
+        @Path("text")
+        String text();
+    }
+
+    public static class PlainMemo implements Memo {
+        private final String id;
+
+        PlainMemo(String id) {
+            this.id = id;
+        }
+
+        @Override
+        public String get() {
+            return "memo " + id;
+        }
+
+        @Override
+        public String text() {
+            return "text " + id;
+        }
+    }
 }
