@@ -11,6 +11,7 @@ import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,6 +25,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Binds {@link RateLimited} to resource methods: each annotation of a method (and of its class)
@@ -37,15 +40,20 @@ import java.util.stream.Collectors;
  * the walk of each root resource's locators ({@link SubResources}), at the start too: on each full
  * route the walk finds. The root resources are those the runtime shows, and those among the
  * application's classes or, on RESTEasy, its deployment's ({@link #walk(Collection)}: Jersey and
- * RESTEasy show no root resource that has locators alone). An annotated sub-resource method that the walk could not reach (a locator
- * returning {@code Object}) is refused where a runtime binds it, and whenever a request reaches it
- * on a route the walk did not find ({@link #reached}): never silently unlimited.
+ * RESTEasy show no root resource that has locators alone). An annotated sub-resource method whose
+ * limits the walk could not make on the route a request took (a locator returning {@code Object},
+ * an implementation of the interface a locator declares, annotated where the interface is not) is
+ * refused whenever a request reaches it there ({@link #reached}), with a message, logged once,
+ * that names the locator and what to change: never silently unlimited.
  *
  * <p>Concurrency: called by the runtime while the application starts, on one thread; the methods
  * that collect are synchronized all the same, since sub-resources are bound later, on request
- * threads. {@link #reached}, on request threads, reads what {@link #close} published.
+ * threads. {@link #reached}, on request threads, reads what {@link #close} published, and adds to
+ * a concurrent set the refusals it logged.
  */
 final class AnnotationRules implements DynamicFeature {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AnnotationRules.class);
 
     /** Longest derived name before its "-N" suffix, so that the whole fits in 64 characters. */
     private static final int MAX_BASE_LENGTH = 56;
@@ -61,8 +69,6 @@ final class AnnotationRules implements DynamicFeature {
     private final Set<String> routes = new LinkedHashSet<>();
     /** The root resource classes whose locators were walked. */
     private final Set<Class<?>> walked = new HashSet<>();
-    /** The sub-resource classes the walk reached. */
-    private final Set<Class<?>> reachedClasses = new HashSet<>();
     /** Per sub-resource route ("GET /lib/{id}"), the limits the walk bound there, one list per resource method. */
     private final Map<String, Set<List<RateLimited>>> subResourceLimits = new HashMap<>();
     /** Whether a walked class has a sub-resource locator. */
@@ -78,6 +84,9 @@ final class AnnotationRules implements DynamicFeature {
             return new ConcurrentHashMap<>();
         }
     };
+
+    /** The refusals logged, as "method route" ({@link #refused}): each once. */
+    private final Set<String> logged = ConcurrentHashMap.newKeySet();
 
     /** The names of the configuration's rules, lower case: an annotation may not take one. */
     private final Set<String> configured;
@@ -112,9 +121,12 @@ final class AnnotationRules implements DynamicFeature {
         List<RateLimited> limits = limits(resourceClass, method);
         if (!root) {
             // A sub-resource, bound when a request first reaches it (Jersey, RESTEasy): its rules
-            // were made by the walk, on each route it found; one the walk never reached is refused.
-            if (!limits.isEmpty() && reachedClasses.stream().noneMatch(c -> c.isAssignableFrom(resourceClass))) {
-                throw notFollowed(describe(resourceClass, method), null);
+            // were made by the walk, on each route it found. Where the walk found a locator, the gate
+            // checks every request through locators (reached), naming the locator that returned the
+            // instance, as on CXF. Where it found none, the locator is below a root resource it never
+            // saw, and there may be no gate to check: refused here.
+            if (!limits.isEmpty() && !locators) {
+                throw refused(describe(resourceClass, method), null, Refusal.UNWALKED_ROOT);
             }
             return;
         }
@@ -145,7 +157,6 @@ final class AnnotationRules implements DynamicFeature {
         SubResources.Walk walk = SubResources.walk(root);
         locators |= walk.locators();
         for (SubResources.Route route : walk.routes()) {
-            reachedClasses.add(route.resourceClass());
             recordRoute(route.httpMethod(), route.template());
             List<RateLimited> limits = limits(route.resourceClass(), route.method());
             if (limits.isEmpty()) {
@@ -177,16 +188,27 @@ final class AnnotationRules implements DynamicFeature {
     /**
      * Refuses a request that reached a sub-resource method with {@code @RateLimited} through a route
      * whose rules the walk did not make at the start: through a locator returning {@code Object},
-     * or to an instance of another class than the locator declares, with other limits. Called for
-     * every request reached through locators, once the rules are fixed.
+     * or to an instance of another class than the locator declares, with other limits (an
+     * implementation of the interface it declares, annotated where the interface is not: the walk
+     * reads the declared type, and no one can list a type's implementations). Called for every
+     * request reached through locators, once the rules are fixed.
      *
+     * <p>Why not make the rule at that first request instead: the gate's rules from annotations are
+     * fixed when it is built (a reloaded rules file and {@code HttpGate.update} start again from
+     * them, so a rule added later would be lost, silently unlimited, at the next reload), and a rule
+     * matches a route template, not the class a locator returned there, so it would limit every
+     * implementation on that route after the first one was seen.
+     *
+     * @param parent the class of the resource whose locator returned the instance
+     * @param locatorPath that locator's {@code @Path}, as {@link RouteTemplate} chose it, or null
      * @param resourceClass the class of the sub-resource instance the request reached
      * @param method the resource method
      * @param template the request's route template ({@link RouteTemplate})
      * @throws IllegalStateException if the method's limits are not in force on that route, so that
-     *     the runtime answers 500 rather than serve the request unlimited
+     *     the runtime answers 500 rather than serve the request unlimited; its message names the
+     *     locator and the remedy, and is logged once per method and route
      */
-    void reached(Class<?> resourceClass, Method method, String template) {
+    void reached(Class<?> parent, String locatorPath, Class<?> resourceClass, Method method, String template) {
         Map<Method, Declared> known = declared.get(resourceClass);
         Declared what = known.get(method);
         if (what == null) {
@@ -201,21 +223,116 @@ final class AnnotationRules implements DynamicFeature {
         String route = what.httpMethod() + " " + template;
         Set<List<RateLimited>> bound = fixedLimits.get(route);
         if (bound == null || !bound.contains(what.limits())) {
-            throw notFollowed(describe(resourceClass, method), route);
+            throw refused(
+                    describe(resourceClass, method), route, Refusal.of(parent, locatorPath, resourceClass, method));
         }
     }
 
     /** What a resource method declares: its HTTP method and its limits, the class's first. */
     private record Declared(String httpMethod, List<RateLimited> limits) {}
 
-    private static IllegalStateException notFollowed(String method, String route) {
-        return new IllegalStateException("@RateLimited on " + method + " is not in force"
-                + (route == null ? "" : " on " + route) + ": the request reached it through a sub-resource locator"
-                + " that Leapgate could not follow when the application started (a locator returning Object or"
-                + " Class<?>, an instance of another class than the locator returns, or a root resource the"
-                + " runtime did not show), so the request is refused rather than served unlimited; declare the"
-                + " sub-resource's class as the locator's return type, or remove the annotation and write a rule.*"
-                + " for the route in the configuration");
+    /**
+     * The refusal of an annotated sub-resource method whose limits are not in force, logged at ERROR
+     * the first time for each method and route (a bounded set: the application's code), so that
+     * the cause is in the application's log whatever the runtime logs of the exception.
+     */
+    private IllegalStateException refused(String method, String route, Refusal why) {
+        String message = "@RateLimited on " + method + " is not in force" + (route == null ? "" : " on " + route) + ": "
+                + why.cause() + ", so the request is refused rather than served unlimited; " + why.remedy();
+        if (logged.add(method + (route == null ? "" : " " + route))) {
+            LOG.error("Leapgate JAX-RS: {}", message);
+        }
+        return new IllegalStateException(message);
+    }
+
+    /** Why the walk at the start did not make a sub-resource method's limits, and what to change. */
+    private record Refusal(String cause, String remedy) {
+
+        /** Where the walk found no locator at all, and the runtime binds a sub-resource class. */
+        static final Refusal UNWALKED_ROOT = new Refusal(
+                "the request reached it through a sub-resource locator of a root resource that Leapgate did not"
+                        + " see when the application started (the runtime did not show it to the provider, and it"
+                        + " is not among the application's classes)",
+                "list the root resource among the application's classes (Application.getClasses()), or remove the"
+                        + " annotation and write a rule.* for the route in the configuration");
+
+        /** Where the locator that returned the instance is not found. */
+        static final Refusal UNKNOWN = new Refusal(
+                "the request reached it through a sub-resource locator that Leapgate could not follow when the"
+                        + " application started (a locator returning Object or Class<?>, an instance of another"
+                        + " class than the locator returns, or a root resource the runtime did not show)",
+                "declare the sub-resource's class as the locator's return type, or remove the annotation and write"
+                        + " a rule.* for the route in the configuration");
+
+        /**
+         * From the locator of {@code parent} at {@code locatorPath} that returned the instance of
+         * {@code resourceClass}: what it declares tells why.
+         */
+        static Refusal of(Class<?> parent, String locatorPath, Class<?> resourceClass, Method method) {
+            Method locator = locator(parent, locatorPath, resourceClass);
+            if (locator == null) {
+                return UNKNOWN;
+            }
+            String name = describe(parent, locator);
+            String reachedName = resourceClass.getSimpleName();
+            Class<?> declared = SubResources.returned(locator);
+            if (declared == null) {
+                return new Refusal(
+                        "the locator " + name + " returns "
+                                + locator.getReturnType().getSimpleName()
+                                + ", which names no class whose annotations Leapgate could read when the"
+                                + " application started",
+                        "declare " + reachedName + " as the locator's return type, or remove the annotation and"
+                                + " write a rule.* for the route in the configuration");
+            }
+            if (declared != resourceClass) {
+                Method inherited = resourceMethod(declared, method);
+                String kind = declared.isInterface()
+                        ? "an interface"
+                        : Modifier.isAbstract(declared.getModifiers()) ? "an abstract class" : "a superclass";
+                return new Refusal(
+                        "the locator " + name + " declares " + declared.getSimpleName() + " (" + kind + "), whose"
+                                + " annotations Leapgate read when the application started, and returned a "
+                                + reachedName + ", whose @RateLimited differs (which classes a locator returns is"
+                                + " known only when it runs)",
+                        (inherited == null
+                                        ? ""
+                                        : "put the annotation on " + describe(declared, inherited)
+                                                + " (every implementation inherits it), or ")
+                                + "declare " + reachedName + " as the locator's return type");
+            }
+            return new Refusal(
+                    "the locator " + name + " returns " + reachedName + ", but the route's root resource was not"
+                            + " walked when the application started (the runtime did not show it to the provider,"
+                            + " and it is not among the application's classes)",
+                    "list the root resource among the application's classes (Application.getClasses()), or remove"
+                            + " the annotation and write a rule.* for the route in the configuration");
+        }
+
+        /** The locator of {@code parent} with the {@code @Path} {@code path} that may return a {@code child}, or null. */
+        private static Method locator(Class<?> parent, String path, Class<?> child) {
+            if (parent == null || path == null) {
+                return null;
+            }
+            for (Method locator : SubResources.locators(parent)) {
+                Class<?> returned = locator.getReturnType();
+                if (path.equals(RouteTemplate.pathOf(locator))
+                        && (returned.isAssignableFrom(child) || returned == Class.class)) {
+                    return locator;
+                }
+            }
+            return null;
+        }
+
+        /** The resource method of {@code type} that {@code method} implements, or null. */
+        private static Method resourceMethod(Class<?> type, Method method) {
+            try {
+                Method found = type.getMethod(method.getName(), method.getParameterTypes());
+                return RouteTemplate.httpMethod(found) != null ? found : null;
+            } catch (NoSuchMethodException e) {
+                return null;
+            }
+        }
     }
 
     private static List<RateLimited> limits(Class<?> resourceClass, Method method) {

@@ -113,7 +113,8 @@ final class RouteTemplate {
             }
         }
         String template = join(chosen);
-        annotations.reached(classOf(matched.get(0)), method, template);
+        annotations.reached(
+                classOf(matched.get(1)), chosen[chosen.length - 2], classOf(matched.get(0)), method, template);
         return template;
     }
 

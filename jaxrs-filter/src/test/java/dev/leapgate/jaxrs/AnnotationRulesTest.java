@@ -183,16 +183,140 @@ class AnnotationRulesTest {
         assertThat(annotations.close()).extracting(FlowRule::resource).containsExactly("GET /archive/typed/{id}");
         Method get = LocatorAnnotations.Scroll.class.getMethod("get");
 
-        annotations.reached(LocatorAnnotations.Scroll.class, get, "/archive/typed/{id}");
-        assertThatThrownBy(() -> annotations.reached(LocatorAnnotations.Scroll.class, get, "/archive/any/{id}"))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageStartingWith("@RateLimited on Scroll.get() is not in force on GET /archive/any/{id}: the"
-                        + " request reached it through a sub-resource locator that Leapgate could not follow when the"
-                        + " application started");
         annotations.reached(
+                LocatorAnnotations.Archive.class,
+                "typed/{id}",
+                LocatorAnnotations.Scroll.class,
+                get,
+                "/archive/typed/{id}");
+        assertThatThrownBy(() -> annotations.reached(
+                        LocatorAnnotations.Archive.class,
+                        "any/{id}",
+                        LocatorAnnotations.Scroll.class,
+                        get,
+                        "/archive/any/{id}"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("@RateLimited on Scroll.get() is not in force on GET /archive/any/{id}: the locator"
+                        + " Archive.any() returns Object, which names no class whose annotations Leapgate could"
+                        + " read when the application started, so the request is refused rather than served"
+                        + " unlimited; declare Scroll as the locator's return type, or remove the annotation and"
+                        + " write a rule.* for the route in the configuration");
+        annotations.reached(
+                LocatorAnnotations.Shelf.class,
+                "{id}",
                 LocatorAnnotations.Book.class,
                 LocatorAnnotations.Book.class.getMethod("get"),
                 "/anywhere"); // no limit: nothing to refuse
+    }
+
+    @Test
+    void anImplementationAnnotatedWhereTheInterfaceItsLocatorDeclaresIsNot_isRefused_namingTheLocatorAndTheFix()
+            throws Exception {
+        annotations.walk(List.of(LocatorAnnotations.Forms.class));
+        assertThat(annotations.close()).isEmpty();
+        assertThat(annotations.routes()).containsExactly("GET /forms/{id}", "HEAD /forms/{id}");
+
+        assertThatThrownBy(() -> annotations.reached(
+                        LocatorAnnotations.Forms.class,
+                        "{id}",
+                        LocatorAnnotations.LimitedForm.class,
+                        LocatorAnnotations.LimitedForm.class.getMethod("get"),
+                        "/forms/{id}"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("@RateLimited on LimitedForm.get() is not in force on GET /forms/{id}: the locator"
+                        + " Forms.form(String) declares Form (an interface), whose annotations Leapgate read when"
+                        + " the application started, and returned a LimitedForm, whose @RateLimited differs (which"
+                        + " classes a locator returns is known only when it runs), so the request is refused rather"
+                        + " than served unlimited; put the annotation on Form.get() (every implementation inherits"
+                        + " it), or declare LimitedForm as the locator's return type");
+    }
+
+    @Test
+    void aSubclassAnnotatedWhereTheAbstractClassItsLocatorDeclaresIsNot_isRefused_namingTheLocatorAndTheFix() {
+        annotations.walk(List.of(LocatorAnnotations.Tickets.class));
+        annotations.close();
+
+        assertThatThrownBy(() -> annotations.reached(
+                        LocatorAnnotations.Tickets.class,
+                        "{id}",
+                        LocatorAnnotations.LimitedTicket.class,
+                        LocatorAnnotations.LimitedTicket.class.getMethod("get"),
+                        "/tickets/{id}"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the locator Tickets.ticket() declares Ticket (an abstract class)")
+                .hasMessageEndingWith(
+                        "put the annotation on Ticket.get() (every implementation inherits it), or declare"
+                                + " LimitedTicket as the locator's return type");
+    }
+
+    /** A locator that declares an interface without resource methods: its implementation has them. */
+    @Path("bare")
+    public static class Bare {
+        @Path("{id}")
+        public Marker item() {
+            return new Marked();
+        }
+    }
+
+    public interface Marker {}
+
+    public static class Marked implements Marker {
+        @GET
+        @RateLimited(limit = 1, window = "1h")
+        public String get() {
+            return "";
+        }
+    }
+
+    @Test
+    void anImplementationWhoseInterfaceHasNoResourceMethods_isBoundWithoutComplaint_andRefusedWhenReached() {
+        annotations.walk(List.of(Bare.class));
+        annotations.close();
+        // Jersey and RESTEasy bind Marked when the first request reaches it: the gate refuses it then.
+        annotations.configure(info(Marked.class, "get"), null);
+
+        assertThatThrownBy(() -> annotations.reached(
+                        Bare.class, "{id}", Marked.class, Marked.class.getMethod("get"), "/bare/{id}"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the locator Bare.item() declares Marker (an interface)")
+                .hasMessageEndingWith("; declare Marked as the locator's return type");
+    }
+
+    @Test
+    void aSubResourceBoundWhereTheWalkFoundALocator_isLeftToTheGate_whichNamesTheLocator() throws Exception {
+        annotations.walk(List.of(LocatorAnnotations.Vault.class)); // Vault.item() returns Object
+        annotations.close();
+        // Jersey and RESTEasy bind Scroll when the first request reaches it; CXF never shows it.
+        // Either way the gate sees the request, and says the same on every runtime.
+        annotations.configure(info(LocatorAnnotations.Scroll.class, "get"), null);
+
+        assertThatThrownBy(() -> annotations.reached(
+                        LocatorAnnotations.Vault.class,
+                        "{id}",
+                        LocatorAnnotations.Scroll.class,
+                        LocatorAnnotations.Scroll.class.getMethod("get"),
+                        "/vault/{id}"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("on GET /vault/{id}: the locator Vault.item() returns Object");
+    }
+
+    @Test
+    void aSubResourceBelowARootTheWalkDidNotSee_isRefused_namingTheRoot() throws Exception {
+        annotations.walk(List.of(LocatorAnnotations.Shelf.class)); // has a locator; Library is not walked
+        annotations.close();
+
+        assertThatThrownBy(() -> annotations.reached(
+                        LocatorAnnotations.Library.class,
+                        "{id}",
+                        LocatorAnnotations.Page.class,
+                        LocatorAnnotations.Page.class.getMethod("get"),
+                        "/lib/{id}"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the locator Library.page(String) returns Page, but the route's root"
+                        + " resource was not walked when the application started")
+                .hasMessageEndingWith("list the root resource among the application's classes"
+                        + " (Application.getClasses()), or remove the annotation and write a rule.* for the route"
+                        + " in the configuration");
     }
 
     @Test
@@ -221,8 +345,12 @@ class AnnotationRulesTest {
         // sub-resource while that request is matched, which may be before the gate is built.
         assertThatThrownBy(() -> annotations.configure(info(LocatorAnnotations.Page.class, "get"), null))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageStartingWith("@RateLimited on Page.get() is not in force: the request reached it through"
-                        + " a sub-resource locator that Leapgate could not follow when the application started");
+                .hasMessage("@RateLimited on Page.get() is not in force: the request reached it through a"
+                        + " sub-resource locator of a root resource that Leapgate did not see when the application"
+                        + " started (the runtime did not show it to the provider, and it is not among the"
+                        + " application's classes), so the request is refused rather than served unlimited; list the"
+                        + " root resource among the application's classes (Application.getClasses()), or remove the"
+                        + " annotation and write a rule.* for the route in the configuration");
         assertThat(annotations.close()).isEmpty();
         assertThat(annotations.routes()).isEmpty();
         assertThat(annotations.hasLocators()).isFalse();

@@ -12,9 +12,13 @@ import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.LocatorAnnotations;
 import dev.leapgate.jaxrs.app.invalid.BadSubResources;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -193,6 +197,72 @@ class AnnotationsIT {
         }
     }
 
+    /**
+     * Forms.form() declares Form and returns a LimitedForm, whose get() carries the limit: the walk
+     * reads Form, so the limit is not in force on GET /forms/{id}. Every request is refused (500, on
+     * every runtime), and the application's log says once which locator, and what to change.
+     */
+    @Test
+    void anImplementationAnnotatedWhereTheInterfaceItsLocatorDeclaresIsNot_isRefused_andTheLogNamesTheFix()
+            throws Exception {
+        String log;
+        try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Forms.class))) {
+            log = errorsLoggedWhile(() -> {
+                for (int i = 1; i <= 3; i++) {
+                    assertThat(status(server, "/forms/" + i, "203.0.113.1"))
+                            .as("refused, never unlimited")
+                            .isEqualTo(500);
+                }
+            });
+            assertThat(server.gate().rules().rules()).isEmpty();
+        }
+        assertThat(log.lines())
+                .as("once, however many requests")
+                .singleElement()
+                .asString()
+                .contains("Leapgate JAX-RS: @RateLimited on LimitedForm.get() is not in force on GET /forms/{id}: the"
+                        + " locator Forms.form(String) declares Form (an interface), whose annotations Leapgate read"
+                        + " when the application started, and returned a LimitedForm")
+                .endsWith("put the annotation on Form.get() (every implementation inherits it), or declare"
+                        + " LimitedForm as the locator's return type");
+    }
+
+    @Test
+    void aSubclassAnnotatedWhereTheAbstractClassItsLocatorDeclaresIsNot_isRefused_andTheLogNamesTheFix()
+            throws Exception {
+        String log;
+        try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Tickets.class))) {
+            log = errorsLoggedWhile(() -> {
+                assertThat(status(server, "/tickets/1", "203.0.113.1")).isEqualTo(500);
+                assertThat(status(server, "/tickets/2", "203.0.113.1")).isEqualTo(500);
+            });
+        }
+        assertThat(log.lines())
+                .singleElement()
+                .asString()
+                .contains("@RateLimited on LimitedTicket.get() is not in force on GET /tickets/{id}: the locator"
+                        + " Tickets.ticket() declares Ticket (an abstract class)")
+                .endsWith("put the annotation on Ticket.get() (every implementation inherits it), or declare"
+                        + " LimitedTicket as the locator's return type");
+    }
+
+    /** What Leapgate's provider logged at ERROR (slf4j-simple writes to System.err) while {@code requests} ran. */
+    private static String errorsLoggedWhile(Runnable requests) {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            requests.run();
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        err.print(log);
+        return log.lines()
+                .filter(line -> line.contains(" ERROR dev.leapgate.jaxrs."))
+                .collect(Collectors.joining("\n"));
+    }
+
     @Test
     void aSubResourceReachedThroughALocatorReturningObject_isRefused_whereItsTypedRouteIsLimited() throws Exception {
         try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Archive.class))) {
@@ -207,10 +277,21 @@ class AnnotationsIT {
 
     @Test
     void aSubResourceReachedOnlyThroughALocatorReturningObject_isRefused_withNoRuleAtAll() throws Exception {
+        String log;
         try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Vault.class))) {
-            assertThat(status(server, "/vault/1", "203.0.113.1")).isEqualTo(500);
-            assertThat(status(server, "/vault/2", "203.0.113.1")).isEqualTo(500);
+            log = errorsLoggedWhile(() -> {
+                assertThat(status(server, "/vault/1", "203.0.113.1")).isEqualTo(500);
+                assertThat(status(server, "/vault/2", "203.0.113.1")).isEqualTo(500);
+            });
         }
+        assertThat(log.lines())
+                .as("the same on every runtime, whether it binds the sub-resource (Jersey, RESTEasy) or not (CXF)")
+                .singleElement()
+                .asString()
+                .contains("@RateLimited on Scroll.get() is not in force on GET /vault/{id}: the locator Vault.item()"
+                        + " returns Object, which names no class whose annotations Leapgate could read")
+                .endsWith("declare Scroll as the locator's return type, or remove the annotation and write a rule.*"
+                        + " for the route in the configuration");
     }
 
     @Test

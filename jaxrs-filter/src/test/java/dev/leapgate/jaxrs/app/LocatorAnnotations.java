@@ -170,6 +170,60 @@ public final class LocatorAnnotations {
     }
 
     /**
+     * A locator that declares an interface ({@link Form}, where the routes are) and returns an
+     * implementation whose method carries the limit: {@code GET /forms/{id}}.
+     */
+    @Path("forms")
+    public static class Forms {
+        @Path("{id}")
+        public Form form(@PathParam("id") String id) {
+            return new LimitedForm(id);
+        }
+    }
+
+    public interface Form {
+        @GET
+        String get();
+    }
+
+    /** Limited on the implementation's method, which the locator's declared type does not show. */
+    public static class LimitedForm implements Form {
+        private final String id;
+
+        LimitedForm(String id) {
+            this.id = id;
+        }
+
+        @Override
+        @RateLimited(limit = 1, window = "1h")
+        public String get() {
+            return "form " + id;
+        }
+    }
+
+    /** The same with an abstract class: {@code GET /tickets/{id}}. */
+    @Path("tickets")
+    public static class Tickets {
+        @Path("{id}")
+        public Ticket ticket() {
+            return new LimitedTicket();
+        }
+    }
+
+    public abstract static class Ticket {
+        @GET
+        public abstract String get();
+    }
+
+    public static class LimitedTicket extends Ticket {
+        @Override
+        @RateLimited(limit = 1, window = "1h")
+        public String get() {
+            return "ticket";
+        }
+    }
+
+    /**
      * The limit declared with the interface the locator declares ({@code GET /memos/{id}}), the
      * implementation unannotated: it inherits the limit, as it inherits the route.
      */
