@@ -204,9 +204,9 @@ final class AnnotationRules implements DynamicFeature {
      * @param resourceClass the class of the sub-resource instance the request reached
      * @param method the resource method
      * @param template the request's route template ({@link RouteTemplate})
-     * @throws IllegalStateException if the method's limits are not in force on that route, so that
-     *     the runtime answers 500 rather than serve the request unlimited; its message names the
-     *     locator and the remedy, and is logged once per method and route
+     * @throws NotInForce if the method's limits are not in force on that route, so that the request
+     *     is refused (500) rather than served unlimited; its message names the locator and the
+     *     remedy, and is logged once per method and route
      */
     void reached(Class<?> parent, String locatorPath, Class<?> resourceClass, Method method, String template) {
         Map<Method, Declared> known = declared.get(resourceClass);
@@ -236,13 +236,25 @@ final class AnnotationRules implements DynamicFeature {
      * the first time for each method and route (a bounded set: the application's code), so that
      * the cause is in the application's log whatever the runtime logs of the exception.
      */
-    private IllegalStateException refused(String method, String route, Refusal why) {
+    private NotInForce refused(String method, String route, Refusal why) {
         String message = "@RateLimited on " + method + " is not in force" + (route == null ? "" : " on " + route) + ": "
                 + why.cause() + ", so the request is refused rather than served unlimited; " + why.remedy();
         if (logged.add(method + (route == null ? "" : " " + route))) {
             LOG.error("Leapgate JAX-RS: {}", message);
         }
-        return new IllegalStateException(message);
+        return new NotInForce(message);
+    }
+
+    /**
+     * A resource method whose {@code @RateLimited} is not in force where a request reached it. Its
+     * message names the application's classes and methods: for the log, never for the client.
+     */
+    static final class NotInForce extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NotInForce(String message) {
+            super(message);
+        }
     }
 
     /** Why the walk at the start did not make a sub-resource method's limits, and what to change. */

@@ -13,6 +13,7 @@ import jakarta.ws.rs.container.ContainerResponseContext;
 import jakarta.ws.rs.container.ContainerResponseFilter;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
@@ -79,7 +80,19 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
             return;
         }
         application.leases().sweep();
-        String template = application.routes().of(request.getUriInfo(), resourceInfo);
+        String template;
+        try {
+            template = application.routes().of(request.getUriInfo(), resourceInfo);
+        } catch (AnnotationRules.NotInForce logged) {
+            // Refused rather than served unlimited. The cause, with the application's class and
+            // method names, is in the log (AnnotationRules logs it once); a runtime's own answer
+            // to an exception would show them to the client (RESTEasy's text, CXF's fault).
+            request.abortWith(Response.serverError()
+                    .type(MediaType.TEXT_PLAIN_TYPE)
+                    .entity("This request's rate limits are not in force; the server's log says why.")
+                    .build());
+            return;
+        }
         Decision decision = gate.enter(new View(request, template));
         // In a servlet container the request's properties are the servlet request's attributes, which
         // a second dispatch of that request into the application (a forward, an error page) shares:

@@ -77,7 +77,7 @@ final class RouteTemplate {
      * The template of the request being filtered, after resource matching; for a request matched to
      * no resource method of the application, its path ({@link #unmatched}).
      *
-     * @throws IllegalStateException if the request reached a sub-resource method whose {@code
+     * @throws AnnotationRules.NotInForce if the request reached a sub-resource method whose {@code
      *     RateLimited} is not in force on its template ({@link AnnotationRules#reached})
      */
     String of(UriInfo uriInfo, ResourceInfo resourceInfo) {

@@ -209,9 +209,13 @@ class AnnotationsIT {
         try (JaxrsServer server = JaxrsServer.start(app(LocatorAnnotations.Forms.class))) {
             log = errorsLoggedWhile(() -> {
                 for (int i = 1; i <= 3; i++) {
-                    assertThat(status(server, "/forms/" + i, "203.0.113.1"))
+                    HttpResponse<String> refused = server.get("/forms/" + i, "X-Forwarded-For", "203.0.113.1");
+                    assertThat(refused.statusCode())
                             .as("refused, never unlimited")
                             .isEqualTo(500);
+                    assertThat(refused.body())
+                            .as("the application's classes are named in the log, not to the client")
+                            .isEqualTo("This request's rate limits are not in force; the server's log says why.");
                 }
             });
             assertThat(server.gate().rules().rules()).isEmpty();
