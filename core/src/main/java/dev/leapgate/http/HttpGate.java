@@ -353,10 +353,21 @@ public final class HttpGate implements AutoCloseable {
      * Calls {@code listener} with the new rules each time they replace the rules in force (a
      * reloaded rules file, or {@link #update}), on the thread that replaced them, after they are in
      * force: for a metrics binder that follows the rules. A listener that throws is logged, and the
-     * rules stay in force.
+     * rules stay in force. The gate holds the listener, and what it refers to, until {@link
+     * #removeRulesListener}: an owner that goes away before the gate (a closed metrics binder)
+     * removes it.
      */
     public void addRulesListener(Consumer<RuleSet> listener) {
         rulesListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Removes {@code listener} (the same object given to {@link #addRulesListener}; once, if it was
+     * added more than once): the gate no longer calls it, nor holds it. A change of the rules under
+     * way on another thread may still call it once. Does nothing if it was not added.
+     */
+    public void removeRulesListener(Consumer<RuleSet> listener) {
+        rulesListeners.remove(Objects.requireNonNull(listener, "listener"));
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.leapgate.rule.RuleSet;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** What a gate tells an observer (a metrics binder): new rules as they come, exempt and denied requests. */
@@ -59,6 +60,29 @@ class GateListenersAndCountsTest {
 
         assertThat(heard).containsExactly(next);
         assertThat(gate.rules()).isSameAs(next);
+    }
+
+    @Test
+    void aRemovedRulesListener_isNotCalledAgain_andTheOthersStillAre() {
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(Map.of("rules", "none"), "test"))
+                .build();
+        List<RuleSet> removedHeard = new ArrayList<>();
+        List<RuleSet> keptHeard = new ArrayList<>();
+        Consumer<RuleSet> removed = removedHeard::add;
+        gate.addRulesListener(removed);
+        gate.addRulesListener(keptHeard::add);
+        RuleSet first =
+                RuleSet.of(FlowRule.builder("slots").match("/x").inFlight(2).build());
+        RuleSet second =
+                RuleSet.of(FlowRule.builder("slots").match("/x").inFlight(3).build());
+
+        gate.update(first);
+        gate.removeRulesListener(removed);
+        gate.update(second);
+        gate.removeRulesListener(removed); // not there any more: nothing happens
+
+        assertThat(removedHeard).containsExactly(first);
+        assertThat(keptHeard).containsExactly(first, second);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.leapgate.micrometer;
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.stats.RejectionCounts;
 import dev.leapgate.stats.ResourceStats;
@@ -27,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
@@ -96,16 +98,19 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p><b>Closing.</b> {@link #close} removes from the registry every meter this binder registered,
- * those of rules added since included, and stops following the rules. Close it when its gate goes
- * away while the registry stays: a registry that outlives the application ({@code
- * Metrics.globalRegistry}, a registry of the container's), or an application that builds a new
- * gate (a restarted filter) and binds a new {@code LeapgateMetrics} for it. A registry returns the
- * meter it has for a name and tags rather than registering another: a second binder with the same
- * tags in the registry gets the first binder's meters back, which go on reading the first gate
- * (stale counts, or NaN once that gate is collected), and the new gate is not exported. Two gates
- * bound to one registry at once need tags that tell them apart. (A Spring Boot application needs
- * none of this: the starter's binder, or an application's own {@code LeapgateMetrics} bean, is
- * closed with the application context.)
+ * those of rules added since included, and stops following the rules (it removes its listener from
+ * the gate, which then holds it no more). Close it when its gate goes away while the registry
+ * stays: a registry that outlives the application ({@code Metrics.globalRegistry}, a registry of
+ * the container's), or an application that builds a new gate (a restarted filter) and binds a new
+ * {@code LeapgateMetrics} for it; and when the binder goes away while its gate stays (a gate that
+ * outlives the binder's application context): a binder not closed stays reachable from its gate
+ * and follows every change of its rules. A registry returns the meter it has for a name and tags
+ * rather than registering another: a second binder with the same tags in the registry gets the
+ * first binder's meters back, which go on reading the first gate (stale counts, or NaN once that
+ * gate is collected), and the new gate is not exported. Two gates bound to one registry at once
+ * need tags that tell them apart. (A Spring Boot application needs none of this: the starter's
+ * binder, or an application's own {@code LeapgateMetrics} bean, is closed with the application
+ * context.)
  *
  * <p>{@link #bindTo} logs a warning, naming the meter, when the registry has this binder's {@code
  * leapgate.gate.requests} already (another binder with the same tags, not closed): a mistake
@@ -135,6 +140,11 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
      * whether it is in a shared store].
      */
     private final Map<List<Object>, List<Meter>> meters = new HashMap<>(); // guarded by this
+    /**
+     * What the gate calls when its rules change; added by {@link #bindTo} and removed by {@link
+     * #close}, so that the gate, which may live on, holds a closed binder no more.
+     */
+    private final Consumer<RuleSet> rulesListener = rules -> follow();
 
     /** The metrics of {@code gate}, with no further tags. */
     public LeapgateMetrics(HttpGate gate) {
@@ -197,14 +207,15 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         });
         // Listening first, and each time reading the rules the gate has then: a reload while this
         // binds is not missed, and meters follow the newest rules whatever order listeners run in.
-        gate.addRulesListener(rules -> follow());
+        gate.addRulesListener(rulesListener);
         follow();
     }
 
     /**
      * Removes from the registry every meter this binder registered, and registers no more (the rules
-     * may change after this: it stops following them). Idempotent; a binder never bound is closed
-     * too, and then refuses {@link #bindTo}.
+     * may change after this: it stops following them, and the gate no longer holds it: a gate that
+     * lives on keeps no closed binder reachable). Idempotent; a binder never bound is closed too,
+     * and then refuses {@link #bindTo}.
      *
      * <p>A meter is removed by its id: closing a binder whose meters another binder shares (same
      * tags, same registry: see the class comment) removes them for both.
@@ -216,12 +227,15 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         }
         closed = true;
         if (registry != null) {
+            // A rules change already under way on another thread may still call the listener once:
+            // it waits for this lock, then finds the binder closed.
+            gate.removeRulesListener(rulesListener);
             gateMeters.forEach(registry::remove);
             meters.values().forEach(registered -> registered.forEach(registry::remove));
         }
         gateMeters.clear();
         meters.clear();
-        registry = null; // the gate keeps this binder as its rules listener: not the registry too
+        registry = null;
     }
 
     /** Registers the meters of the gate's rules and resources, and removes the others'. */

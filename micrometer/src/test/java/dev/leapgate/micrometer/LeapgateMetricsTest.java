@@ -25,6 +25,11 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -560,6 +565,64 @@ class LeapgateMetricsTest {
         assertThatThrownBy(() -> metrics.bindTo(new SimpleMeterRegistry()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("these metrics are closed: bind a new LeapgateMetrics");
+    }
+
+    /**
+     * A gate that outlives its binder (a Boot context refreshed over a gate of a longer-lived
+     * context, a binder redeployed over a container's gate): once closed, the binder is not called
+     * on a reload. The test holds the lock the binder takes to follow the rules; a reload that
+     * called the closed binder would wait for it.
+     */
+    @Test
+    void aClosedBinder_isNotCalledOnAReload() throws Exception {
+        HttpGate gate = gate(RULES);
+        LeapgateMetrics metrics = new LeapgateMetrics(gate);
+        metrics.bindTo(new SimpleMeterRegistry());
+        metrics.close();
+        Thread reload = new Thread(() -> gate.update(RuleSet.of(
+                FlowRule.builder("reports").match("/reports/**").inFlight(3).build())));
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long me = Thread.currentThread().getId();
+
+        synchronized (metrics) {
+            reload.start();
+            while (reload.isAlive()) {
+                ThreadInfo info = threads.getThreadInfo(reload.getId());
+                assertThat(info == null ? -1 : info.getLockOwnerId())
+                        .as("the reload waits for the closed binder's lock: it called the binder")
+                        .isNotEqualTo(me);
+                reload.join(1);
+            }
+        }
+
+        assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("reports");
+    }
+
+    /**
+     * Nothing but its gate refers to a closed binder here: once closed, the gate lets it go, and a
+     * gate that lives on keeps no binder of an application context, or a deployment, long gone.
+     */
+    @Test
+    void aClosedBinder_isNoLongerHeldByItsGate() {
+        HttpGate gate = gate(RULES);
+        WeakReference<LeapgateMetrics> closed = boundAndClosed(gate);
+
+        for (int i = 0; i < 50 && closed.get() != null; i++) {
+            System.gc();
+        }
+
+        assertThat(closed.get())
+                .as("the closed binder, reachable from its gate")
+                .isNull();
+        Reference.reachabilityFence(gate);
+    }
+
+    /** A binder bound to a registry of its own and closed, referred to weakly only. */
+    private static WeakReference<LeapgateMetrics> boundAndClosed(HttpGate gate) {
+        LeapgateMetrics metrics = new LeapgateMetrics(gate);
+        metrics.bindTo(new SimpleMeterRegistry());
+        metrics.close();
+        return new WeakReference<>(metrics);
     }
 
     /**
