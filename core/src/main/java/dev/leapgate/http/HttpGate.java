@@ -730,6 +730,19 @@ public final class HttpGate implements AutoCloseable {
     }
 
     /**
+     * Whether {@link #admittedHeaders} may pass fields for {@code decision}; false when it surely
+     * passes none: {@code rate-limit-headers} is {@code rejected} or {@code none} (a setting of the
+     * gate, which a reload of the rules does not change), or no rule limits the request (none
+     * matched it, or its origin is exempt). For an adapter that prepares something to receive the
+     * fields, such as the servlet filter's response wrapper that combines them with the
+     * application's own: it need not when this is false. True does not promise fields (a shadow
+     * rule shows none).
+     */
+    public boolean mayWriteAdmittedHeaders(Decision decision) {
+        return response.headers() == RateLimitHeaders.ALL && decision != UnlimitedEntry.INSTANCE;
+    }
+
+    /**
      * Passes the rate-limit header fields for an admitted request to {@code header}: {@code
      * RateLimit-Policy} and {@code RateLimit} when configured to send them on every response and a
      * rule applied; nothing otherwise. These are Leapgate's values alone: an adapter sets each field

@@ -275,6 +275,60 @@ class HttpGateTest {
         assertThat(r.headers()).containsKeys("Retry-After", "RateLimit-Policy", "RateLimit");
     }
 
+    /**
+     * An adapter skips preparing for the fields (the servlet filter's response wrapper) when the
+     * gate says there will be none: that must never drop a field the gate would have written, for
+     * any setting and any kind of admitted request, also one admitted before a reload replaced its
+     * rule (the setting is the gate's own: a reload does not change it).
+     */
+    @Test
+    void mayWriteAdmittedHeaders_isFalseOnlyWhenAdmittedHeadersWritesNothing() {
+        for (String setting : List.of("all", "rejected", "none")) {
+            HttpGate gate = gate(
+                    "rate-limit-headers", setting,
+                    "rule.api.match", "/api/**",
+                    "rule.api.limit", "5/10s",
+                    "rule.trial.match", "/trial",
+                    "rule.trial.limit", "5/10s",
+                    "rule.trial.mode", "shadow",
+                    "exempt", "10.0.0.1");
+            Map<String, Decision> admitted = new LinkedHashMap<>();
+            admitted.put("limited", gate.enter(Request.of("GET", "/api/x", "203.0.113.1")));
+            admitted.put("shadow", gate.enter(Request.of("GET", "/trial", "203.0.113.1")));
+            admitted.put("exempt", gate.enter(Request.of("GET", "/api/x", "10.0.0.1")));
+            admitted.put("no rule", gate.enter(Request.of("GET", "/static/app.js", "203.0.113.1")));
+            admitted.put("before a reload", gate.enter(Request.of("GET", "/api/y", "203.0.113.2")));
+            gate.update(ConfigParser.parse(
+                            Map.of(
+                                    "rule.api.match", "/api/**",
+                                    "rule.api.limit", "9/10s",
+                                    "rule.trial.match", "/trial",
+                                    "rule.trial.limit", "5/10s",
+                                    "rule.trial.mode", "shadow"),
+                            "test")
+                    .rules());
+
+            boolean all = setting.equals("all");
+            admitted.forEach((kind, decision) -> {
+                Map<String, String> written = new LinkedHashMap<>();
+                gate.admittedHeaders(decision, written::put);
+                if (!gate.mayWriteAdmittedHeaders(decision)) {
+                    assertThat(written).as(setting + ", " + kind).isEmpty();
+                } else if (kind.equals("limited") || kind.equals("before a reload")) {
+                    assertThat(written).as(setting + ", " + kind).containsKeys("RateLimit-Policy", "RateLimit");
+                }
+            });
+            assertThat(gate.mayWriteAdmittedHeaders(admitted.get("limited")))
+                    .as(setting)
+                    .isEqualTo(all);
+            assertThat(gate.mayWriteAdmittedHeaders(admitted.get("before a reload")))
+                    .as(setting)
+                    .isEqualTo(all);
+            assertThat(gate.mayWriteAdmittedHeaders(admitted.get("no rule"))).isFalse();
+            assertThat(gate.mayWriteAdmittedHeaders(admitted.get("exempt"))).isFalse();
+        }
+    }
+
     @Test
     void clientRejectedForWantOfRoom_isOfferedNothing_inRateLimit() {
         // One client tracked at most: while it has a request in flight, another client is refused

@@ -42,11 +42,12 @@ import org.slf4j.LoggerFactory;
  * <p>Per request: the core decides ({@link HttpGate}); a rejection is answered by the {@link
  * BlockHandler} and goes no further; an admitted request gets the {@code RateLimit} fields (if
  * configured) and runs the chain, through a response that combines the fields the application
- * writes with Leapgate's ({@link RateLimitFieldsResponse}). Its entry is closed when the request
- * completes: after the chain returns, or, for a request that went asynchronous, when it completes,
- * times out or fails. A request counts as failed (an exception, in the statistics) when the chain
- * throws, when it times out or fails asynchronously, or when its response status is 5xx; an
- * exception from the chain is rethrown unchanged. A request is limited once, in the first dispatch
+ * writes with Leapgate's ({@link RateLimitFieldsResponse}), or, when Leapgate set none, through
+ * the container's response itself. Its entry is closed when the request completes: after the chain
+ * returns, or, for a request that went asynchronous, when it completes, times out or fails. A
+ * request counts as failed (an exception, in the statistics) when the chain throws, when it times
+ * out or fails asynchronously, or when its response status is 5xx; an exception from the chain is
+ * rethrown unchanged. A request is limited once, in the first dispatch
  * in which the filter sees it (its {@code REQUEST} dispatch, or, behind an earlier filter that
  * forwards or dispatches it before the chain reaches this filter, that {@code FORWARD} or {@code
  * ASYNC} dispatch): forwards, includes, error and async dispatches of a request it decided are not
@@ -331,13 +332,19 @@ public class LeapgateFilter implements Filter {
         Entry entry = (Entry) decision;
         running[0]++;
         try {
-            // Inside the try: a response wrapper that refuses a field fails the request, and the
-            // entry is still closed. Set before the chain, so that a response committed early
-            // carries them; the chain writes through the wrapper, which keeps Leapgate's items
-            // beside the application's own.
-            RateLimitFieldsResponse fields = new RateLimitFieldsResponse(response);
-            gate.admittedHeaders(entry, fields);
-            chain.doFilter(request, fields.hasLeapgateFields() ? fields : response);
+            if (gate.mayWriteAdmittedHeaders(entry)) {
+                // Inside the try: a response wrapper that refuses a field fails the request, and
+                // the entry is still closed. Set before the chain, so that a response committed
+                // early carries them; the chain writes through the wrapper, which keeps Leapgate's
+                // items beside the application's own.
+                RateLimitFieldsResponse fields = new RateLimitFieldsResponse(response);
+                gate.admittedHeaders(entry, fields);
+                chain.doFilter(request, fields.hasLeapgateFields() ? fields : response);
+            } else {
+                // No field of Leapgate's on this response (rate-limit-headers is rejected or none,
+                // or no rule limits the request): nothing to combine, no wrapper to make.
+                chain.doFilter(request, response);
+            }
         } catch (IOException | ServletException | RuntimeException | Error e) {
             entry.fail(e);
             throw e;

@@ -16,7 +16,9 @@ import java.util.function.BiConsumer;
  * Every other call goes to the response unchanged.
  *
  * <p>It is also the sink that {@code HttpGate.admittedHeaders} writes Leapgate's fields to ({@link
- * #accept}), so that an admitted request allocates this object alone.
+ * #accept}), so that an admitted request allocates this object alone; and only where the gate may
+ * write fields ({@code HttpGate.mayWriteAdmittedHeaders}): not under {@code rate-limit-headers =
+ * rejected} or {@code none}, nor for a request no rule limits.
  *
  * <p>Not thread-safe, as the response it wraps.
  */

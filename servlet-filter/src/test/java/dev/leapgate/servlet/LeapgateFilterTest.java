@@ -10,6 +10,7 @@ import dev.leapgate.http.RejectionResponse;
 import dev.leapgate.stats.StatsSnapshot;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -19,8 +20,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class LeapgateFilterTest {
 
@@ -142,6 +146,53 @@ class LeapgateFilterTest {
         assertThat(r.headers().allValues("RateLimit")).hasSize(1);
         assertThat(r.headers().firstValue("RateLimit").orElseThrow())
                 .matches("\"hourly\";r=99, \"daily\";r=999, \"api\";r=4;t=\\d+");
+    }
+
+    /**
+     * Leapgate wraps the response only to combine its fields with the application's: where it
+     * writes none on an admitted response (rate-limit-headers rejected or none, a request no rule
+     * limits), the application's servlet gets the response the container made (as an earlier
+     * filter saw it), not a wrapper of Leapgate's.
+     */
+    @ParameterizedTest(name = "rate-limit-headers = {0}, GET {1}: wrapped {2}")
+    @CsvSource({
+        "none, /api/hello, false",
+        "rejected, /api/hello, false",
+        "all, /static/x, false",
+        "all, /api/hello, true"
+    })
+    void theApplication_getsTheContainersResponse_unlessLeapgateWritesFieldsOnIt(
+            String setting, String path, boolean wrapped) throws Exception {
+        AtomicReference<ServletResponse> container = new AtomicReference<>();
+        AtomicReference<HttpServletResponse> application = new AtomicReference<>();
+        HttpServlet servlet = new HttpServlet() {
+            @Override
+            protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                application.set(resp);
+                resp.getWriter().write("hello");
+            }
+        };
+        jetty = new JettyHarness(
+                        Map.of("rate-limit-headers", setting, "rule.api.match", "/api/**", "rule.api.limit", "5/10s"))
+                .servlet("/api/hello", servlet)
+                .servlet("/static/*", servlet);
+        jetty.upstream((request, response, chain) -> {
+            container.set(response);
+            chain.doFilter(request, response);
+        });
+        jetty.start();
+
+        HttpResponse<String> r = jetty.get(path);
+
+        assertThat(r.body()).isEqualTo("hello");
+        if (wrapped) {
+            assertThat(r.headers().firstValue("RateLimit"))
+                    .hasValueSatisfying(v -> assertThat(v).startsWith("\"api\";r=4;"));
+            assertThat(application.get()).isInstanceOf(RateLimitFieldsResponse.class);
+        } else {
+            assertThat(r.headers().firstValue("RateLimit")).isEmpty();
+            assertThat(application.get()).isSameAs(container.get());
+        }
     }
 
     /** An earlier filter's response wrapper that refuses a field must not cost the request its slot. */
