@@ -12,11 +12,8 @@ import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.LocatorAnnotations;
 import dev.leapgate.jaxrs.app.invalid.BadSubResources;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -250,19 +247,10 @@ class AnnotationsIT {
                         + " LimitedTicket as the locator's return type");
     }
 
-    /** What Leapgate's provider logged at ERROR (slf4j-simple writes to System.err) while {@code requests} ran. */
-    private static String errorsLoggedWhile(Runnable requests) {
-        PrintStream err = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            requests.run();
-        } finally {
-            System.setErr(err);
-        }
-        String log = captured.toString(StandardCharsets.UTF_8);
-        err.print(log);
-        return log.lines()
+    /** What Leapgate's provider logged at ERROR while {@code requests} ran. */
+    private static String errorsLoggedWhile(StandardError.Action requests) throws Exception {
+        return StandardError.capturedWhile(requests)
+                .lines()
                 .filter(line -> line.contains(" ERROR dev.leapgate.jaxrs."))
                 .collect(Collectors.joining("\n"));
     }

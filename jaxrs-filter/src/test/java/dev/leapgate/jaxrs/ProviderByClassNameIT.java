@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.jaxrs.app.ByClassNameApplication;
 import dev.leapgate.jaxrs.app.LocatorAnnotations;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -140,17 +137,7 @@ class ProviderByClassNameIT {
             connector.setPort(0);
             server.addConnector(connector);
             server.setHandler(context);
-            // The provider logs through slf4j-simple, to System.err: what it says while the application starts.
-            PrintStream err = System.err;
-            ByteArrayOutputStream captured = new ByteArrayOutputStream();
-            System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-            try {
-                server.start();
-            } finally {
-                System.setErr(err);
-            }
-            String log = captured.toString(StandardCharsets.UTF_8);
-            err.print(log);
+            String log = StandardError.capturedWhile(server::start); // what the provider says while it starts
             if (holder.getUnavailableException() != null) {
                 server.stop();
                 throw new IllegalStateException("the application failed to start", holder.getUnavailableException());
