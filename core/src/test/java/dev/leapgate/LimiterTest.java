@@ -279,6 +279,53 @@ class LimiterTest {
     }
 
     @Test
+    void pacedEntryThatWaited_quotaIsAsOfItsTurn_whenItGoesOn_notAsOfItsDecision() {
+        java.util.concurrent.atomic.AtomicBoolean timePasses = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Limiter paced = Limiter.builder("paced")
+                .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
+                .onExcess(OnExcess.pace(Duration.ofMillis(100)))
+                .clock(clock)
+                .sleeper(nanos -> clock.advanceNanos(timePasses.get() ? nanos : 0))
+                .build();
+        assertThat(paced.tryEnter().admitted()).isTrue(); // the turn at 0; the next is at 100 ms
+
+        Entry waited = (Entry) paced.tryEnter(); // decided at 0, goes on at 100 ms
+
+        assertThat(waited.startNanos()).isEqualTo(100_000_000L);
+        // At 100 ms the next turn is at 200 ms, within max-queue: one more request goes, after it
+        // the schedule is free; not "none" and 200 ms, as the schedule looked from the decision.
+        Quota quota = waited.quotas().get(0);
+        assertThat(quota.remaining()).isEqualTo(1);
+        assertThat(quota.reset()).isEqualTo(Duration.ofMillis(100));
+        timePasses.set(false); // the next requests all come at 100 ms
+        assertThat(paced.tryEnter().admitted()).as("the one told of").isTrue();
+        assertThat(paced.tryEnter().admitted()).isFalse();
+    }
+
+    @Test
+    void borrowedEntry_quotaResetsAWindowAfterTheBucketItWaitedFor() {
+        Limiter borrowing = Limiter.builder("borrowing")
+                .rate(2, WindowSpec.of(Duration.ofSeconds(1), 10))
+                .onExcess(OnExcess.borrow(Duration.ofMillis(500)))
+                .clock(clock)
+                .sleeper(clock::advanceNanos)
+                .build();
+        assertThat(borrowing.tryEnter(2).admitted()).isTrue();
+        clock.advance(Duration.ofMillis(1050)); // the strict window counts [0, 100ms) until 1.1 s
+
+        Entry loan = (Entry) borrowing.tryEnter(2); // borrows from [1.1 s, 1.2 s) and waits for it
+
+        assertThat(loan.startNanos()).isEqualTo(1_100_000_000L);
+        Quota quota = loan.quotas().get(0);
+        // It counts until its bucket leaves the strict window, at 2.2 s: 1.1 s after it went on.
+        assertThat(quota.reset()).isEqualTo(Duration.ofMillis(1100));
+        clock.advance(quota.reset());
+        Entry whole = (Entry) borrowing.tryEnter(2);
+        assertThat(whole.startNanos()).as("whole again: no loan, no wait").isEqualTo(clock.nanoTime());
+        assertThat(whole.quotas().get(0).remaining()).isZero();
+    }
+
+    @Test
     void warmingUpEntry_quotaSaysTheNextRequestWouldBeRejected_untilItsReset() {
         Limiter warming = Limiter.builder("warming")
                 .rate(10, WindowSpec.of(Duration.ofSeconds(1)))

@@ -771,7 +771,7 @@ public final class HttpGate implements AutoCloseable {
     private boolean writeFields(AdmittedEntry entry, BiConsumer<String, String> header) {
         Map<Limit, Policy> policies = snapshot.get().policies;
         int n = entry.limitCount();
-        long now = entry.decidedNanos();
+        long now = entry.startNanos(); // as of the admission, after any wait: see AdmittedEntry.quotas
         if (n <= 2) {
             return writeFewFields(policies, entry, n, now, header);
         }

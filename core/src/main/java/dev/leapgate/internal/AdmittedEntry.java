@@ -117,9 +117,12 @@ public final class AdmittedEntry extends Entry {
      * {@inheritDoc}
      *
      * <p>Computed when asked for, so that requests whose quotas nobody reads do not pay for them
-     * (and their entries stay small): a window's as of the decision, from its ticket, so that every
-     * call gives an equal quota; an in-flight limit's and a paced or warming-up rule's from what its
-     * counter or schedule holds when asked. Shadow rules are not among them.
+     * (and their entries stay small), as of the admission ({@link #startNanos()}: after the wait
+     * of a paced or borrowing request, when it goes on and its response starts; a quota as of the
+     * decision would tell such a client of a schedule or a loan's bucket as they stood before its
+     * wait): a window's from its ticket, so that every call gives an equal quota; an in-flight
+     * limit's and a paced or warming-up rule's from what its counter or schedule holds when asked.
+     * Shadow rules are not among them.
      */
     @Override
     public List<Quota> quotas() {
@@ -130,7 +133,7 @@ public final class AdmittedEntry extends Entry {
         Quota[] all = new Quota[enforced];
         for (int i = 0, k = 0; i < limits.length; i++) {
             if (!limits[i].shadow) { // a shadow rule limits nothing: it has no quota to show
-                all[k++] = limits[i].quota(decidedNanos, origin, token(i));
+                all[k++] = limits[i].quota(startNanos, origin, token(i));
             }
         }
         if (all.length > 1) {

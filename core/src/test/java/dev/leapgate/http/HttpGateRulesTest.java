@@ -229,6 +229,24 @@ class HttpGateRulesTest {
     }
 
     @Test
+    void pacedRequestThatWaited_getsTheFieldsOfTheScheduleWhenItGoesOn() {
+        HttpGate gate = gate(rule("paced", "/submit")
+                .limit(10, seconds(1))
+                .onExcess(OnExcess.pace(Duration.ofMillis(100)))
+                .build());
+        ((Entry) gate.enter("POST", "/submit", ip("203.0.113.1"))).close(); // the turn at 0
+
+        Entry waited = (Entry) gate.enter("POST", "/submit", ip("203.0.113.1")); // the turn at 100 ms
+        java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
+        gate.admittedHeaders(waited, fields::put);
+        waited.close();
+
+        // At 100 ms the next turn, at 200 ms, is within max-queue: the client may send one more.
+        assertThat(fields).containsEntry("RateLimit", "\"paced\";r=1;t=1");
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted()).isTrue();
+    }
+
+    @Test
     void borrowingRule_lendsFromTheNextBucket_andTheRequestWaitsForIt() {
         HttpGate gate = gate(rule("bursty", "/api/**")
                 .limit(2, seconds(1))
