@@ -120,9 +120,10 @@ public final class AdmittedEntry extends Entry {
      * (and their entries stay small), as of the admission ({@link #startNanos()}: after the wait
      * of a paced or borrowing request, when it goes on and its response starts; a quota as of the
      * decision would tell such a client of a schedule or a loan's bucket as they stood before its
-     * wait): a window's from its ticket, so that every call gives an equal quota; an in-flight
-     * limit's and a paced or warming-up rule's from what its counter or schedule holds when asked.
-     * Shadow rules are not among them.
+     * wait): a window's from its ticket, so that every call gives an equal quota (but for a request
+     * that waited past the bucket it was counted in: then from the window as it is read); an
+     * in-flight limit's and a paced or warming-up rule's from what its counter or schedule holds
+     * when asked. Shadow rules are not among them.
      */
     @Override
     public List<Quota> quotas() {

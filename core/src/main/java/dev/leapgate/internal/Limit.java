@@ -443,9 +443,19 @@ public abstract sealed class Limit {
                     : shared.nanosUntilAvailable(nowNanos, permits);
         }
 
+        /**
+         * From the ticket, without reading the window again, while {@code nowNanos} is within the
+         * admission's bucket (or before it, for a loan). Later, for a request that waited for another
+         * rule's turn until its bucket had passed, the ticket tells of a window that has moved on
+         * since, perhaps to a quota whole again: the window is read as it is then.
+         */
         @Override
         public long remaining(long nowNanos, Origin origin, long token) {
-            return perOrigin ? keyed.remainingAfter(token) : shared.remainingAfter(token);
+            long bucketStart = perOrigin ? keyed.ticketStartNanos(token) : shared.ticketStartNanos(token);
+            if (nowNanos - bucketStart < rule.window().bucketNanos()) {
+                return perOrigin ? keyed.remainingAfter(token) : shared.remainingAfter(token);
+            }
+            return Math.max(0, rule.limit() - used(nowNanos, origin));
         }
 
         @Override

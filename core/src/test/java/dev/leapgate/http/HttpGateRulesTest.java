@@ -247,6 +247,45 @@ class HttpGateRulesTest {
     }
 
     @Test
+    void requestThatWaitedForAPacedTurn_isToldWhatItsWindowHoldsWhenItGoesOn() {
+        java.util.concurrent.atomic.AtomicBoolean timePasses = new java.util.concurrent.atomic.AtomicBoolean(true);
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(
+                        rule("window", "/submit")
+                                .limit(
+                                        2,
+                                        new WindowSpec(Duration.ofMillis(200), 2, dev.leapgate.rule.WindowMode.SLIDING))
+                                .build(),
+                        rule("paced", "/submit")
+                                .limit(5, seconds(1)) // a turn every 200 ms
+                                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                                .build())))
+                .clock(clock)
+                .sleeper(nanos -> clock.advanceNanos(timePasses.get() ? nanos : 0))
+                .build();
+        ((Entry) gate.enter("POST", "/submit", ip("203.0.113.1"))).close();
+
+        // Counted at 0 in bucket [0, 100 ms), the window's second: it goes on at its turn, 200 ms.
+        Entry waited = (Entry) gate.enter("POST", "/submit", ip("203.0.113.1"));
+        java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
+        gate.admittedHeaders(waited, fields::put);
+        waited.close();
+
+        assertThat(waited.startNanos()).isEqualTo(200_000_000L);
+        // By then [0, 100 ms) has left the sliding window: it holds nothing, the quota is whole.
+        assertThat(waited.quotas())
+                .filteredOn(q -> q.rule().equals("window"))
+                .singleElement()
+                .extracting(Quota::remaining, Quota::reset)
+                .containsExactly(2L, Duration.ZERO);
+        assertThat(fields).containsEntry("RateLimit", "\"window\";r=2;t=0, \"paced\";r=5;t=1");
+        timePasses.set(false); // the next requests all come at 200 ms
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(((Rejection) gate.enter("POST", "/submit", ip("203.0.113.1"))).rule())
+                .isEqualTo("window");
+    }
+
+    @Test
     void borrowingRule_lendsFromTheNextBucket_andTheRequestWaitsForIt() {
         HttpGate gate = gate(rule("bursty", "/api/**")
                 .limit(2, seconds(1))
