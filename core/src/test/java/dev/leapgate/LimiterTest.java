@@ -303,6 +303,47 @@ class LimiterTest {
     }
 
     @Test
+    void longestWindowAndQueue_withALimitOfOne_tellAndKeepExactTimes() {
+        List<Long> sleeps = new java.util.ArrayList<>();
+        Sleeper sleeper = nanos -> {
+            sleeps.add(nanos);
+            clock.advanceNanos(nanos);
+        };
+        Duration day = Duration.ofHours(24);
+        Duration minute = Duration.ofMinutes(1);
+        Limiter paced = Limiter.builder("daily")
+                .rate(1, WindowSpec.of(day))
+                .onExcess(OnExcess.pace(minute))
+                .clock(clock)
+                .sleeper(sleeper)
+                .build();
+        Limiter borrowing = Limiter.builder("daily-loans")
+                .rate(1, WindowSpec.of(day, 1000)) // buckets of 86.4 s
+                .onExcess(OnExcess.borrow(minute))
+                .clock(clock)
+                .sleeper(sleeper)
+                .build();
+        assertThat(paced.tryEnter().admitted()).isTrue();
+        assertThat(borrowing.tryEnter().admitted()).isTrue();
+
+        Rejection notToday = (Rejection) paced.tryEnter();
+        assertThat(notToday.retryAfter()).as("the turn at 24 h, less max-queue").isEqualTo(day.minus(minute));
+        Rejection noLoan = (Rejection) borrowing.tryEnter();
+        // Counted in [0, 86.4 s) until the strict window's 1001st bucket: 24 h 1 min 26.4 s.
+        assertThat(noLoan.retryAfter()).isEqualTo(day.plusMillis(86_400));
+
+        clock.advance(notToday.retryAfter());
+        Entry paid = (Entry) paced.tryEnter();
+        assertThat(paid.startNanos()).as("after max-queue, at its turn").isEqualTo(day.toNanos());
+        assertThat(paid.quotas().get(0).reset()).as("the next turn, a day on").isEqualTo(day);
+        clock.advance(Duration.ofMillis(86_400 - 30_000)); // 30 s before the bucket [0, 86.4 s) leaves
+        Entry loan = (Entry) borrowing.tryEnter();
+        assertThat(loan.startNanos()).isEqualTo(day.plusMillis(86_400).toNanos());
+        assertThat(sleeps)
+                .containsExactly(minute.toNanos(), Duration.ofSeconds(30).toNanos());
+    }
+
+    @Test
     void borrowedEntry_quotaResetsAWindowAfterTheBucketItWaitedFor() {
         Limiter borrowing = Limiter.builder("borrowing")
                 .rate(2, WindowSpec.of(Duration.ofSeconds(1), 10))
