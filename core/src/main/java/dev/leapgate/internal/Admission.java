@@ -212,7 +212,7 @@ public final class Admission {
                 }
             }
         }
-        return instant ? UnlimitedEntry.INSTANCE : new AdmittedEntry(limits, t0, t1, all, origin, permits, now, start);
+        return instant ? UnlimitedEntry.INSTANCE : new AdmittedEntry(limits, t0, t1, all, origin, permits, start);
     }
 
     /**
@@ -283,7 +283,7 @@ public final class Admission {
             return rejectAtOnce(limit, origin, permits, token, now);
         }
         limit.recorder.onEnter(now);
-        return new AdmittedEntry(limits, token, 0, null, origin, permits, now, now);
+        return new AdmittedEntry(limits, token, 0, null, origin, permits, now);
     }
 
     private Rejection rejectAtOnce(Limit limit, Origin origin, int permits, long token, long now) {
@@ -380,7 +380,7 @@ public final class Admission {
      */
     private static AdmittedEntry admittedByShadowAlone(Limit[] limits, Origin origin, int permits, long now) {
         limits[0].recorder.onEnter(now);
-        return new AdmittedEntry(limits, Limit.SHADOW_REJECTED, 0, null, origin, permits, now, now);
+        return new AdmittedEntry(limits, Limit.SHADOW_REJECTED, 0, null, origin, permits, now);
     }
 
     /**

@@ -50,8 +50,6 @@ public final class AdmittedEntry extends Entry {
 
     private final Origin origin;
     private final int permits;
-    /** The clock reading of the decision. */
-    private final long decidedNanos;
     /** The clock reading at admission: the decision's, or the end of a wait for a turn. */
     private final long startNanos;
 
@@ -60,21 +58,13 @@ public final class AdmittedEntry extends Entry {
     private volatile long state;
 
     AdmittedEntry(
-            Limit[] limits,
-            long token0,
-            long token1,
-            long[] tokens,
-            Origin origin,
-            int permits,
-            long decidedNanos,
-            long startNanos) {
+            Limit[] limits, long token0, long token1, long[] tokens, Origin origin, int permits, long startNanos) {
         this.limits = limits;
         this.token0 = token0;
         this.token1 = token1;
         this.tokens = tokens;
         this.origin = origin;
         this.permits = permits;
-        this.decidedNanos = decidedNanos;
         this.startNanos = startNanos;
     }
 
@@ -106,11 +96,6 @@ public final class AdmittedEntry extends Entry {
     /** Who the request came from. */
     public Origin origin() {
         return origin;
-    }
-
-    /** The clock reading of the decision (before any wait). */
-    public long decidedNanos() {
-        return decidedNanos;
     }
 
     /**
