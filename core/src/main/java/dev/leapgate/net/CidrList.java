@@ -1,5 +1,6 @@
 package dev.leapgate.net;
 
+import dev.leapgate.internal.ListSeparators;
 import dev.leapgate.internal.Shown;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -56,11 +57,15 @@ public final class CidrList {
             try {
                 parsed.add(Cidr.parse(entry));
             } catch (IllegalArgumentException invalid) {
+                String misjoined = ListSeparators.misjoined(entry);
                 problems.add(
-                        isName(entry)
-                                ? "invalid CIDR " + Shown.quoted(entry) + ": not an IP address; names are not resolved:"
-                                        + " write an address, e.g. 127.0.0.1 or ::1"
-                                : invalid.getMessage() + hint(entries, e));
+                        misjoined != null
+                                ? misjoined
+                                : isName(entry)
+                                        ? "invalid CIDR " + Shown.quoted(entry)
+                                                + ": not an IP address; names are not resolved:"
+                                                + " write an address, e.g. 127.0.0.1 or ::1"
+                                        : invalid.getMessage() + hint(entries, e));
             }
         }
         if (!problems.isEmpty()) {

@@ -1,6 +1,7 @@
 package dev.leapgate.rule;
 
 import dev.leapgate.Origin;
+import dev.leapgate.internal.ListSeparators;
 import dev.leapgate.internal.Shown;
 import dev.leapgate.net.Cidr;
 import dev.leapgate.net.CidrList;
@@ -50,7 +51,10 @@ public final class OriginList {
             try {
                 ranges.add(Cidr.parse(entry));
             } catch (IllegalArgumentException notARange) {
-                if (entry.startsWith("/") && e > 0) {
+                String misjoined = ListSeparators.misjoined(entry);
+                if (misjoined != null) {
+                    problems.add(misjoined);
+                } else if (entry.startsWith("/") && e > 0) {
                     problems.add(notARange.getMessage() + "; no space is allowed inside a block: write "
                             + entries.get(e - 1) + entry);
                 } else if (entry.indexOf('/') >= 0 || looksLikeAddress(entry)) {

@@ -315,6 +315,34 @@ class GlobalSettingsTest {
         assertThat(problems("deny", "10.0.0.300")).singleElement(STRING).startsWith("deny: invalid CIDR '10.0.0.300'");
     }
 
+    @Test
+    void exemptAndDeny_addressesJoinedBySemicolons_areRejected_neverReadAsOneIdentifier() {
+        // With a header origin, an entry that is no address is an identifier: read so,
+        // "203.0.113.5;203.0.113.6" would deny neither address, and nothing would say so.
+        assertThat(problems("origin", "header:X-Api-Key", "deny", "203.0.113.5;203.0.113.6"))
+                .containsExactly("deny: invalid CIDR '203.0.113.5;203.0.113.6': entries are separated by commas"
+                        + " or spaces, not ';': write 203.0.113.5, 203.0.113.6");
+        assertThat(problems("exempt", "10.0.0.0/8;192.168.0.0/16"))
+                .containsExactly("exempt: invalid CIDR '10.0.0.0/8;192.168.0.0/16': entries are separated by"
+                        + " commas or spaces, not ';': write 10.0.0.0/8, 192.168.0.0/16");
+        // An identifier with a ';' that is not a list of addresses stays an identifier.
+        assertThat(parse("origin", "header:X-Api-Key", "exempt", "key;one")
+                        .rules()
+                        .exempt()
+                        .contains(Origin.id("key;one")))
+                .isTrue();
+    }
+
+    @Test
+    void trustedProxiesAndStatusAllow_blocksJoinedBySemicolons_areRejectedSayingHowToSeparate() {
+        assertThat(problems("trusted-proxies", "10.0.0.0/8;192.168.0.0/16"))
+                .containsExactly("trusted-proxies: invalid CIDR '10.0.0.0/8;192.168.0.0/16': entries are separated"
+                        + " by commas or spaces, not ';': write 10.0.0.0/8, 192.168.0.0/16");
+        assertThat(problems("status-path", "/leapgate/status", "status-allow", "127.0.0.1;::1"))
+                .containsExactly("status-allow: invalid CIDR '127.0.0.1;::1': entries are separated by commas or"
+                        + " spaces, not ';': write 127.0.0.1, ::1");
+    }
+
     // --- response
 
     @Test

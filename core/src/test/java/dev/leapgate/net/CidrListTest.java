@@ -63,6 +63,28 @@ class CidrListTest {
     }
 
     @Test
+    void parse_blocksJoinedBySemicolonsOrBars_isRejectedSayingHowListsAreSeparated() {
+        // Another format's separator makes one entry of two blocks: its own parse error would blame
+        // the prefix length ("must be between 0 and 32") of a list whose prefixes are all fine.
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("10.0.0.0/8;192.168.0.0/16"))
+                .withMessage("invalid CIDR '10.0.0.0/8;192.168.0.0/16': entries are separated by commas or spaces,"
+                        + " not ';': write 10.0.0.0/8, 192.168.0.0/16");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("10.0.0.1; 10.0.0.2"))
+                .withMessage("invalid CIDR '10.0.0.1;': entries are separated by commas or spaces, not ';':"
+                        + " write 10.0.0.1 (in '10.0.0.1; 10.0.0.2')");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("fd00::/8|10.0.0.0/8"))
+                .withMessage("invalid CIDR 'fd00::/8|10.0.0.0/8': entries are separated by commas or spaces,"
+                        + " not '|': write fd00::/8, 10.0.0.0/8");
+        // Not blocks once split either: the entry's own error stands.
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("10.0.0.0/8;x"))
+                .withMessageStartingWith("invalid CIDR '10.0.0.0/8;x': ");
+    }
+
+    @Test
     void contains_anyBlock() {
         CidrList list = CidrList.parse("10.0.0.0/8, 2001:db8::/32");
 
