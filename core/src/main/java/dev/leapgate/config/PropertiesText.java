@@ -1,5 +1,6 @@
 package dev.leapgate.config;
 
+import dev.leapgate.internal.Shown;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -94,16 +95,43 @@ final class PropertiesText {
         }
         try {
             String key = unescape(line.substring(0, keyEnd));
+            int comment = trailingComment(line, valueStart);
             String value = unescape(line.substring(valueStart)).strip();
             if (key.isEmpty()) {
                 problems.add(lineNumber, "no key before '" + line.charAt(0) + "'; expected key=value");
                 return null;
+            }
+            if (comment >= 0) {
+                // Read as the value it would be, the value is no identifier in exempt or deny
+                // ("# health checks"), nor a confusing "no space is allowed inside" of a limit.
+                problems.add(
+                        new Setting(key, value, lineNumber),
+                        Shown.quoted(value) + " ends in what looks like a comment, but a properties file has"
+                                + " comments only on lines of their own (starting with # or !): the text after a"
+                                + " value is part of it; put the comment on the line above (a value that really"
+                                + " holds ' #' writes it ' \\#')");
+                value = unescape(line.substring(valueStart, comment)).strip();
             }
             return new Setting(key, value, lineNumber);
         } catch (IllegalArgumentException malformed) {
             problems.add(lineNumber, malformed.getMessage());
             return null;
         }
+    }
+
+    /**
+     * Where a comment written after the value starts ({@code 5/1m  # five a minute}): a {@code #}
+     * or {@code !} after a blank, which {@link java.util.Properties} reads as part of the value;
+     * -1 if there is none. An escaped one ({@code \#}) is the value's own.
+     */
+    private static int trailingComment(String line, int valueStart) {
+        for (int i = valueStart + 1; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if ((c == '#' || c == '!') && isBlank(line.charAt(i - 1))) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private static boolean endsWithContinuation(CharSequence line) {

@@ -120,6 +120,50 @@ class PropertiesSyntaxTest {
     }
 
     @Test
+    void aCommentAfterAValue_isRefusedAsOne_notReadAsPartOfTheValue() {
+        // Properties reads a comment only as a line of its own: the text after a value belongs to it.
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit = 5/1m   # five a minute"))
+                .containsExactly("line 2: rule.a.limit: '5/1m   # five a minute' ends in what looks like a comment,"
+                        + " but a properties file has comments only on lines of their own (starting with # or !):"
+                        + " the text after a value is part of it; put the comment on the line above (a value that"
+                        + " really holds ' #' writes it ' \\#')");
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit=5/1m", "deny = 203.0.113.7 ! abuse"))
+                .singleElement()
+                .asString()
+                .startsWith("line 3: deny: '203.0.113.7 ! abuse' ends in what looks like a comment");
+    }
+
+    @Test
+    void aCommentAfterAnIdentifier_isNoIdentifier_soItCannotExemptAClientThatSendsIt() {
+        // With a header origin, "# health checks" would otherwise exempt any client sending the key
+        // "#", "health" or "checks".
+        assertThat(ConfigProblems.of(() -> ConfigParser.parseProperties(
+                        String.join(
+                                "\n",
+                                "origin=header:X-Api-Key",
+                                "rule.a.match=/a",
+                                "rule.a.limit=5/1m",
+                                "exempt=monitoring-key # health checks"),
+                        "leapgate.properties")))
+                .singleElement()
+                .asString()
+                .startsWith("line 4: exempt: 'monitoring-key # health checks' ends in what looks like a comment");
+        // Escaped, a '#' after a blank is the value's own.
+        assertThat(ConfigParser.parseProperties(
+                                String.join(
+                                        "\n",
+                                        "origin=header:X-Api-Key",
+                                        "rule.a.match=/a",
+                                        "rule.a.limit=5/1m",
+                                        "exempt=key-one \\#key-two"),
+                                "leapgate.properties")
+                        .rules()
+                        .exempt()
+                        .contains(dev.leapgate.Origin.id("#key-two")))
+                .isTrue();
+    }
+
+    @Test
     void aLineWithoutKey_isRejected() {
         assertThat(ConfigProblems.ofRules("rule.a.match=/a", "=5/s", "rule.a.limit=1/s"))
                 .containsExactly("line 2: no key before '='; expected key=value");
