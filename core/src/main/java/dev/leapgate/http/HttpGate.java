@@ -41,6 +41,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -237,8 +238,12 @@ public final class HttpGate implements AutoCloseable {
         List<ServiceLoader<WindowStoreProvider>> loaders = List.of(
                 ServiceLoader.load(WindowStoreProvider.class),
                 ServiceLoader.load(WindowStoreProvider.class, HttpGate.class.getClassLoader()));
+        Set<String> found = new LinkedHashSet<>();
+        boolean redisFound = false;
         for (ServiceLoader<WindowStoreProvider> loader : loaders) {
             for (WindowStoreProvider provider : loader) {
+                found.add(provider.getClass().getName());
+                redisFound |= provider.supports("redis");
                 if (provider.supports(scheme)) {
                     try {
                         return provider.open(settings);
@@ -249,10 +254,21 @@ public final class HttpGate implements AutoCloseable {
                 }
             }
         }
+        // With leapgate-redis present, "add leapgate-redis" would send the user after what is there:
+        // the scheme is the mistake.
+        String redis = "redis://, rediss://, redis-sentinel://, rediss-sentinel://, redis-cluster:// and"
+                + " rediss-cluster://";
         throw new ConfigException(
                 "store",
                 List.of("store = " + settings.shownUri() + ": no shared store for scheme '" + scheme + "' on the class"
-                        + " path; for Redis (redis://, rediss://, redis-sentinel://) add dev.leapgate:leapgate-redis"));
+                        + " path; "
+                        + (redisFound
+                                ? "leapgate-redis, which is there, takes " + redis
+                                : (found.isEmpty()
+                                                ? ""
+                                                : "the stores there (" + String.join(", ", found)
+                                                        + ") do not take it; ")
+                                        + "for Redis (" + redis + ") add dev.leapgate:leapgate-redis")));
     }
 
     /** Says at start which rules share their windows and which stay per instance. */

@@ -8,6 +8,7 @@ import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -45,5 +46,21 @@ class StoreUriTest {
                 .asString()
                 .startsWith("store = ")
                 .contains(named);
+    }
+
+    /**
+     * A scheme no store takes, with leapgate-redis on the class path: the message says which schemes
+     * it takes, rather than sending the user to add the module that is already there.
+     */
+    @Test
+    void aSchemeNoStoreTakes_withTheRedisModulePresent_namesItsSchemes_notTheModuleToAdd() {
+        ConfigException e = catchThrowableOfType(
+                ConfigException.class, () -> gate("http://redis.internal:6379").close());
+
+        assertThat(e).isNotNull();
+        assertThat(e.problems())
+                .containsExactly("store = http://redis.internal:6379: no shared store for scheme 'http' on the class"
+                        + " path; leapgate-redis, which is there, takes redis://, rediss://, redis-sentinel://,"
+                        + " rediss-sentinel://, redis-cluster:// and rediss-cluster://");
     }
 }
