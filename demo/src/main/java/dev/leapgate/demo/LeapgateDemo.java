@@ -5,6 +5,8 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.servlet.LeapgateFilter;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
+import java.io.IOException;
+import java.net.BindException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +59,14 @@ public final class LeapgateDemo {
             System.err.println("No WEB-INF/web.xml in " + webapp.toAbsolutePath() + "; set -Dwebapp=<dir>");
             System.exit(2);
         }
-        Server server = start(host, port, webapp, setting("store", "STORE"));
+        Server server;
+        try {
+            server = start(host, port, webapp, setting("store", "STORE"));
+        } catch (PortInUse e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         server.setStopAtShutdown(true);
         System.out.println(banner(host, port(server), rulesFile(server), setting("store", "STORE")));
         server.join();
@@ -90,8 +99,29 @@ public final class LeapgateDemo {
             }
         }));
         server.setHandler(app);
-        server.start();
+        try {
+            server.start();
+        } catch (IOException e) {
+            if (!(e.getCause() instanceof BindException)) {
+                throw e;
+            }
+            server.stop();
+            throw new PortInUse(
+                    (host.contains(":") ? "[" + host + "]" : host) + ":" + port
+                            + " is in use (another server listens there): start the demo on another port with"
+                            + " -Dport=9090 or PORT=9090 (0 picks a free one)",
+                    e);
+        }
         return server;
+    }
+
+    /** The demo's port is taken: said in one line by {@link #main}, the README's first command. */
+    static final class PortInUse extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PortInUse(String message, IOException cause) {
+            super(message, cause);
+        }
     }
 
     /** The port the demo listens on. */

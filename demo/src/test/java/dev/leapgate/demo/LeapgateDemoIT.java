@@ -1,7 +1,11 @@
 package dev.leapgate.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -98,6 +102,24 @@ class LeapgateDemoIT {
             }
         } finally {
             server.stop();
+        }
+    }
+
+    /**
+     * 8080 is often taken on a developer's machine: the README's first command then says which
+     * port and how to choose another, instead of Jetty's stack trace ("Failed to bind to ...").
+     */
+    @Test
+    void demo_onAPortInUse_saysSo_andHowToChooseAnother() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))) {
+            int port = taken.getLocalPort();
+
+            IOException e = catchThrowableOfType(
+                    IOException.class, () -> LeapgateDemo.start("127.0.0.1", port, Path.of("src/main/webapp")));
+
+            assertThat(e)
+                    .hasMessage("127.0.0.1:" + port + " is in use (another server listens there): start the demo on"
+                            + " another port with -Dport=9090 or PORT=9090 (0 picks a free one)");
         }
     }
 }
