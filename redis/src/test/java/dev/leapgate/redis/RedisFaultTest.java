@@ -260,12 +260,14 @@ class RedisFaultTest {
         assertThat(Duration.ofNanos(slowest.get())).isLessThan(BOUND);
         StoreStats stats = gate.store("login").orElseThrow();
         // one outage; while Redis restarts, each probing round of the breaker (every second, two
-        // calls let through, the others refused) may switch the rule back and forth once more: one
-        // switch per second Redis was away at most, never one per decision (hundreds were made
-        // without the store)
+        // calls let through, the others refused) may switch the rule back and forth once more, and
+        // on a loaded machine a decision over its budget once Redis is back once more again (7
+        // switches seen in under 2 s at a load average of 7): a few switches per second Redis was
+        // away at most, never one per decision (hundreds were made without the store)
         long probingRounds = 2 + down / 1_000_000_000L;
-        assertThat(stats.outages()).isBetween(1L, 2 + probingRounds);
-        assertThat(stats.decidedWithoutStore()).isPositive();
+        assertThat(stats.outages()).isBetween(1L, 2 + 2 * probingRounds);
+        assertThat(stats.decidedWithoutStore()).isGreaterThanOrEqualTo(200);
+        assertThat(stats.outages()).isLessThan(stats.decidedWithoutStore() / 20);
         assertThat(timed()).isNotNull(); // and the next decision is the store's again
         assertThat(gate.store("login").orElseThrow().available()).isTrue();
     }
