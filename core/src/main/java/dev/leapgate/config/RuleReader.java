@@ -353,7 +353,7 @@ final class RuleReader {
         if (method != null && !METHOD.matcher(method).matches()) {
             String path = text.strip().substring(method.length()).strip();
             throw new IllegalArgumentException(ValueSyntax.shown(text) + " names the method " + Shown.quoted(method)
-                    + ", which no client sends (methods are letters, digits and '-'); a rule names one method,"
+                    + ", which no client sends (methods are letters, digits, '-' and '_'); a rule names one method,"
                     + " and one without a method matches every method: write " + path
                     + (method.equals("*") ? "" : ", or a rule per method"));
         }

@@ -255,10 +255,10 @@ class SilentWeakeningTest {
                         "rule.api.limit", "100/10s"))
                 .containsExactly(
                         "rule.login.match: 'GET|POST /login' names the method 'GET|POST', which no client sends"
-                                + " (methods are letters, digits and '-'); a rule names one method, and one without a"
+                                + " (methods are letters, digits, '-' and '_'); a rule names one method, and one without a"
                                 + " method matches every method: write /login, or a rule per method",
                         "rule.api.match: '* /api/**' names the method '*', which no client sends (methods are"
-                                + " letters, digits and '-'); a rule names one method, and one without a method"
+                                + " letters, digits, '-' and '_'); a rule names one method, and one without a method"
                                 + " matches every method: write /api/**");
 
         assertThat(parse(
