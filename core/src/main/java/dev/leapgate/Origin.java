@@ -49,6 +49,17 @@ public final class Origin {
         return new Origin(ClientKey.of(ip, ipv6PrefixLength), ip, null, false);
     }
 
+    /**
+     * The client at the IP literal {@code address} (what a servlet request's {@code getRemoteAddr()}
+     * gives, say), IPv6 clients grouped by their /64 as the HTTP filters group them by default.
+     *
+     * @throws IllegalArgumentException if {@code address} is not an IP literal ({@link
+     *     IpAddress#parse} says why; a host name is never looked up), or is a multicast address
+     */
+    public static Origin ip(String address) {
+        return ip(IpAddress.parse(Objects.requireNonNull(address, "address")), ClientKey.DEFAULT_IPV6_PREFIX_LENGTH);
+    }
+
     /** The client identified by {@code id} (a user name, a client id), shown as it is. */
     public static Origin id(String id) {
         Objects.requireNonNull(id, "id");
