@@ -42,8 +42,14 @@ import java.util.Objects;
  * request failed after its close only adds a failure. Requests in flight are not counted either:
  * they are admissions with an entry minus completions. The packed fields wrap; only their
  * differences over one second are ever used, which are exact while a second holds fewer than
- * 2<sup>24</sup> completions, 2<sup>32</sup> admissions and 2<sup>40</sup> microseconds (13 days)
- * of response time.
+ * 2<sup>24</sup> completions and 2<sup>32</sup> admissions.
+ *
+ * <p>A response time of {@value #LONG_RT_UNITS} microseconds (65 ms) or more is not packed: it
+ * adds to {@code longRtUnits}, a count of its own, besides the completion's 1 (a second atomic
+ * addition, for requests that took that long). So what a second packs is below 2<sup>24</sup>
+ * completions times 2<sup>16</sup> microseconds, which the 40 bits hold: a few hundred streams
+ * or long polls open for an hour and closed in the same second (a deploy) would otherwise wrap
+ * them, and lose 12.7 days of response time at each wrap.
  *
  * <p>Requests in flight read this way can only be under-estimated: the engine counts an admission
  * after its slots are taken, and a completion before they are given back, and a reader sees the
@@ -82,9 +88,15 @@ public final class ResourceRecorder implements ResourceStats {
     private static final long RT_MASK = (1L << 40) - 1;
     /** A response time's unit in the running counts: a microsecond. */
     private static final long RT_UNIT_NANOS = 1_000;
+    /**
+     * Response times from this many units on go to {@code longRtUnits}: below it, fewer than
+     * 2<sup>24</sup> completions a second pack fewer than 2<sup>40</sup> units.
+     */
+    private static final long LONG_RT_UNITS = 1L << 16;
 
     private static final VarHandle ADMISSIONS;
     private static final VarHandle COMPLETIONS;
+    private static final VarHandle LONG_RT;
     private static final VarHandle REJECTIONS;
     private static final VarHandle FAILURES;
     private static final VarHandle BORROWED;
@@ -98,6 +110,7 @@ public final class ResourceRecorder implements ResourceStats {
             MethodHandles.Lookup l = MethodHandles.lookup();
             ADMISSIONS = l.findVarHandle(ResourceRecorder.class, "admissions", long.class);
             COMPLETIONS = l.findVarHandle(ResourceRecorder.class, "completions", long.class);
+            LONG_RT = l.findVarHandle(ResourceRecorder.class, "longRtUnits", long.class);
             REJECTIONS = l.findVarHandle(ResourceRecorder.class, "rejections", long.class);
             FAILURES = l.findVarHandle(ResourceRecorder.class, "failures", long.class);
             BORROWED = l.findVarHandle(ResourceRecorder.class, "borrowed", long.class);
@@ -118,6 +131,9 @@ public final class ResourceRecorder implements ResourceStats {
     // Running counts, written by any thread with atomic additions.
     private volatile long admissions;
     private volatile long completions;
+    /** The response times of {@link #LONG_RT_UNITS} units or more, in units: never packed, never wraps. */
+    private volatile long longRtUnits;
+
     private volatile long rejections;
     private volatile long failures;
     private volatile long borrowed;
@@ -137,6 +153,7 @@ public final class ResourceRecorder implements ResourceStats {
     private long rolledSecond; // the second the running counts since the last roll belong to
     private long seenAdmissions;
     private long seenCompletions;
+    private long seenLongRtUnits;
     private long seenRejections;
     private long seenFailures;
     private long seenBorrowed;
@@ -199,7 +216,12 @@ public final class ResourceRecorder implements ResourceStats {
     public void onExit(long nowNanos, long rtNanos, boolean failed) {
         maybeRoll(nowNanos);
         long rt = Math.max(0, rtNanos);
-        COMPLETIONS.getAndAdd(this, 1L | ((rt / RT_UNIT_NANOS) << RT_SHIFT));
+        long units = rt / RT_UNIT_NANOS;
+        if (units >= LONG_RT_UNITS) {
+            LONG_RT.getAndAdd(this, units); // see the class comment: a long one is not packed
+            units = 0;
+        }
+        COMPLETIONS.getAndAdd(this, 1L | (units << RT_SHIFT));
         if (failed) {
             FAILURES.getAndAdd(this, 1L);
         }
@@ -264,6 +286,7 @@ public final class ResourceRecorder implements ResourceStats {
         }
         long adm = admissions;
         long com = completions;
+        long longRt = longRtUnits;
         long rej = rejections;
         long fail = failures;
         long bor = borrowed;
@@ -271,6 +294,7 @@ public final class ResourceRecorder implements ResourceStats {
         if (ring == null) {
             if (adm == seenAdmissions
                     && com == seenCompletions
+                    && longRt == seenLongRtUnits
                     && rej == seenRejections
                     && fail == seenFailures
                     && bor == seenBorrowed
@@ -286,7 +310,7 @@ public final class ResourceRecorder implements ResourceStats {
         long entered = (adm - seenAdmissions) & LOW32;
         long instant = ((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32;
         long completed = (com - seenCompletions) & COUNT24;
-        long rtUnits = ((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK;
+        long rtUnits = (((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK) + (longRt - seenLongRtUnits);
         int base = (int) Math.floorMod(rolledSecond, (long) RING) * SLOT;
         ring[base + TAG] = rolledSecond + 1;
         ring[base + ADMITTED_REJECTED] = saturate(entered + instant) | saturate(rej - seenRejections) << 32;
@@ -301,6 +325,7 @@ public final class ResourceRecorder implements ResourceStats {
         totalRtUnits += rtUnits;
         seenAdmissions = adm;
         seenCompletions = com;
+        seenLongRtUnits = longRt;
         seenRejections = rej;
         seenFailures = fail;
         seenBorrowed = bor;
@@ -370,7 +395,8 @@ public final class ResourceRecorder implements ResourceStats {
             long rejected = rejections - seenRejections;
             long completed = (com - seenCompletions) & COUNT24;
             long failed = failures - seenFailures;
-            long rtUnits = ((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK;
+            long rtUnits =
+                    (((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK) + (longRtUnits - seenLongRtUnits);
             long borrowedCount = borrowed - seenBorrowed;
             long shadowRejected = shadowRejections - seenShadowRejections;
             long peakInFlight = peak;
@@ -485,7 +511,9 @@ public final class ResourceRecorder implements ResourceStats {
             long entered = totalEntered + ((adm - seenAdmissions) & LOW32);
             long instant = totalInstant + (((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32);
             long completed = totalCompleted + ((com - seenCompletions) & COUNT24);
-            long rtUnits = totalRtUnits + (((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK);
+            long rtUnits = totalRtUnits
+                    + (((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK)
+                    + (longRtUnits - seenLongRtUnits);
             long failed = failures;
             return new StatsTotals(
                     entered + instant,

@@ -246,6 +246,34 @@ class ResourceRecorderTest {
     }
 
     @Test
+    void longResponseTimes_closedInOneSecond_sumExactly() {
+        // 400 streams (server-sent events, long polls, exports) open for an hour, all closed in one
+        // second (a deploy): 400 hours, more than the 2^40 us (12.7 days) a packed field holds.
+        long hour = 3_600 * S;
+        for (int i = 0; i < 400; i++) {
+            recorder.onEnter(at(100 * MS));
+        }
+        long end = at(100 * MS + hour);
+        for (int i = 0; i < 400; i++) {
+            recorder.onExit(end, hour, false);
+        }
+        // And one request of 20 days, more than a packed field holds by itself.
+        recorder.onEnter(at(200 * MS + hour));
+        recorder.onExit(at(300 * MS + hour), 20 * 24 * hour, true);
+
+        assertThat(recorder.lastMinute().responseNanos()).isEqualTo(400 * hour + 480 * hour);
+        assertThat(recorder.lastMinute().completed()).isEqualTo(401);
+        assertThat(recorder.totals().responseNanos()).isEqualTo(880 * hour);
+        at(hour + 1_500 * MS);
+        assertThat(recorder.lastMinuteBySecond().get(59).responseNanos())
+                .as("the second they closed in")
+                .isEqualTo(880 * hour);
+        assertThat(recorder.lastMinuteBySecond().get(59).averageResponseMillis())
+                .isEqualTo(880 * 3_600_000.0 / 401);
+        assertThat(recorder.totals().responseNanos()).isEqualTo(880 * hour);
+    }
+
+    @Test
     void shadowRejections_areFiledPerSecond_andKeptInTheTotals() {
         recorder.onShadowReject(at(100 * MS)); // second 0
         recorder.onShadowReject(at(200 * MS));
