@@ -60,7 +60,8 @@ import java.util.Objects;
  *
  * The running counts are written with atomic additions by any thread, without locks. Filing a
  * second, and reading, take a one-bit lock: the request path only ever tries it (a thread that
- * finds it taken goes on, and the next event files the second), a reader spins for it. Everything
+ * finds it taken goes on, and the next event files the second), a reader spins for it, and reads
+ * the clock once it holds it, so that no second is filed after its reading. Everything
  * behind the lock (the ring, the roller's last-seen counts and totals) is plain memory guarded by
  * it. An event racing with a roll may be filed in the second before or after its own; counts are
  * never lost.
@@ -350,6 +351,15 @@ public final class ResourceRecorder implements ResourceStats {
         return Math.min(Math.max(count, 0), LOW32);
     }
 
+    /**
+     * The clock, read by a reader with the lock held: a reading taken before the lock could be
+     * older than a second that a request filed meanwhile, and the reader would take that second for
+     * the current one and leave it out of every window. Lock held.
+     */
+    private long now() {
+        return clock.nanoTime();
+    }
+
     private void lockForRead() {
         for (int spins = 0; !LOCK.compareAndSet(this, 0, 1); spins++) {
             if (spins < 100) {
@@ -383,9 +393,9 @@ public final class ResourceRecorder implements ResourceStats {
 
     /** The {@code seconds} whole seconds before the current one, and the current one so far. */
     StatsSnapshot window(int seconds) {
-        long now = clock.nanoTime();
         lockForRead();
         try {
+            long now = now();
             roll(now);
             long current = secondOf(now);
             // The running counts since the last roll, which is in the current second now.
@@ -439,10 +449,10 @@ public final class ResourceRecorder implements ResourceStats {
 
     @Override
     public List<StatsSnapshot> lastMinuteBySecond() {
-        long now = clock.nanoTime();
         StatsSnapshot[] seconds = new StatsSnapshot[60];
         lockForRead();
         try {
+            long now = now();
             roll(now);
             long inFlight = inFlight(admissions, completions);
             long current = secondOf(now);
@@ -481,10 +491,10 @@ public final class ResourceRecorder implements ResourceStats {
      * {@link #lastMinuteBySecond()} says of them, without a snapshot per second.
      */
     long[] rejectedBySecond() {
-        long now = clock.nanoTime();
         long[] seconds = new long[60];
         lockForRead();
         try {
+            long now = now();
             roll(now);
             long current = secondOf(now);
             for (int i = 0; ring != null && i < seconds.length; i++) {
@@ -502,10 +512,9 @@ public final class ResourceRecorder implements ResourceStats {
 
     @Override
     public StatsTotals totals() {
-        long now = clock.nanoTime();
         lockForRead();
         try {
-            roll(now);
+            roll(now());
             long adm = admissions;
             long com = completions;
             long entered = totalEntered + ((adm - seenAdmissions) & LOW32);

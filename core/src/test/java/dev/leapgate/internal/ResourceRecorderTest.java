@@ -2,6 +2,7 @@ package dev.leapgate.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.Clock;
 import dev.leapgate.ManualClock;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.StatsTotals;
@@ -9,6 +10,7 @@ import dev.leapgate.testing.Together;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class ResourceRecorderTest {
@@ -271,6 +273,48 @@ class ResourceRecorderTest {
         assertThat(recorder.lastMinuteBySecond().get(59).averageResponseMillis())
                 .isEqualTo(880 * 3_600_000.0 / 401);
         assertThat(recorder.totals().responseNanos()).isEqualTo(880 * hour);
+    }
+
+    /**
+     * A reader reads the clock in second 9; before it goes on, a request on another thread, in
+     * second 10, files second 9 (the reader was descheduled, or waited for the lock). The reader
+     * must still count second 9: it is in every window that ends in second 9 or 10.
+     */
+    @Test
+    void aReadWhoseClockReadingPrecedesAnotherThreadsRoll_stillCountsTheSecondThatRollFiled() throws Exception {
+        AtomicReference<Runnable> afterNextReading = new AtomicReference<>();
+        Clock slowReader = () -> {
+            long now = clock.nanoTime();
+            Runnable meanwhile = afterNextReading.getAndSet(null);
+            if (meanwhile != null) {
+                meanwhile.run();
+            }
+            return now;
+        };
+        ResourceRecorder recorder = new ResourceRecorder("GET /orders/{id}", slowReader);
+        for (int i = 0; i < 5; i++) {
+            recorder.onEnter(at(9_500 * MS)); // second 9
+        }
+        at(9_999 * MS);
+        Runnable requestInSecond10 = () -> {
+            Thread other = new Thread(() -> recorder.onEnter(START + 10_000 * MS));
+            other.start();
+            try {
+                other.join();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        };
+
+        afterNextReading.set(requestInSecond10);
+        assertThat(recorder.lastMinute().admitted()).isEqualTo(6);
+        afterNextReading.set(requestInSecond10);
+        assertThat(recorder.lastSecond().admitted()).isEqualTo(7);
+        afterNextReading.set(requestInSecond10);
+        assertThat(recorder.totals().admitted()).isEqualTo(8);
+        at(10_500 * MS);
+        assertThat(recorder.lastSecond().admitted()).isEqualTo(8);
+        assertThat(recorder.lastMinute().admitted()).isEqualTo(8);
     }
 
     @Test
