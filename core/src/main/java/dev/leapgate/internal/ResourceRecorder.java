@@ -42,7 +42,10 @@ import java.util.Objects;
  * request failed after its close only adds a failure. Requests in flight are not counted either:
  * they are admissions with an entry minus completions. The packed fields wrap; only their
  * differences over one second are ever used, which are exact while a second holds fewer than
- * 2<sup>24</sup> completions and 2<sup>32</sup> admissions.
+ * 2<sup>24</sup> completions and 2<sup>32</sup> admissions. A low field's wrap carries 1 into the
+ * field above it, so a difference is taken of the whole words and then split: {@code (adm -
+ * seen) >>> 32}, never {@code (adm >>> 32) - (seen >>> 32)}, which would count each carry as an
+ * admission without an entry (one per 2<sup>32</sup> with one), or a microsecond.
  *
  * <p>A response time of {@value #LONG_RT_UNITS} microseconds (65 ms) or more is not packed: it
  * adds to {@code longRtUnits}, a count of its own, besides the completion's 1 (a second atomic
@@ -309,9 +312,9 @@ public final class ResourceRecorder implements ResourceStats {
             ring = new long[RING * SLOT];
         }
         long entered = (adm - seenAdmissions) & LOW32;
-        long instant = ((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32;
+        long instant = ((adm - seenAdmissions) >>> 32) & LOW32;
         long completed = (com - seenCompletions) & COUNT24;
-        long rtUnits = (((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK) + (longRt - seenLongRtUnits);
+        long rtUnits = (((com - seenCompletions) >>> RT_SHIFT) & RT_MASK) + (longRt - seenLongRtUnits);
         int base = (int) Math.floorMod(rolledSecond, (long) RING) * SLOT;
         ring[base + TAG] = rolledSecond + 1;
         ring[base + ADMITTED_REJECTED] = saturate(entered + instant) | saturate(rej - seenRejections) << 32;
@@ -401,12 +404,11 @@ public final class ResourceRecorder implements ResourceStats {
             // The running counts since the last roll, which is in the current second now.
             long adm = admissions;
             long com = completions;
-            long admitted = ((adm - seenAdmissions) & LOW32) + (((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32);
+            long admitted = ((adm - seenAdmissions) & LOW32) + (((adm - seenAdmissions) >>> 32) & LOW32);
             long rejected = rejections - seenRejections;
             long completed = (com - seenCompletions) & COUNT24;
             long failed = failures - seenFailures;
-            long rtUnits =
-                    (((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK) + (longRtUnits - seenLongRtUnits);
+            long rtUnits = (((com - seenCompletions) >>> RT_SHIFT) & RT_MASK) + (longRtUnits - seenLongRtUnits);
             long borrowedCount = borrowed - seenBorrowed;
             long shadowRejected = shadowRejections - seenShadowRejections;
             long peakInFlight = peak;
@@ -518,11 +520,10 @@ public final class ResourceRecorder implements ResourceStats {
             long adm = admissions;
             long com = completions;
             long entered = totalEntered + ((adm - seenAdmissions) & LOW32);
-            long instant = totalInstant + (((adm >>> 32) - (seenAdmissions >>> 32)) & LOW32);
+            long instant = totalInstant + (((adm - seenAdmissions) >>> 32) & LOW32);
             long completed = totalCompleted + ((com - seenCompletions) & COUNT24);
-            long rtUnits = totalRtUnits
-                    + (((com >>> RT_SHIFT) - (seenCompletions >>> RT_SHIFT)) & RT_MASK)
-                    + (longRtUnits - seenLongRtUnits);
+            long rtUnits =
+                    totalRtUnits + (((com - seenCompletions) >>> RT_SHIFT) & RT_MASK) + (longRtUnits - seenLongRtUnits);
             long failed = failures;
             return new StatsTotals(
                     entered + instant,

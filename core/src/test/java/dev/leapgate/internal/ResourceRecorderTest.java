@@ -317,6 +317,42 @@ class ResourceRecorderTest {
         assertThat(recorder.lastMinute().admitted()).isEqualTo(8);
     }
 
+    /**
+     * The running counts wrap: after 2^32 admissions with an entry the low half of {@code
+     * admissions} carries into the high half (admissions without one), and after 2^24 completions
+     * the count carries into the response times. Neither carry is an admission or a microsecond.
+     * The test starts the running counts where a long life leaves them, one short of the carry.
+     */
+    @Test
+    void theRunningCountsCarries_addNoAdmissionAndNoResponseTime() throws Exception {
+        setLong(recorder, "admissions", 0xFFFF_FFFFL);
+        setLong(recorder, "seenAdmissions", 0xFFFF_FFFFL);
+        setLong(recorder, "completions", 0xFF_FFFFL);
+        setLong(recorder, "seenCompletions", 0xFF_FFFFL);
+
+        recorder.onEnter(at(100 * MS));
+        recorder.onExit(at(200 * MS), 5 * MS, false);
+
+        assertThat(recorder.totals().admitted()).isEqualTo(1);
+        assertThat(recorder.totals().succeeded()).isEqualTo(1);
+        assertThat(recorder.totals().responseNanos()).isEqualTo(5 * MS);
+        assertThat(recorder.lastMinute().admitted()).isEqualTo(1);
+        assertThat(recorder.lastMinute().responseNanos()).isEqualTo(5 * MS);
+        assertThat(recorder.inFlight()).isZero();
+        at(1_500 * MS);
+        StatsSnapshot second0 = recorder.lastMinuteBySecond().get(59);
+        assertThat(second0.admitted()).isEqualTo(1);
+        assertThat(second0.responseNanos()).isEqualTo(5 * MS);
+        assertThat(recorder.totals().admitted()).isEqualTo(1);
+        assertThat(recorder.totals().responseNanos()).isEqualTo(5 * MS);
+    }
+
+    private static void setLong(Object target, String field, long value) throws ReflectiveOperationException {
+        java.lang.reflect.Field f = target.getClass().getDeclaredField(field);
+        f.setAccessible(true);
+        f.setLong(target, value);
+    }
+
     @Test
     void shadowRejections_areFiledPerSecond_andKeptInTheTotals() {
         recorder.onShadowReject(at(100 * MS)); // second 0
