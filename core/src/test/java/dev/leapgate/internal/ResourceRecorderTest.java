@@ -7,10 +7,16 @@ import dev.leapgate.ManualClock;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.StatsTotals;
 import dev.leapgate.testing.Together;
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.List;
+import java.util.Queue;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.Test;
 
 class ResourceRecorderTest {
@@ -247,6 +253,154 @@ class ResourceRecorderTest {
         assertThat(clock.nanoTime() - START).as("the run spanned many seconds").isGreaterThan(10 * S);
     }
 
+    /**
+     * Many threads record every kind of event while the clock crosses dozens of second boundaries
+     * (in steps of 0 to 360 ms, so that every second has events), and a reader reads all the while.
+     * The reader never sees a total go down (succeeded alone may: a success failed after its
+     * close), nor a negative number in flight; at the end the totals are the events recorded, and
+     * the minute and its seconds, which cover the whole run, say the same: a roll loses nothing and
+     * counts nothing twice, whichever second a racing event is filed in.
+     */
+    @Test
+    void manyThreadsAcrossRolls_theSecondsAndTheMinuteAddUpToTheTotals_andTotalsNeverGoDown() throws Exception {
+        int threads = 4;
+        int steps = 300;
+        int perStep = 50;
+        long[][] recorded = new long[threads][7]; // admitted, rejected, shadow, succeeded, failed, borrowed, rt
+        SplittableRandom random = new SplittableRandom(7);
+        CyclicBarrier barrier = new CyclicBarrier(threads, () -> clock.advanceNanos(random.nextInt(361) * MS));
+        AtomicBoolean done = new AtomicBoolean();
+        Queue<String> seen = new ConcurrentLinkedQueue<>();
+        Thread reader = new Thread(() -> {
+            try {
+                readUntil(done, seen);
+            } catch (RuntimeException | Error e) {
+                seen.add(e.toString());
+            }
+        });
+        reader.start();
+        try {
+            Together.run(threads, t -> {
+                long[] mine = recorded[t];
+                for (int step = 0; step < steps; step++) {
+                    for (int i = 0; i < perStep; i++) {
+                        long now = clock.nanoTime();
+                        if (i % 10 == 0) {
+                            recorder.onReject(now);
+                            mine[1]++;
+                            continue;
+                        }
+                        if (i % 5 == 0) {
+                            recorder.onShadowReject(now); // and admitted, as a shadow rule lets it through
+                            mine[2]++;
+                        }
+                        mine[0]++;
+                        if (i % 10 == 1) {
+                            recorder.onInstant(now);
+                            continue;
+                        }
+                        recorder.onEnter(now);
+                        if (i % 13 == 0) {
+                            recorder.onBorrowed();
+                            mine[5]++;
+                        }
+                        long rt = (i % 4) * 40 * MS + i * 1_000; // some of 65 ms and more
+                        boolean failed = i % 7 == 0;
+                        recorder.onExit(clock.nanoTime(), rt, failed);
+                        mine[6] += rt;
+                        if (!failed && i % 11 == 0) {
+                            recorder.onFailedAfterExit();
+                            failed = true;
+                        }
+                        mine[failed ? 4 : 3]++;
+                    }
+                    try {
+                        barrier.await();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+            });
+        } finally {
+            done.set(true);
+            reader.join();
+        }
+        long[] all = new long[7];
+        for (long[] mine : recorded) {
+            for (int k = 0; k < all.length; k++) {
+                all[k] += mine[k];
+            }
+        }
+        long span = clock.nanoTime() - START;
+        assertThat(span)
+                .as("the run crossed many seconds, all within one minute")
+                .isBetween(20 * S, 58 * S);
+        at((span / S + 1) * S + MS); // the next second: every second of the run is whole now
+
+        assertThat(seen).as("what the reader saw go wrong").isEmpty();
+        StatsTotals totals = recorder.totals();
+        List<StatsSnapshot> seconds = recorder.lastMinuteBySecond();
+        StatsSnapshot minute = recorder.lastMinute();
+        long[][] read = {
+            {
+                totals.admitted(),
+                totals.rejected(),
+                totals.shadowRejected(),
+                totals.succeeded(),
+                totals.failed(),
+                totals.borrowed(),
+                totals.responseNanos()
+            },
+            {
+                minute.admitted(),
+                minute.rejected(),
+                minute.shadowRejected(),
+                minute.succeeded(),
+                minute.failed(),
+                minute.borrowed(),
+                minute.responseNanos()
+            },
+            {
+                sum(seconds, StatsSnapshot::admitted),
+                sum(seconds, StatsSnapshot::rejected),
+                sum(seconds, StatsSnapshot::shadowRejected),
+                sum(seconds, StatsSnapshot::succeeded),
+                sum(seconds, StatsSnapshot::failed),
+                sum(seconds, StatsSnapshot::borrowed),
+                sum(seconds, StatsSnapshot::responseNanos)
+            }
+        };
+        assertThat(read[0]).as("totals").containsExactly(all);
+        assertThat(read[1]).as("the last minute").containsExactly(all);
+        assertThat(read[2]).as("its seconds, added up").containsExactly(all);
+        assertThat(recorder.inFlight()).isZero();
+    }
+
+    /** Reads until {@code done}; says in {@code seen} if a total went down, or in flight below 0. */
+    private void readUntil(AtomicBoolean done, Queue<String> seen) {
+        StatsTotals before = recorder.totals();
+        while (!done.get()) {
+            StatsTotals t = recorder.totals();
+            if (t.admitted() < before.admitted()
+                    || t.rejected() < before.rejected()
+                    || t.shadowRejected() < before.shadowRejected()
+                    || t.failed() < before.failed()
+                    || t.borrowed() < before.borrowed()
+                    || t.responseNanos() < before.responseNanos()
+                    || t.succeeded() + t.failed() < before.succeeded() + before.failed()) {
+                seen.add(before + " then " + t);
+            }
+            if (recorder.inFlight() < 0 || recorder.lastMinute().inFlight() < 0) {
+                seen.add("negative in flight");
+            }
+            before = t;
+        }
+    }
+
+    private static long sum(List<StatsSnapshot> seconds, ToLongFunction<StatsSnapshot> count) {
+        return seconds.stream().mapToLong(count).sum();
+    }
+
     @Test
     void longResponseTimes_closedInOneSecond_sumExactly() {
         // 400 streams (server-sent events, long polls, exports) open for an hour, all closed in one
@@ -348,7 +502,7 @@ class ResourceRecorderTest {
     }
 
     private static void setLong(Object target, String field, long value) throws ReflectiveOperationException {
-        java.lang.reflect.Field f = target.getClass().getDeclaredField(field);
+        Field f = target.getClass().getDeclaredField(field);
         f.setAccessible(true);
         f.setLong(target, value);
     }
