@@ -45,7 +45,8 @@ import java.util.Objects;
  * 2<sup>24</sup> completions and 2<sup>32</sup> admissions. A low field's wrap carries 1 into the
  * field above it, so a difference is taken of the whole words and then split: {@code (adm -
  * seen) >>> 32}, never {@code (adm >>> 32) - (seen >>> 32)}, which would count each carry as an
- * admission without an entry (one per 2<sup>32</sup> with one), or a microsecond.
+ * admission without an entry (one per 2<sup>32</sup> with one), or, in the completions, as a
+ * microsecond of response time (one per 2<sup>24</sup> completions).
  *
  * <p>A response time of {@value #LONG_RT_UNITS} microseconds (65 ms) or more is not packed: it
  * adds to {@code longRtUnits}, a count of its own, besides the completion's 1 (a second atomic
