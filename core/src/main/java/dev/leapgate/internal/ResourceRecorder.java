@@ -77,7 +77,7 @@ public final class ResourceRecorder implements ResourceStats {
     /** Seconds in the ring: more than the 61 a minute's window spans. */
     private static final int RING = 64;
     /** Longs per second in the ring. */
-    private static final int SLOT = 7;
+    private static final int SLOT = 8;
     // Fields of a slot: the second it records (+1, so that 0 means empty), then per-second counts.
     private static final int TAG = 0;
     private static final int ADMITTED_REJECTED = 1; // admitted (low 32) | rejected (high 32)
@@ -86,6 +86,11 @@ public final class ResourceRecorder implements ResourceStats {
     private static final int BORROWED_PEAK = 4; // borrowed (low 32) | peak in flight (high 32)
     private static final int MIN_RT = 5;
     private static final int SHADOW_REJECTED = 6;
+    /**
+     * Requests in flight when the second was rolled into: all through the seconds before it that had
+     * no event, and so no record of their own.
+     */
+    private static final int START_IN_FLIGHT = 7;
 
     private static final long LOW32 = 0xFFFF_FFFFL;
     private static final long COUNT24 = (1L << 24) - 1;
@@ -156,6 +161,7 @@ public final class ResourceRecorder implements ResourceStats {
     // Guarded by the lock.
     private long[] ring; // allocated at the first roll with something to file
     private long rolledSecond; // the second the running counts since the last roll belong to
+    private long rolledInFlight; // requests in flight at the last roll, into rolledSecond
     private long seenAdmissions;
     private long seenCompletions;
     private long seenLongRtUnits;
@@ -324,6 +330,7 @@ public final class ResourceRecorder implements ResourceStats {
         ring[base + BORROWED_PEAK] = saturate(bor - seenBorrowed) | saturate(peak) << 32;
         ring[base + MIN_RT] = minRtNanos;
         ring[base + SHADOW_REJECTED] = shadow - seenShadowRejections;
+        ring[base + START_IN_FLIGHT] = rolledInFlight;
         totalEntered += entered;
         totalInstant += instant;
         totalCompleted += completed;
@@ -336,7 +343,8 @@ public final class ResourceRecorder implements ResourceStats {
         seenBorrowed = bor;
         seenShadowRejections = shadow;
         // The new second starts with what is in flight now, and no response time yet.
-        PEAK.setVolatile(this, inFlight(adm, com));
+        rolledInFlight = inFlight(adm, com);
+        PEAK.setVolatile(this, rolledInFlight);
         MIN.setVolatile(this, Long.MAX_VALUE);
         rolledSecond = second;
         nextRollNanos = originNanos + (second + 1) * SECOND_NANOS;
@@ -459,13 +467,18 @@ public final class ResourceRecorder implements ResourceStats {
             roll(now);
             long inFlight = inFlight(admissions, completions);
             long current = secondOf(now);
-            for (int i = 0; i < seconds.length; i++) {
+            // Newest first: a second without a record had no event, and what was in flight all
+            // through it is what the next second with one (or the current one) started with.
+            long inFlightThrough = rolledInFlight;
+            for (int i = seconds.length - 1; i >= 0; i--) {
                 long s = current - seconds.length + i;
                 int base = (int) Math.floorMod(s, (long) RING) * SLOT;
                 if (ring == null || !filed(base, s)) {
-                    seconds[i] = new StatsSnapshot(resource, ONE_SECOND, 0, 0, 0, 0, 0, 0, 0, -1, inFlight, 0);
+                    long peak = s < 0 ? 0 : inFlightThrough; // none before the resource was protected
+                    seconds[i] = new StatsSnapshot(resource, ONE_SECOND, 0, 0, 0, 0, 0, 0, 0, -1, inFlight, peak);
                     continue;
                 }
+                inFlightThrough = ring[base + START_IN_FLIGHT];
                 long completed = ring[base + COMPLETED_FAILED] & LOW32;
                 long failed = ring[base + COMPLETED_FAILED] >>> 32;
                 long min = ring[base + MIN_RT];

@@ -31,8 +31,9 @@ public interface ResourceStats {
 
     /**
      * Each of the 60 whole seconds before the current one, oldest first: a snapshot one second
-     * long per second (all zero for a second without requests), for a chart of the last minute.
-     * Its {@code inFlight} is the requests in flight when read, as in every snapshot.
+     * long per second (all zero for a second without requests, but for its {@code peakInFlight}:
+     * the requests that were in flight all through it), for a chart of the last minute. Its {@code
+     * inFlight} is the requests in flight when read, as in every snapshot.
      */
     List<StatsSnapshot> lastMinuteBySecond();
 

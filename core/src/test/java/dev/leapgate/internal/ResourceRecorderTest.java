@@ -169,6 +169,32 @@ class ResourceRecorderTest {
         assertThat(totals.responseNanos()).isEqualTo(50 * MS);
     }
 
+    /**
+     * Long requests (exports, streams) stay in flight through seconds in which nothing happens:
+     * each of those seconds' peak is what was in flight all along, not 0.
+     */
+    @Test
+    void lastMinuteBySecond_aSecondWithoutEvents_hasForPeakWhatWasInFlightThroughIt() {
+        recorder.onEnter(at(100 * MS)); // second 0: two long requests start
+        recorder.onEnter(at(200 * MS));
+        recorder.onEnter(at(300 * MS)); // and a short one
+        recorder.onExit(at(400 * MS), 100 * MS, false);
+        recorder.onReject(at(5_500 * MS)); // second 5: an event, the two still in flight
+        recorder.onEnter(at(7_500 * MS)); // second 7: a third long one
+        at(10_500 * MS);
+
+        List<StatsSnapshot> seconds = recorder.lastMinuteBySecond(); // index i is second i - 50
+        long[] peaks = seconds.stream().mapToLong(StatsSnapshot::peakInFlight).toArray();
+
+        assertThat(java.util.Arrays.copyOfRange(peaks, 50, 60))
+                .as("seconds 0 to 9")
+                .containsExactly(3, 2, 2, 2, 2, 2, 2, 3, 3, 3);
+        assertThat(java.util.Arrays.copyOfRange(peaks, 0, 50))
+                .as("before the resource was protected")
+                .containsOnly(0);
+        assertThat(recorder.lastSecond().peakInFlight()).isEqualTo(3);
+    }
+
     @Test
     void instantAdmissions_countAsAdmitted_neverAsInFlight() {
         recorder.onInstant(at(10 * MS));
