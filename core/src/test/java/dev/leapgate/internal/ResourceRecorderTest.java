@@ -9,6 +9,7 @@ import dev.leapgate.stats.StatsTotals;
 import dev.leapgate.testing.Together;
 import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.SplittableRandom;
@@ -186,10 +187,10 @@ class ResourceRecorderTest {
         List<StatsSnapshot> seconds = recorder.lastMinuteBySecond(); // index i is second i - 50
         long[] peaks = seconds.stream().mapToLong(StatsSnapshot::peakInFlight).toArray();
 
-        assertThat(java.util.Arrays.copyOfRange(peaks, 50, 60))
+        assertThat(Arrays.copyOfRange(peaks, 50, 60))
                 .as("seconds 0 to 9")
                 .containsExactly(3, 2, 2, 2, 2, 2, 2, 3, 3, 3);
-        assertThat(java.util.Arrays.copyOfRange(peaks, 0, 50))
+        assertThat(Arrays.copyOfRange(peaks, 0, 50))
                 .as("before the resource was protected")
                 .containsOnly(0);
         assertThat(recorder.lastSecond().peakInFlight()).isEqualTo(3);
