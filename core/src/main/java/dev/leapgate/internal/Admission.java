@@ -41,6 +41,14 @@ import dev.leapgate.Sleeper;
  * the wait does, its permits are given back the same way, its wait is over, and the exception
  * propagates.
  *
+ * <p>The windows decided at the decision's clock reading and counted the request in its bucket,
+ * but a request that waited reaches the application when its wait ends: so that a strict window's
+ * promise (no span of its length holds more than its limit) holds at those times, each enforced
+ * window whose bucket has passed by then moves its count to the end of the wait ({@code
+ * Limit.movedTo}: given back, then taken again), and a window that refuses it then rejects the
+ * request, which gives back what it holds as on any rejection. Windows in a shared store keep
+ * the count of their decision, on the store's clock (a move would be a second round trip).
+ *
  * <p>Limits whose windows are in a shared store ({@code Limit.Shared}) decide there; when several
  * apply to one request, their store decisions are started together before any is waited for, so a
  * request costs one round trip to the store however many shared rules it meets. A decision started
@@ -199,6 +207,38 @@ public final class Admission {
                 throw e;
             }
             waiting(limits, t0, t1, all, now, Math.max(1, start - now));
+            // The windows counted the request at `now`; it goes on at `start`. Each whose bucket
+            // has passed since counts it again at `start`, or rejects it (see Limit.movedTo).
+            for (int i = 0; i < n; i++) {
+                Limit limit = limits[i];
+                long token = token(t0, t1, all, i);
+                if (limit.shadow || token == Limit.SHADOW_REJECTED) {
+                    continue; // a shadow limit's count stays with the decision, as its statistics do
+                }
+                long moved;
+                try {
+                    moved = limit.movedTo(start, origin, token, permits);
+                } catch (RuntimeException | Error e) {
+                    // A fault, not a decision: this limit holds nothing (see Limit.movedTo), the
+                    // others give back what they took, and the request waits no more.
+                    giveBackAllBut(limits, t0, t1, all, i, origin, permits);
+                    throw e;
+                }
+                if (moved == token) {
+                    continue;
+                }
+                if (moved < 0) {
+                    giveBackAllBut(limits, t0, t1, all, i, origin, permits);
+                    return reject(limits, limit, start, origin, permits, reason(limit, permits, moved));
+                }
+                if (all != null) {
+                    all[i] = moved;
+                } else if (i == 0) {
+                    t0 = moved;
+                } else {
+                    t1 = moved;
+                }
+            }
         }
         for (int i = 0; i < n; i++) {
             if (firstWithItsRecorder(limits, i)) {
@@ -369,6 +409,17 @@ public final class Admission {
                 if (token != Limit.SHADOW_REJECTED) {
                     limits[i].release(origin, token, permits);
                 }
+            }
+        }
+    }
+
+    /** Gives back what every limit but {@code limits[except]} (which holds nothing) took. */
+    private static void giveBackAllBut(
+            Limit[] limits, long t0, long t1, long[] all, int except, Origin origin, int permits) {
+        for (int i = 0; i < limits.length; i++) {
+            long token = token(t0, t1, all, i);
+            if (i != except && token != Limit.SHADOW_REJECTED) {
+                limits[i].release(origin, token, permits);
             }
         }
     }

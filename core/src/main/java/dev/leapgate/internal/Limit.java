@@ -269,6 +269,22 @@ public abstract sealed class Limit {
         return 0;
     }
 
+    /**
+     * Counts an admission that returned {@code token} at {@code startNanos}, when the request goes
+     * on then, after waiting for another limit (a paced turn, a loan): a window whose ticket's
+     * bucket has passed by then gives the permits back and takes them again at {@code startNanos},
+     * so that its promise holds at the times requests reach the application. Refund first: the
+     * request has not gone on yet, and taking first would make it refuse itself at a limit of 1.
+     * Only on the waiting path; kinds that count no bucket (in flight, pacing) move nothing.
+     *
+     * @return {@code token} if nothing moved; else the token of the admission at {@code startNanos},
+     *     or a negative result if the limit refuses the permits then, holding nothing (as it holds
+     *     nothing if this throws)
+     */
+    long movedTo(long startNanos, Origin origin, long token, int permits) {
+        return token;
+    }
+
     /** How the rule's shared store is doing; empty for a rule whose windows are in this process. */
     public Optional<StoreStats> store() {
         return Optional.empty();
@@ -406,6 +422,23 @@ public abstract sealed class Limit {
             } else {
                 shared.refund(token, permits);
             }
+        }
+
+        /**
+         * While {@code startNanos} is within the ticket's bucket (or before it: a loan's, waited
+         * for), the ticket stands; later, the permits move to the bucket of {@code startNanos},
+         * never as a loan (the request goes on now).
+         */
+        @Override
+        long movedTo(long startNanos, Origin origin, long token, int permits) {
+            long bucketStart = perOrigin ? keyed.ticketStartNanos(token) : shared.ticketStartNanos(token);
+            if (startNanos - bucketStart < rule.window().bucketNanos()) {
+                return token;
+            }
+            release(origin, token, permits);
+            return perOrigin
+                    ? keyed.tryAcquire(origin.key(), startNanos, permits, -1)
+                    : shared.tryAcquire(startNanos, permits, -1);
         }
 
         @Override

@@ -264,22 +264,22 @@ class HttpGateRulesTest {
                 .build();
         ((Entry) gate.enter("POST", "/submit", ip("203.0.113.1"))).close();
 
-        // Counted at 0 in bucket [0, 100 ms), the window's second: it goes on at its turn, 200 ms.
+        // Decided at 0 in bucket [0, 100 ms), the window's second: it goes on at its turn, 200 ms.
         Entry waited = (Entry) gate.enter("POST", "/submit", ip("203.0.113.1"));
         java.util.Map<String, String> fields = new java.util.LinkedHashMap<>();
         gate.admittedHeaders(waited, fields::put);
         waited.close();
 
         assertThat(waited.startNanos()).isEqualTo(200_000_000L);
-        // By then [0, 100 ms) has left the sliding window: it holds nothing, the quota is whole.
+        // By then [0, 100 ms) has left the sliding window, which counts the request when it goes
+        // on, in [200 ms, 300 ms): it holds that one alone, until 400 ms.
         assertThat(waited.quotas())
                 .filteredOn(q -> q.rule().equals("window"))
                 .singleElement()
                 .extracting(Quota::remaining, Quota::reset)
-                .containsExactly(2L, Duration.ZERO);
-        assertThat(fields).containsEntry("RateLimit", "\"window\";r=2;t=0, \"paced\";r=5;t=1");
+                .containsExactly(1L, Duration.ofMillis(200));
+        assertThat(fields).containsEntry("RateLimit", "\"window\";r=1;t=1, \"paced\";r=5;t=1");
         timePasses.set(false); // the next requests all come at 200 ms
-        assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted()).isTrue();
         assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted()).isTrue();
         assertThat(((Rejection) gate.enter("POST", "/submit", ip("203.0.113.1"))).rule())
                 .isEqualTo("window");

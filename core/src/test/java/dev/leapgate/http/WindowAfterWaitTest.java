@@ -1,0 +1,385 @@
+package dev.leapgate.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
+import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.stats.StatsTotals;
+import dev.leapgate.stats.WaitStats;
+import dev.leapgate.testing.Configs;
+import dev.leapgate.testing.SteppedTime;
+import dev.leapgate.testing.Together;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A window's promise at the times requests reach the application, when another rule on the same
+ * request makes them wait (a paced turn, a loan from the next bucket): the window decides at once,
+ * at the request's arrival, but a request that waited goes on later, and a window whose bucket has
+ * passed meanwhile counts it again when it goes on, or rejects it then. Time is a {@link
+ * SteppedTime}: waiting requests really sleep, on threads of their own, until the test has moved
+ * the clock to the end of their wait.
+ */
+class WindowAfterWaitTest {
+
+    private static final long MS = 1_000_000L;
+
+    private final SteppedTime time = new SteppedTime();
+
+    private HttpGate gate(FlowRule... rules) {
+        return HttpGate.builder(Configs.withRules(RuleSet.of(rules)))
+                .clock(time.clock())
+                .sleeper(time)
+                .build();
+    }
+
+    private static Origin ip(String address) {
+        return Origin.ip(IpAddress.parse(address), 64);
+    }
+
+    /**
+     * Sends a request on a thread of its own (it may sleep), and returns once it is decided and
+     * either asleep or done.
+     */
+    private CompletableFuture<Decision> send(HttpGate gate, String path, String client) throws InterruptedException {
+        CompletableFuture<Decision> decision = new CompletableFuture<>();
+        time.join();
+        Thread request = new Thread(() -> {
+            try {
+                decision.complete(gate.enter("GET", path, ip(client)));
+            } catch (Throwable t) {
+                decision.completeExceptionally(t);
+            } finally {
+                time.leave();
+            }
+        });
+        request.setDaemon(true);
+        request.start();
+        time.awaitQuiet();
+        return decision;
+    }
+
+    private static Decision decided(CompletableFuture<Decision> decision) throws Exception {
+        return decision.get(10, TimeUnit.SECONDS);
+    }
+
+    /** The most admissions at times within a half-open span of {@code lengthNanos}. */
+    private static int maxInAnySpan(List<Long> times, long lengthNanos) {
+        List<Long> sorted = new ArrayList<>(times);
+        sorted.sort(null);
+        int max = 0;
+        int from = 0;
+        for (int to = 0; to < sorted.size(); to++) {
+            while (sorted.get(to) - sorted.get(from) >= lengthNanos) {
+                from++;
+            }
+            max = Math.max(max, to - from + 1);
+        }
+        return max;
+    }
+
+    /** When the admitted ones of {@code decisions} went on, closing them. */
+    private static List<Long> wentOn(List<CompletableFuture<Decision>> decisions) throws Exception {
+        List<Long> times = new ArrayList<>();
+        for (CompletableFuture<Decision> d : decisions) {
+            if (decided(d) instanceof Entry entry) {
+                times.add(entry.startNanos());
+                entry.close();
+            }
+        }
+        return times;
+    }
+
+    /**
+     * The review's case: a client's strict window of 2 per second on {@code /x}, and a pace of 10
+     * a second on everything, queueing up to 1 s. Two requests of the client decided at 0, while
+     * other clients hold the turns until 800 ms, went on at 800 and 900 ms, still counted in the
+     * window's bucket of 0, which left the window at 1.1 s: two more went on at 1.1 and 1.2 s,
+     * four within 400 ms. Now the first two count when they go on, and the later ones are
+     * rejected.
+     */
+    @Test
+    void windowAndPace_noSpanOfTheWindowHoldsMoreThanItsLimit_atTheTimesRequestsGoOn() throws Exception {
+        HttpGate gate = gate(
+                FlowRule.builder("x")
+                        .match("/x")
+                        .limit(2, WindowSpec.of(Duration.ofSeconds(1), 10))
+                        .scope(Scope.perOrigin())
+                        .build(),
+                FlowRule.builder("paced")
+                        .match("/**")
+                        .limit(10, WindowSpec.of(Duration.ofSeconds(1), 10)) // a turn every 100 ms
+                        .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                        .build());
+        List<CompletableFuture<Decision>> others = new ArrayList<>();
+        for (int i = 1; i <= 8; i++) {
+            others.add(send(gate, "/y", "198.51.100." + i)); // turns 0 to 700 ms
+        }
+        List<CompletableFuture<Decision>> x = new ArrayList<>();
+        x.add(send(gate, "/x", "203.0.113.1")); // turn 800 ms
+        x.add(send(gate, "/x", "203.0.113.1")); // turn 900 ms
+
+        for (long t = 100; t <= 1000; t += 100) {
+            time.advanceTo(t * MS); // every turn in its time
+        }
+        x.add(send(gate, "/x", "203.0.113.1"));
+        time.advanceTo(1100 * MS);
+        x.add(send(gate, "/x", "203.0.113.1"));
+        x.add(send(gate, "/x", "203.0.113.1"));
+        time.advanceTo(1200 * MS);
+        time.advanceTo(2500 * MS);
+
+        List<Long> times = wentOn(x);
+        assertThat(maxInAnySpan(times, 1000 * MS))
+                .as("most requests of the client gone on within 1 s, at %s", times)
+                .isLessThanOrEqualTo(2);
+        assertThat(times).containsExactly(800 * MS, 900 * MS);
+        for (int i = 2; i < 5; i++) {
+            assertThat(((Rejection) decided(x.get(i))).rule()).isEqualTo("x");
+        }
+        assertThat(wentOn(others)).hasSize(8);
+    }
+
+    /**
+     * A borrowing window on everything, full, lends the client's two requests of 0 ms the next
+     * second, and they go on at 1 s; the client's strict window of 2 per second counted them in
+     * its bucket of 0, which leaves the window at 1.1 s: two more went on then, four within 100 ms.
+     * Now the two loans count in the client's window when they go on (the loans themselves are
+     * counted in the bucket they waited for).
+     */
+    @Test
+    void windowAndABorrowingWindow_noSpanOfTheWindowHoldsMoreThanItsLimit_atTheTimesRequestsGoOn() throws Exception {
+        HttpGate gate = gate(
+                FlowRule.builder("x")
+                        .match("/x")
+                        .limit(2, WindowSpec.of(Duration.ofSeconds(1), 10))
+                        .scope(Scope.perOrigin())
+                        .build(),
+                FlowRule.builder("bursty")
+                        .match("/**")
+                        .limit(4, new WindowSpec(Duration.ofSeconds(1), 1, WindowMode.SLIDING)) // fixed seconds
+                        .onExcess(OnExcess.borrow(Duration.ofSeconds(1)))
+                        .build());
+        List<CompletableFuture<Decision>> others = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            others.add(send(gate, "/y", "198.51.100." + i));
+        }
+        List<CompletableFuture<Decision>> x = new ArrayList<>();
+        x.add(send(gate, "/x", "203.0.113.1")); // a loan of the second from 1 s
+        x.add(send(gate, "/x", "203.0.113.1"));
+
+        time.advanceTo(1000 * MS);
+        time.advanceTo(1100 * MS);
+        x.add(send(gate, "/x", "203.0.113.1"));
+        x.add(send(gate, "/x", "203.0.113.1"));
+        time.advanceTo(2500 * MS);
+
+        List<Long> times = wentOn(x);
+        assertThat(maxInAnySpan(times, 1000 * MS))
+                .as("most requests of the client gone on within 1 s, at %s", times)
+                .isLessThanOrEqualTo(2);
+        assertThat(times).containsExactly(1000 * MS, 1000 * MS);
+        assertThat(((Rejection) decided(x.get(2))).rule()).isEqualTo("x");
+        assertThat(((Rejection) decided(x.get(3))).rule()).isEqualTo("x");
+        assertThat(gate.stats("/**").orElseThrow().totals().borrowed()).isEqualTo(2);
+        assertThat(wentOn(others)).hasSize(4);
+    }
+
+    /**
+     * A request counted at 0 waits for its turn until 500 ms; its window (1 per 200 ms) forgot it
+     * at 300 ms and admitted another request of the client then, so at 500 ms it has no room: the
+     * request is rejected by the window, as if it had come then, and gives back what it holds (its
+     * in-flight slot, another window's count; not its paced turn). It is counted once, as a
+     * rejection, and its wait as a wait.
+     */
+    @Test
+    void requestWhoseWindowRefusesItWhenItGoesOn_isRejected_givesBackWhatItHolds_andIsCountedOnce() throws Exception {
+        HttpGate gate = gate(
+                FlowRule.builder("x")
+                        .match("/x/**")
+                        .limit(1, new WindowSpec(Duration.ofMillis(200), 2, WindowMode.STRICT))
+                        .scope(Scope.perOrigin())
+                        .build(),
+                FlowRule.builder("once")
+                        .match("/x/slow")
+                        .limit(1, WindowSpec.of(Duration.ofSeconds(10), 10))
+                        .scope(Scope.perOrigin())
+                        .build(),
+                FlowRule.builder("slots").match("/x/slow").inFlight(1).build(),
+                FlowRule.builder("paced")
+                        .match("/*/slow")
+                        .limit(10, WindowSpec.of(Duration.ofSeconds(1), 10)) // a turn every 100 ms
+                        .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                        .build());
+        List<CompletableFuture<Decision>> others = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            others.add(send(gate, "/y/slow", "198.51.100." + i)); // turns 0 to 400 ms
+        }
+        CompletableFuture<Decision> slow = send(gate, "/x/slow", "203.0.113.1"); // turn 500 ms
+        time.advanceTo(300 * MS);
+        Entry fast = (Entry) decided(send(gate, "/x/fast", "203.0.113.1")); // bucket 0 has left "x"
+        fast.close();
+        time.advanceTo(500 * MS);
+
+        Rejection rejected = (Rejection) decided(slow);
+        assertThat(rejected.rule()).isEqualTo("x");
+        assertThat(rejected.reason()).isEqualTo("limit exceeded");
+        // "x" holds the fast request, counted at 300 ms, until its bucket leaves the window at 600 ms.
+        assertThat(rejected.retryAfter()).isEqualTo(Duration.ofMillis(100));
+        assertThat(gate.rejections("x").orElseThrow().limitExceeded()).isEqualTo(1);
+        assertThat(gate.rejections("once").orElseThrow().total()).isZero();
+        assertThat(gate.rejections("slots").orElseThrow().total()).isZero();
+        assertThat(gate.rejections("paced").orElseThrow().total()).isZero();
+        StatsTotals slowTotals = gate.stats("/x/slow").orElseThrow().totals();
+        assertThat(slowTotals.admitted()).isZero();
+        assertThat(slowTotals.rejected()).isEqualTo(1);
+        assertThat(slowTotals.borrowed()).isZero();
+        assertThat(gate.stats("/x/**").orElseThrow().totals().rejected()).isEqualTo(1);
+        assertThat(gate.stats("/x/**").orElseThrow().totals().admitted()).isEqualTo(1); // the fast one
+        assertThat(gate.stats("/*/slow").orElseThrow().totals().admitted()).isEqualTo(5);
+        assertThat(gate.stats("/*/slow").orElseThrow().totals().rejected()).isEqualTo(1);
+        WaitStats waits = gate.waits("paced").orElseThrow();
+        assertThat(waits.waitingNow()).isZero();
+        assertThat(waits.waited()).as("four of the others and the rejected one").isEqualTo(5);
+        assertThat(gate.stats("/x/slow").orElseThrow().inFlight()).isZero();
+
+        // Its in-flight slot and its count in "once" (1 per 10 s) were given back: the client's
+        // next slow request, at its turn of 600 ms, is admitted.
+        time.advanceTo(600 * MS);
+        Entry next = (Entry) decided(send(gate, "/x/slow", "203.0.113.1"));
+        assertThat(next.startNanos()).isEqualTo(600 * MS);
+        next.close();
+        assertThat(gate.stats("/x/slow").orElseThrow().totals().admitted()).isEqualTo(1);
+        assertThat(wentOn(others)).hasSize(5);
+    }
+
+    /**
+     * Many threads send requests that a strict window and a pace both apply to, while the clock
+     * moves in steps and waiting requests sleep until their turns: no span of the window holds
+     * more than its limit at the times requests went on, and every request is counted exactly
+     * once, as admitted or rejected, every wait as a wait. The requests of the other half of the
+     * threads, which only the pace applies to, come in every other second: the queue grows long, then
+     * drains, so that requests the window admitted in one bucket went on in a later one, or after
+     * requests it admitted later still. (Before the window counted requests when they went on,
+     * 6 went on within 500 ms, limit 4, in each of 5 runs.)
+     */
+    @Test
+    void manyThreads_windowAndPace_keepTheWindowsPromiseWhereRequestsGoOn_andCountEveryRequest() throws Exception {
+        int threads = 16;
+        int seconds = 30;
+        int limit = 4;
+        Duration window = Duration.ofMillis(500);
+        AtomicLong sleeps = new AtomicLong();
+        ThreadLocal<boolean[]> slept = ThreadLocal.withInitial(() -> new boolean[1]);
+        AtomicLong refusedAfterTheWait = new AtomicLong();
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(
+                        FlowRule.builder("x")
+                                .match("/x")
+                                .limit(limit, new WindowSpec(window, 5, WindowMode.STRICT))
+                                .build(),
+                        FlowRule.builder("paced")
+                                .match("/**")
+                                .limit(10, WindowSpec.of(Duration.ofSeconds(1), 10)) // a turn every 100 ms
+                                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                                .build())))
+                .clock(time.clock())
+                .sleeper(nanos -> {
+                    sleeps.incrementAndGet();
+                    slept.get()[0] = true;
+                    time.sleep(nanos);
+                })
+                .build();
+        ConcurrentLinkedQueue<Long> wentOn = new ConcurrentLinkedQueue<>();
+        AtomicLong rejected = new AtomicLong();
+        ConcurrentLinkedQueue<Long> others = new ConcurrentLinkedQueue<>();
+        AtomicLong othersRejected = new AtomicLong();
+        AtomicLong sent = new AtomicLong();
+        AtomicLong othersSent = new AtomicLong();
+        for (int t = 0; t < threads; t++) {
+            time.join();
+        }
+        Thread mover = new Thread(() -> {
+            SplittableRandom random = new SplittableRandom(7);
+            try {
+                while (time.advance(random.nextInt(31) * MS)) {
+                    // one step of 0 to 30 ms after another, while any thread sends
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        mover.setDaemon(true);
+        mover.start();
+
+        Together.run(threads, t -> {
+            // Half the threads send what only the pace applies to, in busy seconds at every step
+            // and in quiet ones at one step in ten: it queues turns for a long wait, then a short one.
+            boolean x = t % 2 == 0;
+            SplittableRandom random = new SplittableRandom(t);
+            try {
+                for (long now = 0;
+                        now < seconds * 1_000_000_000L;
+                        now = time.clock().nanoTime()) {
+                    boolean busy = now / 1_000_000_000L % 2 == 0;
+                    if (x || busy) {
+                        (x ? sent : othersSent).incrementAndGet();
+                        slept.get()[0] = false;
+                        Decision d = gate.enter("GET", x ? "/x" : "/y", ip("203.0.113." + (t + 1)));
+                        if (d instanceof Entry entry) {
+                            (x ? wentOn : others).add(entry.startNanos());
+                            entry.close();
+                        } else {
+                            (x ? rejected : othersRejected).incrementAndGet();
+                            if (slept.get()[0] && ((Rejection) d).rule().equals("x")) {
+                                refusedAfterTheWait.incrementAndGet();
+                            }
+                        }
+                    }
+                    time.endStep();
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            } finally {
+                time.leave();
+            }
+        });
+        mover.join(TimeUnit.SECONDS.toMillis(10));
+
+        List<Long> times = new ArrayList<>(wentOn);
+        assertThat(maxInAnySpan(times, window.toNanos())).isEqualTo(limit);
+        assertThat(refusedAfterTheWait.get())
+                .as("requests the window refused when they went on")
+                .isPositive();
+        assertThat(times.size() + rejected.get()).isEqualTo(sent.get());
+        assertThat(others.size() + othersRejected.get()).isEqualTo(othersSent.get());
+        StatsTotals x = gate.stats("/x").orElseThrow().totals();
+        assertThat(x.admitted()).isEqualTo(times.size());
+        assertThat(x.rejected()).isEqualTo(rejected.get());
+        StatsTotals all = gate.stats("/**").orElseThrow().totals();
+        assertThat(all.admitted()).isEqualTo(times.size() + others.size());
+        assertThat(all.rejected()).isEqualTo(rejected.get() + othersRejected.get());
+        assertThat(gate.rejections("x").orElseThrow().total()
+                        + gate.rejections("paced").orElseThrow().total())
+                .isEqualTo(rejected.get() + othersRejected.get());
+        WaitStats waits = gate.waits("paced").orElseThrow();
+        assertThat(waits.waitingNow()).isZero();
+        assertThat(waits.waited()).isEqualTo(sleeps.get()).isGreaterThan(threads);
+        assertThat(gate.stats("/x").orElseThrow().inFlight()).isZero();
+    }
+}
