@@ -46,8 +46,9 @@ import dev.leapgate.Sleeper;
  * promise (no span of its length holds more than its limit) holds at those times, each enforced
  * window whose bucket has passed by then moves its count to the end of the wait ({@code
  * Limit.movedTo}: given back, then taken again), and a window that refuses it then rejects the
- * request, which gives back what it holds as on any rejection. Windows in a shared store keep
- * the count of their decision, on the store's clock (a move would be a second round trip).
+ * request, which gives back what it holds as on any rejection. A window in a shared store moves
+ * on the store's clock, with a second round trip to the store; a request that did not wait never
+ * makes one.
  *
  * <p>Limits whose windows are in a shared store ({@code Limit.Shared}) decide there; when several
  * apply to one request, their store decisions are started together before any is waited for, so a

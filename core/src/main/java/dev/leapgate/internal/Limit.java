@@ -899,6 +899,11 @@ public abstract sealed class Limit {
                     && remembered.key.equals(key)) {
                 return REMEMBERED;
             }
+            return ask(nowNanos, key, permits);
+        }
+
+        /** Starts the decision on {@code key} in the store, whatever rejection is remembered. */
+        private Pending ask(long nowNanos, String key, int permits) {
             // The budget runs from the start: the decisions of several shared limits of one request,
             // started together, are waited for within one budget, not one each.
             long deadline = System.nanoTime() + timeoutNanos;
@@ -1070,6 +1075,44 @@ public abstract sealed class Limit {
                 fallbackUsedNanos = nowNanos;
             }
             return local;
+        }
+
+        /**
+         * A store's admission, while the request goes on within the store's bucket that counted it
+         * (on the store's clock as of the latest answer: this process's plus {@link #skewNanos}),
+         * stands; later, its permits are given back to the store and asked for again, a second
+         * round trip, only ever on the waiting path. The refund is sent first (the Redis store sends
+         * the two in order on one connection), so that the store gives it back before it decides
+         * again; a refund the store misses errs on the strict side. A rejection remembered
+         * meanwhile is not believed, since it may count the request's own permits. If the store
+         * cannot decide then, the failure policy does, as for any decision. An admission by this
+         * instance's share moves in the share's window, as a local window's; one decided without
+         * the store ({@link #LOCAL}) holds nothing to move.
+         */
+        @Override
+        long movedTo(long startNanos, Origin origin, long token, int permits) {
+            if (token == LOCAL) {
+                return token;
+            }
+            if ((token & SHARE) != 0) {
+                Fallback share = fallback;
+                int generation = (int) ((token & ~SHARE) >>> GENERATION_SHIFT);
+                if (share == null || share.generation % GENERATIONS != generation) {
+                    return token; // that window is gone, and with it what it counted
+                }
+                long ticket = token & TICKET_MASK;
+                long moved = share.window.movedTo(startNanos, origin, ticket, permits);
+                return moved == ticket
+                        ? token
+                        : moved < 0
+                                ? moved
+                                : moved < TICKET_MASK ? SHARE | (long) generation << GENERATION_SHIFT | moved : LOCAL;
+            }
+            if (Math.floorDiv(startNanos + skewNanos, bucketNanos) <= token >>> remainingBits) {
+                return token;
+            }
+            release(origin, token, permits);
+            return tryAcquire(startNanos, origin, permits, ask(startNanos, key(origin), permits));
         }
 
         @Override

@@ -390,6 +390,100 @@ class SharedStoreTest {
         assertThat(((Rejection) fifth).rule()).isEqualTo("api");
     }
 
+    /** A shared per-client window of 1 per second on /x/**, and a local pace on /x/slow. */
+    private HttpGate pacedBehindSharedWindow(String pace, String maxQueue, dev.leapgate.Sleeper sleeper) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", "fake://store.example");
+        settings.put("rule.x.match", "/x/**");
+        settings.put("rule.x.limit", "1/1s");
+        settings.put("rule.x.scope", "per-origin");
+        settings.put("rule.slow.match", "/x/slow");
+        settings.put("rule.slow.limit", pace);
+        settings.put("rule.slow.on-excess", "pace");
+        settings.put("rule.slow.max-queue", maxQueue);
+        return HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .windowStore(store)
+                .sleeper(sleeper)
+                .build();
+    }
+
+    /**
+     * The store counted a request at 0 ms, in its bucket [0, 100 ms); the request waited for its
+     * paced turn until 100 ms. There it is counted again, in the store, after its first count was
+     * given back (a limit of 1: asked the other way round, it would refuse itself), so that the
+     * window holds it until 1.2 s, a window after it went on, not 1.1 s. The rejection of the
+     * client's request meanwhile, which the limit remembers, is not believed: it counted the
+     * waiting request's first count.
+     */
+    @Test
+    void sharedWindow_countsARequestThatWaitedWhenItGoesOn_givingItsFirstCountBack() {
+        HttpGate[] gates = new HttpGate[1];
+        gates[0] = pacedBehindSharedWindow("10/1s", "1s", nanos -> {
+            assertThat(((Rejection) gates[0].enter("GET", "/x/fast", client)).rule())
+                    .isEqualTo("x");
+            clock.advanceNanos(nanos);
+        });
+        HttpGate gate = gates[0];
+        Origin other = Origin.ip(IpAddress.parse("198.51.100.1"), 64);
+        ((Entry) gate.enter("GET", "/x/slow", other)).close(); // the turn of 0 ms
+
+        Entry waited = (Entry) gate.enter("GET", "/x/slow", client);
+        waited.close();
+
+        assertThat(waited.startNanos()).isEqualTo(100_000_000L);
+        assertThat(store.refunds).containsExactly("{o:203.0.113.7}:x:100x10 1");
+        clock.advance(Duration.ofMillis(1_050)); // 1.15 s
+        assertThat(((Rejection) gate.enter("GET", "/x/fast", client)).rule()).isEqualTo("x");
+        clock.advance(Duration.ofMillis(50)); // 1.2 s
+        assertThat(gate.enter("GET", "/x/fast", client)).isInstanceOf(Entry.class);
+    }
+
+    /** As above, with the store down: the request moves in this instance's share of the window. */
+    @Test
+    void shareOfAWindowWhileTheStoreIsDown_countsARequestThatWaitedWhenItGoesOn() {
+        store.down = true;
+        HttpGate gate = pacedBehindSharedWindow("10/1s", "1s", clock::advanceNanos);
+        Origin other = Origin.ip(IpAddress.parse("198.51.100.1"), 64);
+        ((Entry) gate.enter("GET", "/x/slow", other)).close(); // the turn of 0 ms
+
+        Entry waited = (Entry) gate.enter("GET", "/x/slow", client);
+        waited.close();
+
+        assertThat(waited.startNanos()).isEqualTo(100_000_000L);
+        clock.advance(Duration.ofMillis(1_050)); // 1.15 s
+        assertThat(((Rejection) gate.enter("GET", "/x/fast", client)).rule()).isEqualTo("x");
+        clock.advance(Duration.ofMillis(50)); // 1.2 s
+        assertThat(gate.enter("GET", "/x/fast", client)).isInstanceOf(Entry.class);
+        assertThat(store.refunds).isEmpty();
+    }
+
+    /**
+     * A request counted at 0 waits until 2 s for its paced turn; at 1.2 s its count had left the
+     * shared window, and the client's next request was admitted: at 2 s the window has no room for
+     * the waiting one, which is rejected by it.
+     */
+    @Test
+    void sharedWindow_rejectsARequestThatWaited_whenItHasNoRoomAsItGoesOn() {
+        Origin other = Origin.ip(IpAddress.parse("198.51.100.1"), 64);
+        HttpGate[] gate = new HttpGate[1];
+        gate[0] = pacedBehindSharedWindow("1/2s", "3s", nanos -> {
+            clock.advance(Duration.ofMillis(1_200));
+            assertThat(gate[0].enter("GET", "/x/fast", client)).isInstanceOf(Entry.class);
+            clock.advanceNanos(nanos - 1_200_000_000L);
+        });
+        ((Entry) gate[0].enter("GET", "/x/slow", other)).close(); // the turn of 0 s
+
+        Decision waited = gate[0].enter("GET", "/x/slow", client); // the turn of 2 s
+
+        assertThat(clock.nanoTime()).isEqualTo(2_000_000_000L);
+        assertThat(((Rejection) waited).rule()).isEqualTo("x");
+        assertThat(((Rejection) waited).reason()).isEqualTo("limit exceeded");
+        assertThat(gate[0].rejections("x").orElseThrow().limitExceeded()).isEqualTo(1);
+        assertThat(gate[0].stats("/x/slow").orElseThrow().totals().admitted()).isEqualTo(1); // the other's
+        assertThat(gate[0].stats("/x/slow").orElseThrow().totals().rejected()).isEqualTo(1);
+    }
+
     @Test
     void whatALocalShareAdmitted_isGivenBackOnlyToItsOwnWindow_notToOneOfALaterOutage() {
         store.down = true;

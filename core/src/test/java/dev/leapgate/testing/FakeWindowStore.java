@@ -16,13 +16,15 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Windows in a map, deciding on the test's clock; can be made to fail or to hang. */
+/** Windows in a map, deciding on the test's clock, refunds included; can be made to fail or to hang. */
 public final class FakeWindowStore implements WindowStore {
     private final ManualClock clock;
     public final Map<String, LeapCounter> windows = new ConcurrentHashMap<>();
     public final AtomicInteger calls = new AtomicInteger();
     public final List<String> keys = new ArrayList<>();
     public final List<String> refunds = new ArrayList<>();
+    /** A ticket of each key's bucket that admitted, by key and bucket: what a refund gives back to. */
+    private final Map<String, Long> tickets = new ConcurrentHashMap<>();
     /** Decisions are held until this many have started, then answered together; 0 answers each at once. */
     public volatile int batch;
 
@@ -69,8 +71,16 @@ public final class FakeWindowStore implements WindowStore {
         long now = clock.nanoTime();
         long ticket = counter.tryAcquire(now, permits);
         long nowMicros = now / 1000;
+        if (ticket >= 0) {
+            tickets.put(key + " " + counter.ticketStartNanos(ticket) / bucketNanos, ticket);
+        }
         return ticket >= 0
-                ? new Verdict(true, now / bucketNanos, counter.remainingAfter(ticket), nowMicros, 0)
+                ? new Verdict(
+                        true,
+                        counter.ticketStartNanos(ticket) / bucketNanos,
+                        counter.remainingAfter(ticket),
+                        nowMicros,
+                        0)
                 : new Verdict(
                         false,
                         now / bucketNanos,
@@ -83,6 +93,11 @@ public final class FakeWindowStore implements WindowStore {
     public void refund(SharedWindow window, String key, long bucket, int permits) {
         synchronized (refunds) {
             refunds.add(key + " " + permits);
+        }
+        Long ticket = tickets.get(key + " " + bucket);
+        LeapCounter counter = windows.get(key);
+        if (ticket != null && counter != null) {
+            counter.refund(ticket, permits); // as the store does, if the bucket is still counted
         }
     }
 
