@@ -362,7 +362,8 @@ class WindowAfterWaitTest {
         mover.join(TimeUnit.SECONDS.toMillis(10));
 
         List<Long> times = new ArrayList<>(wentOn);
-        assertThat(maxInAnySpan(times, window.toNanos())).isEqualTo(limit);
+        assertThat(maxInAnySpan(times, window.toNanos())).isLessThanOrEqualTo(limit);
+        assertThat(times).as("requests gone on in 30 s, 4 per 500 ms at most").hasSizeGreaterThan(20);
         assertThat(refusedAfterTheWait.get())
                 .as("requests the window refused when they went on")
                 .isPositive();
