@@ -26,27 +26,31 @@ import java.util.Objects;
  * boundary.
  *
  * <pre>
- *   running (request path)          ring of seconds (filed once a second, under the roll lock)
- *   admissions = entered | instant  [s-2: adm 840, rej 3, ...] [s-1: adm 911, ...]
- *   completions = completed | rt    live second s = running - running at the last roll
- *   rejections, failures, borrowed, shadow rejections
+ *   running (request path)             ring of seconds (filed once a second, under the roll lock)
+ *   admissions = entered | instant     [s-2: adm 840, rej 3, ...] [s-1: adm 911, ...]
+ *   successes = count | rt             live second s = running - running at the last roll
+ *   failures = count | rt
+ *   rejections, late failures, borrowed, shadow rejections
  * </pre>
  *
  * <h2>Two atomic additions per request</h2>
  *
  * An admission adds 1 to {@code admissions} (its low 32 bits count requests admitted with an entry,
  * its high 32 bits requests admitted without one, {@code Limiter.tryAcquire}); a rejection adds 1
- * to {@code rejections}; a completion adds {@code 1 | rt << 24} to {@code completions} (a count in
- * the low 24 bits, the response time in microseconds in the high 40), and 1 to {@code
- * failures} if it failed. Successes are not counted: they are completions minus failures, so a
- * request failed after its close only adds a failure. Requests in flight are not counted either:
- * they are admissions with an entry minus completions. The packed fields wrap; only their
- * differences over one second are ever used, which are exact while a second holds fewer than
- * 2<sup>24</sup> completions and 2<sup>32</sup> admissions. A low field's wrap carries 1 into the
- * field above it, so a difference is taken of the whole words and then split: {@code (adm -
- * seen) >>> 32}, never {@code (adm >>> 32) - (seen >>> 32)}, which would count each carry as an
- * admission without an entry (one per 2<sup>32</sup> with one), or, in the completions, as a
- * microsecond of response time (one per 2<sup>24</sup> completions).
+ * to {@code rejections}; a completion adds {@code 1 | rt << 24} to {@code successes}, or to {@code
+ * failures} if it failed (a count in the low 24 bits, the response time in microseconds in the high
+ * 40). One word per outcome, so that a failed request is counted, as completed and as failed, by
+ * one addition: a reader that saw its completion before its failure (two words) would show one
+ * success too many, taken back a moment later. A request failed after its close (a success
+ * turned into a failure) adds 1 to {@code lateFailures}: the statistics' successes are successes
+ * minus late failures. Requests in flight are not counted either: they are admissions with an
+ * entry minus both outcomes' completions. The packed fields wrap; only their differences over one
+ * second are ever used, which are exact while a second holds fewer than 2<sup>24</sup> completions
+ * of each outcome and 2<sup>32</sup> admissions. A low field's wrap carries 1 into the field above
+ * it, so a difference is taken of the whole words and then split: {@code (adm - seen) >>> 32},
+ * never {@code (adm >>> 32) - (seen >>> 32)}, which would count each carry as an admission without
+ * an entry (one per 2<sup>32</sup> with one), or, in the completions, as a microsecond of response
+ * time (one per 2<sup>24</sup> completions).
  *
  * <p>A response time of {@value #LONG_RT_UNITS} microseconds (65 ms) or more is not packed: it
  * adds to {@code longRtUnits}, a count of its own, besides the completion's 1 (a second atomic
@@ -58,7 +62,20 @@ import java.util.Objects;
  * <p>Requests in flight read this way can only be under-estimated: the engine counts an admission
  * after its slots are taken, and a completion before they are given back, and a reader sees the
  * admission before the completions read after it. So the peak, kept as a running maximum per
- * second, never exceeds an enforced in-flight limit.
+ * second, never exceeds an enforced in-flight limit; it can be too low, by the requests that
+ * completed between an admission's count and its reading of the completions.
+ *
+ * <h2>The minimum response time</h2>
+ *
+ * A completion lowers the running minimum ({@code minRtUnits}, in microseconds like the sums)
+ * before it is counted, and a roll reads the counts before it takes the minimum and resets it in
+ * one {@code getAndSet}: a completion counted in a second has lowered that second's minimum or the
+ * one before. The one before is possible (a completion that lowered the minimum just before a roll
+ * took it, and was counted just after the roll read the counts), so a second can hold completions
+ * whose minimum is not its own: none at all, or only the others'. A reader therefore never reports
+ * more than a part's average for its minimum (the average is an upper bound of the true minimum),
+ * and uses the average where a part with completions has no minimum: a window with completions
+ * always has a minimum, and min &le; average holds in every snapshot.
  *
  * <h2>Concurrency</h2>
  *
@@ -84,7 +101,7 @@ public final class ResourceRecorder implements ResourceStats {
     private static final int COMPLETED_FAILED = 2; // completed (low 32) | failed (high 32)
     private static final int RT_UNITS = 3;
     private static final int BORROWED_PEAK = 4; // borrowed (low 32) | peak in flight (high 32)
-    private static final int MIN_RT = 5;
+    private static final int MIN_RT = 5; // in units; Long.MAX_VALUE if none
     private static final int SHADOW_REJECTED = 6;
     /**
      * Requests in flight when the second was rolled into: all through the seconds before it that had
@@ -105,10 +122,11 @@ public final class ResourceRecorder implements ResourceStats {
     private static final long LONG_RT_UNITS = 1L << 16;
 
     private static final VarHandle ADMISSIONS;
-    private static final VarHandle COMPLETIONS;
+    private static final VarHandle SUCCESSES;
+    private static final VarHandle FAILURES;
     private static final VarHandle LONG_RT;
     private static final VarHandle REJECTIONS;
-    private static final VarHandle FAILURES;
+    private static final VarHandle LATE_FAILURES;
     private static final VarHandle BORROWED;
     private static final VarHandle SHADOW_REJECTIONS;
     private static final VarHandle PEAK;
@@ -119,14 +137,15 @@ public final class ResourceRecorder implements ResourceStats {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             ADMISSIONS = l.findVarHandle(ResourceRecorder.class, "admissions", long.class);
-            COMPLETIONS = l.findVarHandle(ResourceRecorder.class, "completions", long.class);
+            SUCCESSES = l.findVarHandle(ResourceRecorder.class, "successes", long.class);
+            FAILURES = l.findVarHandle(ResourceRecorder.class, "failures", long.class);
             LONG_RT = l.findVarHandle(ResourceRecorder.class, "longRtUnits", long.class);
             REJECTIONS = l.findVarHandle(ResourceRecorder.class, "rejections", long.class);
-            FAILURES = l.findVarHandle(ResourceRecorder.class, "failures", long.class);
+            LATE_FAILURES = l.findVarHandle(ResourceRecorder.class, "lateFailures", long.class);
             BORROWED = l.findVarHandle(ResourceRecorder.class, "borrowed", long.class);
             SHADOW_REJECTIONS = l.findVarHandle(ResourceRecorder.class, "shadowRejections", long.class);
             PEAK = l.findVarHandle(ResourceRecorder.class, "peak", long.class);
-            MIN = l.findVarHandle(ResourceRecorder.class, "minRtNanos", long.class);
+            MIN = l.findVarHandle(ResourceRecorder.class, "minRtUnits", long.class);
             LOCK = l.findVarHandle(ResourceRecorder.class, "lock", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -140,18 +159,23 @@ public final class ResourceRecorder implements ResourceStats {
 
     // Running counts, written by any thread with atomic additions.
     private volatile long admissions;
-    private volatile long completions;
+    /** Completions that succeeded: count | rt. */
+    private volatile long successes;
+    /** Completions that failed: count | rt. */
+    private volatile long failures;
     /** The response times of {@link #LONG_RT_UNITS} units or more, in units: never packed, never wraps. */
     private volatile long longRtUnits;
 
     private volatile long rejections;
-    private volatile long failures;
+    /** Successes failed after their close. */
+    private volatile long lateFailures;
+
     private volatile long borrowed;
     private volatile long shadowRejections;
     /** The most requests in flight seen since the last roll. */
     private volatile long peak;
-    /** The shortest response time since the last roll, in ns; {@link Long#MAX_VALUE} if none. */
-    private volatile long minRtNanos = Long.MAX_VALUE;
+    /** The shortest response time since the last roll, in units; {@link Long#MAX_VALUE} if none. */
+    private volatile long minRtUnits = Long.MAX_VALUE;
     /** The clock reading at which the next second starts: the request path rolls when it passes it. */
     private volatile long nextRollNanos;
 
@@ -163,15 +187,17 @@ public final class ResourceRecorder implements ResourceStats {
     private long rolledSecond; // the second the running counts since the last roll belong to
     private long rolledInFlight; // requests in flight at the last roll, into rolledSecond
     private long seenAdmissions;
-    private long seenCompletions;
+    private long seenSuccesses;
+    private long seenFailures;
     private long seenLongRtUnits;
     private long seenRejections;
-    private long seenFailures;
+    private long seenLateFailures;
     private long seenBorrowed;
     private long seenShadowRejections;
     private long totalEntered;
     private long totalInstant;
     private long totalCompleted;
+    private long totalFailed; // failures and late failures
     private long totalRtUnits;
 
     /**
@@ -194,7 +220,7 @@ public final class ResourceRecorder implements ResourceStats {
     public void onEnter(long nowNanos) {
         maybeRoll(nowNanos);
         long admitted = (long) ADMISSIONS.getAndAdd(this, 1L) + 1;
-        long inFlight = inFlight(admitted, completions);
+        long inFlight = inFlight(admitted, successes, failures);
         if (inFlight > peak) {
             raisePeak(inFlight);
         }
@@ -226,33 +252,30 @@ public final class ResourceRecorder implements ResourceStats {
     /** Records the completion of an admission with an entry. */
     public void onExit(long nowNanos, long rtNanos, boolean failed) {
         maybeRoll(nowNanos);
-        long rt = Math.max(0, rtNanos);
-        long units = rt / RT_UNIT_NANOS;
+        long units = Math.max(0, rtNanos) / RT_UNIT_NANOS;
+        if (units < minRtUnits) {
+            lowerMin(units); // before the completion is counted: see the class comment
+        }
+        long packed = units;
         if (units >= LONG_RT_UNITS) {
             LONG_RT.getAndAdd(this, units); // see the class comment: a long one is not packed
-            units = 0;
+            packed = 0;
         }
-        COMPLETIONS.getAndAdd(this, 1L | (units << RT_SHIFT));
-        if (failed) {
-            FAILURES.getAndAdd(this, 1L);
-        }
-        if (rt < minRtNanos) {
-            lowerMin(rt);
-        }
+        (failed ? FAILURES : SUCCESSES).getAndAdd(this, 1L | (packed << RT_SHIFT));
     }
 
     /** A completion recorded as a success failed after all: one failure more, one success less. */
     public void onFailedAfterExit() {
-        FAILURES.getAndAdd(this, 1L);
+        LATE_FAILURES.getAndAdd(this, 1L);
     }
 
     /**
-     * Requests in flight from the running counts, {@code admissions} read before {@code
-     * completions}: completions read later can only make the result smaller than the truth, never
-     * larger (a completion read that the admissions do not include yet makes it negative: 0).
+     * Requests in flight from the running counts, {@code admissions} read before the completions:
+     * completions read later can only make the result smaller than the truth, never larger (a
+     * completion read that the admissions do not include yet makes it negative: 0).
      */
-    private static long inFlight(long admissions, long completions) {
-        long difference = (admissions - completions) << 40 >> 40; // the low 24 bits, signed
+    private static long inFlight(long admissions, long successes, long failures) {
+        long difference = (admissions - successes - failures) << 40 >> 40; // the low 24 bits, signed
         return Math.max(0, difference);
     }
 
@@ -264,9 +287,9 @@ public final class ResourceRecorder implements ResourceStats {
         }
     }
 
-    private void lowerMin(long rt) {
-        for (long m = minRtNanos; rt < m; m = minRtNanos) {
-            if (MIN.compareAndSet(this, m, rt)) {
+    private void lowerMin(long units) {
+        for (long m = minRtUnits; units < m; m = minRtUnits) {
+            if (MIN.compareAndSet(this, m, units)) {
                 return;
             }
         }
@@ -296,18 +319,20 @@ public final class ResourceRecorder implements ResourceStats {
             return;
         }
         long adm = admissions;
-        long com = completions;
+        long suc = successes;
+        long fail = failures;
         long longRt = longRtUnits;
         long rej = rejections;
-        long fail = failures;
+        long late = lateFailures;
         long bor = borrowed;
         long shadow = shadowRejections;
         if (ring == null) {
             if (adm == seenAdmissions
-                    && com == seenCompletions
+                    && suc == seenSuccesses
+                    && fail == seenFailures
                     && longRt == seenLongRtUnits
                     && rej == seenRejections
-                    && fail == seenFailures
+                    && late == seenLateFailures
                     && bor == seenBorrowed
                     && shadow == seenShadowRejections) {
                 // Nothing happened yet: no ring until there is a second to file (a reader, or a
@@ -318,34 +343,41 @@ public final class ResourceRecorder implements ResourceStats {
             }
             ring = new long[RING * SLOT];
         }
+        // The new second starts with what is in flight now, and no response time yet. Each running
+        // extreme is taken and reset at once, after the counts were read (see the class comment):
+        // an update between a read and a reset would be lost.
+        long inFlight = inFlight(adm, suc, fail);
+        long peakInFlight = (long) PEAK.getAndSet(this, inFlight);
+        long minUnits = (long) MIN.getAndSet(this, Long.MAX_VALUE);
         long entered = (adm - seenAdmissions) & LOW32;
         long instant = ((adm - seenAdmissions) >>> 32) & LOW32;
-        long completed = (com - seenCompletions) & COUNT24;
-        long rtUnits = (((com - seenCompletions) >>> RT_SHIFT) & RT_MASK) + (longRt - seenLongRtUnits);
+        long succeeded = (suc - seenSuccesses) & COUNT24;
+        long failedFirst = (fail - seenFailures) & COUNT24;
+        long failed = failedFirst + (late - seenLateFailures);
+        long rtUnits = packedUnits(suc - seenSuccesses) + packedUnits(fail - seenFailures) + (longRt - seenLongRtUnits);
         int base = (int) Math.floorMod(rolledSecond, (long) RING) * SLOT;
         ring[base + TAG] = rolledSecond + 1;
         ring[base + ADMITTED_REJECTED] = saturate(entered + instant) | saturate(rej - seenRejections) << 32;
-        ring[base + COMPLETED_FAILED] = completed | saturate(fail - seenFailures) << 32;
+        ring[base + COMPLETED_FAILED] = (succeeded + failedFirst) | saturate(failed) << 32;
         ring[base + RT_UNITS] = rtUnits;
-        ring[base + BORROWED_PEAK] = saturate(bor - seenBorrowed) | saturate(peak) << 32;
-        ring[base + MIN_RT] = minRtNanos;
+        ring[base + BORROWED_PEAK] = saturate(bor - seenBorrowed) | saturate(peakInFlight) << 32;
+        ring[base + MIN_RT] = minUnits;
         ring[base + SHADOW_REJECTED] = shadow - seenShadowRejections;
         ring[base + START_IN_FLIGHT] = rolledInFlight;
         totalEntered += entered;
         totalInstant += instant;
-        totalCompleted += completed;
+        totalCompleted += succeeded + failedFirst;
+        totalFailed += failed;
         totalRtUnits += rtUnits;
         seenAdmissions = adm;
-        seenCompletions = com;
+        seenSuccesses = suc;
+        seenFailures = fail;
         seenLongRtUnits = longRt;
         seenRejections = rej;
-        seenFailures = fail;
+        seenLateFailures = late;
         seenBorrowed = bor;
         seenShadowRejections = shadow;
-        // The new second starts with what is in flight now, and no response time yet.
-        rolledInFlight = inFlight(adm, com);
-        PEAK.setVolatile(this, rolledInFlight);
-        MIN.setVolatile(this, Long.MAX_VALUE);
+        rolledInFlight = inFlight;
         rolledSecond = second;
         nextRollNanos = originNanos + (second + 1) * SECOND_NANOS;
     }
@@ -361,6 +393,27 @@ public final class ResourceRecorder implements ResourceStats {
 
     private static long saturate(long count) {
         return Math.min(Math.max(count, 0), LOW32);
+    }
+
+    /** The response time units in the difference of two packed completion words. */
+    private static long packedUnits(long difference) {
+        return (difference >>> RT_SHIFT) & RT_MASK;
+    }
+
+    /**
+     * The minimum to report for a part of a window (a filed second, or the running counts since the
+     * last roll) with {@code completed} completions summing {@code rtUnits}, whose running minimum
+     * was {@code minUnits}: never above the part's average, and the average when the part has
+     * completions and no minimum of its own (see the class comment). {@link Long#MAX_VALUE} for a
+     * part without completions and without a minimum.
+     */
+    private static long boundedMin(long minUnits, long completed, long rtUnits) {
+        return completed <= 0 ? minUnits : Math.min(minUnits, rtUnits / completed);
+    }
+
+    /** A reported minimum in nanoseconds: -1 when nothing completed. */
+    private static long minNanos(long minUnits, long completed, long rtUnits) {
+        return completed <= 0 ? -1 : boundedMin(minUnits, completed, rtUnits) * RT_UNIT_NANOS;
     }
 
     /**
@@ -390,7 +443,8 @@ public final class ResourceRecorder implements ResourceStats {
     @Override
     public long inFlight() {
         long adm = admissions;
-        return inFlight(adm, completions);
+        long suc = successes;
+        return inFlight(adm, suc, failures);
     }
 
     @Override
@@ -412,31 +466,36 @@ public final class ResourceRecorder implements ResourceStats {
             long current = secondOf(now);
             // The running counts since the last roll, which is in the current second now.
             long adm = admissions;
-            long com = completions;
+            long suc = successes;
+            long fail = failures;
             long admitted = ((adm - seenAdmissions) & LOW32) + (((adm - seenAdmissions) >>> 32) & LOW32);
             long rejected = rejections - seenRejections;
-            long completed = (com - seenCompletions) & COUNT24;
-            long failed = failures - seenFailures;
-            long rtUnits = (((com - seenCompletions) >>> RT_SHIFT) & RT_MASK) + (longRtUnits - seenLongRtUnits);
+            long failedFirst = (fail - seenFailures) & COUNT24;
+            long completed = ((suc - seenSuccesses) & COUNT24) + failedFirst;
+            long failed = failedFirst + (lateFailures - seenLateFailures);
+            long rtUnits = packedUnits(suc - seenSuccesses)
+                    + packedUnits(fail - seenFailures)
+                    + (longRtUnits - seenLongRtUnits);
             long borrowedCount = borrowed - seenBorrowed;
             long shadowRejected = shadowRejections - seenShadowRejections;
             long peakInFlight = peak;
-            long min = minRtNanos;
+            long min = boundedMin(minRtUnits, completed, rtUnits);
             if (ring != null) {
                 for (long s = current - seconds; s < current; s++) {
                     int base = (int) Math.floorMod(s, (long) RING) * SLOT;
                     if (!filed(base, s)) {
                         continue; // no request in that second
                     }
+                    long secondCompleted = ring[base + COMPLETED_FAILED] & LOW32;
                     admitted += ring[base + ADMITTED_REJECTED] & LOW32;
                     rejected += ring[base + ADMITTED_REJECTED] >>> 32;
-                    completed += ring[base + COMPLETED_FAILED] & LOW32;
+                    completed += secondCompleted;
                     failed += ring[base + COMPLETED_FAILED] >>> 32;
                     rtUnits += ring[base + RT_UNITS];
                     borrowedCount += ring[base + BORROWED_PEAK] & LOW32;
                     shadowRejected += ring[base + SHADOW_REJECTED];
                     peakInFlight = Math.max(peakInFlight, ring[base + BORROWED_PEAK] >>> 32);
-                    min = Math.min(min, ring[base + MIN_RT]);
+                    min = Math.min(min, boundedMin(ring[base + MIN_RT], secondCompleted, ring[base + RT_UNITS]));
                 }
             }
             long intoCurrent = now - (originNanos + current * SECOND_NANOS);
@@ -450,8 +509,8 @@ public final class ResourceRecorder implements ResourceStats {
                     failed,
                     borrowedCount,
                     rtUnits * RT_UNIT_NANOS,
-                    min == Long.MAX_VALUE ? -1 : min,
-                    inFlight(adm, com),
+                    minNanos(min, completed, rtUnits),
+                    inFlight(adm, suc, fail),
                     peakInFlight);
         } finally {
             LOCK.setVolatile(this, 0);
@@ -465,7 +524,9 @@ public final class ResourceRecorder implements ResourceStats {
         try {
             long now = now();
             roll(now);
-            long inFlight = inFlight(admissions, completions);
+            long adm = admissions;
+            long suc = successes;
+            long inFlight = inFlight(adm, suc, failures);
             long current = secondOf(now);
             // Newest first: a second without a record had no event, and what was in flight all
             // through it is what the next second with one (or the current one) started with.
@@ -481,7 +542,7 @@ public final class ResourceRecorder implements ResourceStats {
                 inFlightThrough = ring[base + START_IN_FLIGHT];
                 long completed = ring[base + COMPLETED_FAILED] & LOW32;
                 long failed = ring[base + COMPLETED_FAILED] >>> 32;
-                long min = ring[base + MIN_RT];
+                long rtUnits = ring[base + RT_UNITS];
                 seconds[i] = new StatsSnapshot(
                         resource,
                         ONE_SECOND,
@@ -491,8 +552,8 @@ public final class ResourceRecorder implements ResourceStats {
                         Math.max(0, completed - failed),
                         failed,
                         ring[base + BORROWED_PEAK] & LOW32,
-                        ring[base + RT_UNITS] * RT_UNIT_NANOS,
-                        min == Long.MAX_VALUE ? -1 : min,
+                        rtUnits * RT_UNIT_NANOS,
+                        minNanos(ring[base + MIN_RT], completed, rtUnits),
                         inFlight,
                         ring[base + BORROWED_PEAK] >>> 32);
             }
@@ -532,13 +593,17 @@ public final class ResourceRecorder implements ResourceStats {
         try {
             roll(now());
             long adm = admissions;
-            long com = completions;
+            long suc = successes;
+            long fail = failures;
             long entered = totalEntered + ((adm - seenAdmissions) & LOW32);
             long instant = totalInstant + (((adm - seenAdmissions) >>> 32) & LOW32);
-            long completed = totalCompleted + ((com - seenCompletions) & COUNT24);
-            long rtUnits =
-                    totalRtUnits + (((com - seenCompletions) >>> RT_SHIFT) & RT_MASK) + (longRtUnits - seenLongRtUnits);
-            long failed = failures;
+            long failedFirst = (fail - seenFailures) & COUNT24;
+            long completed = totalCompleted + ((suc - seenSuccesses) & COUNT24) + failedFirst;
+            long failed = totalFailed + failedFirst + (lateFailures - seenLateFailures);
+            long rtUnits = totalRtUnits
+                    + packedUnits(suc - seenSuccesses)
+                    + packedUnits(fail - seenFailures)
+                    + (longRtUnits - seenLongRtUnits);
             return new StatsTotals(
                     entered + instant,
                     rejections,

@@ -21,7 +21,12 @@ import java.util.Objects;
  * @param borrowed requests admitted by borrowing from the next bucket
  * @param responseNanos the sum of the completed requests' response times, in nanoseconds (to the
  *     microsecond)
- * @param minResponseNanos the shortest response time, or -1 when no request completed
+ * @param minResponseNanos the shortest response time, to the microsecond, or -1 exactly when no
+ *     request completed in the window; never above the average ({@code minResponseNanos * completed()
+ *     <= responseNanos}). A request that completes while the statistics file a second can be
+ *     counted in the later second and its response time kept for the minimum of the earlier one;
+ *     a second left so without the minimum of its own requests reports at most their average, an
+ *     upper bound of the true minimum
  * @param inFlight requests in flight when the snapshot was read
  * @param peakInFlight the most requests in flight at once during the window (never above an
  *     enforced in-flight limit on the resource)
@@ -76,7 +81,7 @@ public record StatsSnapshot(
         return completed == 0 ? Double.NaN : responseNanos / 1e6 / completed;
     }
 
-    /** The shortest response time in milliseconds; NaN when none completed. */
+    /** The shortest response time in milliseconds; NaN exactly when none completed. */
     public double minResponseMillis() {
         return minResponseNanos < 0 ? Double.NaN : minResponseNanos / 1e6;
     }

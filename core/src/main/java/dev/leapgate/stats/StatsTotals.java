@@ -3,7 +3,9 @@ package dev.leapgate.stats;
 /**
  * Counts since a resource was first protected: monotonic, for monitoring systems that compute
  * rates themselves (a Prometheus counter). Each never decreases, except {@code succeeded}, which
- * goes down by one when a request closed as a success is failed afterwards.
+ * goes down by one when a request closed as a success is failed afterwards (and stays so: that
+ * request is one failure more); a request that fails before it closes is never counted as a
+ * success, not even for a moment.
  *
  * @param admitted requests admitted
  * @param rejected requests rejected
