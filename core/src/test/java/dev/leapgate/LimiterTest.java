@@ -196,7 +196,7 @@ class LimiterTest {
 
             assertThat(limiter.stats().totals())
                     .as("%s: admitted, nothing completed, no response time (as tryAcquire says)", onExcess)
-                    .extracting("admitted", "succeeded", "failed", "responseNanos")
+                    .extracting("admitted", "succeeded", "failed", "responseMicros")
                     .containsExactly(2L, 0L, 0L, 0L);
             assertThat(limiter.stats().inFlight()).isZero();
         }

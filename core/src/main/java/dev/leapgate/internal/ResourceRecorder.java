@@ -198,6 +198,7 @@ public final class ResourceRecorder implements ResourceStats {
     private long totalInstant;
     private long totalCompleted;
     private long totalFailed; // failures and late failures
+    /** In units (microseconds): a long of them holds 292,000 years of summed response time. */
     private long totalRtUnits;
 
     /**
@@ -417,6 +418,14 @@ public final class ResourceRecorder implements ResourceStats {
     }
 
     /**
+     * Summed units in nanoseconds, saturated at {@link Long#MAX_VALUE} (292 years summed in one
+     * window, only by requests that each took years) rather than wrapped negative.
+     */
+    private static long nanos(long units) {
+        return units > Long.MAX_VALUE / RT_UNIT_NANOS ? Long.MAX_VALUE : units * RT_UNIT_NANOS;
+    }
+
+    /**
      * The clock, read by a reader with the lock held: a reading taken before the lock could be
      * older than a second that a request filed meanwhile, and the reader would take that second for
      * the current one and leave it out of every window. Lock held.
@@ -508,7 +517,7 @@ public final class ResourceRecorder implements ResourceStats {
                     Math.max(0, completed - failed),
                     failed,
                     borrowedCount,
-                    rtUnits * RT_UNIT_NANOS,
+                    nanos(rtUnits),
                     minNanos(min, completed, rtUnits),
                     inFlight(adm, suc, fail),
                     peakInFlight);
@@ -552,7 +561,7 @@ public final class ResourceRecorder implements ResourceStats {
                         Math.max(0, completed - failed),
                         failed,
                         ring[base + BORROWED_PEAK] & LOW32,
-                        rtUnits * RT_UNIT_NANOS,
+                        nanos(rtUnits),
                         minNanos(ring[base + MIN_RT], completed, rtUnits),
                         inFlight,
                         ring[base + BORROWED_PEAK] >>> 32);
@@ -611,7 +620,7 @@ public final class ResourceRecorder implements ResourceStats {
                     Math.max(0, completed - failed),
                     failed,
                     borrowed,
-                    rtUnits * RT_UNIT_NANOS);
+                    rtUnits);
         } finally {
             LOCK.setVolatile(this, 0);
         }

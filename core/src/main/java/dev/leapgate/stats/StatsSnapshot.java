@@ -20,7 +20,8 @@ import java.util.Objects;
  * @param failed admitted requests that failed (an exception, a 5xx response, a timeout)
  * @param borrowed requests admitted by borrowing from the next bucket
  * @param responseNanos the sum of the completed requests' response times, in nanoseconds (to the
- *     microsecond)
+ *     microsecond; {@link Long#MAX_VALUE} if they sum to more, 292 years, in the window: {@link
+ *     StatsTotals#responseMicros()} keeps the sum since the start exact)
  * @param minResponseNanos the shortest response time, to the microsecond, or -1 exactly when no
  *     request completed in the window; never above the average ({@code minResponseNanos * completed()
  *     <= responseNanos}). A request that completes while the statistics file a second can be

@@ -167,7 +167,7 @@ class ResourceRecorderTest {
         assertThat(totals.admitted()).isEqualTo(1);
         assertThat(totals.succeeded()).isEqualTo(1);
         assertThat(totals.rejected()).isEqualTo(1);
-        assertThat(totals.responseNanos()).isEqualTo(50 * MS);
+        assertThat(totals.responseMicros()).isEqualTo(50 * MS / 1_000);
     }
 
     /**
@@ -275,7 +275,7 @@ class ResourceRecorderTest {
         long failed = threads * ((perThread + 6) / 7L);
         assertThat(totals.failed()).isEqualTo(failed);
         assertThat(totals.succeeded()).isEqualTo(all - failed);
-        assertThat(totals.responseNanos()).isEqualTo(all * 3_000);
+        assertThat(totals.responseMicros()).isEqualTo(all * 3);
         assertThat(recorder.inFlight()).isZero();
         assertThat(clock.nanoTime() - START).as("the run spanned many seconds").isGreaterThan(10 * S);
     }
@@ -376,7 +376,7 @@ class ResourceRecorderTest {
                 totals.succeeded(),
                 totals.failed(),
                 totals.borrowed(),
-                totals.responseNanos()
+                totals.responseMicros() * 1_000
             },
             {
                 minute.admitted(),
@@ -413,7 +413,7 @@ class ResourceRecorderTest {
                     || t.shadowRejected() < before.shadowRejected()
                     || t.failed() < before.failed()
                     || t.borrowed() < before.borrowed()
-                    || t.responseNanos() < before.responseNanos()
+                    || t.responseMicros() < before.responseMicros()
                     || t.succeeded() + t.failed() < before.succeeded() + before.failed()) {
                 seen.add(before + " then " + t);
             }
@@ -446,14 +446,14 @@ class ResourceRecorderTest {
 
         assertThat(recorder.lastMinute().responseNanos()).isEqualTo(400 * hour + 480 * hour);
         assertThat(recorder.lastMinute().completed()).isEqualTo(401);
-        assertThat(recorder.totals().responseNanos()).isEqualTo(880 * hour);
+        assertThat(recorder.totals().responseMicros()).isEqualTo(880 * hour / 1_000);
         at(hour + 1_500 * MS);
         assertThat(recorder.lastMinuteBySecond().get(59).responseNanos())
                 .as("the second they closed in")
                 .isEqualTo(880 * hour);
         assertThat(recorder.lastMinuteBySecond().get(59).averageResponseMillis())
                 .isEqualTo(880 * 3_600_000.0 / 401);
-        assertThat(recorder.totals().responseNanos()).isEqualTo(880 * hour);
+        assertThat(recorder.totals().responseMicros()).isEqualTo(880 * hour / 1_000);
     }
 
     /**
@@ -516,7 +516,7 @@ class ResourceRecorderTest {
 
         assertThat(recorder.totals().admitted()).isEqualTo(1);
         assertThat(recorder.totals().succeeded()).isEqualTo(1);
-        assertThat(recorder.totals().responseNanos()).isEqualTo(5 * MS);
+        assertThat(recorder.totals().responseMicros()).isEqualTo(5 * MS / 1_000);
         assertThat(recorder.lastMinute().admitted()).isEqualTo(1);
         assertThat(recorder.lastMinute().responseNanos()).isEqualTo(5 * MS);
         assertThat(recorder.inFlight()).isZero();
@@ -525,7 +525,7 @@ class ResourceRecorderTest {
         assertThat(second0.admitted()).isEqualTo(1);
         assertThat(second0.responseNanos()).isEqualTo(5 * MS);
         assertThat(recorder.totals().admitted()).isEqualTo(1);
-        assertThat(recorder.totals().responseNanos()).isEqualTo(5 * MS);
+        assertThat(recorder.totals().responseMicros()).isEqualTo(5 * MS / 1_000);
     }
 
     /** The field of the running minimum, and its value for a response time. */
@@ -534,6 +534,8 @@ class ResourceRecorderTest {
     private static long minValue(long nanos) {
         return nanos / 1_000;
     }
+
+    private static final ToLongFunction<StatsTotals> TOTAL_RESPONSE_MICROS = StatsTotals::responseMicros;
 
     private static void setLong(Object target, String field, long value) throws ReflectiveOperationException {
         Field f = target.getClass().getDeclaredField(field);
@@ -604,6 +606,32 @@ class ResourceRecorderTest {
         StatsSnapshot minute = recorder.lastMinute();
         assertThat(minute.responseNanos()).isEqualTo(1_000);
         assertThat(minute.minResponseNanos()).isEqualTo(1_000);
+    }
+
+    /**
+     * Summed response times since the start outgrow 2^63 ns (292 years) after about ten days with
+     * 10,000 requests in flight on average (long polls, streams): here three requests of 98 years
+     * each. The totals stay exact and never go down.
+     */
+    @Test
+    void totals_sumResponseTimesBeyond2To63Nanoseconds_exactly() {
+        long rt = 3_100_000_000_000_000_000L; // 98 years; three of them are 9.3 * 10^18 ns
+        StatsTotals before = recorder.totals();
+        for (int i = 0; i < 3; i++) {
+            recorder.onEnter(at(100 * MS));
+        }
+        for (int i = 0; i < 3; i++) {
+            recorder.onExit(at(100 * MS + rt), rt, false);
+            StatsTotals t = recorder.totals();
+            assertThat(TOTAL_RESPONSE_MICROS.applyAsLong(t))
+                    .as("after %s of them", i + 1)
+                    .isEqualTo((i + 1) * (rt / 1_000))
+                    .isGreaterThan(TOTAL_RESPONSE_MICROS.applyAsLong(before));
+            before = t;
+        }
+        assertThat(recorder.lastMinute().responseNanos())
+                .as("a window saturates rather than wraps")
+                .isEqualTo(Long.MAX_VALUE);
     }
 
     /**

@@ -47,7 +47,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code leapgate.requests.in.flight} ({@code leapgate_requests_in_flight}), tag {@code
  *       resource}: admitted and not yet completed;
  *   <li>{@code leapgate.response.time} ({@code leapgate_response_time_seconds_count} and {@code
- *       _sum}), tag {@code resource}: completed requests and their summed response time;
+ *       _sum}), tag {@code resource}: completed requests and their summed response time (read in
+ *       microseconds, {@code StatsTotals.responseMicros}: a sum in nanoseconds would overflow and
+ *       go negative after 292 years of summed response time, ten days with 10,000 requests in
+ *       flight);
  *   <li>{@code leapgate.gate.requests} ({@code leapgate_gate_requests_total}), tag {@code
  *       outcome}: {@code exempt} (matched by a rule, let through: the origin is exempt) and {@code
  *       denied} (the origin is in {@code deny});
@@ -398,8 +401,8 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                         "leapgate.response.time",
                         gate,
                         g -> (long) total(g, resource, t -> t.succeeded() + t.failed()),
-                        g -> total(g, resource, StatsTotals::responseNanos),
-                        TimeUnit.NANOSECONDS)
+                        g -> total(g, resource, StatsTotals::responseMicros),
+                        TimeUnit.MICROSECONDS)
                 .description("Completed requests and their response times")
                 .tags(resourceTags)
                 .register(registry));
