@@ -18,11 +18,15 @@ import java.util.function.Consumer;
  * nothing more.
  *
  * <p>The top senders of each rule are counted in a space-saving summary of {@value #TRACKED}
- * origins: an origin that sent more than a {@value #TRACKED}th of the rule's rejections is in it,
- * and its count can only be over-estimated (by at most the smallest tracked count), so the line
- * says "about". An IPv6 client is named by its prefix, as it is counted. Identifiers (an API key
- * header, a principal) are the client's text: cut after
- * {@value Shown#IDENTIFIER_CHARS} characters ({@link Shown#identifier}), and characters one cannot
+ * origins ({@link TopOrigins}): an origin that sent more than a {@value #TRACKED}th of the
+ * rejections the summary counted is in it, its count over-estimated by at most the smallest
+ * tracked count, so the line says "about". A rejection that finds the summary busy (another
+ * rejection of the rule being counted on another thread at that moment, or the line being
+ * written) is counted in the rule's total but names no origin: under concurrent rejections a
+ * named count can also be too low, while the totals of the lines count every rejection.
+ *
+ * <p>An IPv6 client is named by its prefix, as it is counted. Identifiers (an API key header, a
+ * principal) are the client's text: cut after {@value Shown#IDENTIFIER_CHARS} characters ({@link Shown#identifier}), and characters one cannot
  * see, line breaks first, written as escapes ({@link Shown#escaped}).
  *
  * <p>Concurrency: a rejection adds to its rule's count with one atomic addition and updates the

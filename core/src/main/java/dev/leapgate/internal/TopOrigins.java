@@ -9,12 +9,15 @@ import java.util.List;
 
 /**
  * The origins seen most, in a space-saving summary of a fixed number of places: an origin that
- * accounts for more than one in {@code places} of what was offered is in it, and its count can
- * only be over-estimated (by at most the smallest count kept), so readers say "about".
+ * accounts for more than one in {@code places} of the offers counted is in it, and its count
+ * over-estimates its counted offers by at most the smallest count kept, so readers say "about".
  *
  * <p>Concurrency: {@link #offer} only tries the summary's lock; an offer that finds it taken is
  * dropped (the summary is an estimate anyway, and the request path never waits for it). Readers
- * wait for the lock.
+ * wait for the lock. So offers made at the same moment on several threads, or while a reader
+ * holds the summary, are not all counted: against everything offered, a count can be too low as
+ * well as too high, and an origin just above one in {@code places} can be missing. Without
+ * contention (one thread offering at a time, no reader) nothing is dropped.
  */
 public final class TopOrigins {
 

@@ -20,7 +20,11 @@ public interface ResourceStats {
     /** The resource's name: a limiter's name, or an HTTP rule's pattern, {@code GET /users/{id}}. */
     String resource();
 
-    /** Requests admitted with an entry and not yet completed: exact, never above an enforced in-flight limit. */
+    /**
+     * Requests admitted with an entry and not yet completed: never above an enforced in-flight
+     * limit, and exact when no request starts or ends during the read; can be too low by the
+     * requests that end during the read, never too high.
+     */
     long inFlight();
 
     /** The second before the current one, and the current one so far. */

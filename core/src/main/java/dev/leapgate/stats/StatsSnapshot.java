@@ -28,9 +28,12 @@ import java.util.Objects;
  *     counted in the later second and its response time kept for the minimum of the earlier one;
  *     a second left so without the minimum of its own requests reports at most their average, an
  *     upper bound of the true minimum
- * @param inFlight requests in flight when the snapshot was read
- * @param peakInFlight the most requests in flight at once during the window (never above an
- *     enforced in-flight limit on the resource)
+ * @param inFlight requests in flight when the snapshot was read (see {@link
+ *     ResourceStats#inFlight()})
+ * @param peakInFlight the most requests in flight at once during the window, as each admission
+ *     saw it: never above an enforced in-flight limit on the resource, exact when requests do not
+ *     start and end at the same moment, and otherwise possibly too low, by the requests that ended
+ *     while an admission was being counted (never too high)
  */
 public record StatsSnapshot(
         String resource,
