@@ -1,6 +1,7 @@
 package dev.leapgate.http;
 
 import dev.leapgate.Rejection;
+import dev.leapgate.internal.Shown;
 
 /**
  * The body of a rejection: an RFC 9457 problem detail, {@code application/problem+json}.
@@ -104,7 +105,14 @@ public final class ProblemBody {
         };
     }
 
-    /** Appends {@code text} as a JSON string, escaping what RFC 8259 requires. */
+    /**
+     * Appends {@code text} as a JSON string, escaping what RFC 8259 requires, and also, as {@code
+     * \\uXXXX}, every other character one cannot see ({@link Shown#isInvisible}: DEL, C1 controls
+     * such as CSI, bidi and other format characters, line and paragraph separators, spaces other
+     * than a space): the same string to a JSON parser, but a client's identifier in the status
+     * cannot act on the terminal of an operator who reads the JSON with curl, as the rejection log
+     * keeps it from acting on one that shows the log.
+     */
     static void quote(StringBuilder json, String text) {
         json.append('"');
         for (int i = 0; i < text.length(); i++) {
@@ -116,7 +124,7 @@ public final class ProblemBody {
                 case '\r' -> json.append("\\r");
                 case '\t' -> json.append("\\t");
                 default -> {
-                    if (c < 0x20) {
+                    if (c < 0x20 || (c >= 0x7f && Shown.isInvisible(c))) {
                         json.append(String.format("\\u%04x", (int) c));
                     } else {
                         json.append(c);

@@ -77,6 +77,15 @@ public final class Shown {
         return identifier(origin.toString());
     }
 
+    /**
+     * Whether {@code c} is a character one cannot see, which {@link #escaped} writes as an escape: a
+     * control (C0, DEL, C1), a format character (bidi controls, zero-width spaces, the byte-order
+     * mark), a line or paragraph separator, or a space other than a space.
+     */
+    public static boolean isInvisible(char c) {
+        return escape(c) != null;
+    }
+
     /** Whether the text holds a character one cannot see (a space excepted). */
     public static boolean hasInvisible(String text) {
         for (int i = 0; i < text.length(); i++) {

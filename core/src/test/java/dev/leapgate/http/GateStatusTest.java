@@ -466,6 +466,30 @@ class GateStatusTest {
                         + "\"about\":1}]");
     }
 
+    /**
+     * A client's identifier (a principal, a header shown as sent) is its own text, and the README
+     * has operators read the JSON with curl in a terminal: what the rejection log writes as escapes
+     * (C1 controls such as CSI, DEL, bidi and other format characters, line and paragraph
+     * separators, spaces other than a space) is written as JSON escapes, the same string to a
+     * parser, never as raw characters that a terminal acts on.
+     */
+    @Test
+    void aClientsIdentifier_inTheJson_holdsNoCharacterATerminalActsOn() {
+        HttpGate gate = gate("rule.api.match", "/**", "rule.api.limit", "1/1h", "rule.api.scope", "per-origin");
+        String id = "u\u009b2J\u001b]0;pwned\u0007\u007f\u202e\u2028\u00a0\u200b\ufeffend";
+        for (int i = 0; i < 2; i++) {
+            gate.enter("GET", "/x", Origin.id(id));
+        }
+
+        String json = gate.statusJson();
+        assertThat(json)
+                .contains("\"rejectedMost\":[{\"client\":\"u\\u009b2J\\u001b]0;pwned\\u0007\\u007f\\u202e\\u2028"
+                        + "\\u00a0\\u200b\\ufeffend\",\"about\":1}]");
+        assertThat(json.chars().filter(c -> c < 0x20 || (c >= 0x7f && c <= 0x9f) || c > 0x7e))
+                .as("only printable ASCII in the JSON")
+                .isEmpty();
+    }
+
     /** An API key is a credential: the status names a header origin by its fingerprint, unless shown as sent. */
     @Test
     void theClientsRejectedMost_byAHeader_areFingerprints_unlessShownAsSent() {
