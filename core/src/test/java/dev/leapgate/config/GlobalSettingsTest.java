@@ -287,6 +287,29 @@ class GlobalSettingsTest {
         assertThat(problems("origin", "header:Key(1)")).containsExactly(allowed + "'Key(1)'");
     }
 
+    /**
+     * A forwarding list's first entry is the client's own text (each proxy appends after it): as an
+     * origin it would let every client name itself anew with each request and escape every
+     * per-origin limit. The address behind a proxy is what origin = ip with trusted-proxies gives.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "header:X-Forwarded-For, X-Forwarded-For",
+        "header:x-forwarded-for, x-forwarded-for",
+        "header:Forwarded, Forwarded"
+    })
+    void origin_aForwardingHeader_isRefused_pointingToTrustedProxies(String text, String name) {
+        assertThat(problems("origin", text))
+                .containsExactly("origin: '" + text + "' would let every client choose its origin: the first entry of "
+                        + name + " is what the client wrote (each proxy appends after it), so a client that"
+                        + " sends another one with each request escapes every per-origin limit; to count"
+                        + " clients by their address behind a proxy, keep origin = ip and set trusted-proxies"
+                        + " (and forwarded-header), which walks the header from the right");
+        assertThat(parse("origin", "header:X-Real-IP").origin().headerName())
+                .as("a single address that a proxy sets, not a list")
+                .isEqualTo("X-Real-IP");
+    }
+
     // --- exempt and deny
 
     @Test
