@@ -645,8 +645,13 @@ public final class HttpGate implements AutoCloseable {
             reloading.maybeReload();
         }
         String decoded = request.decodedPath();
-        String key = decoded != null ? RequestPath.normalizeDecoded(decoded) : RequestPath.normalize(request.rawPath());
-        return decide(request.method(), key, null, request, 1);
+        String raw = decoded != null ? request.encodedPath() : request.rawPath();
+        String key = decoded != null ? RequestPath.normalizeDecoded(decoded) : RequestPath.normalize(raw);
+        // A dot-segment spelled with an escape: resolved by the container (and by normalize), but a
+        // segment to a framework that routes by the raw URI. The rules of both readings apply.
+        String dotsKept = RequestPath.keepingEncodedDots(raw);
+        return decide(
+                request.method(), key, dotsKept == null || dotsKept.equals(key) ? null : dotsKept, null, request, 1);
     }
 
     /** Decides on a request given by its parts, with one permit; see {@link #enter(String, String, Origin, int)}. */
@@ -671,11 +676,15 @@ public final class HttpGate implements AutoCloseable {
         if (reloading != null) {
             reloading.maybeReload();
         }
-        return decide(method, normalizedPath, origin, null, permits);
+        return decide(method, normalizedPath, null, origin, null, permits);
     }
 
-    /** The origin is {@code known}, or else looked up from {@code request} when first needed. */
-    private Decision decide(String method, String path, Origin known, HttpRequestView request, int permits) {
+    /**
+     * The origin is {@code known}, or else looked up from {@code request} when first needed; {@code
+     * otherPath}, if not null, is a second reading of the path whose rules apply too.
+     */
+    private Decision decide(
+            String method, String path, String otherPath, Origin known, HttpRequestView request, int permits) {
         Snapshot s = snapshot.get();
         RuleSet rules = s.book.rules();
         Origin origin = known;
@@ -687,6 +696,9 @@ public final class HttpGate implements AutoCloseable {
             }
         }
         Limit[] candidates = s.index.match(method, path);
+        if (otherPath != null) {
+            candidates = union(candidates, s.index.match(method, otherPath));
+        }
         if (candidates.length == 0) {
             return UnlimitedEntry.INSTANCE;
         }
@@ -698,6 +710,25 @@ public final class HttpGate implements AutoCloseable {
             return UnlimitedEntry.INSTANCE;
         }
         return admission.decide(candidates, origin, permits);
+    }
+
+    /** The limits of {@code first}, then those of {@code second} that are not in {@code first}. */
+    private static Limit[] union(Limit[] first, Limit[] second) {
+        if (second.length == 0) {
+            return first;
+        }
+        List<Limit> all = new ArrayList<>(first.length + second.length);
+        all.addAll(List.of(first));
+        for (Limit limit : second) {
+            boolean known = false;
+            for (Limit already : first) {
+                known |= already == limit;
+            }
+            if (!known) {
+                all.add(limit);
+            }
+        }
+        return all.size() == first.length ? first : all.toArray(new Limit[0]);
     }
 
     /**

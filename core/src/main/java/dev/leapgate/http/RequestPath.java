@@ -109,6 +109,74 @@ public final class RequestPath {
     }
 
     /**
+     * The key of a raw path, with each dot-segment spelled with an escape ({@code %2E}, {@code
+     * %2e%2e}, {@code .%2E}) kept as a segment of its own, written {@code %2E} or {@code %2E%2E},
+     * instead of resolved; or null when the path has no such segment (the usual case: no work
+     * beyond a scan for {@code %}). For a request that a servlet container routed after resolving
+     * such segments (Tomcat decodes {@code /api/items/%2E/price} to {@code /api/items/price}), while
+     * a framework behind it that routes by the raw request URI (Jersey, CXF) serves it as {@code
+     * /api/items/{id}/price} with the id {@code .}: the rules matching this key apply too ({@link
+     * HttpGate#enter(HttpRequestView)}). Not canonical ({@link #normalize} of it resolves those
+     * segments): a key to match rules with, never a resource name. Never throws; linear.
+     */
+    public static String keepingEncodedDots(String rawPath) {
+        if (rawPath == null || rawPath.indexOf('%') < 0) {
+            return null;
+        }
+        int end = rawPath.length();
+        for (int i = 0; i < end; i++) {
+            char c = rawPath.charAt(i);
+            if (c == '?' || c == '#') {
+                end = i;
+                break;
+            }
+        }
+        return hasEncodedDotSegment(rawPath, end) ? canonical(rawPath, end, true, true) : null;
+    }
+
+    /** Whether a segment of {@code path[0, end)} (without its parameters) decodes to a dot-segment and holds a {@code %}. */
+    private static boolean hasEncodedDotSegment(String path, int end) {
+        int i = 0;
+        while (i < end) {
+            int segmentEnd = i;
+            int contentEnd = -1;
+            while (segmentEnd < end && path.charAt(segmentEnd) != '/') {
+                if (path.charAt(segmentEnd) == ';' && contentEnd < 0) {
+                    contentEnd = segmentEnd;
+                }
+                segmentEnd++;
+            }
+            if (isEncodedDotSegment(path, i, contentEnd < 0 ? segmentEnd : contentEnd)) {
+                return true;
+            }
+            i = segmentEnd + 1;
+        }
+        return false;
+    }
+
+    /** Whether {@code path[from, to)} is {@code .} or {@code ..} with at least one dot written {@code %2E} (either case). */
+    private static boolean isEncodedDotSegment(String path, int from, int to) {
+        int dots = 0;
+        boolean escaped = false;
+        int i = from;
+        while (i < to && dots < 3) {
+            if (path.charAt(i) == '.') {
+                i++;
+            } else if (path.charAt(i) == '%'
+                    && i + 2 < to
+                    && path.charAt(i + 1) == '2'
+                    && (path.charAt(i + 2) | 0x20) == 'e') {
+                escaped = true;
+                i += 3;
+            } else {
+                return false;
+            }
+            dots++;
+        }
+        return i == to && escaped && dots <= 2;
+    }
+
+    /**
      * Whether {@code path} is a key already, the common case: {@code /} and segments of characters
      * spelled as themselves, none empty, {@code .} or {@code ..}. Such a path is its own key under
      * either entry point (it has no {@code %}, {@code ;}, {@code ?} or {@code #}), and the request
@@ -142,8 +210,16 @@ public final class RequestPath {
      * character by character (tests compare {@link #isCanonical}'s shortcut with it).
      */
     static String canonical(String path, int end, boolean raw) {
+        return canonical(path, end, raw, false);
+    }
+
+    /**
+     * {@link #canonical(String, int, boolean)}; with {@code keepEncodedDots}, a raw dot-segment spelled
+     * with an escape is kept as {@code %2E} or {@code %2E%2E} ({@link #keepingEncodedDots}).
+     */
+    private static String canonical(String path, int end, boolean raw, boolean keepEncodedDots) {
         // Invariant: out is empty (the root) or a sequence of "/segment", each segment canonical,
-        // non-empty and not a dot-segment.
+        // non-empty and not a dot-segment (but for the kept ones, spelled with escapes).
         StringBuilder out = new StringBuilder(end + 1);
         int i = 0;
         while (i < end) {
@@ -172,7 +248,10 @@ public final class RequestPath {
                 PathEncoding.appendDecoded(path, i, contentEnd, out);
             }
             int length = out.length() - mark - 1;
-            if (length == 0 || (length == 1 && out.charAt(mark + 1) == '.')) {
+            if (keepEncodedDots && isEncodedDotSegment(path, i, contentEnd)) {
+                out.setLength(mark + 1);
+                out.append(length == 1 ? "%2E" : "%2E%2E");
+            } else if (length == 0 || (length == 1 && out.charAt(mark + 1) == '.')) {
                 out.setLength(mark);
             } else if (length == 2 && out.charAt(mark + 1) == '.' && out.charAt(mark + 2) == '.') {
                 out.setLength(mark);

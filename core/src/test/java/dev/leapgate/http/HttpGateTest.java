@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
+import dev.leapgate.Origin;
 import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
@@ -676,5 +677,59 @@ class HttpGateTest {
                 .singleElement()
                 .asString()
                 .startsWith("deny: 2001:db8:7::1/128 is one IPv6 address");
+    }
+
+    /**
+     * Tomcat decodes {@code /api/items/%2E/price} and resolves the dot before routing: the servlet
+     * filter's path is {@code /api/items/price}. Jersey routes the raw URI and serves it as {@code
+     * items/{id}/price} with the id {@code .}: the rule on that route must count it too.
+     */
+    @Test
+    void aDotSegmentSpelledWithAnEscape_countsUnderTheRulesOfTheRawReading_too() {
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(
+                        Map.of(
+                                "rule.price.match", "GET /api/items/*/price",
+                                "rule.price.limit", "2/1m",
+                                "rule.price.scope", "per-origin"),
+                        "test"))
+                .build();
+        HttpRequestView routed = new HttpRequestView() {
+            public String method() {
+                return "GET";
+            }
+
+            public String rawPath() {
+                return "/app/api/items/%2E/price";
+            }
+
+            public String decodedPath() {
+                return "/api/items/price"; // what Tomcat gives
+            }
+
+            public String encodedPath() {
+                return "/api/items/%2E/price";
+            }
+
+            public String remoteAddr() {
+                return "203.0.113.9";
+            }
+
+            public List<String> headers(String name) {
+                return List.of();
+            }
+
+            public String principal() {
+                return null;
+            }
+        };
+        assertThat(gate.enter(routed)).isInstanceOf(Entry.class);
+        assertThat(gate.enter(routed)).isInstanceOf(Entry.class);
+        assertThat(gate.enter(routed))
+                .as("the third within the minute")
+                .isInstanceOfSatisfying(
+                        Rejection.class, r -> assertThat(r.rule()).isEqualTo("price"));
+        assertThat(gate.enter("GET", "/api/items/price", Origin.id("other")))
+                .as("the container's reading alone matches no rule")
+                .isSameAs(dev.leapgate.internal.UnlimitedEntry.INSTANCE);
     }
 }

@@ -387,4 +387,36 @@ class RequestPathTest {
                     .isEqualTo(RequestPath.normalizeDecoded(d));
         }
     }
+
+    // --- dot-segments spelled with an escape, as a framework routing by the raw URI reads them
+
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+        "/api/items/%2E/price, /api/items/%2E/price",
+        "/api/items/%2e%2e/price, /api/items/%2E%2E/price",
+        "/api/items/.%2e/price, /api/items/%2E%2E/price",
+        "/api/items/%2E./price, /api/items/%2E%2E/price",
+        "/api/items/%2E;v=1/price?x=%2E, /api/items/%2E/price",
+        "/api/x/../items/%2e, /api/items/%2E",
+        "/api/%61/%2E, /api/a/%2E",
+    })
+    void keepingEncodedDots_keepsEachEscapedDotSegmentAsASegment(String raw, String key) {
+        assertThat(RequestPath.keepingEncodedDots(raw)).isEqualTo(key);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "/api/items/1/price",
+                "/api/items/../price",
+                "/api/%61",
+                "/a/%2E%2E%2E/b",
+                "/a/%2Ex/b",
+                "/a/%2",
+                ""
+            })
+    void keepingEncodedDots_isNull_withoutAnEscapedDotSegment(String raw) {
+        assertThat(RequestPath.keepingEncodedDots(raw)).isNull();
+        assertThat(RequestPath.keepingEncodedDots(null)).isNull();
+    }
 }

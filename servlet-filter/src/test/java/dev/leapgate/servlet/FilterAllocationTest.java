@@ -151,6 +151,7 @@ class FilterAllocationTest {
                     case "getMethod" -> "GET";
                     case "getRequestURI", "getServletPath" -> path;
                     case "getPathInfo" -> null;
+                    case "getContextPath" -> "";
                     case "getRemoteAddr" -> "203.0.113.7";
                     case "getRequestId" -> "1";
                     case "isAsyncStarted", "isAsyncSupported" -> Boolean.FALSE;

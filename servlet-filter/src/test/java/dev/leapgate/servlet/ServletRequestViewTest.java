@@ -31,4 +31,26 @@ class ServletRequestViewTest {
                 .containsExactly("[0:0:0:0:0:0:0:1]:8443");
         assertThat(new ServletRequestView(http2To("[::1]")).headers("Host")).containsExactly("[::1]:8443");
     }
+
+    private static HttpServletRequest to(String contextPath, String requestUri) {
+        Map<String, Object> answers = Map.of("getContextPath", contextPath, "getRequestURI", requestUri);
+        return (HttpServletRequest) Proxy.newProxyInstance(
+                ServletRequestViewTest.class.getClassLoader(),
+                new Class<?>[] {HttpServletRequest.class},
+                (proxy, method, args) -> answers.get(method.getName()));
+    }
+
+    /** The raw path below the context path, for the core to find dot-segments spelled with escapes; null without a '%'. */
+    @Test
+    void theEncodedPath_isTheRequestUriBelowTheContextPath_whenItHoldsAPercentSign() {
+        assertThat(new ServletRequestView(to("/app", "/app/api/items/%2E/price")).encodedPath())
+                .isEqualTo("/api/items/%2E/price");
+        assertThat(new ServletRequestView(to("", "/api/items/%2e/price")).encodedPath())
+                .isEqualTo("/api/items/%2e/price");
+        assertThat(new ServletRequestView(to("/%61pp", "/%61pp/api/items/1/price")).encodedPath())
+                .as("an escape in the context path alone")
+                .isNull();
+        assertThat(new ServletRequestView(to("/app", "/app/api/items/1/price")).encodedPath())
+                .isNull();
+    }
 }
