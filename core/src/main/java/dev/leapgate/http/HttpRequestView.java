@@ -35,9 +35,8 @@ public interface HttpRequestView {
      * still percent-encoded) when it holds a {@code %}; null otherwise, and by default. The core
      * looks in it for a dot-segment spelled with an escape ({@code /api/items/%2E/price}), which
      * a container such as Tomcat resolves before routing while a framework behind it that routes by
-     * the raw request URI (Jersey, CXF) takes as a segment: the rules of both readings apply
-     * ({@link RequestPath#keepingEncodedDots}). Called once per request that a rule may limit;
-     * without a {@code %} an adapter answers null without allocating.
+     * the raw request URI (Jersey, CXF) takes as a segment: the rules of both readings apply.
+     * Called once per request; without a {@code %} an adapter answers null without allocating.
      */
     default String encodedPath() {
         return null;

@@ -119,7 +119,7 @@ public final class RequestPath {
      * HttpGate#enter(HttpRequestView)}). Not canonical ({@link #normalize} of it resolves those
      * segments): a key to match rules with, never a resource name. Never throws; linear.
      */
-    public static String keepingEncodedDots(String rawPath) {
+    static String keepingEncodedDots(String rawPath) {
         if (rawPath == null || rawPath.indexOf('%') < 0) {
             return null;
         }
