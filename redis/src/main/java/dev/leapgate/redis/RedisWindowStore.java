@@ -94,6 +94,11 @@ import org.slf4j.LoggerFactory;
  * {@code store} setting and its value, and decisions fail with that message (core's failure policy
  * shows it), instead of Lettuce's "Unable to connect", which reads like a Redis that is down.
  *
+ * <p>A full Redis ({@code maxmemory} reached, {@code maxmemory-policy noeviction}) is neither: it
+ * refuses the script at its first write (an admission, a refund) and answers the rest (a
+ * rejection), and room comes back as keys expire. Its refusal fails the decision with a message
+ * that says so ({@link Full}), and counts neither way for the circuit breaker.
+ *
  * <h2>Instances</h2>
  *
  * With {@code store-instances = auto} each instance writes a heartbeat into the sorted set {@code
@@ -506,7 +511,10 @@ public final class RedisWindowStore implements WindowStore {
      * taken), one cancelled when its caller's time budget ran out as a failure. One cancelled
      * sooner says nothing about Redis (another rule rejected the request first, and its caller
      * stopped waiting): its permission is released, and it counts neither way. The caller's budget
-     * starts a moment before the decision does, hence "sooner" is before 9/10 of the budget.
+     * starts a moment before the decision does, hence "sooner" is before 9/10 of the budget. Nor
+     * does a decision a full Redis refused ({@link Full}): Redis answered at once, and still
+     * decides every rejection (a write it refuses is an admission's); an open breaker would send
+     * those to the failure policy too, a fresh local share for a client Redis counts at its limit.
      */
     private Waiter waiter(int permits) {
         long start = System.nanoTime();
@@ -515,7 +523,8 @@ public final class RedisWindowStore implements WindowStore {
             long took = System.nanoTime() - start;
             if (failure == null) {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
-            } else if (failure instanceof CancellationException && took < budgetNanos / 10 * 9) {
+            } else if (failure instanceof CancellationException && took < budgetNanos / 10 * 9
+                    || failure instanceof Full) {
                 breaker.releasePermission();
             } else {
                 breaker.onError(took, TimeUnit.NANOSECONDS, failure);
@@ -685,6 +694,16 @@ public final class RedisWindowStore implements WindowStore {
         } else if (error.contains("ERR Leapgate: Redis's clock")) {
             kind = "CLOCK";
             what = "the server's clock is wrong";
+        } else if (error.contains("OOM command not allowed")) {
+            // Within a script Redis's answer comes wrapped ("ERR Error running script (call to
+            // f_<sha>): @user_script:89: ... -OOM ..."): shown from the OOM on.
+            return new Full(
+                    "store = " + settings.shownUri() + ": Redis is full (maxmemory): it refuses the writes that"
+                            + " count admissions and refunds until keys expire; raise maxmemory (a shared"
+                            + " per-client rule's window takes about 150 B per client) ("
+                            + error.substring(error.indexOf("OOM command not allowed"))
+                                    .strip() + ")",
+                    failure);
         } else {
             return failure;
         }
@@ -711,6 +730,28 @@ public final class RedisWindowStore implements WindowStore {
         }
     }
 
+    /**
+     * Redis is full ({@code maxmemory}, with a policy that evicts nothing): it refuses a script at
+     * its first write, so every decision that would admit and every refund fails, while rejections
+     * (which write nothing) are answered. Not an outage (the circuit breaker does not count it, see
+     * {@link #waiter}) and not a misconfiguration (it passes when keys expire): the rule's failure
+     * policy decides, and its switch message, logged once per switch, is this message alone.
+     */
+    private static final class Full extends IllegalStateException {
+        Full(String message, Throwable cause) {
+            super(message, cause);
+        }
+
+        @Override
+        public String toString() {
+            return getMessage();
+        }
+    }
+
+    /**
+     * Gives back {@code permits}: best effort, one that cannot be made (the breaker open, Redis
+     * down or full) leaves the window counting them, the strict side.
+     */
     @Override
     public void refund(SharedWindow window, String key, long bucket, int permits) {
         if (closed || breaker.getState() == CircuitBreaker.State.OPEN) {
