@@ -287,6 +287,34 @@ class RedisFullTest {
     }
 
     /**
+     * With an eviction policy Redis makes room instead: the flood evicts clients' windows (the
+     * nearest to expiry first, with volatile-ttl), and a client whose window was evicted starts
+     * again from an empty one (README).
+     */
+    @Test
+    void evictionPolicy_theFloodEvictsAWindow_whichStartsAgainEmpty() throws Exception {
+        gate = gate("closed");
+        Origin heavy = client("203.0.113.50");
+        assertThat(admitted(heavy, 10)).isEqualTo(10);
+        String key = "leapgate:{o:203.0.113.50}:login:6000x10";
+        redis.call(c -> c.configSet("maxmemory-policy", "volatile-ttl"));
+        held = usedMemory(redis.call(c -> c.info("memory")));
+        redis.call(c -> c.configSet("maxmemory", Long.toString(held + ROOM)));
+        while (redis.<Long>call(c -> c.exists(key)) == 1) {
+            assertThat(flooded)
+                    .as("clients before the heavy client's window was evicted")
+                    .isLessThan(50_000);
+            for (int i = 0; i < 200; i++) {
+                timed(newClient());
+            }
+        }
+        assertThat(gate.store("login").orElseThrow().decidedWithoutStore())
+                .as("Redis made room: it decided every request")
+                .isZero();
+        assertThat(admitted(heavy, 12)).as("a fresh window").isEqualTo(10);
+    }
+
+    /**
      * A refund is a write too: a full Redis refuses it, and the permits stay counted (the strict
      * side); nothing fails.
      */
