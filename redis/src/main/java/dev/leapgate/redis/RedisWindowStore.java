@@ -658,7 +658,8 @@ public final class RedisWindowStore implements WindowStore {
     /**
      * {@code failure}, or when Redis's error says the store is set up wrong (see the class comment),
      * a {@link Misconfigured} failure that names the setting, its value and what is wrong, logged
-     * once per kind at ERROR. Null for null.
+     * once per kind at ERROR; when Redis is full, a {@link Full} failure that says so, not logged
+     * here (each rule's switch message shows it). Null for null.
      */
     private Throwable classified(Throwable failure) {
         String error = null;
