@@ -80,14 +80,7 @@ public final class RequestPath {
         if (rawPath == null) {
             return ROOT;
         }
-        int end = rawPath.length();
-        for (int i = 0; i < end; i++) {
-            char c = rawPath.charAt(i);
-            if (c == '?' || c == '#') {
-                end = i;
-                break;
-            }
-        }
+        int end = pathEnd(rawPath);
         return end == rawPath.length() && isCanonical(rawPath) ? rawPath : canonical(rawPath, end, true);
     }
 
@@ -123,15 +116,20 @@ public final class RequestPath {
         if (rawPath == null || rawPath.indexOf('%') < 0) {
             return null;
         }
+        int end = pathEnd(rawPath);
+        return hasEncodedDotSegment(rawPath, end) ? canonical(rawPath, end, true, true) : null;
+    }
+
+    /** Where the path of {@code rawPath} ends: at its query or fragment, if it has one. */
+    private static int pathEnd(String rawPath) {
         int end = rawPath.length();
         for (int i = 0; i < end; i++) {
             char c = rawPath.charAt(i);
             if (c == '?' || c == '#') {
-                end = i;
-                break;
+                return i;
             }
         }
-        return hasEncodedDotSegment(rawPath, end) ? canonical(rawPath, end, true, true) : null;
+        return end;
     }
 
     /** Whether a segment of {@code path[0, end)} (without its parameters) decodes to a dot-segment and holds a {@code %}. */
