@@ -416,7 +416,8 @@ public final class HttpGate implements AutoCloseable {
         String decoded = request.decodedPath();
         if (statusLeaf != null) {
             // Most requests are not for the status: tell without normalizing their path a second time.
-            String text = decoded != null ? decoded : request.rawPath();
+            // No path (a view of the application's own): the root, as normalize takes it.
+            String text = decoded != null ? decoded : Objects.requireNonNullElse(request.rawPath(), "/");
             if ((decoded != null || text.indexOf('%') < 0) && !text.contains(statusLeaf)) {
                 return Optional.empty();
             }

@@ -177,6 +177,22 @@ class GateStatusTest {
                 .isEmpty();
     }
 
+    /** A view of the application's own that has no path (null) is the root, as {@code enter} takes it: never a 500. */
+    @Test
+    void aViewWithoutAPath_isNoStatusRequest_andDecidedAsTheRoot() {
+        HttpGate gate = gate(
+                "rule.root.match", "/",
+                "rule.root.limit", "1/1m",
+                "status-path", "/leapgate/status");
+        HttpRequestView noPath = request("GET", null, "127.0.0.1");
+
+        assertThat(gate.status(noPath)).isEmpty();
+        assertThat(gate.enter(noPath).admitted()).isTrue();
+        assertThat(gate.enter(noPath).admitted())
+                .as("the root's rule counted it")
+                .isFalse();
+    }
+
     /** A GET of {@code path} from {@code peer} with the given header fields (name, value, ...). */
     private static HttpRequestView relayed(String path, String peer, String... fields) {
         return new HttpRequestView() {
