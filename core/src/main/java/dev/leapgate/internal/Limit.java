@@ -427,7 +427,10 @@ public abstract sealed class Limit {
         /**
          * While {@code startNanos} is within the ticket's bucket (or before it: a loan's, waited
          * for), the ticket stands; later, the permits move to the bucket of {@code startNanos},
-         * never as a loan (the request goes on now).
+         * never as a loan (the request goes on now). But where the permits cannot be given back
+         * while their bucket still counts (a reload handed the client, or a borrowing window, to
+         * the new version's counter, which keeps them), the ticket stands too: taken again, the
+         * request would be counted twice, and refuse itself at a limit of 1.
          */
         @Override
         long movedTo(long startNanos, Origin origin, long token, int permits) {
@@ -435,7 +438,11 @@ public abstract sealed class Limit {
             if (startNanos - bucketStart < rule.window().bucketNanos()) {
                 return token;
             }
-            release(origin, token, permits);
+            boolean gaveBack = perOrigin ? keyed.refund(origin.key(), token, permits) : shared.refund(token, permits);
+            long bucketEnd = perOrigin ? keyed.ticketEndNanos(token) : shared.ticketEndNanos(token);
+            if (!gaveBack && startNanos - bucketEnd < 0) {
+                return token; // still counted where it was decided
+            }
             return perOrigin
                     ? keyed.tryAcquire(origin.key(), startNanos, permits, -1)
                     : shared.tryAcquire(startNanos, permits, -1);

@@ -270,6 +270,53 @@ class WindowAfterWaitTest {
     }
 
     /**
+     * A client's request counted at 0 by its window of 1 per second waits for its turn until
+     * 100 ms, past its bucket. Meanwhile a reload changes the window to 2 s (a new per-client table,
+     * which takes the client over, with the request's count, at the client's next request, rejected
+     * at 50 ms). When the request goes on, the old table no longer holds the client, so its count
+     * cannot be given back there: it stands where it was counted. Taking it again would count the
+     * request twice in the new table, and it would refuse itself (as it did: rejected by "x", the
+     * client admitted nothing in the window).
+     */
+    @Test
+    void requestThatWaited_whileAReloadHandedItsClientToANewTable_isNotRefusedByItsOwnCount() throws Exception {
+        FlowRule paced = FlowRule.builder("paced")
+                .match("/**")
+                .limit(10, WindowSpec.of(Duration.ofSeconds(1), 10)) // a turn every 100 ms
+                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                .build();
+        HttpGate gate = gate(
+                FlowRule.builder("x")
+                        .match("/x")
+                        .limit(1, WindowSpec.of(Duration.ofSeconds(1), 10))
+                        .scope(Scope.perOrigin())
+                        .build(),
+                paced);
+        CompletableFuture<Decision> other = send(gate, "/y", "198.51.100.1"); // turn 0
+        CompletableFuture<Decision> waited = send(gate, "/x", "203.0.113.1"); // turn 100 ms
+        time.advanceTo(50 * MS);
+        gate.update(RuleSet.of(
+                FlowRule.builder("x")
+                        .match("/x")
+                        .limit(1, WindowSpec.of(Duration.ofSeconds(2), 10))
+                        .scope(Scope.perOrigin())
+                        .build(),
+                paced));
+        Rejection again = (Rejection) decided(send(gate, "/x", "203.0.113.1"));
+        assertThat(again.rule())
+                .as("the client's window holds the waiting request")
+                .isEqualTo("x");
+        time.advanceTo(100 * MS);
+
+        Decision decision = decided(waited);
+        assertThat(decision).as("the waiting request, at its turn").isInstanceOf(Entry.class);
+        assertThat(((Entry) decision).startNanos()).isEqualTo(100 * MS);
+        ((Entry) decision).close();
+        assertThat(wentOn(List.of(other))).hasSize(1);
+        assertThat(gate.stats("/x").orElseThrow().totals().admitted()).isEqualTo(1);
+    }
+
+    /**
      * Many threads send requests that a strict window and a pace both apply to, while the clock
      * moves in steps and waiting requests sleep until their turns: no span of the window holds
      * more than its limit at the times requests went on, and every request is counted exactly

@@ -76,8 +76,7 @@ public final class KeyedRateCounter {
         RateWindow w = layout;
         this.acquire = (cells, base, now, permits, maxWait) -> w.tryAcquire(cells, base, now, (int) permits, maxWait);
         this.refund = (cells, base, now, ticket, permits) -> {
-            w.refund(cells, base, ticket, (int) permits);
-            return 0;
+            return w.refund(cells, base, ticket, (int) permits) ? 1 : 0;
         };
         this.used = (cells, base, now, unused1, unused2) -> w.used(cells, base, now);
         this.untilAvailable = (cells, base, now, permits, unused) -> w.nanosUntilAvailable(cells, base, now, permits);
@@ -231,12 +230,17 @@ public final class KeyedRateCounter {
      * Returns an admission's permits; see {@link RateCounter#refund}. Not once the origin was taken
      * over by another table (a ticket does not tell an admission made here from one handed on): the
      * permits stay counted there, which errs on the strict side, for one window at most.
+     *
+     * @return whether the origin's window counts the permits no more because of this refund
      */
-    public void refund(long origin, long ticket, int permits) {
+    public boolean refund(long origin, long ticket, int permits) {
         layout.checkPermits(permits);
-        if (ticket >= 0) {
-            table.apply(origin, 0, ticket, permits, refund, false);
-        }
+        return ticket >= 0 && table.apply(origin, 0, ticket, permits, refund, false) == 1;
+    }
+
+    /** As {@link RateCounter#ticketEndNanos}. */
+    public long ticketEndNanos(long ticket) {
+        return layout.startNanos(layout.ticketEpoch(ticket) + layout.span + 1);
     }
 
     /**

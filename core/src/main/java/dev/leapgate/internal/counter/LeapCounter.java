@@ -177,9 +177,20 @@ public final class LeapCounter extends Succession.Party<LeapCounter> implements 
     }
 
     @Override
-    public void refund(long ticket, int permits) {
+    public long ticketEndNanos(long ticket) {
+        return layout.startNanos(layout.ticketEpoch(ticket) + layout.span + 1);
+    }
+
+    @Override
+    public boolean refund(long ticket, int permits) {
         layout.checkPermits(permits);
-        if (ticket >= 0 && !layout.refund(cells, 0, ticket, permits) && cells.get(0) < 0 && !layout.borrowing) {
+        if (ticket < 0) {
+            return false;
+        }
+        if (layout.refund(cells, 0, ticket, permits)) {
+            return true;
+        }
+        if (cells.get(0) < 0 && !layout.borrowing) {
             // Sealed: the permits were taken over, or counted by the successor, in its bucket where
             // the ticket's starts (the same one, over the same window; else perhaps a later one, and
             // a refund into an earlier bucket only makes the window count more once that bucket has
@@ -197,9 +208,10 @@ public final class LeapCounter extends Succession.Party<LeapCounter> implements 
             long own = layout.ticketEpoch(ticket);
             long epoch = to == null ? 0 : to.layout.epochAt(layout.startNanos(own));
             if (to != null && own >= layout.epochAt(to.layout.startNanos(epoch + 1) - 1) - layout.span) {
-                to.refund(to.layout.pack(epoch, 0), Math.min(permits, (int) to.layout.limit));
+                return to.refund(to.layout.pack(epoch, 0), Math.min(permits, (int) to.layout.limit));
             }
         }
+        return false;
     }
 
     @Override

@@ -55,8 +55,18 @@ public interface RateCounter {
      * Returns the permits of an admission, for example because another limit on the same request
      * rejected it. After a refund the window counts the permits no more (or, in a rare race, still
      * counts them: a refund never makes the window count less than what was admitted).
+     *
+     * @return whether the window counts the permits no more because of this refund: false when
+     *     their bucket has left the window, when the refund is kept (a sealed borrowing window's),
+     *     or in that rare race
      */
-    void refund(long ticket, int permits);
+    boolean refund(long ticket, int permits);
+
+    /**
+     * When the bucket a ticket's permits count in leaves the window: from then on the window
+     * counts them no more, refunded or not.
+     */
+    long ticketEndNanos(long ticket);
 
     /** Permits counted in the window at {@code nowNanos}. */
     long used(long nowNanos);
