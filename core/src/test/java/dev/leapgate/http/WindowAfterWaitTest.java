@@ -317,6 +317,49 @@ class WindowAfterWaitTest {
     }
 
     /**
+     * As above for a borrowing window on everyone: a reload changes it while a request it counted
+     * at 0 waits for its turn until 100 ms, and the new version takes the window over at its first
+     * use, at 50 ms. A sealed borrowing window keeps its refunds (it cannot tell its loans from its
+     * admissions), so the request's count stands where it was counted; taken again, it refused
+     * itself.
+     */
+    @Test
+    void requestThatWaited_whileAReloadTookItsBorrowingWindowOver_isNotRefusedByItsOwnCount() throws Exception {
+        FlowRule paced = FlowRule.builder("paced")
+                .match("/**")
+                .limit(10, WindowSpec.of(Duration.ofSeconds(1), 10)) // a turn every 100 ms
+                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                .build();
+        HttpGate gate = gate(
+                FlowRule.builder("x")
+                        .match("/x")
+                        .limit(1, WindowSpec.of(Duration.ofSeconds(1), 10))
+                        .onExcess(OnExcess.borrow(Duration.ofSeconds(1)))
+                        .build(),
+                paced);
+        CompletableFuture<Decision> other = send(gate, "/y", "198.51.100.1"); // turn 0
+        CompletableFuture<Decision> waited = send(gate, "/x", "203.0.113.1"); // turn 100 ms
+        time.advanceTo(50 * MS);
+        gate.update(RuleSet.of(
+                FlowRule.builder("x")
+                        .match("/x")
+                        .limit(1, WindowSpec.of(Duration.ofSeconds(2), 10))
+                        .onExcess(OnExcess.borrow(Duration.ofSeconds(1)))
+                        .build(),
+                paced));
+        CompletableFuture<Decision> takesOver = send(gate, "/x", "203.0.113.2"); // the new version's first use
+        time.advanceTo(100 * MS);
+
+        Decision decision = decided(waited);
+        assertThat(decision).as("the waiting request, at its turn").isInstanceOf(Entry.class);
+        assertThat(((Entry) decision).startNanos()).isEqualTo(100 * MS);
+        ((Entry) decision).close();
+        time.advanceTo(3000 * MS);
+        decided(takesOver);
+        assertThat(wentOn(List.of(other))).hasSize(1);
+    }
+
+    /**
      * Many threads send requests that a strict window and a pace both apply to, while the clock
      * moves in steps and waiting requests sleep until their turns: no span of the window holds
      * more than its limit at the times requests went on, and every request is counted exactly
