@@ -360,6 +360,44 @@ class WindowAfterWaitTest {
     }
 
     /**
+     * A client's request counted at 0 by its window of 1 per second waits for its turn until
+     * 100 ms; meanwhile other clients fill the per-client table ({@code max-origins}) and the
+     * client is evicted, its count kept in the memory of evicted clients. When the request goes on,
+     * the table no longer holds the client, so its count cannot be given back: it stands where it
+     * was counted, and the request is not refused by its own count as the client comes back.
+     */
+    @Test
+    void requestThatWaited_whileItsClientWasEvicted_isNotRefusedByItsOwnCount() throws Exception {
+        HttpGate gate = gate(
+                FlowRule.builder("x")
+                        .match("/x")
+                        .limit(1, WindowSpec.of(Duration.ofSeconds(1), 10))
+                        .scope(Scope.perOrigin())
+                        .maxOrigins(1)
+                        .build(),
+                FlowRule.builder("paced")
+                        .match("/**")
+                        .limit(10, WindowSpec.of(Duration.ofSeconds(1), 10)) // a turn every 100 ms
+                        .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                        .build());
+        CompletableFuture<Decision> other = send(gate, "/y", "198.51.100.1"); // turn 0
+        CompletableFuture<Decision> waited = send(gate, "/x", "203.0.113.1"); // turn 100 ms
+        time.advanceTo(50 * MS);
+        List<CompletableFuture<Decision>> flood = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            flood.add(send(gate, "/x", "192.0.2." + i));
+        }
+        time.advanceTo(100 * MS);
+
+        Decision decision = decided(waited);
+        assertThat(decision).as("the waiting request, at its turn").isInstanceOf(Entry.class);
+        ((Entry) decision).close();
+        time.advanceTo(3000 * MS);
+        wentOn(flood);
+        assertThat(wentOn(List.of(other))).hasSize(1);
+    }
+
+    /**
      * Many threads send requests that a strict window and a pace both apply to, while the clock
      * moves in steps and waiting requests sleep until their turns: no span of the window holds
      * more than its limit at the times requests went on, and every request is counted exactly
