@@ -109,7 +109,8 @@ final class PropertiesText {
                         Shown.quoted(value) + " ends in what looks like a comment, but a properties file has"
                                 + " comments only on lines of their own (starting with # or !): the text after a"
                                 + " value is part of it; put the comment on the line above (a value that really"
-                                + " holds ' #' writes it ' \\#')");
+                                + " holds ' " + line.charAt(comment) + "' writes it ' \\" + line.charAt(comment)
+                                + "')");
                 value = unescape(line.substring(valueStart, comment)).strip();
             }
             return new Setting(key, value, lineNumber);

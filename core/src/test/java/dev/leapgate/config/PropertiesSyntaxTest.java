@@ -134,6 +134,29 @@ class PropertiesSyntaxTest {
     }
 
     @Test
+    void aCommentStartingWithAnExclamationMark_isRefused_withTheEscapeOfThatCharacter() {
+        // The hint names the character found: a value that really holds ' !' escapes the '!'.
+        assertThat(ConfigProblems.ofRules("rule.a.match=/a", "rule.a.limit=5/1m", "deny = 203.0.113.7 ! abuse"))
+                .containsExactly("line 3: deny: '203.0.113.7 ! abuse' ends in what looks like a comment, but a"
+                        + " properties file has comments only on lines of their own (starting with # or !): the"
+                        + " text after a value is part of it; put the comment on the line above (a value that"
+                        + " really holds ' !' writes it ' \\!')");
+        // And so escaped, it is the value's own.
+        assertThat(ConfigParser.parseProperties(
+                                String.join(
+                                        "\n",
+                                        "origin=header:X-Api-Key",
+                                        "rule.a.match=/a",
+                                        "rule.a.limit=5/1m",
+                                        "exempt=key-one \\!key-two"),
+                                "leapgate.properties")
+                        .rules()
+                        .exempt()
+                        .contains(dev.leapgate.Origin.id("!key-two")))
+                .isTrue();
+    }
+
+    @Test
     void aCommentAfterAnIdentifier_isNoIdentifier_soItCannotExemptAClientThatSendsIt() {
         // With a header origin, "# health checks" would otherwise exempt any client sending the key
         // "#", "health" or "checks".
