@@ -936,14 +936,10 @@ public final class ConfigParser {
                 throw new IllegalArgumentException(
                         Shown.quoted(text) + " names no header; expected e.g. header:X-Api-Key");
             }
-            if (name.equalsIgnoreCase("X-Forwarded-For") || name.equalsIgnoreCase("Forwarded")) {
-                // A list that each proxy appends to: its first entry is the client's own text.
-                throw new IllegalArgumentException(Shown.quoted(text)
-                        + " would let every client choose its origin: the first entry of " + name
-                        + " is what the client wrote (each proxy appends after it), so a client that sends another"
-                        + " one with each request escapes every per-origin limit; to count clients by their"
-                        + " address behind a proxy, keep origin = ip and set trusted-proxies (and"
-                        + " forwarded-header), which walks the header from the right");
+            String forwarding = OriginSource.forwardingList(name);
+            if (forwarding != null) {
+                // Said with the text as written (OriginSource refuses it too, for code that builds one).
+                throw new IllegalArgumentException(Shown.quoted(text) + " " + forwarding);
             }
             return OriginSource.header(name);
         }

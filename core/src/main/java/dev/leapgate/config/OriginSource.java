@@ -51,10 +51,31 @@ public record OriginSource(Kind kind, String headerName, boolean valuesShown) {
                 throw new IllegalArgumentException("header name must be an RFC 9110 token (letters, digits and"
                         + " !#$%&'*+-.^_`|~), was '" + headerName + "'");
             }
+            String forwarding = forwardingList(headerName);
+            if (forwarding != null) {
+                throw new IllegalArgumentException("origin header:" + headerName + " " + forwarding);
+            }
         } else if (headerName != null) {
             throw new IllegalArgumentException(
                     "origin " + kind + " takes no header name, was given '" + headerName + "'");
         }
+    }
+
+    /**
+     * Why {@code headerName} cannot be an origin, if it is a forwarding list (X-Forwarded-For,
+     * Forwarded, in any case); null otherwise. Each proxy appends to such a list, so its first entry
+     * is the client's own text: a client that sends another one with each request would escape
+     * every per-origin limit. The same refusal whether the origin is parsed or built in code.
+     */
+    static String forwardingList(String headerName) {
+        if (!headerName.equalsIgnoreCase("X-Forwarded-For") && !headerName.equalsIgnoreCase("Forwarded")) {
+            return null;
+        }
+        return "would let every client choose its origin: the first entry of " + headerName
+                + " is what the client wrote (each proxy appends after it), so a client that sends another"
+                + " one with each request escapes every per-origin limit; to count clients by their"
+                + " address behind a proxy, keep origin = ip and set trusted-proxies (and"
+                + " forwarded-header), which walks the header from the right";
     }
 
     public static OriginSource ip() {

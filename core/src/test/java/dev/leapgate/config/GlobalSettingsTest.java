@@ -1,6 +1,7 @@
 package dev.leapgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.leapgate.Origin;
@@ -308,6 +309,27 @@ class GlobalSettingsTest {
         assertThat(parse("origin", "header:X-Real-IP").origin().headerName())
                 .as("a single address that a proxy sets, not a list")
                 .isEqualTo("X-Real-IP");
+    }
+
+    /**
+     * The same refusal where code builds the origin ({@code LeapgateConfig}, {@code readRulesFile(Path,
+     * OriginSource)}, {@code ReloadingRules.load}): not only where a configuration is parsed.
+     */
+    @ParameterizedTest
+    @CsvSource({"X-Forwarded-For", "x-forwarded-for", "Forwarded"})
+    void originSource_aForwardingHeader_isRefusedInCodeToo(String name) {
+        String message = "origin header:" + name + " would let every client choose its origin: the first entry of "
+                + name + " is what the client wrote (each proxy appends after it), so a client that"
+                + " sends another one with each request escapes every per-origin limit; to count"
+                + " clients by their address behind a proxy, keep origin = ip and set trusted-proxies"
+                + " (and forwarded-header), which walks the header from the right";
+        assertThatThrownBy(() -> OriginSource.header(name))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
+        assertThatThrownBy(() -> new OriginSource(OriginSource.Kind.HEADER, name, true))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
+        assertThat(OriginSource.header("X-Forwarded-Host").headerName()).isEqualTo("X-Forwarded-Host");
     }
 
     // --- exempt and deny
