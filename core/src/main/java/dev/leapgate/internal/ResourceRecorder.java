@@ -11,8 +11,10 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Records the statistics of one resource on the request path, for one or two uncontended atomic
- * additions per request, and answers {@link ResourceStats} from them.
+ * Records the statistics of one resource on the request path, for two uncontended atomic additions
+ * per request (a third for a response of 65 ms or more; a compare-and-set when a request raises
+ * the second's peak in flight or lowers its minimum response time), and answers {@link
+ * ResourceStats} from them.
  *
  * <h2>From striped buckets to running counts</h2>
  *

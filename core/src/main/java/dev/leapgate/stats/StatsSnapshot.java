@@ -33,7 +33,8 @@ import java.util.Objects;
  * @param peakInFlight the most requests in flight at once during the window, as each admission
  *     saw it: never above an enforced in-flight limit on the resource, exact when requests do not
  *     start and end at the same moment, and otherwise possibly too low, by the requests that ended
- *     while an admission was being counted (never too high)
+ *     while an admission was being counted; an admission just after a second was filed may raise
+ *     the next second's peak from a reading of before it, by the requests that ended meanwhile
  */
 public record StatsSnapshot(
         String resource,
