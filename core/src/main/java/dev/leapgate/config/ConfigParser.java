@@ -99,6 +99,10 @@ public final class ConfigParser {
     /** The keys a rules file may hold besides {@code rule.*}. */
     static final List<String> RULES_FILE_KEYS = List.of("rules", "exempt", "allow-wide-exempt", "deny");
 
+    /** The settings of a map whose value is a list, where the words of a comment would be entries. */
+    private static final Set<String> MAP_LISTS =
+            Set.of("exempt", "deny", "trusted-proxies", "status-allow", "status-hosts");
+
     /** A shorter interval would poll the file system in a busy loop. */
     static final Duration MIN_RELOAD_INTERVAL = Duration.ofMillis(100);
     /** Longer is "never" in practice (write 0s), and bounds what a scheduler is handed. */
@@ -188,7 +192,8 @@ public final class ConfigParser {
     /**
      * Reads the main configuration from a map, such as a filter's init-params. Keys and values are
      * trimmed (a web.xml may spread a {@code <param-name>} over lines); a null value is read as
-     * empty. Two keys that are the same once trimmed are reported showing both spellings.
+     * empty. Two keys that are the same once trimmed are reported showing both spellings. A map has
+     * no comments: a list (such as {@code exempt}) that holds one after its value is refused.
      *
      * @param sourceName what the map is, for the exception message, e.g. {@code "web.xml
      *     init-params of filter leapgate"}
@@ -209,9 +214,67 @@ public final class ConfigParser {
         List<Setting> list = new ArrayList<>();
         settings.forEach((key, value) -> {
             Objects.requireNonNull(key, "settings contains a null key");
-            list.add(new Setting(key.strip(), value == null ? "" : value.strip(), 0, key));
+            list.add(parser.withoutComment(new Setting(key.strip(), value == null ? "" : value.strip(), 0, key)));
         });
         return parser.config(list);
+    }
+
+    /**
+     * A setting of a map, with what looks like a comment after its value reported and cut off. A
+     * map (init-params, Spring's .properties, a quoted YAML value) has no comments after a value: {@code exempt
+     * = monitoring-key # health checks} holds the identifiers {@code #}, {@code health} and {@code
+     * checks}, which would exempt any client sending one. A rules file reports the same in {@link
+     * PropertiesText}, after which an escaped {@code \#} is the value's own, so the check is here,
+     * on the map's values only. Lists and a rule's {@code origin:<identifier>} are checked; other
+     * values refuse the words as malformed.
+     */
+    private Setting withoutComment(Setting s) {
+        boolean list = MAP_LISTS.contains(s.key());
+        boolean originScope = s.key().startsWith(RuleReader.PREFIX)
+                && s.key().endsWith(".scope")
+                && s.value().startsWith("origin:");
+        int comment = list || originScope ? commentStart(s.value()) : -1;
+        if (comment < 0) {
+            return s;
+        }
+        boolean identifiers = s.key().equals("exempt") || s.key().equals("deny");
+        problems.add(
+                s,
+                Shown.quoted(s.value()) + " holds what looks like a comment, but here a comment after a value is"
+                        + " read into it"
+                        + (identifiers
+                                ? ", and its words would be identifiers that " + s.key() + " a client sending one"
+                                : "")
+                        + "; put the comment on a line of its own"
+                        + (identifiers
+                                ? " (an identifier that starts with '"
+                                        + s.value().charAt(comment) + "' follows a comma without a blank, e.g. a,"
+                                        + s.value().charAt(comment) + "b)"
+                                : ""));
+        return new Setting(s.key(), s.value().substring(0, comment).strip(), s.line(), s.written());
+    }
+
+    /**
+     * Where a comment starts in a map's value: a {@code #} or {@code !} after a blank, or one that
+     * is an entry of its own ({@code # none yet}, {@code a,# b}); -1 if there is none. One that
+     * starts a longer entry after a comma ({@code a,#b}) is the entry's own.
+     */
+    private static int commentStart(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c != '#' && c != '!') {
+                continue;
+            }
+            boolean afterBlank = i > 0 && Character.isWhitespace(value.charAt(i - 1));
+            boolean alone = (i == 0 || value.charAt(i - 1) == ',')
+                    && (i + 1 == value.length()
+                            || Character.isWhitespace(value.charAt(i + 1))
+                            || value.charAt(i + 1) == ',');
+            if (afterBlank || alone) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**

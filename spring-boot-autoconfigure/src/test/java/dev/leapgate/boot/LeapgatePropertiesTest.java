@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.rule.FlowRule;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.BindHandler;
@@ -12,10 +13,12 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.env.PropertiesPropertySourceLoader;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.io.ByteArrayResource;
 
 /** The properties as Boot binds them from its property sources, and the configuration they make. */
 class LeapgatePropertiesTest {
@@ -87,5 +90,39 @@ class LeapgatePropertiesTest {
 
         assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(ConfigException.class, properties::toConfig))
                 .isNotNull();
+    }
+
+    /**
+     * Boot's application.properties has comments only on lines of their own: text written after a
+     * value is read into it, and its words would be identifiers that exempt any client sending one.
+     */
+    @Test
+    void aCommentAfterAnExemptValue_inApplicationProperties_failsTheStart_ratherThanExemptingItsWords()
+            throws Exception {
+        String applicationProperties = String.join(
+                "\n",
+                "leapgate.origin=header:X-Api-Key",
+                "leapgate.rule.api.match=/api/**",
+                "leapgate.rule.api.limit=100/10s",
+                "leapgate.exempt=monitoring-key # health checks");
+        MutablePropertySources sources = new MutablePropertySources();
+        new PropertiesPropertySourceLoader()
+                .load(
+                        "application.properties",
+                        new ByteArrayResource(applicationProperties.getBytes(StandardCharsets.UTF_8)))
+                .forEach(sources::addLast);
+        LeapgateProperties properties = new Binder(ConfigurationPropertySources.from(sources))
+                .bindOrCreate(
+                        "leapgate",
+                        Bindable.of(LeapgateProperties.class),
+                        new NoUnboundElementsBindHandler(BindHandler.DEFAULT));
+
+        assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(ConfigException.class, properties::toConfig))
+                .isNotNull()
+                .extracting(ConfigException::problems)
+                .asList()
+                .singleElement()
+                .asString()
+                .startsWith("leapgate.exempt: 'monitoring-key # health checks' holds what looks like a comment");
     }
 }
