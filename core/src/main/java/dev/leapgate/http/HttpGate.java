@@ -348,10 +348,12 @@ public final class HttpGate implements AutoCloseable {
             warnings = List.of();
             LOG.warn("Leapgate: a check of the rules failed; the new rules are in force", e);
         }
+        int count = rules.rules().size();
         LOG.info(
-                "Leapgate rules updated: {} rules ({} kept with their counters, {} changed going on from their"
+                "Leapgate rules updated: {} rule{} ({} kept with their counters, {} changed going on from their"
                         + " counts), exempt [{}], deny [{}]",
-                rules.rules().size(),
+                count,
+                count == 1 ? "" : "s",
                 next.book.kept(),
                 next.book.continued(),
                 rules.exempt(),

@@ -132,9 +132,11 @@ final class ApplicationGate {
                     e);
         }
         clock.started();
+        int rules = built.rules().rules().size();
         LOG.info(
-                "Leapgate JAX-RS: {} rules ({} from @RateLimited){}",
-                built.rules().rules().size(),
+                "Leapgate JAX-RS: {} rule{} ({} from @RateLimited){}",
+                rules,
+                rules == 1 ? "" : "s",
                 annotated.size(),
                 config.rulesFile().map(file -> ", rules file " + file).orElse(""));
         return built;

@@ -172,10 +172,12 @@ public class LeapgateFilter implements Filter {
         }
         context.setAttribute(GATE_ATTRIBUTE_PREFIX + filterConfig.getFilterName(), gate);
         seenAttribute = "dev.leapgate.seen." + filterConfig.getFilterName();
+        int rules = gate.rules().rules().size();
         LOG.info(
-                "Leapgate filter '{}' started with {} rules",
+                "Leapgate filter '{}' started with {} rule{}",
                 filterConfig.getFilterName(),
-                gate.rules().rules().size());
+                rules,
+                rules == 1 ? "" : "s");
     }
 
     /**
