@@ -719,9 +719,12 @@ public final class RedisWindowStore implements WindowStore {
         return new Misconfigured(message, failure);
     }
 
-    /** A failure no retry mends: the store is set up wrong. Shown as its message alone. */
-    private static final class Misconfigured extends IllegalStateException {
-        Misconfigured(String message, Throwable cause) {
+    /**
+     * A failure the store named itself, shown as its message alone (it names the store and what to
+     * change; the rule's switch message and the failure policy show it as it is).
+     */
+    private abstract static class Named extends IllegalStateException {
+        Named(String message, Throwable cause) {
             super(message, cause);
         }
 
@@ -731,21 +734,23 @@ public final class RedisWindowStore implements WindowStore {
         }
     }
 
+    /** A failure no retry mends: the store is set up wrong. */
+    private static final class Misconfigured extends Named {
+        Misconfigured(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /**
      * Redis is full ({@code maxmemory}, with a policy that evicts nothing): it refuses a script at
      * its first write, so every decision that would admit and every refund fails, while rejections
      * (which write nothing) are answered. Not an outage (the circuit breaker does not count it, see
      * {@link #waiter}) and not a misconfiguration (it passes when keys expire): the rule's failure
-     * policy decides, and its switch message, logged once per switch, is this message alone.
+     * policy decides, and its switch message, logged once per switch, is this message.
      */
-    private static final class Full extends IllegalStateException {
+    private static final class Full extends Named {
         Full(String message, Throwable cause) {
             super(message, cause);
-        }
-
-        @Override
-        public String toString() {
-            return getMessage();
         }
     }
 
