@@ -95,6 +95,8 @@ class RuleSettingsTest {
                 "10/0s   | rule.a.limit: window must be between 100ms and 24h, was 0s",
                 "10/25h  | rule.a.limit: window must be between 100ms and 24h, was 25h",
                 "10/50ms | rule.a.limit: window must be between 100ms and 24h, was 50ms",
+                "10/9223372036854775807s | rule.a.limit: window must be between 100ms and 24h, was"
+                        + " 9223372036854775807s",
                 "abc     | rule.a.limit: 'abc' is not a limit; expected N/window",
                 "100     | rule.a.limit: '100' is not a limit (no window; add one, e.g. 100/1s)",
                 "-5/1s   | rule.a.limit: '-5/1s' is not a limit (N must be a positive whole number)",

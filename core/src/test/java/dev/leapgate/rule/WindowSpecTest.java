@@ -40,6 +40,29 @@ class WindowSpecTest {
     }
 
     @Test
+    void lengthBeyondWhatNanosecondsHold_isRejectedWithTheValueAsGiven() {
+        // Past 292 years a Duration has no nanosecond count: the message still shows the value, not
+        // one rounded down to whole hours (which read as another value than the one given).
+        assertThatThrownBy(() -> WindowSpec.of(Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("window must be between 100ms and 24h, was 9223372036854775807s");
+        assertThatThrownBy(() -> WindowSpec.of(Duration.ofSeconds(Long.MAX_VALUE / 60 * 60, 5_000_000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("window must be between 100ms and 24h, was 9223372036854775800005ms");
+    }
+
+    @Test
+    void theMostNegativeLength_isRejectedAsIllegal_notAsAnOverflow() {
+        // Duration.ofSeconds(Long.MIN_VALUE) has no positive counterpart.
+        assertThatThrownBy(() -> WindowSpec.of(Duration.ofSeconds(Long.MIN_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("window must be between 100ms and 24h, was -9223372036854775808s");
+        assertThatThrownBy(() -> OnExcess.pace(Duration.ofSeconds(Long.MIN_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("max-queue must be between 0s and 1m, was -9223372036854775808s");
+    }
+
+    @Test
     void bucketCountOutOfRange_isRejected() {
         assertThatThrownBy(() -> WindowSpec.of(Duration.ofSeconds(1), 0))
                 .hasMessage("buckets must be between 1 and 1000, was 0");
