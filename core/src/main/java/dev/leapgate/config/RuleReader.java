@@ -10,6 +10,7 @@ import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -335,11 +336,25 @@ final class RuleReader {
         });
     }
 
+    /**
+     * The range is checked on the digits as written, and the message shows them: a double rounds
+     * {@code 100.000000000000001} to 100, which would pass, and {@code 1.0000000000000001} to 1,
+     * which {@link OnExcess} would refuse as {@code 1.0}, a value other than the one written.
+     */
     private static double coldFactor(String text) {
         double factor = ValueSyntax.decimal(text);
-        OnExcess.warmUp(factor, OnExcess.DEFAULT_WARM_UP); // OnExcess owns the range; its message names it
+        BigDecimal written = new BigDecimal(text);
+        if (written.compareTo(BigDecimal.ONE) <= 0 || written.compareTo(MAX_COLD_FACTOR) > 0 || !(factor > 1.0)) {
+            throw new IllegalArgumentException("cold-factor must be greater than 1 and at most 100, was " + text
+                    + (written.compareTo(BigDecimal.ONE) > 0 && !(factor > 1.0)
+                            ? " (too close to 1 to be told apart from it; write e.g. 1.01)"
+                            : ""));
+        }
+        OnExcess.warmUp(factor, OnExcess.DEFAULT_WARM_UP); // OnExcess owns the range; this agrees with it
         return factor;
     }
+
+    private static final BigDecimal MAX_COLD_FACTOR = BigDecimal.valueOf(100);
 
     /**
      * A rule's {@code match}. An invisible character in it, or a method that is a list or a wildcard

@@ -416,8 +416,13 @@ class RuleSettingsTest {
     @CsvSource(
             delimiter = '|',
             value = {
-                "1     | cold-factor must be greater than 1 and at most 100, was 1.0",
-                "101   | cold-factor must be greater than 1 and at most 100, was 101.0",
+                "1     | cold-factor must be greater than 1 and at most 100, was 1",
+                "101   | cold-factor must be greater than 1 and at most 100, was 101",
+                // Beyond a double's precision: read as 100, it would pass; read as 1, it would be
+                // refused as "1.0", a value other than the one written.
+                "100.000000000000001 | cold-factor must be greater than 1 and at most 100, was 100.000000000000001",
+                "1.0000000000000001  | cold-factor must be greater than 1 and at most 100, was 1.0000000000000001"
+                        + " (too close to 1 to be told apart from it; write e.g. 1.01)",
                 "three | 'three' is not a decimal number; expected e.g. 3 or 2.5",
                 "1e3   | '1e3' is not a decimal number; expected e.g. 3 or 2.5",
             })
