@@ -23,7 +23,9 @@ public interface ResourceStats {
     /**
      * Requests admitted with an entry and not yet completed: never above an enforced in-flight
      * limit, and exact when no request starts or ends during the read; can be too low by the
-     * requests that end during the read, never too high.
+     * requests that end during the read, never too high. The statistics keep it in 24 bits: it
+     * (and a second's {@code peakInFlight}) is exact up to 8,388,607 requests in flight at once,
+     * and reads too low beyond; an enforced in-flight limit counts apart and is exact at any size.
      */
     long inFlight();
 

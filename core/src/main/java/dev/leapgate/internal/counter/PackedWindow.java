@@ -90,7 +90,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * becomes that bucket's starting count; when it rolls further, the loan is published into the ring
  * like any bucket (so the ring has {@code span + 2} slots). Three fields share the word, so the
  * count gets at most {@code 1 + floor(log2(b)) / 2} bits: a limit of up to 16383 with 100 ms
- * buckets, 32767 with 1 s buckets.
+ * buckets, 32767 with 1 s buckets. The epoch keeps what is left, which lasts at least 2<sup>61</sup>
+ * ns (73 years) of uptime; 146 years where {@code floor(log2(b))} is odd.
  *
  * <h2>Tickets</h2>
  *
