@@ -10,7 +10,8 @@ import java.lang.invoke.VarHandle;
  * been finished. Whoever sees the end of the request first finishes it, exactly once: a runtime
  * hook ({@link RequestEnd}) while the request is watched by one, else the provider's response
  * filter ({@link #ended}), or the safety net ({@link Leases}) when
- * nothing did within {@code max-request-time}. An unwatched request holds a lease.
+ * nothing did within {@code max-request-time}. An unwatched request that holds a slot holds a
+ * lease (a request no rule applies to holds nothing, and needs none).
  *
  * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response ({@link
  * HttpGate#NO_RESPONSE}) or a 5xx response.
@@ -65,9 +66,18 @@ final class RequestTracker {
         this.watched = end != null;
         if (end != null) {
             end.watch(this);
-        } else {
+        } else if (holds()) {
             leases.add(this);
         }
+    }
+
+    /**
+     * Whether the entry holds anything to give back: the entry of a request no rule applies to (no
+     * rule matched, or an exempt origin) holds nothing and has no start time (0), so a lease for it
+     * would only look expired to the safety net, which would report a leak that is none.
+     */
+    private boolean holds() {
+        return entry.permits() > 0;
     }
 
     Entry entry() {
@@ -111,7 +121,9 @@ final class RequestTracker {
      */
     void unwatch() {
         watched = false;
-        leases.add(this);
+        if (holds()) {
+            leases.add(this);
+        }
         int seen = endStatus;
         if (seen != NOT_SEEN) {
             finish(seen);
