@@ -101,7 +101,12 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         if (decision instanceof Entry entry) {
             request.setProperty(
                     ApplicationGate.TRACKER,
-                    new RequestTracker(entry, requestEnd(request), application.leases(), enclosing));
+                    new RequestTracker(
+                            entry,
+                            requestEnd(request),
+                            application.leases(),
+                            enclosing,
+                            request.getUriInfo().getRequestUri()));
         } else {
             if (enclosing != null) {
                 request.setProperty(ApplicationGate.TRACKER, new Rejected(enclosing));
@@ -125,7 +130,11 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
             request.setProperty(ApplicationGate.TRACKER, rejected.enclosing());
             return;
         }
-        if (!(current instanceof RequestTracker tracker)) {
+        if (!(current instanceof RequestTracker tracker)
+                || !tracker.admittedAt(request.getUriInfo().getRequestUri())) {
+            // Nothing admitted, or the admission of another dispatch of the same servlet request
+            // (this one a forward or an error page that no resource matched, so that Leapgate's
+            // request filter did not run): that request has not ended, nor is this its response.
             return;
         }
         if (tracker.enclosing() != null) {

@@ -4,6 +4,7 @@ import dev.leapgate.Entry;
 import dev.leapgate.http.HttpGate;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.URI;
 
 /**
  * One admitted request: its {@link Entry}, the status its response filter saw, and whether it has
@@ -36,6 +37,14 @@ final class RequestTracker {
      * response is filtered, so that the earlier dispatch finds its own tracker again.
      */
     private final Object enclosing;
+    /**
+     * The request URI of the dispatch that admitted this request, as JAX-RS gives it. Another
+     * dispatch of the same servlet request into the application (a forward, an error page) sees
+     * this tracker in the request's properties too, also where Leapgate's request filter did not
+     * run (no resource matched it: the runtime answers 404 through its response filters); its
+     * response is not this request's.
+     */
+    private final URI requestUri;
 
     private static final VarHandle FINISHED;
 
@@ -57,12 +66,14 @@ final class RequestTracker {
     /**
      * Tracks {@code entry}: watched by {@code end}, the runtime's view of the request's end, or if
      * that is null, holding a lease in {@code leases}; {@code enclosing} is what the request
-     * property held before (see {@link #enclosing}).
+     * property held before (see {@link #enclosing}); {@code requestUri} the URI of the dispatch
+     * that admitted it (see {@link #admittedAt}).
      */
-    RequestTracker(Entry entry, RequestEnd end, Leases leases, Object enclosing) {
+    RequestTracker(Entry entry, RequestEnd end, Leases leases, Object enclosing, URI requestUri) {
         this.entry = entry;
         this.leases = leases;
         this.enclosing = enclosing;
+        this.requestUri = requestUri;
         this.watched = end != null;
         if (end != null) {
             end.watch(this);
@@ -82,6 +93,14 @@ final class RequestTracker {
 
     Entry entry() {
         return entry;
+    }
+
+    /**
+     * Whether a response to the request URI {@code uri} is this request's: the dispatch that
+     * admitted it has that URI (see {@link #requestUri}).
+     */
+    boolean admittedAt(URI uri) {
+        return requestUri.equals(uri);
     }
 
     /** What the request property held before this admission, or null. */

@@ -6,6 +6,7 @@ import dev.leapgate.Entry;
 import dev.leapgate.Limiter;
 import dev.leapgate.ManualClock;
 import dev.leapgate.http.HttpGate;
+import java.net.URI;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,7 @@ class LeasesTest {
     @Test
     void anAdmittedRequestNothingReportsTheEndOf_isReleasedAfterMaxRequestTime() {
         Limiter slots = Limiter.builder("slots").concurrency(1).clock(clock).build();
-        RequestTracker tracker = new RequestTracker((Entry) slots.tryEnter(), null, leases, null);
+        RequestTracker tracker = new RequestTracker((Entry) slots.tryEnter(), null, leases, null, URI.create("/test"));
 
         clock.advance(Duration.ofSeconds(2));
         leases.sweep();
@@ -38,7 +39,7 @@ class LeasesTest {
                 .build()
                 .enter("GET", "/anything", dev.leapgate.Origin.unknown());
         clock.advance(Duration.ofMillis(1500));
-        RequestTracker tracker = new RequestTracker(unlimited, null, leases, null);
+        RequestTracker tracker = new RequestTracker(unlimited, null, leases, null, URI.create("/test"));
 
         clock.advance(Duration.ofMillis(200));
         leases.sweep();

@@ -351,6 +351,80 @@ class NoLeakIT {
     }
 
     /**
+     * An unmapped exception whose container error page the application does not serve (no
+     * resource at that path: the runtime answers 404 in the error dispatch, through its response
+     * filters, where Leapgate's request filter did not run): the failed request stays failed,
+     * released by the servlet listener or the safety net, not finished by the error page's
+     * response as a success.
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void anErrorPageTheApplicationDoesNotServe_leavesTheFailedRequestFailed(boolean servletListener) {
+        ManualClock clock = new ManualClock();
+        JaxrsServer.App app = new JaxrsServer.App(SecondDispatchResource.class)
+                .property(ProviderSettings.CLOCK, clock)
+                .property(ProviderSettings.MAX_REQUEST_TIME, "1s")
+                .property("leapgate.rule.unmapped.match", "/second/unmapped")
+                .property("leapgate.rule.unmapped.in-flight", "8")
+                .errorPage("/second/absent")
+                .servletFilter(new SecondDispatchResource.Exposer());
+
+        try (JaxrsServer server = JaxrsServer.start(app, servletListener)) {
+            ResourceStats metrics = server.gate().stats("/second/unmapped").orElseThrow();
+            server.get("/second/unmapped");
+
+            // Past max-request-time, a request runs the safety net's sweep.
+            clock.advance(Duration.ofSeconds(2));
+            assertThat(server.get("/second/ok").statusCode()).isEqualTo(200);
+            assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
+                    .as("nothing in flight (in flight: %d)", metrics.inFlight())
+                    .isTrue();
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(1);
+            assertThat(counts.succeeded()).as("succeeded").isZero();
+            assertThat(counts.failed()).as("failed").isEqualTo(1);
+        }
+    }
+
+    /**
+     * A resource that forwards the servlet request to a path no resource serves: the forward's 404
+     * goes through the response filters, where Leapgate's request filter did not run. The
+     * forwarding request keeps its slot until it ends itself.
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aForwardToAPathNoResourceServes_keepsTheForwardingRequestInFlightUntilItEnds(boolean servletListener) {
+        SecondDispatchResource.IN_FLIGHT_AFTER_FORWARD.set(-1);
+        JaxrsServer.App app = new JaxrsServer.App(SecondDispatchResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.forwarding.match", "/second/forward-absent")
+                .property("leapgate.rule.forwarding.in-flight", "8")
+                .servletFilter(new SecondDispatchResource.Exposer());
+
+        try (JaxrsServer server = JaxrsServer.start(app, servletListener)) {
+            ResourceStats metrics =
+                    server.gate().stats("/second/forward-absent").orElseThrow();
+            assertThat(server.get("/second/forward-absent").statusCode()).isEqualTo(404);
+
+            // The client has the forward's response as soon as the forward returns: wait for the
+            // resource to go on.
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (SecondDispatchResource.IN_FLIGHT_AFTER_FORWARD.get() < 0 && System.nanoTime() - deadline < 0) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            assertThat(SecondDispatchResource.IN_FLIGHT_AFTER_FORWARD.get())
+                    .as("in flight while the forwarding resource still ran")
+                    .isEqualTo(1);
+            assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
+                    .as("nothing in flight (in flight: %d)", metrics.inFlight())
+                    .isTrue();
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(1);
+            assertThat(counts.succeeded() + counts.failed()).isEqualTo(1);
+        }
+    }
+
+    /**
      * Sends a request, waits until the resource has it, resets the connection, then lets the
      * resource answer into the void.
      */

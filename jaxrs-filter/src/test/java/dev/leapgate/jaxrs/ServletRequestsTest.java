@@ -9,6 +9,7 @@ import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestEvent;
 import java.lang.reflect.Proxy;
+import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -53,7 +54,8 @@ class ServletRequestsTest {
 
     private RequestTracker admitted(ServletRequest request) {
         Entry entry = (Entry) slots.tryEnter();
-        return new RequestTracker(entry, (RequestEnd) request.getAttribute(RequestEnd.PROPERTY), leases, null);
+        return new RequestTracker(
+                entry, (RequestEnd) request.getAttribute(RequestEnd.PROPERTY), leases, null, URI.create("/test"));
     }
 
     private static ServletRequest request(java.util.function.BooleanSupplier asyncStarted) {

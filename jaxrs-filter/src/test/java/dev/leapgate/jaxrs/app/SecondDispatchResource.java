@@ -1,5 +1,7 @@
 package dev.leapgate.jaxrs.app;
 
+import dev.leapgate.jaxrs.LeapgateFeature;
+import dev.leapgate.stats.ResourceStats;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -9,9 +11,11 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Configuration;
 import jakarta.ws.rs.core.Context;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One servlet request that enters the JAX-RS application twice: an unmapped exception whose
@@ -55,6 +59,32 @@ public class SecondDispatchResource {
         HttpServletRequest servletRequest = (HttpServletRequest) request.getAttribute(Exposer.REQUEST);
         servletRequest.getRequestDispatcher("/second/target").forward(servletRequest, (HttpServletResponse)
                 request.getAttribute(Exposer.RESPONSE));
+    }
+
+    /**
+     * What {@link #forwardToAbsent} read in flight on its resource after its forward returned; -1
+     * until then (the client may have the forward's response before).
+     */
+    public static final AtomicLong IN_FLIGHT_AFTER_FORWARD = new AtomicLong(-1);
+
+    @Context
+    Configuration configuration;
+
+    /**
+     * Forwards the servlet request to a path no resource serves (the runtime answers 404 there),
+     * then reads what its own resource holds in flight: this request, still running.
+     */
+    @GET
+    @Path("forward-absent")
+    public void forwardToAbsent(@Context HttpServletRequest request) throws ServletException, IOException {
+        // Read before the forward: RESTEasy's injected proxies answer no more after it.
+        HttpServletRequest servletRequest = (HttpServletRequest) request.getAttribute(Exposer.REQUEST);
+        HttpServletResponse servletResponse = (HttpServletResponse) request.getAttribute(Exposer.RESPONSE);
+        ResourceStats stats = LeapgateFeature.gate(configuration)
+                .flatMap(gate -> gate.stats("/second/forward-absent"))
+                .orElseThrow();
+        servletRequest.getRequestDispatcher("/second/absent").forward(servletRequest, servletResponse);
+        IN_FLIGHT_AFTER_FORWARD.set(stats.inFlight());
     }
 
     /** Leaves the container's request and response in the request's attributes, for {@link #forward}. */
