@@ -347,7 +347,10 @@ public class LeapgateFilter implements Filter {
                 // or no rule limits the request): nothing to combine, no wrapper to make.
                 chain.doFilter(request, response);
             }
-        } catch (IOException | ServletException | RuntimeException | Error e) {
+        } catch (Throwable e) {
+            // Every throwable, also a checked exception the chain does not declare (code in another
+            // JVM language, a "sneaky throw"): the request failed. Rethrown as it came (a precise
+            // rethrow: the compiler knows only what the chain declares can be checked here).
             entry.fail(e);
             throw e;
         } finally {

@@ -115,6 +115,39 @@ class LeapgateFilterTest {
     }
 
     /**
+     * A checked exception that the servlet's signature does not declare (thrown by code in another
+     * JVM language, or through a "sneaky throw" as Lombok's {@code @SneakyThrows} writes): the
+     * request failed as much as with any other exception.
+     */
+    @Test
+    void anUndeclaredCheckedExceptionFromTheChain_isCountedAsAFailure_andPropagates() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.all.match", "/api/**", "rule.all.in-flight", "1"))
+                .servlet("/api/sneaky", new HttpServlet() {
+                    @Override
+                    protected void service(HttpServletRequest req, HttpServletResponse resp) {
+                        LeapgateFilterTest.<RuntimeException>sneakyThrow(new Exception("checked, undeclared"));
+                    }
+                })
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .servlet("/error", new TestServlets.ErrorPage())
+                .start();
+
+        assertThat(jetty.get("/api/sneaky").statusCode()).isEqualTo(500);
+
+        StatsSnapshot m = jetty.stats("/api/**");
+        assertThat(m.admitted()).isEqualTo(1);
+        assertThat(m.failed()).as("failed").isEqualTo(1);
+        assertThat(m.succeeded()).as("succeeded").isZero();
+        assertThat(m.inFlight()).isZero();
+        assertThat(jetty.get("/api/hello").statusCode()).as("the slot is back").isEqualTo(200);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> void sneakyThrow(Throwable e) throws E {
+        throw (E) e;
+    }
+
+    /**
      * The adapter contract's {@code /own-fields}, in the other ways a servlet application writes the
      * fields: a filter before Leapgate's sets one, the servlet adds items one by one, and reads a
      * field (Leapgate's items in it) to write it back extended. Each field goes out as one line,
