@@ -434,6 +434,54 @@ class LimiterTest {
     }
 
     @Test
+    void sleeperThatThrowsACheckedExceptionItDoesNotDeclare_givesBackTheConcurrencySlot() {
+        Limiter limiter = Limiter.builder("paced")
+                .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
+                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                .concurrency(1)
+                .clock(clock)
+                .sleeper(nanos -> LimiterTest.<RuntimeException>sneakyThrow(new java.io.IOException("no sleep here")))
+                .build();
+        ((Entry) limiter.tryEnter()).close(); // the schedule's first turn: no wait
+
+        assertThatThrownBy(limiter::tryEnter) // its turn is 100 ms away: it sleeps
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessage("no sleep here");
+        clock.advance(Duration.ofSeconds(1));
+
+        assertThat(limiter.tryEnter())
+                .as("the concurrency slot taken before the sleeper threw is free again")
+                .isInstanceOf(Entry.class);
+    }
+
+    @Test
+    void clockThatThrowsACheckedExceptionAtClose_stillGivesBackTheConcurrencySlot() {
+        boolean[] failing = {false};
+        Clock throwing = () -> {
+            if (failing[0]) {
+                LimiterTest.<RuntimeException>sneakyThrow(new java.io.IOException("clock gone"));
+            }
+            return clock.nanoTime();
+        };
+        Limiter limiter = Limiter.builder("one").concurrency(1).clock(throwing).build();
+        Entry entry = (Entry) limiter.tryEnter();
+
+        failing[0] = true;
+        assertThatThrownBy(entry::close).isInstanceOf(java.io.IOException.class);
+        failing[0] = false;
+
+        assertThat(limiter.tryEnter())
+                .as("the slot of the entry whose close met the clock's exception is free again")
+                .isInstanceOf(Entry.class);
+    }
+
+    /** Throws {@code e}, checked or not, without declaring it: what code in other JVM languages does. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> void sneakyThrow(Throwable e) throws E {
+        throw (E) e;
+    }
+
+    @Test
     void concurrencyRejection_hasNoRetryEstimate() {
         Limiter limiter = Limiter.builder("export").concurrency(1).clock(clock).build();
         limiter.tryEnter();

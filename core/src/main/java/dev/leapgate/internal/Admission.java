@@ -145,8 +145,10 @@ public final class Admission {
                     } else {
                         token = limit.tryAcquire(now, origin, permits);
                     }
-                } catch (RuntimeException | Error e) {
-                    // A fault, not a decision: what the limits before this one took goes back.
+                } catch (Throwable e) {
+                    // A fault, not a decision: what the limits before this one took goes back. Any
+                    // throwable, also a checked one nothing declares (a "sneaky throw"), rethrown
+                    // as it came (the compiler knows only unchecked ones can reach here).
                     abandon(limits, begun);
                     giveBack(limits, t0, t1, all, i, pass, origin, permits);
                     throw e;
@@ -200,7 +202,7 @@ public final class Admission {
                 giveBack(limits, t0, t1, all, n, 1, origin, permits);
                 waiting(limits, t0, t1, all, now, waitedSince(now, wait));
                 return reject(limits, limits[longest], now, origin, permits, INTERRUPTED);
-            } catch (RuntimeException | Error e) {
+            } catch (Throwable e) {
                 // A fault of the sleeper (an application's own) or of the clock after it, not a
                 // decision: the request holds nothing, and waits no more.
                 giveBack(limits, t0, t1, all, n, 1, origin, permits);
@@ -219,7 +221,7 @@ public final class Admission {
                 long moved;
                 try {
                     moved = limit.movedTo(start, origin, token, permits);
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) {
                     // A fault, not a decision: this limit holds nothing (see Limit.movedTo), the
                     // others give back what they took, and the request waits no more.
                     giveBackAllBut(limits, t0, t1, all, i, origin, permits);
