@@ -1156,7 +1156,22 @@ public abstract sealed class Limit {
 
         @Override
         public long resetNanos(long nowNanos, Origin origin, long token) {
-            if (token == LOCAL || (token & SHARE) != 0) {
+            if ((token & SHARE) != 0 && token != LOCAL) {
+                // When the share's window is whole again, up to a bucket after the window's length
+                // for a strict one: from the ticket if the window that admitted is still in use,
+                // else as that window's successor counts the origin now.
+                Fallback share = fallback;
+                if (share == null) {
+                    return 0;
+                }
+                return share.generation % GENERATIONS == (int) ((token & ~SHARE) >>> GENERATION_SHIFT)
+                        ? share.window.resetNanos(nowNanos, origin, token & TICKET_MASK)
+                        : share.window
+                                .rejectedQuota(nowNanos, origin, 1)
+                                .reset()
+                                .toNanos();
+            }
+            if (token == LOCAL) {
                 return rule.window().length().toNanos();
             }
             // Whole again when the admission's bucket, the newest counted, leaves the window, in

@@ -259,6 +259,35 @@ class SharedStoreTest {
         assertThat(gate.store("login").orElseThrow().outages()).isEqualTo(2);
     }
 
+    /**
+     * While the store is down, an admission by this instance's share says when the share is whole
+     * again: when the admission's bucket leaves the share's window, which for a strict window is up
+     * to a bucket after the window's length (here 66 s: a 1 min window in 6 s buckets, strict). It
+     * said the window's length, 60 s, and a client that waited that long came back to a share still
+     * spent and was rejected.
+     */
+    @Test
+    void whileTheStoreIsDown_theShareSaysWhenItIsWholeAgain_notTheWindowsLength() {
+        HttpGate gate = gate(
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "1/1m",
+                "rule.login.scope", "per-origin",
+                "store-instances", "1");
+        store.down = true;
+        clock.advance(Duration.ofSeconds(3));
+        Decision admitted = gate.enter("POST", "/login", client);
+        Map<String, String> fields = new LinkedHashMap<>();
+        gate.admittedHeaders(admitted, fields::put);
+        ((Entry) admitted).close();
+        String told = fields.get("RateLimit");
+        long t = Long.parseLong(told.substring(told.indexOf(";t=") + 3));
+
+        clock.advance(Duration.ofSeconds(t));
+        Decision again = gate.enter("POST", "/login", client);
+        assertThat(again.admitted()).as("%s s after %s", t, told).isTrue();
+        assertThat(told).isEqualTo("\"login\";r=0;t=66");
+    }
+
     @Test
     void theLocalShare_dividesByTheInstancesTheStoreCounts_whenNotConfigured() {
         store.instances = 5;
