@@ -15,7 +15,9 @@ import java.util.Objects;
  *     made has left the window; {@link Duration#ZERO} when nothing is counted or for an in-flight
  *     limit. For a paced or warm-up rule, {@code remaining} is how many more requests its schedule
  *     would admit now (within {@code max-queue}; 0 when the next would be rejected) and {@code
- *     reset} the time until its schedule is free
+ *     reset} the time until its schedule is free. A rejection by a window in a shared store
+ *     reports when the next request would be admitted, which may come before the window is whole
+ *     again (the store answers with that time alone)
  */
 public record Quota(String rule, long limit, Duration window, long remaining, Duration reset) {
 
