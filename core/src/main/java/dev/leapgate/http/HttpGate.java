@@ -969,8 +969,8 @@ public final class HttpGate implements AutoCloseable {
             return new RejectionResponse(status, NOT_STORED, ProblemBody.CONTENT_TYPE, body);
         }
         Map<String, String> headers = new LinkedHashMap<>();
-        headers.put(
-                RateLimitFields.RETRY_AFTER, Long.toString(RateLimitFields.retryAfterSeconds(rejection.retryAfter())));
+        long retryAfter = RateLimitFields.retryAfterSeconds(rejection.retryAfter()); // once: the body says the same
+        headers.put(RateLimitFields.RETRY_AFTER, Long.toString(retryAfter));
         List<Quota> quotas = rejection.quotas();
         if (response.headers() != RateLimitHeaders.NONE && !quotas.isEmpty()) {
             headers.put(RateLimitFields.RATE_LIMIT_POLICY, RateLimitFields.policy(quotas));
@@ -980,7 +980,7 @@ public final class HttpGate implements AutoCloseable {
         if (!response.problemBody()) {
             return new RejectionResponse(response.status(), headers, null, new byte[0]);
         }
-        byte[] body = ProblemBody.json(rejection, response.status()).getBytes(StandardCharsets.UTF_8);
+        byte[] body = ProblemBody.json(rejection, response.status(), retryAfter).getBytes(StandardCharsets.UTF_8);
         return new RejectionResponse(response.status(), headers, ProblemBody.CONTENT_TYPE, body);
     }
 

@@ -23,7 +23,15 @@ public final class ProblemBody {
 
     /** The JSON text for a rejection answered with {@code status}. */
     public static String json(Rejection rejection, int status) {
-        long retryAfter = RateLimitFields.retryAfterSeconds(rejection.retryAfter());
+        return json(rejection, status, RateLimitFields.retryAfterSeconds(rejection.retryAfter()));
+    }
+
+    /**
+     * The JSON text for a rejection answered with {@code status} and {@code Retry-After: retryAfter}:
+     * the body says what the field does (a rejection's retry time is computed when asked, and a
+     * second asking may fall in the next second).
+     */
+    static String json(Rejection rejection, int status, long retryAfter) {
         StringBuilder json = new StringBuilder(192);
         json.append("{\"type\":\"about:blank\",\"title\":");
         quote(json, reasonPhrase(status));

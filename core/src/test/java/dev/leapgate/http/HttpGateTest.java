@@ -232,6 +232,34 @@ class HttpGateTest {
     }
 
     @Test
+    void rejection_theBodysRetryAfter_isTheHeaders_evenWhenTheClockCrossesASecondBetweenThem() {
+        // A clock that moves 600 ms at every reading once the rejection is made: the response is
+        // put together over more than a second, and each part asking the time anew would differ.
+        boolean[] ticking = {false};
+        dev.leapgate.Clock moving = () -> {
+            if (ticking[0]) {
+                clock.advance(java.time.Duration.ofMillis(600));
+            }
+            return clock.nanoTime();
+        };
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(
+                        Map.of("rule.per-ip.match", "/api/**", "rule.per-ip.limit", "1/10s"), "test"))
+                .clock(moving)
+                .build();
+        gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+        Rejection rejection = (Rejection) gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+
+        ticking[0] = true;
+        RejectionResponse r = gate.rejection(rejection);
+
+        String retryAfter = r.headers().get("Retry-After");
+        assertThat(new String(r.body(), StandardCharsets.UTF_8))
+                .as("the body tells the client what the Retry-After field does")
+                .contains("Retry after " + retryAfter + " s.")
+                .endsWith("\"retryAfter\":" + retryAfter + "}");
+    }
+
+    @Test
     void rejection_hasStatusRetryAfterRateLimitFieldsAndAProblemBody() {
         HttpGate gate = gate("rule.per-ip.match", "/api/**", "rule.per-ip.limit", "1/10s");
         gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
