@@ -89,7 +89,7 @@ import org.slf4j.LoggerFactory;
  * <p>Some failures are not an outage but a store that is set up wrong, and no retry mends them: a
  * password Redis refuses or that it needs and the URI lacks ({@code WRONGPASS}, {@code NOAUTH}), a
  * user without a command or key the store needs ({@code NOPERM}), a {@code redis://} URI that
- * names a read-only replica ({@code READONLY}), a Redis whose clock reads a time before 2025 (the
+ * names a read-only replica ({@code READONLY}), a database number Redis does not have, a Redis whose clock reads a time before 2025 (the
  * script refuses to decide). Each kind is logged once at ERROR, naming the
  * {@code store} setting and its value, and decisions fail with that message (core's failure policy
  * shows it), instead of Lettuce's "Unable to connect", which reads like a Redis that is down.
@@ -692,6 +692,12 @@ public final class RedisWindowStore implements WindowStore {
             kind = "READONLY";
             what = "the URI names a read-only replica; the store writes, and needs the master"
                     + " (redis-sentinel:// finds it)";
+        } else if (error.contains("DB index is out of range")) {
+            // Refused at the connection's SELECT: it looked like a Redis that is down ("Unable to connect").
+            kind = "DATABASE";
+            what = "the URI's database "
+                    + RedisURI.create(settings.uri().toString()).getDatabase()
+                    + " is not one this Redis has (its databases setting, 16 by default: 0 to 15)";
         } else if (error.contains("ERR Leapgate: Redis's clock")) {
             kind = "CLOCK";
             what = "the server's clock is wrong";

@@ -90,12 +90,15 @@ class StoreMisconfigurationTest {
                 "no scripts     | redis://noscripts:pw@127.0.0.1:{port}     | may not do what the store needs",
                 "other keys     | redis://otherkeys:pw@127.0.0.1:{port}     | may not do what the store needs",
                 "a replica      | redis://127.0.0.1:{replica}               | read-only replica",
+                "no database 16 | redis://:{pw}@127.0.0.1:{port}/16         | database 16",
             })
     void aStoreSetUpWrong_isReportedOnceAsAConfigurationError_namingTheSetting(
             String what, String uri, String explained) throws Exception {
         String store = uri.replace("{port}", Integer.toString(redis.port()))
-                .replace("{replica}", Integer.toString(replica.port()));
-        String shown = store.replace(":wrong-pw@", ":***@").replace(":pw@", ":***@");
+                .replace("{replica}", Integer.toString(replica.port()))
+                .replace("{pw}", PASSWORD);
+        String shown =
+                store.replace(":wrong-pw@", ":***@").replace(":pw@", ":***@").replace(":" + PASSWORD + "@", ":***@");
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("store", store);
         settings.put("store-timeout", "2s");
