@@ -177,6 +177,7 @@ public final class RedisWindowStore implements WindowStore {
         URI uri = settings.uri();
         String scheme = uri.getScheme();
         checkHosts(uri, scheme);
+        checkDatabase(uri, scheme);
         // Lettuce's own timeout is long: the time budget is the caller's (core's), and a reply
         // that comes after it must still arrive, so that what Redis admitted for nobody goes back.
         Duration timeout = settings.timeout().plus(LATE_REPLIES);
@@ -202,7 +203,32 @@ public final class RedisWindowStore implements WindowStore {
         try {
             return RedisURI.create(text);
         } catch (RuntimeException e) {
+            if (String.valueOf(e.getMessage()).contains("sentinelMasterId")) {
+                throw new IllegalArgumentException(
+                        "names no master: add ?sentinelMasterId=<the master's name>, e.g."
+                                + " redis-sentinel://host1:26379,host2:26379/?sentinelMasterId=mymaster",
+                        e);
+            }
             throw new IllegalArgumentException("not a Redis URI: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Checks the database, the URI's path: a number ({@code /abc} failed with Lettuce's "For input
+     * string"), and none for a Redis Cluster, which has database 0 alone (it was dropped unsaid).
+     */
+    private static void checkDatabase(URI uri, String scheme) {
+        String path = uri.getRawPath();
+        if (path == null || path.isEmpty() || path.equals("/")) {
+            return;
+        }
+        if (scheme.endsWith("-cluster")) {
+            throw new IllegalArgumentException(
+                    "a Redis Cluster has database 0 alone; remove '" + path + "' (a key prefix keeps stores apart)");
+        }
+        if (!path.matches("/[0-9]{1,9}")) {
+            throw new IllegalArgumentException(
+                    "the database (the path) must be a number from 0, was '" + path + "' (redis://host:6379/1)");
         }
     }
 

@@ -49,6 +49,32 @@ class StoreUriTest {
     }
 
     /**
+     * A database that is not a number ({@code /abc}) used to fail with Lettuce's "For input string:
+     * "abc"", a Sentinel URI without its master with "URI must contain the sentinelMasterId", and a
+     * database on a Redis Cluster URI (which has database 0 alone) was dropped without a word.
+     */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "redis://:secret@redis.internal:6379/abc | the database (the path) must be a number from 0, was '/abc'",
+                "redis://redis.internal:6379/99999999999 | the database (the path) must be a number from 0",
+                "redis-sentinel://:secret@10.0.0.1:26379,10.0.0.2:26379 | names no master: add ?sentinelMasterId=",
+                "redis-cluster://:secret@10.0.0.1:7000/3 | a Redis Cluster has database 0 alone",
+            })
+    void aStoreUriWithABadDatabaseOrNoMaster_failsAtStart_sayingWhatToWrite(String store, String said) {
+        ConfigException e =
+                catchThrowableOfType(ConfigException.class, () -> gate(store).close());
+        assertThat(e).as("%s accepted", store).isNotNull();
+        assertThat(e.problems())
+                .singleElement()
+                .asString()
+                .startsWith("store = ")
+                .contains(said)
+                .doesNotContain("secret");
+    }
+
+    /**
      * A scheme no store takes, with leapgate-redis on the class path: the message says which schemes
      * it takes, rather than sending the user to add the module that is already there.
      */
