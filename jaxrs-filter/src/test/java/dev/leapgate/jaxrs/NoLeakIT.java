@@ -338,15 +338,7 @@ class NoLeakIT {
                     .isEqualTo(errorPage ? 429 : 500);
 
             // Past max-request-time, a request (rejected too) runs the safety net's sweep.
-            clock.advance(Duration.ofSeconds(2));
-            assertThat(server.get("/second/ok").statusCode()).isEqualTo(429);
-            assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
-                    .as("nothing in flight (in flight: %d)", metrics.inFlight())
-                    .isTrue();
-            StatsSnapshot counts = metrics.lastMinute();
-            assertThat(counts.admitted()).isEqualTo(1);
-            assertThat(counts.succeeded()).as("succeeded").isZero();
-            assertThat(counts.failed()).as("failed").isEqualTo(1);
+            assertOneFailedOnceSwept(server, clock, metrics, 429);
         }
     }
 
@@ -374,15 +366,7 @@ class NoLeakIT {
             server.get("/second/unmapped");
 
             // Past max-request-time, a request runs the safety net's sweep.
-            clock.advance(Duration.ofSeconds(2));
-            assertThat(server.get("/second/ok").statusCode()).isEqualTo(200);
-            assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
-                    .as("nothing in flight (in flight: %d)", metrics.inFlight())
-                    .isTrue();
-            StatsSnapshot counts = metrics.lastMinute();
-            assertThat(counts.admitted()).isEqualTo(1);
-            assertThat(counts.succeeded()).as("succeeded").isZero();
-            assertThat(counts.failed()).as("failed").isEqualTo(1);
+            assertOneFailedOnceSwept(server, clock, metrics, 200);
         }
     }
 
@@ -452,6 +436,24 @@ class NoLeakIT {
      * requests finish on the server's threads just after their clients read the response. Bounded
      * polling, not a wait for a window.
      */
+    /**
+     * Moves the clock past max-request-time (1 s), sends a request to {@code /second/ok} (answered
+     * {@code status}), whose admission runs the safety net's sweep, and checks that the one request
+     * admitted under {@code metrics} has ended as a failure and holds nothing.
+     */
+    private static void assertOneFailedOnceSwept(
+            JaxrsServer server, ManualClock clock, ResourceStats metrics, int status) {
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(server.get("/second/ok").statusCode()).isEqualTo(status);
+        assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
+                .as("nothing in flight (in flight: %d)", metrics.inFlight())
+                .isTrue();
+        StatsSnapshot counts = metrics.lastMinute();
+        assertThat(counts.admitted()).isEqualTo(1);
+        assertThat(counts.succeeded()).as("succeeded").isZero();
+        assertThat(counts.failed()).as("failed").isEqualTo(1);
+    }
+
     private static boolean awaitInFlight(ResourceStats metrics, long expected, Duration patience) {
         long deadline = System.nanoTime() + patience.toNanos();
         while (metrics.inFlight() != expected && System.nanoTime() - deadline < 0) {
