@@ -27,6 +27,13 @@ class StoreUriTest {
         return HttpGate.builder(ConfigParser.parse(settings, "test")).build();
     }
 
+    /**
+     * A URI that cannot be used fails the start, naming the setting and what is wrong, never showing
+     * the password: a host that is not {@code host[:port]}; a database that is not a number ({@code
+     * /abc} used to fail with Lettuce's "For input string"); a Sentinel URI without its master (it
+     * said "URI must contain the sentinelMasterId"); a database on a Redis Cluster URI, which has
+     * database 0 alone (it was dropped without a word).
+     */
     @ParameterizedTest
     @CsvSource(
             delimiter = '|',
@@ -36,33 +43,12 @@ class StoreUriTest {
                 "redis://:secret@:6379 | ':6379'",
                 "redis://redis.internal:0 | port",
                 "redis-cluster://10.0.0.1:7000,10.0.0.2:70O1 | '10.0.0.2:70O1'",
-            })
-    void aStoreWhoseHostsCannotBeRead_failsAtStart_namingTheSettingAndTheHost(String store, String named) {
-        ConfigException e =
-                catchThrowableOfType(ConfigException.class, () -> gate(store).close());
-        assertThat(e).as("%s accepted", store).isNotNull();
-        assertThat(e.problems())
-                .singleElement()
-                .asString()
-                .startsWith("store = ")
-                .contains(named);
-    }
-
-    /**
-     * A database that is not a number ({@code /abc}) used to fail with Lettuce's "For input string:
-     * "abc"", a Sentinel URI without its master with "URI must contain the sentinelMasterId", and a
-     * database on a Redis Cluster URI (which has database 0 alone) was dropped without a word.
-     */
-    @ParameterizedTest
-    @CsvSource(
-            delimiter = '|',
-            value = {
                 "redis://:secret@redis.internal:6379/abc | the database (the path) must be a number from 0, was '/abc'",
                 "redis://redis.internal:6379/99999999999 | the database (the path) must be a number from 0",
                 "redis-sentinel://:secret@10.0.0.1:26379,10.0.0.2:26379 | names no master: add ?sentinelMasterId=",
                 "redis-cluster://:secret@10.0.0.1:7000/3 | a Redis Cluster has database 0 alone",
             })
-    void aStoreUriWithABadDatabaseOrNoMaster_failsAtStart_sayingWhatToWrite(String store, String said) {
+    void aStoreUriThatCannotBeUsed_failsAtStart_namingTheSettingAndWhatIsWrong(String store, String said) {
         ConfigException e =
                 catchThrowableOfType(ConfigException.class, () -> gate(store).close());
         assertThat(e).as("%s accepted", store).isNotNull();
