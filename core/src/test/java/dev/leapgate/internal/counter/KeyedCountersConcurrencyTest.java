@@ -65,7 +65,7 @@ class KeyedCountersConcurrencyTest {
             }
         });
 
-        long worst = worstWindow(tallies, spec);
+        long worst = worstWindow(tallies, spec.buckets());
         assertThat(worst).isLessThanOrEqualTo(limit);
         assertThat(worst).as("the limit was reached").isEqualTo(limit);
     }
@@ -131,7 +131,7 @@ class KeyedCountersConcurrencyTest {
                 .as("the run spans several windows")
                 .isGreaterThan(4 * spec.length().toNanos());
         assertThat(counter.trackedOrigins()).isEqualTo(1_000);
-        long worst = worstWindow(tallies, spec);
+        long worst = worstWindow(tallies, spec.buckets());
         assertThat(worst).isLessThanOrEqualTo(limit);
         assertThat(worst).as("the limit was reached").isEqualTo(limit);
     }
@@ -168,8 +168,11 @@ class KeyedCountersConcurrencyTest {
                 .isZero();
     }
 
-    /** The most permits any origin had admitted in one strict window, from per-thread tallies by epoch. */
-    private static long worstWindow(long[][][] tallies, WindowSpec spec) {
+    /**
+     * The most permits any origin had admitted in {@code before + 1} consecutive buckets (a strict
+     * window: {@code before} = its buckets), from per-thread tallies by epoch.
+     */
+    static long worstWindow(long[][][] tallies, int before) {
         long worst = 0;
         for (int key = 0; key < tallies[0].length; key++) {
             long[] perEpoch = new long[0];
@@ -184,7 +187,7 @@ class KeyedCountersConcurrencyTest {
             }
             for (int e = 0; e < perEpoch.length; e++) {
                 long window = 0;
-                for (int k = Math.max(0, e - spec.buckets()); k <= e; k++) {
+                for (int k = Math.max(0, e - before); k <= e; k++) {
                     window += perEpoch[k];
                 }
                 worst = Math.max(worst, window);

@@ -109,7 +109,7 @@ class TinyTableStressTest {
                 }
             });
             // A strict window counts n + 1 buckets (the current one and n before); a sliding one n.
-            assertThat(worstWindow(tallies, sliding ? spec.buckets() - 1 : spec.buckets()))
+            assertThat(KeyedCountersConcurrencyTest.worstWindow(tallies, sliding ? spec.buckets() - 1 : spec.buckets()))
                     .as("sliding %s", sliding)
                     .isLessThanOrEqualTo(limit);
             assertThat(counter.trackedOrigins()).isBetween(0, maxOrigins);
@@ -222,31 +222,7 @@ class TinyTableStressTest {
                 }
             }
         });
-        assertThat(worstWindow(tallies, spec.buckets())).isLessThanOrEqualTo(limit);
-    }
-
-    /** The most permits a client was admitted in {@code before + 1} consecutive buckets. */
-    private static long worstWindow(long[][][] tallies, int before) {
-        long worst = 0;
-        for (int key = 0; key < tallies[0].length; key++) {
-            long[] perEpoch = new long[0];
-            for (long[][] thread : tallies) {
-                long[] row = thread[key];
-                if (row.length > perEpoch.length) {
-                    perEpoch = Arrays.copyOf(perEpoch, row.length);
-                }
-                for (int e = 0; e < row.length; e++) {
-                    perEpoch[e] += row[e];
-                }
-            }
-            for (int e = 0; e < perEpoch.length; e++) {
-                long window = 0;
-                for (int k = Math.max(0, e - before); k <= e; k++) {
-                    window += perEpoch[k];
-                }
-                worst = Math.max(worst, window);
-            }
-        }
-        return worst;
+        assertThat(KeyedCountersConcurrencyTest.worstWindow(tallies, spec.buckets()))
+                .isLessThanOrEqualTo(limit);
     }
 }
