@@ -650,9 +650,10 @@ public final class HttpGate implements AutoCloseable {
         String decoded = request.decodedPath();
         String raw = decoded != null ? request.encodedPath() : request.rawPath();
         String key = decoded != null ? RequestPath.normalizeDecoded(decoded) : RequestPath.normalize(raw);
-        // A dot-segment spelled with an escape: resolved by the container (and by normalize), but a
-        // segment to a framework that routes by the raw URI. The rules of both readings apply.
-        String dotsKept = RequestPath.keepingEncodedDots(raw);
+        // A dot-segment, plain or spelled with an escape: resolved by the container (and by
+        // normalize), but a segment to a framework that routes by the raw URI. The rules of both
+        // readings apply.
+        String dotsKept = RequestPath.keepingDotSegments(raw);
         return decide(
                 request.method(), key, dotsKept == null || dotsKept.equals(key) ? null : dotsKept, null, request, 1);
     }

@@ -102,22 +102,23 @@ public final class RequestPath {
     }
 
     /**
-     * The key of a raw path, with each dot-segment spelled with an escape ({@code %2E}, {@code
-     * %2e%2e}, {@code .%2E}) kept as a segment of its own, written {@code %2E} or {@code %2E%2E},
-     * instead of resolved; or null when the path has no such segment (the usual case: no work
-     * beyond a scan for {@code %}). For a request that a servlet container routed after resolving
-     * such segments (Tomcat decodes {@code /api/items/%2E/price} to {@code /api/items/price}), while
-     * a framework behind it that routes by the raw request URI (Jersey, CXF) serves it as {@code
+     * The key of a raw path, with each dot-segment ({@code .}, {@code ..}, or spelled with escapes:
+     * {@code %2E}, {@code %2e%2e}, {@code .%2E}; path parameters aside) kept as a segment of its own,
+     * written {@code %2E} or {@code %2E%2E}, instead of resolved; or null when the path has no such
+     * segment (the usual case: no work beyond a scan for {@code %} and {@code /.}). For a request
+     * that a servlet container routed after resolving such segments (Tomcat routes {@code
+     * /api/items/./price} and {@code /api/items/%2E/price} as {@code /api/items/price}), while a
+     * framework behind it that routes by the raw request URI (Jersey) serves it as {@code
      * /api/items/{id}/price} with the id {@code .}: the rules matching this key apply too ({@link
      * HttpGate#enter(HttpRequestView)}). Not canonical ({@link #normalize} of it resolves those
      * segments): a key to match rules with, never a resource name. Never throws; linear.
      */
-    static String keepingEncodedDots(String rawPath) {
-        if (rawPath == null || rawPath.indexOf('%') < 0) {
+    static String keepingDotSegments(String rawPath) {
+        if (rawPath == null || (rawPath.indexOf('%') < 0 && rawPath.indexOf("/.") < 0)) {
             return null;
         }
         int end = pathEnd(rawPath);
-        return hasEncodedDotSegment(rawPath, end) ? canonical(rawPath, end, true, true) : null;
+        return hasDotSegment(rawPath, end) ? canonical(rawPath, end, true, true) : null;
     }
 
     /** Where the path of {@code rawPath} ends: at its query or fragment, if it has one. */
@@ -132,8 +133,8 @@ public final class RequestPath {
         return end;
     }
 
-    /** Whether a segment of {@code path[0, end)} (without its parameters) decodes to a dot-segment and holds a {@code %}. */
-    private static boolean hasEncodedDotSegment(String path, int end) {
+    /** Whether a segment of {@code path[0, end)} (without its parameters) is or decodes to a dot-segment. */
+    private static boolean hasDotSegment(String path, int end) {
         int i = 0;
         while (i < end) {
             int segmentEnd = i;
@@ -144,7 +145,7 @@ public final class RequestPath {
                 }
                 segmentEnd++;
             }
-            if (isEncodedDotSegment(path, i, contentEnd < 0 ? segmentEnd : contentEnd)) {
+            if (isDotSegment(path, i, contentEnd < 0 ? segmentEnd : contentEnd)) {
                 return true;
             }
             i = segmentEnd + 1;
@@ -152,10 +153,9 @@ public final class RequestPath {
         return false;
     }
 
-    /** Whether {@code path[from, to)} is {@code .} or {@code ..} with at least one dot written {@code %2E} (either case). */
-    private static boolean isEncodedDotSegment(String path, int from, int to) {
+    /** Whether {@code path[from, to)} is {@code .} or {@code ..}, each dot written as itself or {@code %2E} (either case). */
+    private static boolean isDotSegment(String path, int from, int to) {
         int dots = 0;
-        boolean escaped = false;
         int i = from;
         while (i < to && dots < 3) {
             if (path.charAt(i) == '.') {
@@ -164,14 +164,13 @@ public final class RequestPath {
                     && i + 2 < to
                     && path.charAt(i + 1) == '2'
                     && (path.charAt(i + 2) | 0x20) == 'e') {
-                escaped = true;
                 i += 3;
             } else {
                 return false;
             }
             dots++;
         }
-        return i == to && escaped && dots <= 2;
+        return i == to && dots > 0 && dots <= 2;
     }
 
     /**
@@ -212,10 +211,10 @@ public final class RequestPath {
     }
 
     /**
-     * {@link #canonical(String, int, boolean)}; with {@code keepEncodedDots}, a raw dot-segment spelled
-     * with an escape is kept as {@code %2E} or {@code %2E%2E} ({@link #keepingEncodedDots}).
+     * {@link #canonical(String, int, boolean)}; with {@code keepDots}, a raw dot-segment is kept as
+     * {@code %2E} or {@code %2E%2E} ({@link #keepingDotSegments}).
      */
-    private static String canonical(String path, int end, boolean raw, boolean keepEncodedDots) {
+    private static String canonical(String path, int end, boolean raw, boolean keepDots) {
         // Invariant: out is empty (the root) or a sequence of "/segment", each segment canonical,
         // non-empty and not a dot-segment (but for the kept ones, spelled with escapes).
         StringBuilder out = new StringBuilder(end + 1);
@@ -246,7 +245,7 @@ public final class RequestPath {
                 PathEncoding.appendDecoded(path, i, contentEnd, out);
             }
             int length = out.length() - mark - 1;
-            if (keepEncodedDots && isEncodedDotSegment(path, i, contentEnd)) {
+            if (keepDots && isDotSegment(path, i, contentEnd)) {
                 out.setLength(mark + 1);
                 out.append(length == 1 ? "%2E" : "%2E%2E");
             } else if (length == 0 || (length == 1 && out.charAt(mark + 1) == '.')) {

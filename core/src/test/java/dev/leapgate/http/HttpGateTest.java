@@ -760,4 +760,57 @@ class HttpGateTest {
                 .as("the container's reading alone matches no rule")
                 .isSameAs(dev.leapgate.internal.UnlimitedEntry.INSTANCE);
     }
+
+    /**
+     * The same with a plain dot: Tomcat resolves {@code /api/items/./price} (and {@code ..}, {@code
+     * .;x=1}) before routing, while Jersey serves it as {@code items/{id}/price} with the id {@code .}.
+     */
+    @Test
+    void aPlainDotSegment_countsUnderTheRulesOfTheRawReading_too() {
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(
+                        Map.of(
+                                "rule.price.match", "GET /api/items/*/price",
+                                "rule.price.limit", "2/1m",
+                                "rule.price.scope", "per-origin"),
+                        "test"))
+                .build();
+        HttpRequestView routed = new HttpRequestView() {
+            public String method() {
+                return "GET";
+            }
+
+            public String rawPath() {
+                return "/app/api/items/./price";
+            }
+
+            public String decodedPath() {
+                return "/api/items/price"; // what Tomcat gives
+            }
+
+            public String encodedPath() {
+                return "/api/items/./price";
+            }
+
+            public String remoteAddr() {
+                return "203.0.113.9";
+            }
+
+            public List<String> headers(String name) {
+                return List.of();
+            }
+
+            public String principal() {
+                return null;
+            }
+        };
+        assertThat(gate.enter(routed)).isInstanceOf(Entry.class);
+        assertThat(gate.enter(routed)).isInstanceOf(Entry.class);
+        assertThat(gate.enter(routed))
+                .as("the third within the minute")
+                .isInstanceOfSatisfying(
+                        Rejection.class, r -> assertThat(r.rule()).isEqualTo("price"));
+        assertThat(gate.enter("GET", "/api/items/price", Origin.id("other")))
+                .as("the container's reading alone matches no rule")
+                .isSameAs(dev.leapgate.internal.UnlimitedEntry.INSTANCE);
+    }
 }

@@ -388,7 +388,7 @@ class RequestPathTest {
         }
     }
 
-    // --- dot-segments spelled with an escape, as a framework routing by the raw URI reads them
+    // --- dot-segments, plain or spelled with an escape, as a framework routing by the raw URI reads them
 
     @ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({
@@ -397,26 +397,33 @@ class RequestPathTest {
         "/api/items/.%2e/price, /api/items/%2E%2E/price",
         "/api/items/%2E./price, /api/items/%2E%2E/price",
         "/api/items/%2E;v=1/price?x=%2E, /api/items/%2E/price",
-        "/api/x/../items/%2e, /api/items/%2E",
+        "/api/x/../items/%2e, /api/x/%2E%2E/items/%2E",
         "/api/%61/%2E, /api/a/%2E",
+        // unescaped: Tomcat resolves them too, and Jersey serves /api/items/./price with the id "."
+        "/api/items/./price, /api/items/%2E/price",
+        "/api/items/../price, /api/items/%2E%2E/price",
+        "/api/items/.;x=1/price, /api/items/%2E/price",
+        "/api/items/..;/price, /api/items/%2E%2E/price",
+        "/api/./items, /api/%2E/items",
     })
-    void keepingEncodedDots_keepsEachEscapedDotSegmentAsASegment(String raw, String key) {
-        assertThat(RequestPath.keepingEncodedDots(raw)).isEqualTo(key);
+    void keepingDotSegments_keepsEachDotSegmentAsASegment(String raw, String key) {
+        assertThat(RequestPath.keepingDotSegments(raw)).isEqualTo(key);
     }
 
     @ParameterizedTest
     @ValueSource(
             strings = {
                 "/api/items/1/price",
-                "/api/items/../price",
+                "/api/.well-known/x",
+                "/api/...",
                 "/api/%61",
                 "/a/%2E%2E%2E/b",
                 "/a/%2Ex/b",
                 "/a/%2",
                 ""
             })
-    void keepingEncodedDots_isNull_withoutAnEscapedDotSegment(String raw) {
-        assertThat(RequestPath.keepingEncodedDots(raw)).isNull();
-        assertThat(RequestPath.keepingEncodedDots(null)).isNull();
+    void keepingDotSegments_isNull_withoutADotSegment(String raw) {
+        assertThat(RequestPath.keepingDotSegments(raw)).isNull();
+        assertThat(RequestPath.keepingDotSegments(null)).isNull();
     }
 }

@@ -72,20 +72,21 @@ final class ServletRequestView implements HttpRequestView {
     }
 
     /**
-     * The request URI below the context path, still percent-encoded, when it holds a {@code %}
-     * there: the core looks in it for a dot-segment spelled with an escape, which Tomcat resolves
-     * before routing ({@code /api/items/%2E/price} reaches the servlet at {@code /api} as {@code
-     * /items/price}) while a framework that routes by the raw request URI, such as Jersey, serves it
-     * as {@code items/{id}/price}. The context path is the prefix of the request URI that the
+     * The request URI below the context path, still percent-encoded, when it holds a {@code %} or
+     * a segment that starts with a dot there: the core looks in it for a dot-segment, plain or
+     * spelled with an escape, which Tomcat resolves before routing ({@code /api/items/./price} and
+     * {@code /api/items/%2E/price} reach the servlet at {@code /api} as {@code /items/price}) while
+     * a framework that routes by the raw request URI, such as Jersey, serves it as {@code
+     * items/{id}/price}. The context path is the prefix of the request URI that the
      * container matched ({@code getContextPath()}, as the client spelled it); a URI it does not
-     * start with is given whole. Null, without allocating, for a URI without {@code %}.
+     * start with is given whole. Null, without allocating, for a URI without {@code %} or {@code /.}.
      */
     @Override
     public String encodedPath() {
         String uri = request.getRequestURI();
         String context = request.getContextPath();
         int from = context != null && uri != null && uri.startsWith(context) ? context.length() : 0;
-        if (uri == null || uri.indexOf('%', from) < 0) {
+        if (uri == null || (uri.indexOf('%', from) < 0 && uri.indexOf("/.", from) < 0)) {
             return null;
         }
         return from == 0 ? uri : uri.substring(from);

@@ -53,4 +53,20 @@ class ServletRequestViewTest {
         assertThat(new ServletRequestView(to("/app", "/app/api/items/1/price")).encodedPath())
                 .isNull();
     }
+
+    /** Tomcat resolves a plain dot-segment before routing too, while Jersey serves it as a route variable. */
+    @Test
+    void theEncodedPath_isTheRequestUriBelowTheContextPath_whenASegmentStartsWithADot() {
+        assertThat(new ServletRequestView(to("/app", "/app/api/items/./price")).encodedPath())
+                .isEqualTo("/api/items/./price");
+        assertThat(new ServletRequestView(to("", "/api/items/..;/price")).encodedPath())
+                .isEqualTo("/api/items/..;/price");
+        assertThat(new ServletRequestView(to("/app", "/app/./api/items/1/price")).encodedPath())
+                .isEqualTo("/./api/items/1/price");
+        assertThat(new ServletRequestView(to("/./app", "/./app/api/items/1/price")).encodedPath())
+                .as("a dot in the context path alone")
+                .isNull();
+        assertThat(new ServletRequestView(to("/app", "/app/static/app.js")).encodedPath())
+                .isNull();
+    }
 }
