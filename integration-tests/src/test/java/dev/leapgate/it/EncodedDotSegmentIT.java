@@ -59,7 +59,12 @@ class EncodedDotSegmentIT {
         List<String> contexts = new ArrayList<>(List.of(contextPath));
         if (!contextPath.isEmpty()) {
             contexts.add("/" + contextPath); // a context path spelled another way
+            contexts.add("/%61pp");
+            contexts.add("/x/../app");
+            contexts.add("/app/../app");
         }
+        contexts.add(contextPath + "/."); // a dot-segment before the servlet path
+        contexts.add("http://127.0.0.1:" + web.port() + contextPath); // the absolute form
         int client = 0;
         List<String> served = new ArrayList<>();
         List<String> uncounted = new ArrayList<>();
@@ -84,9 +89,14 @@ class EncodedDotSegmentIT {
                 }
             }
         }
+        System.out.println(
+                "RVPSERVED " + container + " '" + contextPath + "' " + new java.util.LinkedHashSet<>(served));
         assertThat(uncounted)
                 .as("served without the rule of the route counting it, or beyond its limit")
                 .isEmpty();
-        assertThat(served).as("the plain spelling reaches the resource").contains(contextPath + "/api/items/1/price");
+        assertThat(served)
+                .as(
+                        "the plain spelling reaches the resource, and so does a plain dot (Jersey's id '.', every container)")
+                .contains(contextPath + "/api/items/1/price", contextPath + "/api/items/./price");
     }
 }
