@@ -445,6 +445,42 @@ class LeapgateAutoConfigurationTest {
     }
 
     /**
+     * YAML 1.1, which application.yml is read as, takes off, no and n for false: enabled: off in
+     * application.yml reached the condition as false and switched protection off silently, though
+     * only false may. The value as written there is what counts.
+     */
+    @Test
+    void enabled_writtenInApplicationYml_asOffOrNo_stopsTheStart_ratherThanSwitchingProtectionOff(@TempDir Path dir)
+            throws Exception {
+        for (String value : new String[] {"off", "no", "N", "'off'"}) {
+            Path yml = dir.resolve("application.yml");
+            Files.writeString(
+                    yml,
+                    "leapgate:\n  enabled: " + value + "   # protection off?\n  rule:\n    login:\n"
+                            + "      match: GET /ok\n      limit: 2/1m\n");
+            Throwable failure = catchThrowable(
+                    () -> BootApps.start(Map.of("spring.config.location", "file:" + yml), new ManualClock())
+                            .close());
+            String shown = value.replace("'", "");
+            assertThat(failure)
+                    .as(value)
+                    .hasStackTraceContaining(
+                            "leapgate.enabled: '" + shown + "' is not allowed; expected true or false");
+            assertThat(new LeapgateFailureAnalyzer().analyze(failure)).as(value).isNotNull();
+        }
+        for (String value : new String[] {"false", "False", "\"false\""}) {
+            Path yml = dir.resolve("application.yml");
+            Files.writeString(yml, "leapgate:\n  enabled: " + value + "\n");
+            try (BootApps.Running app =
+                    BootApps.start(Map.of("spring.config.location", "file:" + yml), new ManualClock())) {
+                assertThat(app.context().getBeanNamesForType(HttpGate.class))
+                        .as(value)
+                        .isEmpty();
+            }
+        }
+    }
+
+    /**
      * A reactive (WebFlux) application: the starter has no filter it could run there. Not a
      * {@code @Configuration}, which ContractApplication's component scan would pick up.
      */
