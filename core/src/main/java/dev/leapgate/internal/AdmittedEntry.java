@@ -170,9 +170,8 @@ public final class AdmittedEntry extends Entry {
             now = limits[0].recorder.clock().nanoTime();
         } catch (Throwable e) {
             // An application's clock that throws (anything, also a checked exception it does not
-            // declare): the request has ended all the same, so it
-            // gives back what it holds (as of its start: a response time of 0), then the
-            // exception goes on to the caller.
+            // declare): the request has ended all the same, so it gives back what it holds (as of
+            // its start: a response time of 0), then the exception goes on to the caller.
             closeAt(startNanos);
             throw e;
         }
