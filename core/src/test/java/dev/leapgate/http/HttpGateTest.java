@@ -15,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class HttpGateTest {
 
@@ -708,12 +710,20 @@ class HttpGateTest {
     }
 
     /**
-     * Tomcat decodes {@code /api/items/%2E/price} and resolves the dot before routing: the servlet
-     * filter's path is {@code /api/items/price}. Jersey routes the raw URI and serves it as {@code
-     * items/{id}/price} with the id {@code .}: the rule on that route must count it too.
+     * Tomcat resolves a dot segment before routing, plain or escaped ({@code /api/items/./price},
+     * {@code /api/items/%2E/price}, {@code ..}, {@code .;x=1}): the servlet filter's path is {@code
+     * /api/items/price}. Jersey routes the raw URI and serves it as {@code items/{id}/price} with the
+     * id {@code .}: the rule on that route must count it too.
      */
-    @Test
-    void aDotSegmentSpelledWithAnEscape_countsUnderTheRulesOfTheRawReading_too() {
+    @ParameterizedTest
+    @CsvSource({
+        "%2E, /api/items/price",
+        "., /api/items/price",
+        ".., /api/price",
+        "%2e., /api/price",
+        ".;x=1, /api/items/price"
+    })
+    void aDotSegment_plainOrEscaped_countsUnderTheRulesOfTheRawReading_too(String id, String resolved) {
         HttpGate gate = HttpGate.builder(ConfigParser.parse(
                         Map.of(
                                 "rule.price.match", "GET /api/items/*/price",
@@ -727,15 +737,15 @@ class HttpGateTest {
             }
 
             public String rawPath() {
-                return "/app/api/items/%2E/price";
+                return "/app/api/items/" + id + "/price";
             }
 
             public String decodedPath() {
-                return "/api/items/price"; // what Tomcat gives
+                return resolved; // what Tomcat gives
             }
 
             public String encodedPath() {
-                return "/api/items/%2E/price";
+                return "/api/items/" + id + "/price";
             }
 
             public String remoteAddr() {
@@ -756,60 +766,7 @@ class HttpGateTest {
                 .as("the third within the minute")
                 .isInstanceOfSatisfying(
                         Rejection.class, r -> assertThat(r.rule()).isEqualTo("price"));
-        assertThat(gate.enter("GET", "/api/items/price", Origin.id("other")))
-                .as("the container's reading alone matches no rule")
-                .isSameAs(dev.leapgate.internal.UnlimitedEntry.INSTANCE);
-    }
-
-    /**
-     * The same with a plain dot: Tomcat resolves {@code /api/items/./price} (and {@code ..}, {@code
-     * .;x=1}) before routing, while Jersey serves it as {@code items/{id}/price} with the id {@code .}.
-     */
-    @Test
-    void aPlainDotSegment_countsUnderTheRulesOfTheRawReading_too() {
-        HttpGate gate = HttpGate.builder(ConfigParser.parse(
-                        Map.of(
-                                "rule.price.match", "GET /api/items/*/price",
-                                "rule.price.limit", "2/1m",
-                                "rule.price.scope", "per-origin"),
-                        "test"))
-                .build();
-        HttpRequestView routed = new HttpRequestView() {
-            public String method() {
-                return "GET";
-            }
-
-            public String rawPath() {
-                return "/app/api/items/./price";
-            }
-
-            public String decodedPath() {
-                return "/api/items/price"; // what Tomcat gives
-            }
-
-            public String encodedPath() {
-                return "/api/items/./price";
-            }
-
-            public String remoteAddr() {
-                return "203.0.113.9";
-            }
-
-            public List<String> headers(String name) {
-                return List.of();
-            }
-
-            public String principal() {
-                return null;
-            }
-        };
-        assertThat(gate.enter(routed)).isInstanceOf(Entry.class);
-        assertThat(gate.enter(routed)).isInstanceOf(Entry.class);
-        assertThat(gate.enter(routed))
-                .as("the third within the minute")
-                .isInstanceOfSatisfying(
-                        Rejection.class, r -> assertThat(r.rule()).isEqualTo("price"));
-        assertThat(gate.enter("GET", "/api/items/price", Origin.id("other")))
+        assertThat(gate.enter("GET", resolved, Origin.id("other")))
                 .as("the container's reading alone matches no rule")
                 .isSameAs(dev.leapgate.internal.UnlimitedEntry.INSTANCE);
     }
