@@ -18,6 +18,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class LimiterTest {
 
@@ -410,43 +412,24 @@ class LimiterTest {
         });
     }
 
-    @Test
-    void sleeperThatThrows_propagates_andGivesBackTheConcurrencySlot() {
+    /** Unchecked, or checked and not declared (a "sneaky throw", as code in other JVM languages does). */
+    @ParameterizedTest(name = "checked: {0}")
+    @ValueSource(booleans = {false, true})
+    void sleeperThatThrows_propagates_andGivesBackTheConcurrencySlot(boolean checked) {
+        Exception thrown = checked
+                ? new java.io.IOException("this thread may not sleep")
+                : new IllegalStateException("this thread may not sleep");
         Limiter limiter = Limiter.builder("paced")
                 .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
                 .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
                 .concurrency(1)
                 .clock(clock)
-                .sleeper(nanos -> {
-                    throw new IllegalStateException("this thread may not sleep");
-                })
+                .sleeper(nanos -> LimiterTest.<RuntimeException>sneakyThrow(thrown))
                 .build();
         ((Entry) limiter.tryEnter()).close(); // the schedule's first turn: no wait
 
         assertThatThrownBy(limiter::tryEnter) // its turn is 100 ms away: it sleeps
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessage("this thread may not sleep");
-        clock.advance(Duration.ofSeconds(1));
-
-        assertThat(limiter.tryEnter())
-                .as("the concurrency slot taken before the sleeper threw is free again")
-                .isInstanceOf(Entry.class);
-    }
-
-    @Test
-    void sleeperThatThrowsACheckedExceptionItDoesNotDeclare_givesBackTheConcurrencySlot() {
-        Limiter limiter = Limiter.builder("paced")
-                .rate(10, WindowSpec.of(Duration.ofSeconds(1)))
-                .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
-                .concurrency(1)
-                .clock(clock)
-                .sleeper(nanos -> LimiterTest.<RuntimeException>sneakyThrow(new java.io.IOException("no sleep here")))
-                .build();
-        ((Entry) limiter.tryEnter()).close(); // the schedule's first turn: no wait
-
-        assertThatThrownBy(limiter::tryEnter) // its turn is 100 ms away: it sleeps
-                .isInstanceOf(java.io.IOException.class)
-                .hasMessage("no sleep here");
+                .isSameAs(thrown);
         clock.advance(Duration.ofSeconds(1));
 
         assertThat(limiter.tryEnter())
