@@ -193,19 +193,26 @@ class RedisFullTest {
 
         // maxmemory raised: the shared window decides again, by itself.
         redis.call(c -> c.configSet("maxmemory", "0"));
+        Origin after = sharedAgain();
+        assertThat(SharedLimitTest.counted(redis.call(c -> c.get(key(after)))))
+                .as("counted in Redis")
+                .isPositive();
+    }
+
+    /** A new client, once a decision for it is shared again (admitted, the store available). */
+    private Origin sharedAgain() throws InterruptedException {
         Origin after = newClient();
         eventually(
                 "a decision shared again",
                 Duration.ofSeconds(10),
                 () -> timed(after) instanceof Entry
                         && gate.store("login").orElseThrow().available());
-        assertThat(SharedLimitTest.counted(redis.call(c -> c.get("leapgate:{o:" + ip(after) + "}:login:6000x10"))))
-                .as("counted in Redis")
-                .isPositive();
+        return after;
     }
 
-    private static String ip(Origin origin) {
-        return origin.ip().toString();
+    /** The Redis key of the client's window of the rule login (1 min in 10 buckets). */
+    private static String key(Origin origin) {
+        return "leapgate:{o:" + origin.ip() + "}:login:6000x10";
     }
 
     @Test
@@ -225,14 +232,8 @@ class RedisFullTest {
                 "the flood's keys gone",
                 Duration.ofSeconds(10),
                 () -> redis.call(c -> c.keys("leapgate:{o:10.*")).isEmpty());
-        Origin after = newClient();
-        eventually(
-                "a decision shared again",
-                Duration.ofSeconds(10),
-                () -> timed(after) instanceof Entry
-                        && gate.store("login").orElseThrow().available());
-        assertThat(redis.<Long>call(c -> c.exists("leapgate:{o:" + ip(after) + "}:login:6000x10")))
-                .isEqualTo(1L);
+        Origin after = sharedAgain();
+        assertThat(redis.<Long>call(c -> c.exists(key(after)))).isEqualTo(1L);
     }
 
     /**
