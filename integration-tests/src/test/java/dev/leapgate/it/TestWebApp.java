@@ -80,6 +80,16 @@ final class TestWebApp implements AutoCloseable {
         return all;
     }
 
+    /**
+     * Every container at the root only: for a test whose subject does not depend on the context
+     * path (the per-client table under a flood) and that is too long to run twice per container.
+     */
+    static List<Arguments> rootDeployments() {
+        return deployments().stream()
+                .filter(deployment -> deployment.get()[1].equals(""))
+                .toList();
+    }
+
     final ManualClock clock = new ManualClock();
     final Hold hold = new Hold();
     final HttpClient client = HttpClient.newBuilder()
