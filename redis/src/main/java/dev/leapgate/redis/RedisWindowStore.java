@@ -90,7 +90,8 @@ import org.slf4j.LoggerFactory;
  * password Redis refuses or that it needs and the URI lacks ({@code WRONGPASS}, {@code NOAUTH}), a
  * user without a command or key the store needs ({@code NOPERM}), a {@code redis://} URI that
  * names a read-only replica ({@code READONLY}), a database number Redis does not have, a Redis whose clock reads a time before 2025 (the
- * script refuses to decide). Each kind is logged once at ERROR, naming the
+ * script refuses to decide), a key of another type under the key prefix ({@code WRONGTYPE}: another
+ * application's, which fails the decisions on that key alone). Each kind is logged once at ERROR, naming the
  * {@code store} setting and its value, and decisions fail with that message (core's failure policy
  * shows it), instead of Lettuce's "Unable to connect", which reads like a Redis that is down.
  *
@@ -674,9 +675,10 @@ public final class RedisWindowStore implements WindowStore {
                                 .whenComplete((again, failed) -> done.accept(
                                         again,
                                         classified(
-                                                failed instanceof CompletionException ? failed.getCause() : failed)));
+                                                failed instanceof CompletionException ? failed.getCause() : failed,
+                                                keys)));
                     } else {
-                        done.accept(result, classified(cause));
+                        done.accept(result, classified(cause, keys));
                     }
                 });
     }
@@ -688,6 +690,11 @@ public final class RedisWindowStore implements WindowStore {
      * here (each rule's switch message shows it). Null for null.
      */
     private Throwable classified(Throwable failure) {
+        return classified(failure, null);
+    }
+
+    /** {@link #classified(Throwable)} for a command on {@code keys} (null: none), which a WRONGTYPE names. */
+    private Throwable classified(Throwable failure, String[] keys) {
         String error = null;
         for (Throwable t = failure; t != null && error == null; t = t.getCause()) {
             if (t instanceof RedisCommandExecutionException) {
@@ -699,7 +706,16 @@ public final class RedisWindowStore implements WindowStore {
         }
         String kind;
         String what;
-        if (error.startsWith("NOAUTH")) {
+        String scope = "every shared rule decides by its store-on-failure";
+        if (error.contains("WRONGTYPE") && keys != null) {
+            // Redis's error names no key: the script reads KEYS[1] (and KEYS[2], the previous shape's).
+            kind = "WRONGTYPE";
+            what = (keys.length == 1 ? "the key " + keys[0] : "one of the keys " + String.join(", ", keys))
+                    + " holds a value of another type than the store's: another application writes keys under the"
+                    + " store's key prefix (store-key-prefix = '" + settings.keyPrefix() + "'); give the store a"
+                    + " prefix of its own, or delete such keys";
+            scope = "every decision on such a key goes by its rule's store-on-failure";
+        } else if (error.startsWith("NOAUTH")) {
             kind = "NOAUTH";
             what = "Redis requires a password and the URI gives none (redis://[user:]password@host:port)";
         } else if (error.startsWith("WRONGPASS") || error.contains("without any password configured")) {
@@ -744,9 +760,9 @@ public final class RedisWindowStore implements WindowStore {
         if (misconfigurationsLogged.add(kind)) {
             LOG.error(
                     "Leapgate Redis store: {}. A configuration error, not an outage: it will not pass by itself, and"
-                            + " until the setting or Redis is changed every shared rule decides by its"
-                            + " store-on-failure",
-                    message);
+                            + " until the setting or Redis is changed {}",
+                    message,
+                    scope);
         }
         return new Misconfigured(message, failure);
     }
@@ -829,7 +845,7 @@ public final class RedisWindowStore implements WindowStore {
                             Long.toString(INSTANCE_EXPIRY.toMillis()))
                     .whenComplete((n, failure) -> {
                         if (failure != null) {
-                            classified(failure);
+                            classified(failure, key);
                             LOG.debug("Leapgate Redis store {}: heartbeat failed", settings.shownUri(), failure);
                         } else {
                             instances = (int) Math.max(1, Math.min(Integer.MAX_VALUE, n));

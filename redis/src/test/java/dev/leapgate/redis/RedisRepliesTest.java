@@ -1,0 +1,232 @@
+package dev.leapgate.redis;
+
+import static dev.leapgate.redis.Polling.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.stats.StoreStats;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Redis answers a decision with something other than the script's reply: an error no retry mends
+ * (a key of another application under the key prefix, a read-only replica), or {@code NOSCRIPT}
+ * under concurrent callers. No decision
+ * throws or waits past its budget (nor the budget itself, for an answer that came at once), the
+ * failure policy decides, the cause is logged once naming what to fix, the statistics show the
+ * store unavailable, and shared deciding resumes by itself when the cause goes away.
+ */
+class RedisRepliesTest {
+
+    /** Long, so that a decision that waited for it is told from one the failure policy made at once. */
+    private static final Duration BUDGET = Duration.ofSeconds(3);
+    /** What "at once" may take on a loaded 2-core CI machine. */
+    private static final Duration AT_ONCE = Duration.ofMillis(1500);
+
+    private final Origin client = Origin.ip(IpAddress.parse("203.0.113.9"), 64);
+    private final List<AutoCloseable> resources = new java.util.ArrayList<>();
+    private HttpGate gate;
+    private PrintStream err;
+    private ByteArrayOutputStream captured;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (err != null) {
+            System.setErr(err);
+            err.print(captured.toString(StandardCharsets.UTF_8));
+        }
+        if (gate != null) {
+            gate.close();
+        }
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T started(Callable<T> start) throws Exception {
+        T resource = start.call();
+        resources.add(resource);
+        return resource;
+    }
+
+    private HttpGate gate(String store, String onFailure) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", store);
+        settings.put("store-timeout", BUDGET.toMillis() + "ms");
+        settings.put("store-on-failure", onFailure);
+        settings.put("store-instances", "2");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "10/1m");
+        settings.put("rule.login.scope", "per-origin");
+        return HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+    }
+
+    private void captureLog() {
+        err = System.err;
+        captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    }
+
+    private List<String> logged(String level) {
+        return captured.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(line -> line.contains(level))
+                .toList();
+    }
+
+    /** Decides once for {@code origin}, failing the test if it took more than {@link #AT_ONCE}. */
+    private Decision atOnce(Origin origin) {
+        long start = System.nanoTime();
+        Decision d = gate.enter("POST", "/login", origin);
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("a decision that Redis answered at once")
+                .isLessThan(AT_ONCE);
+        if (d instanceof Entry entry) {
+            entry.close();
+        }
+        return d;
+    }
+
+    private StoreStats stats() {
+        return gate.store("login").orElseThrow();
+    }
+
+    /**
+     * Another application wrote a hash under the store's key prefix, at a client's key: the script
+     * fails with WRONGTYPE. That client's decisions go to the failure policy, and the cause is
+     * logged once at ERROR, naming the key and the key prefix to change; deleting the key mends it.
+     */
+    @Test
+    void aKeyOfAnotherType_underTheKeyPrefix_isReportedOnceNamingTheKeyAndThePrefix_andMendsWhenDeleted()
+            throws Exception {
+        RedisProcess redis = started(RedisProcess::start);
+        String key = "leapgate:{o:203.0.113.9}:login:6000x10";
+        redis.call(c -> c.hset(key, "owner", "another application"));
+        captureLog();
+        gate = gate(redis.uri(), "closed");
+        for (int i = 0; i < 15; i++) {
+            Decision d = atOnce(client);
+            assertThat(d).isInstanceOf(Rejection.class);
+            assertThat(((Rejection) d).reason()).isEqualTo("shared store unavailable");
+        }
+        assertThat(stats().available()).isFalse();
+        assertThat(stats().decidedWithoutStore()).isEqualTo(15);
+        assertThat(logged("ERROR"))
+                .as("logged once at ERROR, naming the key, the prefix setting and its value")
+                .singleElement()
+                .asString()
+                .contains(key)
+                .contains("store-key-prefix")
+                .contains("'leapgate'")
+                .contains("WRONGTYPE");
+
+        redis.call(c -> c.del(key));
+        eventually(() -> atOnce(client) instanceof Entry && stats().available());
+        assertThat(logged("ERROR")).hasSize(1);
+    }
+
+    /**
+     * The store's URI names a replica (READONLY at the script's first write): decisions are decided
+     * by the failure policy at once, and once the replica is made a master, by the store again.
+     */
+    @Test
+    void aReplica_madeAMaster_isUsedAgainByItself() throws Exception {
+        RedisProcess replica = started(
+                () -> RedisProcess.start("--replicaof", "127.0.0.1", Integer.toString(RedisProcess.freePort())));
+        captureLog();
+        gate = gate(replica.uri(), "closed");
+        for (int i = 0; i < 15; i++) {
+            assertThat(atOnce(client)).isInstanceOf(Rejection.class);
+        }
+        assertThat(stats().available()).isFalse();
+        assertThat(logged("ERROR")).singleElement().asString().contains("read-only replica");
+
+        replica.call(c -> c.replicaofNoOne());
+        eventually(() -> atOnce(client) instanceof Entry && stats().available());
+    }
+
+    /**
+     * SCRIPT FLUSH, again and again, while eight threads decide on one key and on keys of their
+     * own: every decision is Redis's (EVALSHA, NOSCRIPT, then EVAL), none goes to the failure
+     * policy, and Redis counts exactly what was admitted.
+     */
+    @Test
+    void scriptFlushedWhileManyDecide_everyDecisionIsStillRedis_andCountedExactly() throws Exception {
+        RedisProcess redis = started(RedisProcess::start);
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", redis.uri());
+        settings.put("store-timeout", BUDGET.toMillis() + "ms");
+        settings.put("store-on-failure", "open");
+        settings.put("store-instances", "2");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "100000/1m");
+        settings.put("rule.login.scope", "per-origin");
+        gate = HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+        eventually(() -> atOnce(client) instanceof Entry && stats().available());
+
+        int threads = 8;
+        int each = 300;
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads + 1);
+        List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Origin own = Origin.ip(IpAddress.parse("198.51.100." + t), 64);
+            done.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < each; i++) {
+                    Decision d = gate.enter("POST", "/login", i % 2 == 0 ? client : own);
+                    if (d instanceof Entry entry) {
+                        admitted.incrementAndGet();
+                        entry.close();
+                    }
+                }
+                return null;
+            }));
+        }
+        java.util.concurrent.Future<Integer> flusher = pool.submit(() -> {
+            int flushes = 0;
+            go.await();
+            while (running.get()) {
+                redis.call(c -> c.scriptFlush());
+                flushes++;
+                Thread.sleep(5);
+            }
+            return flushes;
+        });
+        go.countDown();
+        try {
+            for (java.util.concurrent.Future<?> f : done) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        } finally {
+            running.set(false);
+            pool.shutdown();
+        }
+        assertThat(flusher.get(10, java.util.concurrent.TimeUnit.SECONDS)).isPositive();
+        assertThat(admitted.get()).isEqualTo(threads * each);
+        assertThat(stats().decidedWithoutStore()).isZero();
+        assertThat(SharedLimitTest.calls(redis.call(c -> c.info("commandstats")), "eval"))
+                .as("NOSCRIPT answered by EVAL")
+                .isPositive();
+        long counted = redis.call(c -> c.keys("leapgate:{o:*").stream()
+                .mapToLong(k -> SharedLimitTest.counted(c.get(k)))
+                .sum());
+        assertThat(counted).isEqualTo(threads * each + 1);
+    }
+}
