@@ -91,7 +91,8 @@ import org.slf4j.LoggerFactory;
  * user without a command or key the store needs ({@code NOPERM}), a {@code redis://} URI that
  * names a read-only replica ({@code READONLY}), a database number Redis does not have, a Redis whose clock reads a time before 2025 (the
  * script refuses to decide), a key of another type under the key prefix ({@code WRONGTYPE}: another
- * application's, which fails the decisions on that key alone). Each kind is logged once at ERROR, naming the
+ * application's, which fails the decisions on that key alone), a server that answers the script
+ * otherwise than Redis does (numbers as strings: a "Redis-compatible" server). Each kind is logged once at ERROR, naming the
  * {@code store} setting and its value, and decisions fail with that message (core's failure policy
  * shows it), instead of Lettuce's "Unable to connect", which reads like a Redis that is down.
  *
@@ -612,24 +613,75 @@ public final class RedisWindowStore implements WindowStore {
         }
         run(keys, args, (reply, failure) -> {
             try {
+                Verdict[] verdicts = null;
+                if (failure == null) {
+                    try {
+                        verdicts = verdicts(reply, waiting.size());
+                    } catch (RuntimeException e) {
+                        // Every waiter must be completed: one left waiting would wait out its
+                        // caller's whole budget, and the exception would vanish in the future.
+                        failure = unexpected(reply, e);
+                    }
+                }
                 for (int i = 0; i < waiting.size(); i++) {
                     Waiter w = waiting.get(i);
                     if (failure != null) {
                         w.verdict.completeExceptionally(failure);
                         continue;
                     }
-                    long bucket = (Long) reply.get(0);
-                    boolean admitted = (Long) reply.get(2 + 3 * i) == 1;
-                    Verdict v = new Verdict(admitted, bucket, (Long) reply.get(3 + 3 * i), (Long) reply.get(1), (Long)
-                            reply.get(4 + 3 * i));
-                    if (!w.verdict.complete(v) && admitted) {
-                        giveBack(key, bucket, w.permits);
+                    Verdict v = verdicts[i];
+                    if (!w.verdict.complete(v) && v.admitted()) {
+                        giveBack(key, v.bucket(), w.permits);
                     }
                 }
             } finally {
                 then.run();
             }
         });
+    }
+
+    /**
+     * The verdicts of the script's reply to {@code decisions} decisions: {@code {bucket, now}} and
+     * three integers per decision.
+     *
+     * @throws RuntimeException for any other reply
+     */
+    private static Verdict[] verdicts(List<Object> reply, int decisions) {
+        if (reply.size() != 2 + 3 * decisions) {
+            throw new IllegalStateException(
+                    reply.size() + " values, not " + (2 + 3 * decisions) + " for " + decisions + " decisions");
+        }
+        Verdict[] verdicts = new Verdict[decisions];
+        long bucket = (Long) reply.get(0);
+        long now = (Long) reply.get(1);
+        for (int i = 0; i < decisions; i++) {
+            verdicts[i] = new Verdict((Long) reply.get(2 + 3 * i) == 1, bucket, (Long) reply.get(3 + 3 * i), now, (Long)
+                    reply.get(4 + 3 * i));
+        }
+        return verdicts;
+    }
+
+    /**
+     * A reply the script never gives (numbers as strings, values missing): a server that runs the
+     * script otherwise than Redis does, which no retry mends; logged once at ERROR like the other
+     * configuration errors. What it may have admitted stays counted (the strict side).
+     */
+    private Throwable unexpected(List<Object> reply, RuntimeException e) {
+        String shown = String.valueOf(reply);
+        if (shown.length() > 200) {
+            shown = shown.substring(0, 200) + "...";
+        }
+        String shape = reply == null || reply.isEmpty()
+                ? ""
+                : " (" + reply.get(0).getClass().getSimpleName() + " values)";
+        return misconfigured(
+                "REPLY",
+                "the server answered the decision script with an unexpected reply, " + shown + shape
+                        + ", where Redis answers a list of integers: the store needs Redis 6.2 or later, or a"
+                        + " server that runs Lua scripts and answers them as Redis does",
+                e instanceof ClassCastException ? "values that are not integers" : e.toString(),
+                "every shared rule decides by its store-on-failure",
+                e);
     }
 
     /**
@@ -756,6 +808,15 @@ public final class RedisWindowStore implements WindowStore {
         } else {
             return failure;
         }
+        return misconfigured(kind, what, error, scope, failure);
+    }
+
+    /**
+     * A {@link Misconfigured} failure of {@code kind} (logged once per kind at ERROR): {@code what}
+     * is wrong and what to change, {@code error} what the server said, {@code scope} what decides
+     * meanwhile.
+     */
+    private Misconfigured misconfigured(String kind, String what, String error, String scope, Throwable failure) {
         String message = "store = " + settings.shownUri() + ": " + what + " (" + error + ")";
         if (misconfigurationsLogged.add(kind)) {
             LOG.error(

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Redis answers a decision with something other than the script's reply: an error no retry mends
- * (a key of another application under the key prefix, a read-only replica), or {@code NOSCRIPT}
- * under concurrent callers. No decision
+ * (a key of another application under the key prefix, a read-only replica), a reply of another
+ * shape (a "Redis-compatible" server), or {@code NOSCRIPT} under concurrent callers. No decision
  * throws or waits past its budget (nor the budget itself, for an answer that came at once), the
  * failure policy decides, the cause is logged once naming what to fix, the statistics show the
  * store unavailable, and shared deciding resumes by itself when the cause goes away.
@@ -137,6 +137,36 @@ class RedisRepliesTest {
         redis.call(c -> c.del(key));
         eventually(() -> atOnce(client) instanceof Entry && stats().available());
         assertThat(logged("ERROR")).hasSize(1);
+    }
+
+    /**
+     * A server that answers the script with numbers as strings: each decision used to fail with a
+     * ClassCastException inside the store's callback, which left the caller waiting out its whole
+     * budget, with nothing logged. Now the failure policy decides at once, the cause is logged once
+     * at ERROR, and the store decides again when the server answers as Redis does.
+     */
+    @Test
+    void aReplyOfAnotherShape_failsTheDecisionAtOnce_isReportedOnce_andSharingResumes() throws Exception {
+        RedisProcess redis = started(RedisProcess::start);
+        RespProxy proxy = started(() -> new RespProxy(redis.port()));
+        captureLog();
+        gate = gate(proxy.uri(), "closed");
+        for (int i = 0; i < 5; i++) {
+            Decision d = atOnce(client);
+            assertThat(d).isInstanceOf(Rejection.class);
+            assertThat(((Rejection) d).reason()).isEqualTo("shared store unavailable");
+        }
+        assertThat(stats().available()).isFalse();
+        assertThat(stats().decidedWithoutStore()).isEqualTo(5);
+        assertThat(logged("ERROR"))
+                .as("logged once at ERROR, saying what the server answered")
+                .singleElement()
+                .asString()
+                .contains("store = " + proxy.uri() + ":")
+                .contains("unexpected reply");
+
+        proxy.numbersAsStrings = false;
+        eventually(() -> atOnce(client) instanceof Entry && stats().available());
     }
 
     /**
