@@ -766,7 +766,10 @@ public final class RedisWindowStore implements WindowStore {
                     + " holds a value of another type than the store's: another application writes keys under the"
                     + " store's key prefix (store-key-prefix = '" + settings.keyPrefix() + "'); give the store a"
                     + " prefix of its own, or delete such keys";
-            scope = "every decision on such a key goes by its rule's store-on-failure";
+            scope = keys[0].equals(prefix + "instances")
+                    ? "the instances are not counted (store-instances = auto): each counts itself alone,"
+                            + " and a local share is the whole limit"
+                    : "every decision on such a key goes by its rule's store-on-failure";
         } else if (error.startsWith("NOAUTH")) {
             kind = "NOAUTH";
             what = "Redis requires a password and the URI gives none (redis://[user:]password@host:port)";

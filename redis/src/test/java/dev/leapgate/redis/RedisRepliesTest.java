@@ -140,6 +140,34 @@ class RedisRepliesTest {
     }
 
     /**
+     * The instances' heartbeat key holds another application's string: the heartbeat fails with
+     * WRONGTYPE, which used to be logged at DEBUG alone while each instance counted itself alone
+     * (a local share of the whole limit). Now logged once at ERROR, naming the key and the prefix.
+     */
+    @Test
+    void theInstancesKeyOfAnotherType_isReportedOnceNamingTheKey() throws Exception {
+        RedisProcess redis = started(RedisProcess::start);
+        redis.call(c -> c.set("leapgate:instances", "another application's"));
+        captureLog();
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", redis.uri());
+        settings.put("store-instances", "auto");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "10/1m");
+        settings.put("rule.login.scope", "per-origin");
+        gate = HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+        eventually(() -> !logged("ERROR").isEmpty());
+        assertThat(logged("ERROR"))
+                .singleElement()
+                .asString()
+                .contains("the key leapgate:instances")
+                .contains("store-key-prefix = 'leapgate'")
+                .contains("the instances are not counted");
+        assertThat(atOnce(client)).isInstanceOf(Entry.class);
+        assertThat(stats().available()).isTrue();
+    }
+
+    /**
      * A server that answers the script with numbers as strings: each decision used to fail with a
      * ClassCastException inside the store's callback, which left the caller waiting out its whole
      * budget, with nothing logged. Now the failure policy decides at once, the cause is logged once
@@ -186,6 +214,62 @@ class RedisRepliesTest {
         assertThat(logged("ERROR")).singleElement().asString().contains("read-only replica");
 
         replica.call(c -> c.replicaofNoOne());
+        eventually(() -> atOnce(client) instanceof Entry && stats().available());
+    }
+
+    /**
+     * A Redis user without EVALSHA and EVAL (ACL NOPERM): the failure policy decides at once, the
+     * cause is logged once; once the user is granted them, the store decides again by itself.
+     */
+    @Test
+    void aUserWithoutScripts_isUsedAgainOnceGrantedThem() throws Exception {
+        RedisProcess redis = started(RedisProcess::start);
+        redis.call(c -> c.aclSetuser(
+                "leapgate",
+                io.lettuce.core.AclSetuserArgs.Builder.on()
+                        .addPassword("pw")
+                        .allKeys()
+                        .allCommands()
+                        .removeCommand(io.lettuce.core.protocol.CommandType.EVALSHA)
+                        .removeCommand(io.lettuce.core.protocol.CommandType.EVAL)));
+        captureLog();
+        gate = gate("redis://leapgate:pw@127.0.0.1:" + redis.port(), "closed");
+        for (int i = 0; i < 15; i++) {
+            assertThat(atOnce(client)).isInstanceOf(Rejection.class);
+        }
+        assertThat(stats().available()).isFalse();
+        assertThat(logged("ERROR")).singleElement().asString().contains("may not do what the store needs");
+
+        redis.call(c -> c.aclSetuser(
+                "leapgate",
+                io.lettuce.core.AclSetuserArgs.Builder.on()
+                        .addCommand(io.lettuce.core.protocol.CommandType.EVALSHA)
+                        .addCommand(io.lettuce.core.protocol.CommandType.EVAL)));
+        eventually(() -> atOnce(client) instanceof Entry && stats().available());
+    }
+
+    /**
+     * Redis requires a password the URI does not give (NOAUTH at connecting): the failure policy
+     * decides at once, the cause is logged once; once Redis no longer requires it, the store
+     * connects and decides again by itself.
+     */
+    @Test
+    void aPasswordRequired_isConnectedAgainOnceNotRequired() throws Exception {
+        RedisProcess redis = started(() -> RedisProcess.start("--requirepass", "pw"));
+        captureLog();
+        gate = gate(redis.uri(), "closed");
+        for (int i = 0; i < 15; i++) {
+            assertThat(atOnce(client)).isInstanceOf(Rejection.class);
+        }
+        assertThat(stats().available()).isFalse();
+        assertThat(logged("ERROR")).singleElement().asString().contains("requires a password");
+
+        io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://:pw@127.0.0.1:" + redis.port());
+        try (var connection = admin.connect()) {
+            connection.sync().configSet("requirepass", "");
+        } finally {
+            admin.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
         eventually(() -> atOnce(client) instanceof Entry && stats().available());
     }
 
