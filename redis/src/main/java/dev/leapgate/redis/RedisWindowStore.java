@@ -11,6 +11,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -23,6 +24,9 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.event.Event;
+import io.lettuce.core.event.connection.ConnectionActivatedEvent;
+import io.lettuce.core.event.connection.ReconnectFailedEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -45,6 +49,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import reactor.core.Disposable;
 
 /**
  * Leapgate's windows in Redis, shared by every instance that uses the same Redis and key prefix.
@@ -94,7 +99,9 @@ import org.slf4j.LoggerFactory;
  * application's, which fails the decisions on that key alone), a server that answers the script
  * otherwise than Redis does (numbers as strings: a "Redis-compatible" server). Each kind is logged once at ERROR, naming the
  * {@code store} setting and its value, and decisions fail with that message (core's failure policy
- * shows it), instead of Lettuce's "Unable to connect", which reads like a Redis that is down.
+ * shows it), instead of Lettuce's "Unable to connect", which reads like a Redis that is down; so
+ * is a password refused when Lettuce reconnects (Redis restarted with one), instead of "not
+ * connected".
  *
  * <p>A full Redis ({@code maxmemory} reached, {@code maxmemory-policy noeviction}) is neither: it
  * refuses the script at its first write (an admission, a refund) and answers the rest (a
@@ -142,6 +149,14 @@ public final class RedisWindowStore implements WindowStore {
     private final java.util.concurrent.ScheduledFuture<?> heartbeat;
     /** The kinds of misconfiguration already logged ({@link #classified}), each logged once. */
     private final Set<String> misconfigurationsLogged = ConcurrentHashMap.newKeySet();
+    /**
+     * The configuration error that Lettuce's latest attempt to reconnect failed with (a password
+     * Redis now requires, after a restart): what decisions fail with while it reconnects, instead
+     * of "not connected". Null when that attempt failed otherwise, or once connected.
+     */
+    private volatile Misconfigured reconnectRefused;
+    /** The subscription to the client's connection events ({@link #connectionEvent}). */
+    private final Disposable connectionEvents;
 
     /** A connection being made, made, or failed (then retried after a pause). */
     private record Connecting(CompletableFuture<StatefulConnection<String, String>> future, long startedNanos) {}
@@ -162,6 +177,7 @@ public final class RedisWindowStore implements WindowStore {
                         .permittedNumberOfCallsInHalfOpenState(2)
                         .recordExceptions(Throwable.class)
                         .build());
+        this.connectionEvents = client.getResources().eventBus().get().subscribe(this::connectionEvent);
         connect();
         this.heartbeat = settings.instances() == 0
                 ? client.getResources()
@@ -361,6 +377,19 @@ public final class RedisWindowStore implements WindowStore {
             }
         });
         connection.set(new Connecting(future, System.nanoTime()));
+    }
+
+    /**
+     * Lettuce reconnects by itself after a connection is lost; an attempt refused for a reason no
+     * retry mends (NOAUTH, WRONGPASS: Redis restarted with a password) is classified (logged
+     * once) as at a start, where it used to show only as "not connected" for as long as it lasted.
+     */
+    private void connectionEvent(Event event) {
+        if (event instanceof ReconnectFailedEvent failed) {
+            reconnectRefused = classified(failed.getCause()) instanceof Misconfigured refused ? refused : null;
+        } else if (event instanceof ConnectionActivatedEvent) {
+            reconnectRefused = null;
+        }
     }
 
     @SuppressWarnings("unchecked")
@@ -747,6 +776,12 @@ public final class RedisWindowStore implements WindowStore {
 
     /** {@link #classified(Throwable)} for a command on {@code keys} (null: none), which a WRONGTYPE names. */
     private Throwable classified(Throwable failure, String[] keys) {
+        Misconfigured refused = reconnectRefused;
+        if (refused != null
+                && failure instanceof RedisException
+                && String.valueOf(failure.getMessage()).contains("not connected")) {
+            return refused; // rejected while Lettuce reconnects, which Redis refuses: say why
+        }
         String error = null;
         for (Throwable t = failure; t != null && error == null; t = t.getCause()) {
             if (t instanceof RedisCommandExecutionException) {
@@ -931,6 +966,7 @@ public final class RedisWindowStore implements WindowStore {
     @Override
     public void close() {
         closed = true;
+        connectionEvents.dispose();
         if (heartbeat != null) {
             heartbeat.cancel(false);
         }

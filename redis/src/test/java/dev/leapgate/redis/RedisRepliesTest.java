@@ -274,6 +274,38 @@ class RedisRepliesTest {
     }
 
     /**
+     * Redis starts requiring a password while the store is connected (restarted with one): the
+     * store's reconnections are refused with NOAUTH. That is a configuration error, reported once
+     * at ERROR as at a start, not an outage that reads "not connected"; once Redis no longer
+     * requires it, the store reconnects and decides again by itself.
+     */
+    @Test
+    void aPasswordRequiredAfterARestart_isReportedOnceAsSuch_andConnectedAgainOnceNotRequired() throws Exception {
+        RedisProcess redis = started(RedisProcess::start);
+        captureLog();
+        gate = gate(redis.uri(), "closed");
+        eventually(() -> atOnce(client) instanceof Entry && stats().available());
+        redis.call(c -> c.configSet("requirepass", "pw"));
+        io.lettuce.core.RedisClient admin = io.lettuce.core.RedisClient.create("redis://:pw@127.0.0.1:" + redis.port());
+        try (var connection = admin.connect()) {
+            connection
+                    .sync()
+                    .clientKill(io.lettuce.core.KillArgs.Builder.typeNormal().skipme());
+            eventually(() -> {
+                atOnce(client);
+                return !logged("ERROR").isEmpty();
+            });
+            assertThat(stats().available()).isFalse();
+            assertThat(logged("ERROR")).singleElement().asString().contains("requires a password");
+            connection.sync().configSet("requirepass", "");
+        } finally {
+            admin.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
+        eventually(() -> atOnce(client) instanceof Entry && stats().available());
+        assertThat(logged("ERROR")).hasSize(1);
+    }
+
+    /**
      * SCRIPT FLUSH, again and again, while eight threads decide on one key and on keys of their
      * own: every decision is Redis's (EVALSHA, NOSCRIPT, then EVAL), none goes to the failure
      * policy, and Redis counts exactly what was admitted.
