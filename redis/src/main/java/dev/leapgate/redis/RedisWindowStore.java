@@ -572,6 +572,9 @@ public final class RedisWindowStore implements WindowStore {
      * does a decision a full Redis refused ({@link Full}): Redis answered at once, and still
      * decides every rejection (a write it refuses is an admission's); an open breaker would send
      * those to the failure policy too, a fresh local share for a client Redis counts at its limit.
+     * Nor one refused for its key alone ({@code WRONGTYPE}, another application's key): Redis
+     * answered at once, and decides every other key; an open breaker would send every shared rule
+     * to its failure policy for as long as that key is there (with {@code open}, no limit at all).
      */
     private Waiter waiter(int permits) {
         long start = System.nanoTime();
@@ -581,7 +584,8 @@ public final class RedisWindowStore implements WindowStore {
             if (failure == null) {
                 breaker.onSuccess(took, TimeUnit.NANOSECONDS);
             } else if (failure instanceof CancellationException && took < budgetNanos / 10 * 9
-                    || failure instanceof Full) {
+                    || failure instanceof Full
+                    || failure instanceof Misconfigured m && m.oneKey) {
                 breaker.releasePermission();
             } else {
                 breaker.onError(took, TimeUnit.NANOSECONDS, failure);
@@ -863,7 +867,7 @@ public final class RedisWindowStore implements WindowStore {
                     message,
                     scope);
         }
-        return new Misconfigured(message, failure);
+        return new Misconfigured(message, failure, kind.equals("WRONGTYPE"));
     }
 
     /**
@@ -883,8 +887,15 @@ public final class RedisWindowStore implements WindowStore {
 
     /** A failure no retry mends: the store is set up wrong. */
     private static final class Misconfigured extends Named {
-        Misconfigured(String message, Throwable cause) {
+        /**
+         * Whether Redis answered the command, but for its key alone ({@code WRONGTYPE}): not a
+         * failure of Redis, which the circuit breaker does not count ({@link #waiter}).
+         */
+        final boolean oneKey;
+
+        Misconfigured(String message, Throwable cause, boolean oneKey) {
             super(message, cause);
+            this.oneKey = oneKey;
         }
     }
 

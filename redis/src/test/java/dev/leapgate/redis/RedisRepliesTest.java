@@ -140,6 +140,44 @@ class RedisRepliesTest {
     }
 
     /**
+     * A rule that counts everyone together, whose one key another application holds (WRONGTYPE),
+     * and most of the decisions are that rule's: its decisions go by its failure policy, and the
+     * other shared rules, whose keys Redis answers, stay shared. The circuit breaker used to count
+     * the WRONGTYPE answers as failures of Redis, open, and send every shared rule to its failure
+     * policy for as long as the key was there.
+     */
+    @Test
+    void oneRulesKeyOfAnotherType_leavesTheOtherRulesShared() throws Exception {
+        RedisProcess redis = started(RedisProcess::start);
+        redis.call(c -> c.hset("leapgate:{r:search}:search:6000x10", "owner", "another application"));
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", redis.uri());
+        settings.put("store-timeout", BUDGET.toMillis() + "ms");
+        settings.put("store-on-failure", "open");
+        settings.put("store-instances", "2");
+        settings.put("rule.search.match", "GET /search");
+        settings.put("rule.search.limit", "1000/1m");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "1000/1m");
+        settings.put("rule.login.scope", "per-origin");
+        gate = HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+        for (int i = 0; i < 40; i++) {
+            for (int j = 0; j < 3; j++) {
+                Decision d = gate.enter("GET", "/search", client);
+                if (d instanceof Entry entry) {
+                    entry.close();
+                }
+            }
+            assertThat(atOnce(client)).isInstanceOf(Entry.class);
+        }
+        assertThat(gate.store("search").orElseThrow().decidedWithoutStore()).isEqualTo(120);
+        assertThat(stats().decidedWithoutStore())
+                .as("the login rule's decisions made without the store")
+                .isZero();
+        assertThat(stats().available()).isTrue();
+    }
+
+    /**
      * The instances' heartbeat key holds another application's string: the heartbeat fails with
      * WRONGTYPE, which used to be logged at DEBUG alone while each instance counted itself alone
      * (a local share of the whole limit). Now logged once at ERROR, naming the key and the prefix.
