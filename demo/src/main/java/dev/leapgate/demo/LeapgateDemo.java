@@ -52,7 +52,14 @@ public final class LeapgateDemo {
     private LeapgateDemo() {}
 
     public static void main(String[] args) throws Exception {
-        int port = Integer.parseInt(setting("port", "PORT").orElse("8080"));
+        int port;
+        try {
+            port = port(setting("port", "PORT").orElse("8080"));
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         String host = setting("host", "HOST").orElse("127.0.0.1");
         Path webapp = setting("webapp", "WEBAPP").map(Path::of).orElseGet(LeapgateDemo::defaultWebapp);
         if (!Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
@@ -122,6 +129,19 @@ public final class LeapgateDemo {
         PortInUse(String message, IOException cause) {
             super(message, cause);
         }
+    }
+
+    /**
+     * The {@code port} setting: 0 to 65535.
+     *
+     * @throws IllegalArgumentException naming the setting and the value, for anything else
+     */
+    static int port(String text) {
+        if (text.matches("[0-9]{1,5}") && Integer.parseInt(text) <= 65535) {
+            return Integer.parseInt(text);
+        }
+        throw new IllegalArgumentException("port (-Dport or PORT) must be a whole number from 0 to 65535 (0 picks a"
+                + " free one), was '" + text + "'");
     }
 
     /** The port the demo listens on. */

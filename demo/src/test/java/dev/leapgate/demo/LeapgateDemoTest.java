@@ -1,0 +1,30 @@
+package dev.leapgate.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The demo's own settings: a mistake is said naming the setting and the value. */
+class LeapgateDemoTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"0", "8080", "65535"})
+    void aPortFrom0To65535_isTheDemosPort(String port) {
+        assertThat(LeapgateDemo.port(port)).isEqualTo(Integer.parseInt(port));
+    }
+
+    /** It was Java's "For input string: "abc"" or "port out of range:99999", naming neither. */
+    @ParameterizedTest
+    @ValueSource(strings = {"abc", "80 80", "-1", "65536", "99999999999"})
+    void anyOtherPort_isRefused_namingTheSettingAndTheValue(String port) {
+        IllegalArgumentException e =
+                catchThrowableOfType(IllegalArgumentException.class, () -> LeapgateDemo.port(port));
+
+        assertThat(e).isNotNull();
+        assertThat(e.getMessage())
+                .isEqualTo("port (-Dport or PORT) must be a whole number from 0 to 65535 (0 picks a free one), was '"
+                        + port + "'");
+    }
+}
