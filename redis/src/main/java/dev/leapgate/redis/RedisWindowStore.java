@@ -196,6 +196,7 @@ public final class RedisWindowStore implements WindowStore {
         String scheme = uri.getScheme();
         checkHosts(uri, scheme);
         checkDatabase(uri, scheme);
+        checkParameters(uri, scheme);
         // Lettuce's own timeout is long: the time budget is the caller's (core's), and a reply
         // that comes after it must still arrive, so that what Redis admitted for nobody goes back.
         Duration timeout = settings.timeout().plus(LATE_REPLIES);
@@ -250,6 +251,44 @@ public final class RedisWindowStore implements WindowStore {
         }
     }
 
+    /** The query parameters Lettuce reads, as it matches them: in any case, but for {@code db}. */
+    private static final List<String> PARAMETERS = List.of(
+            "database", "sentinelMasterId", "verifyPeer", "clientName", "libraryName", "libraryVersion", "timeout");
+
+    /**
+     * Checks the URI's query parameters: Lettuce ignores a name it does not know ({@code ?databse=3})
+     * and a database it cannot read ({@code ?database=x}) without a word, and the store would then
+     * use database 0, with whatever else keeps its keys there.
+     */
+    private static void checkParameters(URI uri, String scheme) {
+        String query = uri.getRawQuery();
+        if (query == null) {
+            return;
+        }
+        for (String parameter : query.split("&")) {
+            if (parameter.isEmpty()) {
+                continue;
+            }
+            int equals = parameter.indexOf('=');
+            String name = equals < 0 ? parameter : parameter.substring(0, equals);
+            String value = equals < 0 ? "" : parameter.substring(equals + 1);
+            boolean database = name.equals("db") || name.equalsIgnoreCase("database");
+            if (!database && PARAMETERS.stream().noneMatch(name::equalsIgnoreCase)) {
+                throw new IllegalArgumentException("unknown parameter '" + name + "'; the store's URI takes "
+                        + "database (or db), sentinelMasterId, verifyPeer, clientName, libraryName, libraryVersion"
+                        + " and timeout");
+            }
+            if (database && scheme.endsWith("-cluster")) {
+                throw new IllegalArgumentException("a Redis Cluster has database 0 alone; remove '" + parameter
+                        + "' (a key prefix keeps stores apart)");
+            }
+            if (database && !value.matches("[0-9]{1,9}")) {
+                throw new IllegalArgumentException("the database (parameter " + name
+                        + ") must be a number from 0, was '" + value + "' (redis://host:6379/1)");
+            }
+        }
+    }
+
     /**
      * Checks that each host of the URI is {@code host[:port]}: Lettuce takes an authority that is
      * not (a port with a typo, several hosts after {@code redis://}) whole for a host name, and would
@@ -279,8 +318,11 @@ public final class RedisWindowStore implements WindowStore {
         }
     }
 
-    /** The seed nodes of {@code redis-cluster://[user:password@]host:port[,host:port...]}. */
-    private static List<RedisURI> seeds(URI uri, String scheme) {
+    /**
+     * The seed nodes of {@code redis-cluster://[user:password@]host:port[,host:port...][?parameters]},
+     * each with the parameters ({@code verifyPeer}, {@code clientName}, ...).
+     */
+    static List<RedisURI> seeds(URI uri, String scheme) {
         String authority = uri.getRawAuthority();
         String userInfo = "";
         int at = authority.lastIndexOf('@');
@@ -288,9 +330,10 @@ public final class RedisWindowStore implements WindowStore {
             userInfo = authority.substring(0, at + 1);
             authority = authority.substring(at + 1);
         }
+        String query = uri.getRawQuery();
         List<RedisURI> seeds = new ArrayList<>();
         for (String host : authority.split(",")) {
-            seeds.add(redisUri(scheme + "://" + userInfo + host.strip()));
+            seeds.add(redisUri(scheme + "://" + userInfo + host.strip() + (query == null ? "" : "?" + query)));
         }
         return seeds;
     }

@@ -6,7 +6,11 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslVerifyMode;
+import java.net.URI;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -47,6 +51,14 @@ class StoreUriTest {
                 "redis://redis.internal:6379/99999999999 | the database (the path) must be a number from 0",
                 "redis-sentinel://:secret@10.0.0.1:26379,10.0.0.2:26379 | names no master: add ?sentinelMasterId=",
                 "redis-cluster://:secret@10.0.0.1:7000/3 | a Redis Cluster has database 0 alone",
+                // Lettuce drops a parameter it does not know, or a database it cannot read, unsaid:
+                // the store then used database 0, sharing its keys with whatever else is there.
+                "redis://:secret@redis.internal:6379?databse=3 | unknown parameter 'databse'",
+                "redis://redis.internal:6379?DB=3 | unknown parameter 'DB'",
+                "redis://redis.internal:6379/?database=x | the database (parameter database) must be a number from 0,"
+                        + " was 'x'",
+                "redis://redis.internal:6379?db= | the database (parameter db) must be a number from 0, was ''",
+                "redis-cluster://10.0.0.1:7000?db=2 | a Redis Cluster has database 0 alone; remove 'db=2'",
             })
     void aStoreUriThatCannotBeUsed_failsAtStart_namingTheSettingAndWhatIsWrong(String store, String said) {
         ConfigException e =
@@ -58,6 +70,38 @@ class StoreUriTest {
                 .startsWith("store = ")
                 .contains(said)
                 .doesNotContain("secret");
+    }
+
+    /**
+     * The parameters of a Redis Cluster URI apply to every seed node, as to the one node of a
+     * {@code redis://} URI: {@code rediss-cluster://...?verifyPeer=NONE} (a private CA) used to
+     * lose its parameters, and every connection then checked the certificate and failed.
+     */
+    @Test
+    void aClusterUrisParameters_applyToEverySeedNode() {
+        List<RedisURI> seeds = RedisWindowStore.seeds(
+                URI.create("rediss-cluster://:secret@10.0.0.1:7000,10.0.0.2:7001/?verifyPeer=NONE&clientName=shop"),
+                "rediss");
+
+        assertThat(seeds).hasSize(2).allSatisfy(seed -> {
+            assertThat(seed.isSsl()).isTrue();
+            assertThat(seed.getVerifyMode()).isEqualTo(SslVerifyMode.NONE);
+            assertThat(seed.getClientName()).isEqualTo("shop");
+        });
+        assertThat(seeds).extracting(RedisURI::getPort).containsExactly(7000, 7001);
+    }
+
+    /** The parameters Lettuce reads pass, in the spellings it reads (most of them in any case). */
+    @ParameterizedTest
+    @CsvSource({
+        "redis://127.0.0.1:1/?database=3&clientName=shop&libraryName=x&libraryVersion=1&timeout=5s",
+        "redis://127.0.0.1:1?db=3",
+        "rediss://127.0.0.1:1?verifyPeer=NONE",
+        "rediss://127.0.0.1:1?VERIFYPEER=CA",
+        "redis-sentinel://127.0.0.1:1/?sentinelMasterId=mymaster",
+    })
+    void theParametersLettuceReads_areAccepted(String store) {
+        gate(store).close();
     }
 
     /**
