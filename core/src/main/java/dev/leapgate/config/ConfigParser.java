@@ -513,8 +513,9 @@ public final class ConfigParser {
             if (origin.kind() != OriginSource.Kind.HEADER) {
                 problems.add(
                         headerOriginShown,
-                        "applies only with " + problems.key("origin") + " = header:<Header-Name>, and origin is "
-                                + origin + " (whose values are shown as they are); remove it");
+                        "applies only with " + problems.key("origin") + " = header:<Header-Name>, and "
+                                + problems.key("origin") + " is " + origin
+                                + " (whose values are shown as they are); remove it");
             } else if (ValueSyntax.choice(headerOriginShown.value(), ORIGIN_SHOWN)) {
                 origin = origin.valuesShownAsSent();
             }
@@ -542,7 +543,7 @@ public final class ConfigParser {
             if (!ruleSettings.isEmpty()) {
                 problems.add(
                         ruleSettings.get(0),
-                        "rules come either inline or from rules-file, not both; move the "
+                        "rules come either inline or from " + problems.key("rules-file") + ", not both; move the "
                                 + problems.key("rule.*") + " settings to " + rulesFile + " or remove "
                                 + problems.key("rules-file"));
             }
@@ -550,14 +551,16 @@ public final class ConfigParser {
                 if (inline != null) {
                     problems.add(
                             inline,
-                            "with rules-file, " + inline.key() + " belongs in the rules file " + rulesFile
-                                    + ", so that it is reloaded with the rules");
+                            "with " + problems.key("rules-file") + ", " + inline.key() + " belongs in the rules file "
+                                    + rulesFile + ", so that it is reloaded with the rules");
                 }
             }
         } else {
             rules = ruleSet();
             if (reloadSetting != null) {
-                problems.add(reloadSetting, "applies only with rules-file; without one there is nothing to reload");
+                problems.add(
+                        reloadSetting,
+                        "applies only with " + problems.key("rules-file") + "; without one there is nothing to reload");
             }
         }
         if (trustedSetting != null && !allowWideProxies) {
@@ -646,10 +649,11 @@ public final class ConfigParser {
                 if (!isAddress(scope.origin())) {
                     problems.add(
                             rule,
-                            Shown.quoted(rule.value().strip()) + " names no IP address, and with origin = ip every"
-                                    + " client is an address, so the rule can never apply; names are not resolved:"
-                                    + " write an address, e.g. origin:203.0.113.7 (identifiers apply with origin ="
-                                    + " header:<Name> or principal)");
+                            Shown.quoted(rule.value().strip()) + " names no IP address, and with "
+                                    + problems.key("origin")
+                                    + " = ip every client is an address, so the rule can never apply; names are not"
+                                    + " resolved: write an address, e.g. origin:203.0.113.7 (identifiers apply with "
+                                    + problems.key("origin") + " = header:<Name> or principal)");
                 }
             }
             for (Setting list : new Setting[] {exemptSetting, denySetting}) {
@@ -660,10 +664,10 @@ public final class ConfigParser {
                 for (String id : entries.identifiers().stream().sorted().toList()) {
                     problems.add(
                             list,
-                            Shown.quoted(id) + " is not an IP address or block, and with origin = ip every client"
-                                    + " is an address, so it can never match; names are not resolved: write an"
-                                    + " address, e.g. 127.0.0.1 or ::1 (identifiers apply with origin = header:<Name>"
-                                    + " or principal)");
+                            Shown.quoted(id) + " is not an IP address or block, and with " + problems.key("origin")
+                                    + " = ip every client is an address, so it can never match; names are not"
+                                    + " resolved: write an address, e.g. 127.0.0.1 or ::1 (identifiers apply with "
+                                    + problems.key("origin") + " = header:<Name> or principal)");
                 }
             }
         }
@@ -707,7 +711,8 @@ public final class ConfigParser {
                         Shown.quoted(rule.value()) + " names an origin that " + problems.key("exempt")
                                 + " lists (" + Shown.escaped(listedAs) + "), and an exempt origin passes every"
                                 + " rule, so this rule can never apply and " + Shown.escaped(named)
-                                + " is not limited at all; to limit it, take it out of exempt (narrow or split"
+                                + " is not limited at all; to limit it, take it out of " + problems.key("exempt")
+                                + " (narrow or split"
                                 + " the block), or remove the rule");
             }
         }
@@ -867,7 +872,7 @@ public final class ConfigParser {
             }
             // 32..64 as ClientKey allows; checked here so the message speaks of ipv6-prefix.
             case "ipv6-prefix" -> clientIp.ipv6PrefixLength(ValueSyntax.integer(value, 32, 64));
-            case "origin" -> origin = originSource(value);
+            case "origin" -> origin = originSource(value, problems.key(""));
             case "header-origin-shown" -> {
                 ValueSyntax.choice(value, ORIGIN_SHOWN); // checked now, applied once origin is known
                 headerOriginShown = s;
@@ -986,7 +991,7 @@ public final class ConfigParser {
         return uri;
     }
 
-    private static OriginSource originSource(String text) {
+    private static OriginSource originSource(String text, String keyPrefix) {
         if (text.equals("ip")) {
             return OriginSource.ip();
         }
@@ -999,7 +1004,7 @@ public final class ConfigParser {
                 throw new IllegalArgumentException(
                         Shown.quoted(text) + " names no header; expected e.g. header:X-Api-Key");
             }
-            String forwarding = OriginSource.forwardingList(name);
+            String forwarding = OriginSource.forwardingList(name, keyPrefix);
             if (forwarding != null) {
                 // Said with the text as written (OriginSource refuses it too, for code that builds one).
                 throw new IllegalArgumentException(Shown.quoted(text) + " " + forwarding);

@@ -68,14 +68,19 @@ public record OriginSource(Kind kind, String headerName, boolean valuesShown) {
      * every per-origin limit. The same refusal whether the origin is parsed or built in code.
      */
     static String forwardingList(String headerName) {
+        return forwardingList(headerName, "");
+    }
+
+    /** As {@link #forwardingList(String)}, naming the keys with {@code keyPrefix} ({@code leapgate.}). */
+    static String forwardingList(String headerName, String keyPrefix) {
         if (!headerName.equalsIgnoreCase("X-Forwarded-For") && !headerName.equalsIgnoreCase("Forwarded")) {
             return null;
         }
         return "would let every client choose its origin: the first entry of " + headerName
                 + " is what the client wrote (each proxy appends after it), so a client that sends another"
                 + " one with each request escapes every per-origin limit; to count clients by their"
-                + " address behind a proxy, keep origin = ip and set trusted-proxies (and"
-                + " forwarded-header), which walks the header from the right";
+                + " address behind a proxy, keep " + keyPrefix + "origin = ip and set " + keyPrefix
+                + "trusted-proxies (and " + keyPrefix + "forwarded-header), which walks the header from the right";
     }
 
     public static OriginSource ip() {

@@ -119,6 +119,64 @@ class GlobalSettingsTest {
                 .startsWith("reload-interval: '5' is not a duration (no unit)");
     }
 
+    /**
+     * With a key prefix (the JAX-RS provider's {@code leapgate.}), a key that a message tells the
+     * user to set or remove keeps the prefix, as the key it names the problem by does
+     * (jaxrs-filter/README.md: "Every message and suggestion keeps the prefix"). These said
+     * {@code rules-file} and {@code origin}, keys the provider would not read.
+     */
+    @Test
+    void withAKeyPrefix_theKeysAMessageNamesKeepIt() {
+        assertThat(prefixed("reload-interval", "5s"))
+                .containsExactly("leapgate.reload-interval: applies only with leapgate.rules-file; without one there is"
+                        + " nothing to reload");
+        assertThat(prefixed(
+                        "rules-file", "r.properties", "rule.a.match", "/a", "rule.a.limit", "1/s", "deny", "10.0.0.2"))
+                .containsExactly(
+                        "leapgate.rule.a.match: rules come either inline or from leapgate.rules-file, not both; move"
+                                + " the leapgate.rule.* settings to r.properties or remove leapgate.rules-file",
+                        // in the rules file, the key has no prefix
+                        "leapgate.deny: with leapgate.rules-file, deny belongs in the rules file r.properties, so"
+                                + " that it is reloaded with the rules");
+        assertThat(prefixed("header-origin-shown", "as-sent"))
+                .containsExactly(
+                        "leapgate.header-origin-shown: applies only with leapgate.origin = header:<Header-Name>,"
+                                + " and leapgate.origin is ip (whose values are shown as they are); remove it");
+        assertThat(prefixed("exempt", "bob"))
+                .singleElement(STRING)
+                .startsWith("leapgate.exempt: 'bob' is not an IP address or block, and with leapgate.origin = ip every"
+                        + " client is an address")
+                .endsWith("(identifiers apply with leapgate.origin = header:<Name> or principal)");
+        assertThat(prefixed("rule.a.match", "/a", "rule.a.limit", "1/s", "rule.a.scope", "origin:bob"))
+                .singleElement(STRING)
+                .startsWith("leapgate.rule.a.scope: 'origin:bob' names no IP address, and with leapgate.origin = ip"
+                        + " every")
+                .endsWith("(identifiers apply with leapgate.origin = header:<Name> or principal)");
+        assertThat(prefixed(
+                        "rule.a.match",
+                        "/a",
+                        "rule.a.limit",
+                        "1/s",
+                        "rule.a.scope",
+                        "origin:10.0.0.5",
+                        "exempt",
+                        "10.0.0.0/8"))
+                .singleElement(STRING)
+                .contains("take it out of leapgate.exempt");
+        assertThat(prefixed("origin", "header:X-Forwarded-For"))
+                .singleElement(STRING)
+                .endsWith("keep leapgate.origin = ip and set leapgate.trusted-proxies (and leapgate.forwarded-header),"
+                        + " which walks the header from the right");
+        assertThat(problems("origin", "header:X-Forwarded-For"))
+                .singleElement(STRING)
+                .endsWith("keep origin = ip and set trusted-proxies (and forwarded-header), which walks the header"
+                        + " from the right");
+    }
+
+    private static List<String> prefixed(String... keysAndValues) {
+        return ConfigProblems.of(() -> ConfigParser.parse(map(keysAndValues), SOURCE, "leapgate."));
+    }
+
     @Test
     void rulesFile_empty_isRejected() {
         assertThat(problems("rules-file", "  ")).containsExactly("rules-file: the empty value is not a file path");
