@@ -3,6 +3,7 @@ package dev.leapgate.demo;
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.servlet.LeapgateFilter;
+import dev.leapgate.store.StoreSettings;
 import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 import java.io.IOException;
@@ -157,7 +158,7 @@ public final class LeapgateDemo {
         return gate == null ? Optional.empty() : gate.rulesFile().map(ReloadingRules::file);
     }
 
-    private static String banner(String host, int port, Optional<Path> rules, Optional<String> store) {
+    static String banner(String host, int port, Optional<Path> rules, Optional<String> store) {
         String base = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
         return """
 
@@ -176,10 +177,10 @@ public final class LeapgateDemo {
 
                 Stop with Ctrl+C.
                 """.formatted(
-                        base,
-                        rules.map(Path::toString).orElse("(none)"),
-                        store.map(uri -> uri + " (limits shared with every instance using it)")
-                                .orElse("none: every limit in this process (-Dstore=redis://... to share)"));
+                base,
+                rules.map(Path::toString).orElse("(none)"),
+                store.map(uri -> StoreSettings.withoutPassword(uri) + " (limits shared with every instance using it)")
+                        .orElse("none: every limit in this process (-Dstore=redis://... to share)"));
     }
 
     private static Optional<String> setting(String property, String environment) {

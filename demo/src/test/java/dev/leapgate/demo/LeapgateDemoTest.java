@@ -3,6 +3,9 @@ package dev.leapgate.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,5 +29,19 @@ class LeapgateDemoTest {
         assertThat(e.getMessage())
                 .isEqualTo("port (-Dport or PORT) must be a whole number from 0 to 65535 (0 picks a free one), was '"
                         + port + "'");
+    }
+
+    /** The banner names the store as Leapgate's own messages do: without its password. */
+    @Test
+    void theBanner_namesTheStore_withoutItsPassword() {
+        String banner = LeapgateDemo.banner(
+                "127.0.0.1",
+                8081,
+                Optional.of(Path.of("rules.properties")),
+                Optional.of("redis://:s3cret@127.0.0.1:6379"));
+
+        assertThat(banner)
+                .contains("store:     redis://:***@127.0.0.1:6379 (limits shared")
+                .doesNotContain("s3cret");
     }
 }
