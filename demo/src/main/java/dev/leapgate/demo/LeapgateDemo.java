@@ -8,7 +8,11 @@ import jakarta.servlet.ServletContextEvent;
 import jakarta.servlet.ServletContextListener;
 import java.io.IOException;
 import java.net.BindException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.CodeSource;
@@ -53,15 +57,16 @@ public final class LeapgateDemo {
     private LeapgateDemo() {}
 
     public static void main(String[] args) throws Exception {
+        String host = setting("host", "HOST").orElse("127.0.0.1");
         int port;
         try {
             port = port(setting("port", "PORT").orElse("8080"));
+            checkHost(host);
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
             return;
         }
-        String host = setting("host", "HOST").orElse("127.0.0.1");
         Path webapp = setting("webapp", "WEBAPP").map(Path::of).orElseGet(LeapgateDemo::defaultWebapp);
         if (!Files.isRegularFile(webapp.resolve("WEB-INF/web.xml"))) {
             System.err.println("No WEB-INF/web.xml in " + webapp.toAbsolutePath() + "; set -Dwebapp=<dir>");
@@ -143,6 +148,35 @@ public final class LeapgateDemo {
         }
         throw new IllegalArgumentException("port (-Dport or PORT) must be a whole number from 0 to 65535 (0 picks a"
                 + " free one), was '" + text + "'");
+    }
+
+    /**
+     * The {@code host} setting: an address of this machine (or 0.0.0.0, every interface), so that a
+     * failure to listen is a port in use.
+     *
+     * @throws IllegalArgumentException naming the setting and the value, for anything else
+     */
+    static void checkHost(String host) {
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("host (-Dhost or HOST): '" + host + "' is not an address, nor a name"
+                    + " this machine resolves; use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)");
+        }
+        boolean local;
+        try {
+            local = address.isAnyLocalAddress()
+                    || address.isLoopbackAddress()
+                    || NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException e) {
+            local = true; // cannot tell: let the server try
+        }
+        if (!local) {
+            throw new IllegalArgumentException("host (-Dhost or HOST): '" + host + "' is not an address of this"
+                    + " machine, so the demo cannot listen there; use 127.0.0.1 (this machine only) or 0.0.0.0"
+                    + " (every interface)");
+        }
     }
 
     /** The port the demo listens on. */

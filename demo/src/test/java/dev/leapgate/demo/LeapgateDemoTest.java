@@ -44,4 +44,25 @@ class LeapgateDemoTest {
                 .contains("store:     redis://:***@127.0.0.1:6379 (limits shared")
                 .doesNotContain("s3cret");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"127.0.0.1", "0.0.0.0", "localhost"})
+    void anAddressOfThisMachine_isAHostToListenOn(String host) {
+        LeapgateDemo.checkHost(host);
+    }
+
+    /**
+     * An address of another machine was reported as "192.0.2.1:8080 is in use (another server
+     * listens there): start the demo on another port", and a name that does not resolve as Jetty's
+     * "Failed to bind to nonexistent.invalid/<unresolved>:8080" in a stack trace.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"192.0.2.1", "nonexistent.invalid"})
+    void aHostThatIsNotThisMachine_isRefused_namingTheSettingAndTheValue(String host) {
+        IllegalArgumentException e =
+                catchThrowableOfType(IllegalArgumentException.class, () -> LeapgateDemo.checkHost(host));
+
+        assertThat(e).isNotNull();
+        assertThat(e.getMessage()).startsWith("host (-Dhost or HOST): '" + host + "' is not");
+    }
 }
