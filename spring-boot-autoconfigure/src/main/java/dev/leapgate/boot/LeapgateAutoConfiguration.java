@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -61,7 +62,7 @@ public class LeapgateAutoConfiguration {
         String contextPath = Optional.ofNullable(servletContext.getIfAvailable())
                 .map(ServletContext::getContextPath)
                 .orElseGet(() -> environment.getProperty("server.servlet.context-path", ""));
-        return HttpGate.builder(properties.toConfig())
+        return HttpGate.builder(properties.toConfig(ConfigurationPropertySources.get(environment)))
                 .clock(clock.getIfAvailable(Clock::system))
                 .check(rules -> RuleChecks.writtenWithPrefix(rules, contextPath, "the context path", path -> false))
                 .build();

@@ -1,11 +1,20 @@
 package dev.leapgate.boot;
 
+import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
  * Leapgate's settings as Spring Boot properties under leapgate.: the same keys, values and
@@ -17,6 +26,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "leapgate", ignoreUnknownFields = false)
 public class LeapgateProperties {
+
+    private static final String SOURCE = "Spring properties leapgate.*";
+
+    private static final String PREFIX = "leapgate.";
+
+    private static final ConfigurationPropertyName RULES = ConfigurationPropertyName.of("leapgate.rule");
 
     /** The Spring filter order of Leapgate's filter: by default just before Spring Security's. */
     public static final int DEFAULT_FILTER_ORDER = -110;
@@ -358,7 +373,70 @@ public class LeapgateProperties {
      * @throws dev.leapgate.config.ConfigException with every problem, each naming its leapgate. property
      */
     public LeapgateConfig toConfig() {
-        return ConfigParser.parse(settings(), "Spring properties leapgate.*", "leapgate.");
+        return ConfigParser.parse(settings(), SOURCE, PREFIX);
+    }
+
+    /**
+     * As {@link #toConfig()}, for properties bound from {@code sources} (the environment's, as the
+     * starter binds them), which tell what Boot's binding does not: where each value was written.
+     * Two rules whose names differ only in dashes, underscores or case are refused.
+     *
+     * @throws ConfigException with every problem, each naming its leapgate. property
+     */
+    LeapgateConfig toConfig(Iterable<ConfigurationPropertySource> sources) {
+        List<String> problems = rulesSharingSettings(sources);
+        try {
+            LeapgateConfig config = toConfig();
+            if (problems.isEmpty()) {
+                return config;
+            }
+        } catch (ConfigException e) {
+            if (problems.isEmpty()) {
+                throw e;
+            }
+            problems.addAll(e.problems());
+        }
+        throw new ConfigException(SOURCE, problems);
+    }
+
+    /**
+     * Rules whose names, as written in the configuration's files (not the environment variables,
+     * which cannot spell a dash, see {@link #rulesByName()}), differ only in dashes, underscores or
+     * case. Boot compares property names ignoring them, so it binds the settings of either rule to
+     * both: api-hello and apihello, the second written without a limit, ran with the first's limit,
+     * and a setting the one rule alone has applied to the other too. Names that differ in case
+     * alone are left to the reader, which refuses them.
+     */
+    private List<String> rulesSharingSettings(Iterable<ConfigurationPropertySource> sources) {
+        Set<String> written = new LinkedHashSet<>();
+        for (ConfigurationPropertySource source : sources) {
+            if (source instanceof IterableConfigurationPropertySource iterable
+                    && !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
+                iterable.stream()
+                        .filter(name -> RULES.isAncestorOf(name) && name.getNumberOfElements() > 2)
+                        .forEach(name -> written.add(name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL)));
+            }
+        }
+        List<String> names = rule.keySet().stream().filter(written::contains).toList();
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            for (int j = i + 1; j < names.size(); j++) {
+                String first = names.get(i);
+                String second = names.get(j);
+                if (relaxed(first).equals(relaxed(second)) && !first.equalsIgnoreCase(second)) {
+                    problems.add(PREFIX + "rule." + second + ": rule names '" + first + "' and '" + second
+                            + "' differ only in dashes, underscores or case, which Spring Boot ignores when it"
+                            + " binds properties: each rule would silently take settings written for the other;"
+                            + " rename one so that the names differ in a letter or digit");
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** A rule name as Boot's relaxed binding compares it. */
+    private static String relaxed(String name) {
+        return name.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
     }
 
     private static void put(Map<String, String> settings, String key, String value) {

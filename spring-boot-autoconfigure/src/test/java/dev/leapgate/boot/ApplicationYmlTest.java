@@ -1,0 +1,169 @@
+package dev.leapgate.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.tuple;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.config.ConfigException;
+import dev.leapgate.http.HttpGate;
+import dev.leapgate.rule.FlowRule;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+/**
+ * Traps of application.yml: Boot's relaxed binding and YAML 1.1, in a started application whose
+ * configuration is an application.yml file, as a user writes it.
+ */
+class ApplicationYmlTest {
+
+    @TempDir
+    Path dir;
+
+    private BootApps.Running start(String yml) throws Exception {
+        Path file = dir.resolve("application.yml");
+        Files.writeString(file, yml);
+        return BootApps.start(Map.of("spring.config.location", "file:" + file), new ManualClock());
+    }
+
+    /** The start's failure, explained as Boot explains it: by Leapgate's failure analysis. */
+    private String failure(String yml) {
+        Throwable failure = catchThrowable(() -> start(yml).close());
+        assertThat(failure).as("the start fails").isNotNull();
+        boolean leapgate = false;
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            leapgate |= t instanceof ConfigException;
+        }
+        assertThat(leapgate).as("on Leapgate's configuration: " + failure).isTrue();
+        FailureAnalysis analysis = new LeapgateFailureAnalyzer().analyze(failure);
+        assertThat(analysis).isNotNull();
+        return analysis.getDescription();
+    }
+
+    /**
+     * Boot compares property names ignoring dashes, underscores and case, so it bound the settings
+     * of one rule to another whose name differs only so: apihello, written without a limit, ran
+     * with api-hello's limit instead of failing the start for its missing limit.
+     */
+    @Test
+    void twoRulesWhoseNamesDifferOnlyInDashes_failTheStart_ratherThanOneTakingTheOthersLimit() {
+        String description = failure("""
+                leapgate:
+                  rule:
+                    api-hello:
+                      match: GET /ok
+                      limit: 2/1m
+                    apihello:
+                      match: /hello/**
+                """);
+
+        assertThat(description)
+                .contains("leapgate.rule.apihello: rule names 'api-hello' and 'apihello' differ only in dashes,"
+                        + " underscores or case");
+    }
+
+    /** api_hello ran with apihello's match and limit, its own scope alone kept. */
+    @Test
+    void twoRulesWhoseNamesDifferOnlyInUnderscores_failTheStart_ratherThanOneTakingTheOthersSettings() {
+        String description = failure("""
+                leapgate:
+                  rule:
+                    api_hello:
+                      match: GET /ok
+                      limit: 2/1m
+                      scope: per-origin
+                    apihello:
+                      match: /hello/**
+                      limit: 100/1m
+                """);
+
+        assertThat(description)
+                .contains("leapgate.rule.apihello: rule names 'api_hello' and 'apihello' differ only in dashes,"
+                        + " underscores or case");
+    }
+
+    /** Two copies of one rule were refused as copies, unless their names differed in a dash: one was dropped. */
+    @Test
+    void twoIdenticalRulesWhoseNamesDifferOnlyInDashes_failTheStart_ratherThanOneBeingDropped() {
+        String description = failure("""
+                leapgate:
+                  rule:
+                    api-hello:
+                      match: GET /ok
+                      limit: 2/1m
+                    apihello:
+                      match: GET /ok
+                      limit: 2/1m
+                """);
+
+        assertThat(description).contains("rule names 'api-hello' and 'apihello' differ only in dashes");
+    }
+
+    /**
+     * An environment variable spells a rule's name without its dashes: it sets that rule's setting,
+     * and is not a rule of its own sharing its settings.
+     */
+    @Test
+    void anEnvironmentVariable_overridesALimitOfARuleWhoseNameHasDashes() throws Exception {
+        Path file = dir.resolve("application.yml");
+        Files.writeString(file, """
+                leapgate:
+                  rule:
+                    api-hello:
+                      match: GET /ok
+                      limit: 100/1m
+                """);
+        StandardEnvironment environment = new StandardEnvironment();
+        environment
+                .getPropertySources()
+                .replace(
+                        StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        new SystemEnvironmentPropertySource(
+                                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                                Map.of("LEAPGATE_RULE_APIHELLO_LIMIT", "2/1m")));
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ContractApplication.class)
+                .environment(environment)
+                .properties(Map.of(
+                        "server.port", "0",
+                        "server.address", "127.0.0.1",
+                        "spring.config.location", "file:" + file))
+                .initializers(c -> c.getBeanFactory().registerSingleton("leapgateTestClock", new ManualClock()))
+                .run()) {
+            assertThat(context.getBean(HttpGate.class).rules().rules())
+                    .extracting(FlowRule::name, FlowRule::limit)
+                    .containsExactly(tuple("api-hello", 2L));
+        }
+    }
+
+    @Test
+    void rulesWhoseNamesDifferInALetter_eachKeepTheirOwnSettings() throws Exception {
+        try (BootApps.Running app = start("""
+                leapgate:
+                  rule:
+                    api-hello:
+                      match: GET /ok
+                      limit: 2/1m
+                    api-hallo:
+                      match: /hello/**
+                      in-flight: 3
+                    login:
+                      match: POST /login
+                      limit: 5/1m
+                """)) {
+            assertThat(app.bean(HttpGate.class).rules().rules())
+                    .extracting(FlowRule::name, FlowRule::resource, FlowRule::limit)
+                    .containsExactly(
+                            tuple("api-hello", "GET /ok", 2L),
+                            tuple("api-hallo", "/hello/**", 3L),
+                            tuple("login", "POST /login", 5L));
+        }
+    }
+}
