@@ -1,21 +1,12 @@
 package dev.leapgate.boot;
 
 import dev.leapgate.config.ConfigException;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
-import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
-import org.springframework.boot.origin.Origin;
-import org.springframework.boot.origin.PropertySourceOrigin;
-import org.springframework.boot.origin.TextResourceOrigin;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -65,34 +56,10 @@ final class LeapgateEnabledCondition implements Condition {
         if (!(environment instanceof ConfigurableEnvironment configurable)) {
             return null;
         }
-        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(configurable)) {
-            ConfigurationProperty property = source.getConfigurationProperty(ConfigurationPropertyName.of(PROPERTY));
-            if (property == null) {
-                continue;
-            }
-            Origin from = property.getOrigin(); // a PropertySourceOrigin, around the file's
-            while (from != null && !(from instanceof TextResourceOrigin)) {
-                from = from instanceof PropertySourceOrigin wrapped ? wrapped.getOrigin() : from.getParent();
-            }
-            if (!(from instanceof TextResourceOrigin origin)
-                    || origin.getResource() == null
-                    || origin.getLocation() == null) {
-                return null;
-            }
-            try (BufferedReader reader = new BufferedReader(
-                    new InputStreamReader(origin.getResource().getInputStream(), StandardCharsets.UTF_8))) {
-                String line = reader.lines()
-                        .skip(origin.getLocation().getLine())
-                        .findFirst()
-                        .orElse("");
-                int column = origin.getLocation().getColumn();
-                String token = column < line.length() ? line.substring(column).split("[\\s,}\\]#]", 2)[0] : "";
-                return YAML_FALSE.contains(token.toLowerCase(Locale.ROOT)) ? token : null;
-            } catch (IOException | UncheckedIOException e) {
-                return null;
-            }
-        }
-        return null;
+        ConfigurationProperty property = WrittenYaml.effective(
+                ConfigurationPropertySources.get(configurable), ConfigurationPropertyName.of(PROPERTY));
+        String token = property == null ? null : WrittenYaml.written(property);
+        return token != null && YAML_FALSE.contains(token.toLowerCase(Locale.ROOT)) ? token : null;
     }
 
     /** What YAML 1.1 reads as false besides false itself (a quoted value is a string, not these). */

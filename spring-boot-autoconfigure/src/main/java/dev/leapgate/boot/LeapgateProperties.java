@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
@@ -32,6 +33,8 @@ public class LeapgateProperties {
     private static final String PREFIX = "leapgate.";
 
     private static final ConfigurationPropertyName RULES = ConfigurationPropertyName.of("leapgate.rule");
+
+    private static final ConfigurationPropertyName FILTER_ORDER = ConfigurationPropertyName.of("leapgate.filter-order");
 
     /** The Spring filter order of Leapgate's filter: by default just before Spring Security's. */
     public static final int DEFAULT_FILTER_ORDER = -110;
@@ -379,14 +382,32 @@ public class LeapgateProperties {
     /**
      * As {@link #toConfig()}, for properties bound from {@code sources} (the environment's, as the
      * starter binds them), which tell what Boot's binding does not: where each value was written.
-     * Two rules whose names differ only in dashes, underscores or case are refused.
+     * Two rules whose names differ only in dashes, underscores or case are refused, and so is a
+     * value of application.yml that YAML 1.1 read as another number or as a boolean from another
+     * word than true or false ({@link WrittenYaml}); the reader is given its text as written.
      *
      * @throws ConfigException with every problem, each naming its leapgate. property
      */
     LeapgateConfig toConfig(Iterable<ConfigurationPropertySource> sources) {
         List<String> problems = rulesSharingSettings(sources);
+        Map<String, String> settings = settings();
+        for (Map.Entry<String, String> setting : settings.entrySet()) {
+            ConfigurationProperty property =
+                    WrittenYaml.effective(sources, ConfigurationPropertyName.adapt(PREFIX + setting.getKey(), '.'));
+            String misread = property == null ? null : WrittenYaml.misread(PREFIX + setting.getKey(), property);
+            if (misread != null) {
+                problems.add(misread);
+                setting.setValue(WrittenYaml.written(property));
+            }
+        }
+        // Bound by Boot as a number, never read by Leapgate's reader.
+        ConfigurationProperty filterOrder = WrittenYaml.effective(sources, FILTER_ORDER);
+        String misread = filterOrder == null ? null : WrittenYaml.misread(FILTER_ORDER.toString(), filterOrder);
+        if (misread != null) {
+            problems.add(misread);
+        }
         try {
-            LeapgateConfig config = toConfig();
+            LeapgateConfig config = ConfigParser.parse(settings, SOURCE, PREFIX);
             if (problems.isEmpty()) {
                 return config;
             }

@@ -166,4 +166,83 @@ class ApplicationYmlTest {
                             tuple("login", "POST /login", 5L));
         }
     }
+
+    /**
+     * YAML 1.1, which application.yml is read as, takes an unquoted 010 for the octal number 8, 0x10
+     * for 16, 1:30 for 90 (base 60), 1_000 for 1000 and on or yes for true. Boot handed Leapgate the
+     * number or boolean YAML made of it: buckets: 010 ran with 8 buckets, filter-order: 010 at order 8,
+     * mode: on was refused as 'true', deny-status: 0403 as 259, all without a word of what was written.
+     */
+    @Test
+    void aValueThatYaml11ReadsAsAnotherNumberOrAsABoolean_failsTheStart_namingTheSettingAndTheValueAsWritten() {
+        String rule = "leapgate:\n  rule:\n    api:\n      match: GET /ok\n";
+        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put(
+                rule + "      limit: 100/10s\n      buckets: 010\n",
+                "leapgate.rule.api.buckets: '010' is read by YAML 1.1 as 8");
+        cases.put(rule + "      in-flight: 0x10\n", "leapgate.rule.api.in-flight: '0x10' is read by YAML 1.1 as 16");
+        cases.put(
+                rule + "      in-flight: 1_000\n", "leapgate.rule.api.in-flight: '1_000' is read by YAML 1.1 as 1000");
+        cases.put(
+                rule + "      limit: 100/10s\n      window: 1:30\n",
+                "leapgate.rule.api.window: '1:30' is read by YAML 1.1 as 90");
+        cases.put(
+                rule + "      limit: 100/10s\n      mode: on\n",
+                "leapgate.rule.api.mode: 'on' is read by YAML 1.1 as true");
+        cases.put(
+                rule + "      limit: 100/10s\n      scope: per-origin\n      max-origins: 1:30\n",
+                "leapgate.rule.api.max-origins: '1:30' is read by YAML 1.1 as 90");
+        cases.put(
+                rule + "      limit: 100/10s\n  deny-status: 0403\n",
+                "leapgate.deny-status: '0403' is read by YAML 1.1 as 259");
+        cases.put(
+                rule + "      limit: 100/10s\n  exempt: 0.0.0.0/0\n  allow-wide-exempt: yes\n",
+                "leapgate.allow-wide-exempt: 'yes' is read by YAML 1.1 as true");
+        cases.put(
+                rule + "      limit: 100/10s\n  filter-order: 010\n",
+                "leapgate.filter-order: '010' is read by YAML 1.1 as 8");
+        cases.forEach((yml, expected) -> assertThat(failure(yml))
+                .as(yml)
+                .contains(expected)
+                .contains("application.yml")
+                .contains("in quotes"));
+    }
+
+    /** A value YAML reads as written (or as the same number), or one in quotes, is Leapgate's to read. */
+    @Test
+    void aNumberWrittenInDecimal_orAValueInQuotes_isReadAsWritten() throws Exception {
+        try (BootApps.Running app = start("""
+                leapgate:
+                  filter-order: -110
+                  allow-wide-exempt: false
+                  deny-status: 403
+                  rule:
+                    api:
+                      match: GET /ok
+                      limit: 100/10s
+                      buckets: '010'
+                    slow:
+                      match: /slow/**
+                      limit: 10/1s
+                      on-excess: warm-up
+                      cold-factor: 1.50
+                    files:
+                      match: /files/**
+                      in-flight: 20
+                """)) {
+            assertThat(app.bean(HttpGate.class).rules().rules())
+                    .extracting(
+                            FlowRule::name,
+                            r -> r.window() == null ? 0 : r.window().buckets(),
+                            FlowRule::limit)
+                    .containsExactly(tuple("api", 10, 100L), tuple("slow", 10, 10L), tuple("files", 0, 20L));
+            assertThat(app.bean(HttpGate.class)
+                            .rules()
+                            .rules()
+                            .get(1)
+                            .onExcess()
+                            .coldFactor())
+                    .isEqualTo(1.5);
+        }
+    }
 }
