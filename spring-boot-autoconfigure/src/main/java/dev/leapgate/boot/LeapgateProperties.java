@@ -15,6 +15,7 @@ import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
@@ -31,6 +32,8 @@ public class LeapgateProperties {
     private static final String SOURCE = "Spring properties leapgate.*";
 
     private static final String PREFIX = "leapgate.";
+
+    private static final ConfigurationPropertyName LEAPGATE = ConfigurationPropertyName.of("leapgate");
 
     private static final ConfigurationPropertyName RULES = ConfigurationPropertyName.of("leapgate.rule");
 
@@ -389,7 +392,8 @@ public class LeapgateProperties {
      * @throws ConfigException with every problem, each naming its leapgate. property
      */
     LeapgateConfig toConfig(Iterable<ConfigurationPropertySource> sources) {
-        List<String> problems = rulesSharingSettings(sources);
+        List<String> problems = misplacedKeys(sources);
+        problems.addAll(rulesSharingSettings(sources));
         Map<String, String> settings = settings();
         for (Map.Entry<String, String> setting : settings.entrySet()) {
             ConfigurationProperty property =
@@ -418,6 +422,29 @@ public class LeapgateProperties {
             problems.addAll(e.problems());
         }
         throw new ConfigException(SOURCE, problems);
+    }
+
+    /**
+     * Leapgate settings outside leapgate., which nothing binds: a near miss of the prefix
+     * (leapgte.rule.login.match) or a setting without it (rule.login.match, as in a rules file).
+     * Ignored, they would leave the application without the protection they describe, or without
+     * any. Environment variables are left alone (a process has many, of every program); a prefix
+     * that Boot binds as leapgate. (Leapgate, LEAPGATE) is Leapgate's.
+     */
+    private static List<String> misplacedKeys(Iterable<ConfigurationPropertySource> sources) {
+        Set<String> keys = new LinkedHashSet<>();
+        for (ConfigurationPropertySource source : sources) {
+            if (source.getUnderlyingSource() instanceof EnumerablePropertySource<?> enumerable
+                    && !(enumerable instanceof SystemEnvironmentPropertySource)) {
+                for (String key : enumerable.getPropertyNames()) {
+                    ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
+                    if (!LEAPGATE.isAncestorOf(name) && !LEAPGATE.equals(name)) {
+                        keys.add(key);
+                    }
+                }
+            }
+        }
+        return new ArrayList<>(ConfigParser.misplacedKeys(keys, PREFIX));
     }
 
     /**

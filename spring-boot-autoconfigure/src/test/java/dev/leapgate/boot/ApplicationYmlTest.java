@@ -29,14 +29,22 @@ class ApplicationYmlTest {
     Path dir;
 
     private BootApps.Running start(String yml) throws Exception {
-        Path file = dir.resolve("application.yml");
-        Files.writeString(file, yml);
+        return start("application.yml", yml);
+    }
+
+    private BootApps.Running start(String fileName, String text) throws Exception {
+        Path file = dir.resolve(fileName);
+        Files.writeString(file, text);
         return BootApps.start(Map.of("spring.config.location", "file:" + file), new ManualClock());
     }
 
     /** The start's failure, explained as Boot explains it: by Leapgate's failure analysis. */
     private String failure(String yml) {
-        Throwable failure = catchThrowable(() -> start(yml).close());
+        return failure("application.yml", yml);
+    }
+
+    private String failure(String fileName, String text) {
+        Throwable failure = catchThrowable(() -> start(fileName, text).close());
         assertThat(failure).as("the start fails").isNotNull();
         boolean leapgate = false;
         for (Throwable t = failure; t != null; t = t.getCause()) {
@@ -243,6 +251,45 @@ class ApplicationYmlTest {
                             .onExcess()
                             .coldFactor())
                     .isEqualTo(1.5);
+        }
+    }
+
+    /**
+     * A Leapgate setting outside leapgate. is not bound, and was ignored without a word: with the
+     * prefix misspelt, or the rules copied from a rules file without it, the application started
+     * with a gate of no rule, protecting nothing.
+     */
+    @Test
+    void aSettingWithAMisspeltPrefix_orWithoutIt_failsTheStart_ratherThanLeavingTheApplicationUnprotected() {
+        assertThat(failure("""
+                        leapgte:
+                          rule:
+                            login:
+                              match: POST /login
+                              limit: 5/1m
+                        """))
+                .contains("leapgte.rule.login.match: looks like a Leapgate setting, but its prefix is not leapgate."
+                        + " exactly, so it would be ignored; write leapgate.rule.login.match");
+        assertThat(failure(
+                        "application.properties",
+                        "leapgate.trusted-proxies=10.0.0.0/8\nrule.login.match=POST /login\nrule.login.limit=5/1m\n"))
+                .contains("rule.login.limit: is a Leapgate setting without its prefix, so it would be ignored; write"
+                        + " leapgate.rule.login.limit");
+    }
+
+    /** Boot binds leapgate. in any case and with dashes or underscores: such a prefix is Leapgate's. */
+    @Test
+    void aPrefixBootBindsAsLeapgate_isNotReportedAsMisspelt() throws Exception {
+        try (BootApps.Running app = start("""
+                Leapgate:
+                  rule:
+                    login:
+                      match: POST /login
+                      limit: 5/1m
+                """)) {
+            assertThat(app.bean(HttpGate.class).rules().rules())
+                    .extracting(FlowRule::name)
+                    .containsExactly("login");
         }
     }
 }
