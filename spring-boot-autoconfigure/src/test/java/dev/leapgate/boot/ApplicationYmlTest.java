@@ -15,9 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 
 /**
  * Traps of application.yml: Boot's relaxed binding and YAML 1.1, in a started application whose
@@ -290,6 +292,79 @@ class ApplicationYmlTest {
             assertThat(app.bean(HttpGate.class).rules().rules())
                     .extracting(FlowRule::name)
                     .containsExactly("login");
+        }
+    }
+
+    /**
+     * How Boot explains a failed start: the first analysis of the failure analyzers it loads, in
+     * their order.
+     */
+    private static FailureAnalysis bootsAnalysis(Throwable failure) {
+        for (FailureAnalyzer analyzer : SpringFactoriesLoader.forDefaultResourceLocation()
+                .load(FailureAnalyzer.class, SpringFactoriesLoader.FailureHandler.handleMessage((message, e) -> {}))) {
+            FailureAnalysis analysis = analyzer.analyze(failure);
+            if (analysis != null) {
+                return analysis;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A YAML list where Leapgate takes one value, comma-separated or not: the start failed with
+     * Boot's "the elements leapgate.trusted-proxies[0], ... were left unbound" and "Update your
+     * application's configuration", which says neither that the setting takes one value nor how to
+     * write it.
+     */
+    @Test
+    void aYamlListForASetting_failsTheStart_withAnAnalysisSayingHowToWriteIt() throws Exception {
+        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put(
+                """
+                leapgate:
+                  trusted-proxies:
+                    - 10.0.0.0/8
+                    - 192.168.0.0/16
+                  rule:
+                    login:
+                      match: POST /login
+                      limit: 5/1m
+                """,
+                "leapgate.trusted-proxies is written as a list (10.0.0.0/8, 192.168.0.0/16), but it takes one"
+                        + " value: write the entries on one line, separated by commas: trusted-proxies: 10.0.0.0/8,"
+                        + " 192.168.0.0/16");
+        cases.put(
+                """
+                leapgate:
+                  exempt: [10.0.0.1, 10.0.0.2]
+                """,
+                "leapgate.exempt is written as a list (10.0.0.1, 10.0.0.2), but it takes one value: write the"
+                        + " entries on one line, separated by commas: exempt: 10.0.0.1, 10.0.0.2");
+        cases.put("""
+                leapgate:
+                  rule:
+                    login:
+                      match:
+                        - GET
+                        - /login
+                      limit: 5/1m
+                """, "leapgate.rule.login.match is written as a list (GET, /login), but it takes one value");
+        cases.put(
+                """
+                leapgate:
+                  rule:
+                    - login:
+                        match: POST /login
+                        limit: 5/1m
+                """,
+                "leapgate.rule is written as a list, but it is a map from each rule's name to its settings: write"
+                        + " the names under rule: without a dash");
+        for (Map.Entry<String, String> yml : cases.entrySet()) {
+            Throwable failure = catchThrowable(() -> start(yml.getKey()).close());
+            assertThat(failure).as(yml.getKey()).isNotNull();
+            FailureAnalysis analysis = bootsAnalysis(failure);
+            assertThat(analysis).as(yml.getKey()).isNotNull();
+            assertThat(analysis.getDescription()).as(yml.getKey()).contains(yml.getValue());
         }
     }
 }
