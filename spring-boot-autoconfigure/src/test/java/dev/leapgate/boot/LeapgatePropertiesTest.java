@@ -125,4 +125,24 @@ class LeapgatePropertiesTest {
                 .asString()
                 .startsWith("leapgate.exempt: 'monitoring-key # health checks' holds what looks like a comment");
     }
+
+    /**
+     * Each of Leapgate's settings, written as its leapgate. property (as CONFIGURATION.md lists
+     * them), reaches the reader under its own key with its own value, not another setting's.
+     */
+    @Test
+    void everySetting_writtenAsItsProperty_reachesTheReaderUnderItsKey() {
+        Map<String, Object> yml = new java.util.LinkedHashMap<>();
+        Map<String, String> expected = new java.util.LinkedHashMap<>();
+        for (String key : dev.leapgate.config.ConfigParser.settingKeys()) {
+            yml.put("leapgate." + key, "value of " + key);
+            expected.put(key, "value of " + key);
+        }
+        for (String key : dev.leapgate.config.ConfigParser.ruleSettingKeys()) {
+            yml.put("leapgate.rule.api-per-ip." + key, "value of " + key);
+            expected.put("rule.api-per-ip." + key, "value of " + key);
+        }
+
+        assertThat(bind(Map.of(), yml).settings()).containsExactlyInAnyOrderEntriesOf(expected);
+    }
 }
