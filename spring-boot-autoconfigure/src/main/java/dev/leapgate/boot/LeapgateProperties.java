@@ -393,6 +393,7 @@ public class LeapgateProperties {
      */
     LeapgateConfig toConfig(Iterable<ConfigurationPropertySource> sources) {
         List<String> problems = misplacedKeys(sources);
+        problems.addAll(settingsWrittenTwice(sources));
         problems.addAll(rulesSharingSettings(sources));
         Map<String, String> settings = settings();
         for (Map.Entry<String, String> setting : settings.entrySet()) {
@@ -445,6 +446,44 @@ public class LeapgateProperties {
             }
         }
         return new ArrayList<>(ConfigParser.misplacedKeys(keys, PREFIX));
+    }
+
+    /**
+     * Settings written twice in one file (one property source), in spellings Boot reads as one
+     * property (trusted-proxies and trustedProxies, limit and LIMIT): it takes one of the values
+     * and ignores the other. A rule's name spelled two ways is {@link #rulesSharingSettings}'s.
+     */
+    private static List<String> settingsWrittenTwice(Iterable<ConfigurationPropertySource> sources) {
+        List<String> problems = new ArrayList<>();
+        for (ConfigurationPropertySource source : sources) {
+            if (!(source.getUnderlyingSource() instanceof EnumerablePropertySource<?> enumerable)
+                    || enumerable instanceof SystemEnvironmentPropertySource) {
+                continue;
+            }
+            Map<ConfigurationPropertyName, List<String>> spellings = new LinkedHashMap<>();
+            for (String key : enumerable.getPropertyNames()) {
+                ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
+                if (LEAPGATE.isAncestorOf(name)) {
+                    spellings.computeIfAbsent(name, n -> new ArrayList<>()).add(key);
+                }
+            }
+            spellings.forEach((name, keys) -> {
+                boolean oneRuleName = keys.stream()
+                                .map(key -> ConfigurationPropertyName.adapt(key, '.'))
+                                .map(n -> RULES.isAncestorOf(n) && n.getNumberOfElements() > 2
+                                        ? n.getElement(2, ConfigurationPropertyName.Form.ORIGINAL)
+                                        : "")
+                                .distinct()
+                                .count()
+                        == 1;
+                if (keys.size() > 1 && oneRuleName) {
+                    problems.add(keys.get(0) + ": written twice in one file, as "
+                            + String.join(" and ", keys)
+                            + ", which Spring Boot reads as one property, taking one of the values; keep one");
+                }
+            });
+        }
+        return problems;
     }
 
     /**

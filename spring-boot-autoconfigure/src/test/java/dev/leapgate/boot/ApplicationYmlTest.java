@@ -367,4 +367,32 @@ class ApplicationYmlTest {
             assertThat(analysis.getDescription()).as(yml.getKey()).contains(yml.getValue());
         }
     }
+
+    /**
+     * Boot reads trusted-proxies and trustedProxies (or limit and LIMIT) as one property: written
+     * both in one file, one of the two values was taken and the other ignored without a word.
+     */
+    @Test
+    void aSettingWrittenTwiceInOneFile_inTwoSpellingsBootReadsAsOne_failsTheStart() {
+        assertThat(failure("""
+                        leapgate:
+                          trusted-proxies: 10.0.0.0/8
+                          trustedProxies: 192.168.0.0/16
+                          rule:
+                            login:
+                              match: POST /login
+                              limit: 5/1m
+                        """))
+                .contains("leapgate.trusted-proxies: written twice in one file, as leapgate.trusted-proxies and"
+                        + " leapgate.trustedProxies,"
+                        + " which Spring Boot reads as one property, taking one of the values; keep one");
+        assertThat(failure(
+                        "application.properties",
+                        "leapgate.rule.login.match=POST /login\nleapgate.rule.login.max-queue=1s\n"
+                                + "leapgate.rule.login.on-excess=pace\nleapgate.rule.login.limit=5/1m\n"
+                                + "leapgate.rule.login.maxQueue=2s\n"))
+                .contains(
+                        "leapgate.rule.login.max-queue: written twice in one file, as leapgate.rule.login.max-queue and"
+                                + " leapgate.rule.login.maxQueue");
+    }
 }
