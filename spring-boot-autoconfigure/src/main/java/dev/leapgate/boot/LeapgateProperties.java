@@ -394,8 +394,18 @@ public class LeapgateProperties {
     LeapgateConfig toConfig(Iterable<ConfigurationPropertySource> sources) {
         List<String> problems = misplacedKeys(sources);
         problems.addAll(settingsWrittenTwice(sources));
-        problems.addAll(rulesSharingSettings(sources));
+        Set<String> written = ruleNamesWritten(sources);
+        problems.addAll(rulesSharingSettings(written));
         Map<String, String> settings = settings();
+        // The copy Boot binds of a rule whose name an environment variable spells in its own way
+        // (LEAPGATE_RULE_APIOTHER_LIMIT for api_other, LEAPGATE_RULE_LOGIN_LIMIT for Login): the
+        // rule itself has the variable's setting.
+        for (String name : rule.keySet()) {
+            if (!written.contains(name)
+                    && written.stream().anyMatch(w -> relaxed(w).equals(relaxed(name)))) {
+                settings.keySet().removeIf(key -> key.startsWith("rule." + name + "."));
+            }
+        }
         for (Map.Entry<String, String> setting : settings.entrySet()) {
             ConfigurationProperty property =
                     WrittenYaml.effective(sources, ConfigurationPropertyName.adapt(PREFIX + setting.getKey(), '.'));
@@ -494,16 +504,7 @@ public class LeapgateProperties {
      * and a setting the one rule alone has applied to the other too. Names that differ in case
      * alone are left to the reader, which refuses them.
      */
-    private List<String> rulesSharingSettings(Iterable<ConfigurationPropertySource> sources) {
-        Set<String> written = new LinkedHashSet<>();
-        for (ConfigurationPropertySource source : sources) {
-            if (source instanceof IterableConfigurationPropertySource iterable
-                    && !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
-                iterable.stream()
-                        .filter(name -> RULES.isAncestorOf(name) && name.getNumberOfElements() > 2)
-                        .forEach(name -> written.add(name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL)));
-            }
-        }
+    private List<String> rulesSharingSettings(Set<String> written) {
         List<String> names = rule.keySet().stream().filter(written::contains).toList();
         List<String> problems = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
@@ -519,6 +520,23 @@ public class LeapgateProperties {
             }
         }
         return problems;
+    }
+
+    /**
+     * The rule names written in the configuration's files, as written: not in environment
+     * variables, which spell a name without dashes or underscores and in capitals.
+     */
+    private static Set<String> ruleNamesWritten(Iterable<ConfigurationPropertySource> sources) {
+        Set<String> written = new LinkedHashSet<>();
+        for (ConfigurationPropertySource source : sources) {
+            if (source instanceof IterableConfigurationPropertySource iterable
+                    && !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
+                iterable.stream()
+                        .filter(name -> RULES.isAncestorOf(name) && name.getNumberOfElements() > 2)
+                        .forEach(name -> written.add(name.getElement(2, ConfigurationPropertyName.Form.ORIGINAL)));
+            }
+        }
+        return written;
     }
 
     /** A rule name as Boot's relaxed binding compares it. */

@@ -118,17 +118,25 @@ class ApplicationYmlTest {
     }
 
     /**
-     * An environment variable spells a rule's name without its dashes: it sets that rule's setting,
-     * and is not a rule of its own sharing its settings.
+     * An environment variable spells a rule's name without its dashes or underscores, in capitals:
+     * it sets that rule's setting, and is not a rule of its own sharing its settings. A rule named
+     * with an underscore or a capital (api_hello, Login) failed the start when overridden so, its
+     * copy refused as the same rule or as a name differing only in case.
      */
     @Test
-    void anEnvironmentVariable_overridesALimitOfARuleWhoseNameHasDashes() throws Exception {
+    void anEnvironmentVariable_overridesALimitOfARuleWhoseNameHasDashesUnderscoresOrCapitals() throws Exception {
         Path file = dir.resolve("application.yml");
         Files.writeString(file, """
                 leapgate:
                   rule:
                     api-hello:
                       match: GET /ok
+                      limit: 100/1m
+                    api_other:
+                      match: /other/**
+                      limit: 100/1m
+                    Login:
+                      match: POST /login
                       limit: 100/1m
                 """);
         StandardEnvironment environment = new StandardEnvironment();
@@ -138,7 +146,10 @@ class ApplicationYmlTest {
                         StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
                         new SystemEnvironmentPropertySource(
                                 StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
-                                Map.of("LEAPGATE_RULE_APIHELLO_LIMIT", "2/1m")));
+                                Map.of(
+                                        "LEAPGATE_RULE_APIHELLO_LIMIT", "2/1m",
+                                        "LEAPGATE_RULE_APIOTHER_LIMIT", "3/1m",
+                                        "LEAPGATE_RULE_LOGIN_LIMIT", "4/1m")));
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ContractApplication.class)
                 .environment(environment)
                 .properties(Map.of(
@@ -149,7 +160,7 @@ class ApplicationYmlTest {
                 .run()) {
             assertThat(context.getBean(HttpGate.class).rules().rules())
                     .extracting(FlowRule::name, FlowRule::limit)
-                    .containsExactly(tuple("api-hello", 2L));
+                    .containsExactly(tuple("api-hello", 2L), tuple("api_other", 3L), tuple("Login", 4L));
         }
     }
 
