@@ -385,9 +385,12 @@ public class LeapgateProperties {
     /**
      * As {@link #toConfig()}, for properties bound from {@code sources} (the environment's, as the
      * starter binds them), which tell what Boot's binding does not: where each value was written.
-     * Two rules whose names differ only in dashes, underscores or case are refused, and so is a
-     * value of application.yml that YAML 1.1 read as another number or as a boolean from another
-     * word than true or false ({@link WrittenYaml}); the reader is given its text as written.
+     * Refused besides the reader's problems: a Leapgate setting outside leapgate., which nothing
+     * binds; a setting written twice in one file in spellings Boot reads as one; two rules whose
+     * names, written in files, differ only in dashes, underscores or case; a value of
+     * application.yml that YAML 1.1 read as another number or as a boolean from another word than
+     * true or false ({@link WrittenYaml}; the reader is given its text as written). The copy Boot
+     * binds of a rule under the name an environment variable spells it with is left out.
      *
      * @throws ConfigException with every problem, each naming its leapgate. property
      */
