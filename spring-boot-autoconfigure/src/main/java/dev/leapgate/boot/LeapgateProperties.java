@@ -458,6 +458,14 @@ public class LeapgateProperties {
                 }
             }
         }
+        // A Boot application's properties are its own too, and some may be named as Leapgate's
+        // are (its rule.discount.limit, its status-path): a failed start they could not avoid. A
+        // setting without the prefix is reported only as part of a rule, one with a match (which
+        // every Leapgate rule has), as when rules are copied from a rules file; a misspelt prefix
+        // is always reported.
+        keys.removeIf(key -> ConfigParser.settingKeys().contains(key)
+                || key.startsWith("rule.")
+                        && !keys.contains(key.substring(0, Math.max(key.lastIndexOf('.'), 0)) + ".match"));
         return new ArrayList<>(ConfigParser.misplacedKeys(keys, PREFIX));
     }
 

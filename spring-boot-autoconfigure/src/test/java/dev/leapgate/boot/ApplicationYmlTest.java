@@ -290,6 +290,22 @@ class ApplicationYmlTest {
                         + " leapgate.rule.login.limit");
     }
 
+    /**
+     * An application's own properties named like Leapgate settings without the prefix (a rule of
+     * its own with no match, a main key) are the application's: they must not stop its start.
+     */
+    @Test
+    void theApplicationsOwnPropertiesNamedLikeLeapgateSettings_areNotReported() throws Exception {
+        try (BootApps.Running app = start(
+                "application.properties",
+                "leapgate.rule.login.match=POST /login\nleapgate.rule.login.limit=5/1m\n"
+                        + "rule.discount.limit=10\nrule.discount.mode=percent\nstatus-path=/health/deep\n")) {
+            assertThat(app.bean(HttpGate.class).rules().rules())
+                    .extracting(FlowRule::name)
+                    .containsExactly("login");
+        }
+    }
+
     /** Boot binds leapgate. in any case and with dashes or underscores: such a prefix is Leapgate's. */
     @Test
     void aPrefixBootBindsAsLeapgate_isNotReportedAsMisspelt() throws Exception {
