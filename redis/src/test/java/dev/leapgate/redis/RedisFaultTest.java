@@ -7,13 +7,10 @@ import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.Origin;
 import dev.leapgate.Rejection;
-import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.stats.StoreStats;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,15 +50,7 @@ class RedisFaultTest {
     }
 
     private HttpGate gate(String onFailure) {
-        Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("store", redis.uri());
-        settings.put("store-timeout", BUDGET.toMillis() + "ms");
-        settings.put("store-on-failure", onFailure);
-        settings.put("store-instances", "2");
-        settings.put("rule.login.match", "POST /login");
-        settings.put("rule.login.limit", "10/1m");
-        settings.put("rule.login.scope", "per-origin");
-        return HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+        return LoginGate.of(redis.uri(), BUDGET, onFailure);
     }
 
     /** Decides once, failing the test if the decision took longer than {@link #BOUND}. */

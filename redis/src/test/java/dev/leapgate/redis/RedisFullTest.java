@@ -7,7 +7,6 @@ import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.Origin;
 import dev.leapgate.Rejection;
-import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.WindowSpec;
@@ -20,7 +19,6 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -70,17 +68,9 @@ class RedisFullTest {
         }
     }
 
-    /** 10 per minute per client, shared; two instances, so a local share of 5. */
+    /** {@link LoginGate}: 10 per minute per client, shared; two instances, so a local share of 5. */
     private HttpGate gate(String onFailure) {
-        Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("store", redis.uri());
-        settings.put("store-timeout", BUDGET.toMillis() + "ms");
-        settings.put("store-on-failure", onFailure);
-        settings.put("store-instances", "2");
-        settings.put("rule.login.match", "POST /login");
-        settings.put("rule.login.limit", "10/1m");
-        settings.put("rule.login.scope", "per-origin");
-        return HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+        return LoginGate.of(redis.uri(), BUDGET, onFailure);
     }
 
     private static Origin client(String ip) {

@@ -64,15 +64,7 @@ class RedisRepliesTest {
     }
 
     private HttpGate gate(String store, String onFailure) {
-        Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("store", store);
-        settings.put("store-timeout", BUDGET.toMillis() + "ms");
-        settings.put("store-on-failure", onFailure);
-        settings.put("store-instances", "2");
-        settings.put("rule.login.match", "POST /login");
-        settings.put("rule.login.limit", "10/1m");
-        settings.put("rule.login.scope", "per-origin");
-        return HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+        return LoginGate.of(store, BUDGET, onFailure);
     }
 
     private void captureLog() {
