@@ -650,12 +650,11 @@ public final class HttpGate implements AutoCloseable {
         String decoded = request.decodedPath();
         String raw = decoded != null ? request.encodedPath() : request.rawPath();
         String key = decoded != null ? RequestPath.normalizeDecoded(decoded) : RequestPath.normalize(raw);
-        // A dot-segment, plain or spelled with an escape: resolved by the container (and by
-        // normalize), but a segment to a framework that routes by the raw URI. The rules of both
-        // readings apply.
-        String dotsKept = RequestPath.keepingDotSegments(raw);
-        return decide(
-                request.method(), key, dotsKept == null || dotsKept.equals(key) ? null : dotsKept, null, request, 1);
+        // A dot-segment, plain or spelled with an escape, or an empty segment: resolved or dropped by
+        // the container (and by normalize), but a segment to a framework that routes by the raw URI.
+        // The rules of both readings apply.
+        String routed = RequestPath.asRouted(raw);
+        return decide(request.method(), key, routed == null || routed.equals(key) ? null : routed, null, request, 1);
     }
 
     /** Decides on a request given by its parts, with one permit; see {@link #enter(String, String, Origin, int)}. */

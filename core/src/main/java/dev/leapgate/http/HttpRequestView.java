@@ -32,12 +32,14 @@ public interface HttpRequestView {
 
     /**
      * With {@link #decodedPath()}: the same path as the client sent it (below the context path,
-     * still percent-encoded) when it holds a {@code %} or a segment that starts with a dot ({@code
-     * /.}); null otherwise, and by default. The core looks in it for a dot-segment, plain or spelled
-     * with an escape ({@code /api/items/./price}, {@code /api/items/%2E/price}), which a container
-     * such as Tomcat resolves before routing while a framework behind it that routes by the raw
-     * request URI (Jersey) takes as a segment: the rules of both readings apply. Called once per
-     * request; without a {@code %} or {@code /.} an adapter answers null without allocating.
+     * still percent-encoded) when it holds a {@code %}, a segment that starts with a dot ({@code
+     * /.}) or an empty segment ({@code //}, {@code /;}); null otherwise, and by default. The core
+     * looks in it for a dot-segment, plain or spelled with an escape ({@code /api/items/./price},
+     * {@code /api/items/%2E/price}), and for an empty segment ({@code /api/tags//count}, {@code
+     * /api/tags/;x=1/count}), which a container such as Tomcat resolves or drops before routing
+     * while a framework behind it that routes by the raw request URI (Jersey, RESTEasy, CXF) takes
+     * as a segment: the rules of both readings apply. Called once per request; without a {@code %},
+     * {@code /.}, {@code //} or {@code /;} an adapter answers null without allocating.
      */
     default String encodedPath() {
         return null;

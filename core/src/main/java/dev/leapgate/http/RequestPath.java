@@ -70,6 +70,13 @@ public final class RequestPath {
 
     private static final String ROOT = "/";
 
+    /**
+     * An empty segment in an {@link #asRouted} key: a lone {@code %}, which no canonical segment
+     * and no pattern's literal is (both write a percent sign {@code %25}), so only a wildcard
+     * matches it.
+     */
+    private static final char EMPTY_SEGMENT = '%';
+
     private RequestPath() {}
 
     /**
@@ -102,23 +109,34 @@ public final class RequestPath {
     }
 
     /**
-     * The key of a raw path, with each dot-segment ({@code .}, {@code ..}, or spelled with escapes:
-     * {@code %2E}, {@code %2e%2e}, {@code .%2E}; path parameters aside) kept as a segment of its own,
-     * written {@code %2E} or {@code %2E%2E}, instead of resolved; or null when the path has no such
-     * segment (the usual case: no work beyond a scan for {@code %} and {@code /.}). For a request
-     * that a servlet container routed after resolving such segments (Tomcat routes {@code
-     * /api/items/./price} and {@code /api/items/%2E/price} as {@code /api/items/price}), while a
-     * framework behind it that routes by the raw request URI (Jersey) serves it as {@code
-     * /api/items/{id}/price} with the id {@code .}: the rules matching this key apply too ({@link
-     * HttpGate#enter(HttpRequestView)}). Not canonical ({@link #normalize} of it resolves those
-     * segments): a key to match rules with, never a resource name. Never throws; linear.
+     * The key of a raw path as a framework that routes by the raw request URI reads it: each
+     * dot-segment ({@code .}, {@code ..}, or spelled with escapes: {@code %2E}, {@code %2e%2e},
+     * {@code .%2E}; path parameters aside) kept as a segment of its own, written {@code %2E} or
+     * {@code %2E%2E}, instead of resolved; and each empty segment ({@code //}, or a segment of path
+     * parameters alone: {@code /;x=1/}, {@code /;}), but for the one a plain trailing slash ends the
+     * path with, kept as the segment {@code %}, which only a wildcard ({@code *}, {@code {name}},
+     * {@code **}) matches. Null when the path has no such segment (the usual case: no work beyond a
+     * scan for {@code %}, {@code /.}, {@code //} and {@code /;}). For a request that a servlet
+     * container routed after resolving such segments (Tomcat routes {@code /api/items/./price} and
+     * {@code /api/items/%2E/price} as {@code /api/items/price}, and {@code /api/tags//count} and
+     * {@code /api/tags/;x=1/count} as {@code /api/tags/count}), while a framework behind it that
+     * routes by the raw request URI (Jersey, RESTEasy, CXF) serves it as {@code
+     * /api/items/{id}/price} with the id {@code .}, or through a template whose variable accepts an
+     * empty segment ({@code tags/{tag: [^/]*}/count}) with the empty tag: the rules matching this key
+     * apply too ({@link HttpGate#enter(HttpRequestView)}). Not canonical ({@link #normalize} of it
+     * resolves those segments): a key to match rules with, never a resource name. Never throws;
+     * linear.
      */
-    static String keepingDotSegments(String rawPath) {
-        if (rawPath == null || (rawPath.indexOf('%') < 0 && rawPath.indexOf("/.") < 0)) {
+    static String asRouted(String rawPath) {
+        if (rawPath == null
+                || (rawPath.indexOf('%') < 0
+                        && rawPath.indexOf("/.") < 0
+                        && rawPath.indexOf("//") < 0
+                        && rawPath.indexOf("/;") < 0)) {
             return null;
         }
         int end = pathEnd(rawPath);
-        return hasDotSegment(rawPath, end) ? canonical(rawPath, end, true, true) : null;
+        return hasDotOrEmptySegment(rawPath, end) ? canonical(rawPath, end, true, true) : null;
     }
 
     /** Where the path of {@code rawPath} ends: at its query or fragment, if it has one. */
@@ -133,8 +151,12 @@ public final class RequestPath {
         return end;
     }
 
-    /** Whether a segment of {@code path[0, end)} (without its parameters) is or decodes to a dot-segment. */
-    private static boolean hasDotSegment(String path, int end) {
+    /**
+     * Whether a segment of {@code path[0, end)} (without its parameters) is or decodes to a
+     * dot-segment, or is empty: between two slashes, or of parameters alone (not the empty text
+     * before the path's first slash, nor after a plain trailing slash).
+     */
+    private static boolean hasDotOrEmptySegment(String path, int end) {
         int i = 0;
         while (i < end) {
             int segmentEnd = i;
@@ -146,6 +168,9 @@ public final class RequestPath {
                 segmentEnd++;
             }
             if (isDotSegment(path, i, contentEnd < 0 ? segmentEnd : contentEnd)) {
+                return true;
+            }
+            if (i > 0 && (contentEnd == i || (segmentEnd == i && segmentEnd < end))) {
                 return true;
             }
             i = segmentEnd + 1;
@@ -211,16 +236,20 @@ public final class RequestPath {
     }
 
     /**
-     * {@link #canonical(String, int, boolean)}; with {@code keepDots}, a raw dot-segment is kept as
-     * {@code %2E} or {@code %2E%2E} ({@link #keepingDotSegments}).
+     * {@link #canonical(String, int, boolean)}; with {@code asRouted}, a raw dot-segment is kept as
+     * {@code %2E} or {@code %2E%2E}, and an empty segment as {@code %} ({@link #asRouted}).
      */
-    private static String canonical(String path, int end, boolean raw, boolean keepDots) {
+    private static String canonical(String path, int end, boolean raw, boolean asRouted) {
         // Invariant: out is empty (the root) or a sequence of "/segment", each segment canonical,
-        // non-empty and not a dot-segment (but for the kept ones, spelled with escapes).
+        // non-empty and not a dot-segment (but for the kept ones, spelled with escapes, and the
+        // empty ones kept as "%").
         StringBuilder out = new StringBuilder(end + 1);
         int i = 0;
         while (i < end) {
             if (path.charAt(i) == '/') {
+                if (asRouted && i + 1 < end && path.charAt(i + 1) == '/') {
+                    out.append('/').append(EMPTY_SEGMENT);
+                }
                 i++;
                 continue;
             }
@@ -245,9 +274,11 @@ public final class RequestPath {
                 PathEncoding.appendDecoded(path, i, contentEnd, out);
             }
             int length = out.length() - mark - 1;
-            if (keepDots && isDotSegment(path, i, contentEnd)) {
+            if (asRouted && isDotSegment(path, i, contentEnd)) {
                 out.setLength(mark + 1);
                 out.append(length == 1 ? "%2E" : "%2E%2E");
+            } else if (asRouted && length == 0) {
+                out.append(EMPTY_SEGMENT);
             } else if (length == 0 || (length == 1 && out.charAt(mark + 1) == '.')) {
                 out.setLength(mark);
             } else if (length == 2 && out.charAt(mark + 1) == '.' && out.charAt(mark + 2) == '.') {

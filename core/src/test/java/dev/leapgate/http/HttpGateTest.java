@@ -713,7 +713,9 @@ class HttpGateTest {
      * Tomcat resolves a dot segment before routing, plain or escaped ({@code /api/items/./price},
      * {@code /api/items/%2E/price}, {@code ..}, {@code .;x=1}): the servlet filter's path is {@code
      * /api/items/price}. Jersey routes the raw URI and serves it as {@code items/{id}/price} with the
-     * id {@code .}: the rule on that route must count it too.
+     * id {@code .}: the rule on that route must count it too. Likewise an empty id ({@code //}, or
+     * path parameters alone: {@code /;x=1/}), which Tomcat drops, and which Jersey, RESTEasy and CXF
+     * serve through a template whose variable accepts it ({@code {id: [^/]*}}).
      */
     @ParameterizedTest
     @CsvSource({
@@ -721,9 +723,12 @@ class HttpGateTest {
         "., /api/items/price",
         ".., /api/price",
         "%2e., /api/price",
-        ".;x=1, /api/items/price"
+        ".;x=1, /api/items/price",
+        "'', /api/items/price",
+        ";x=1, /api/items/price",
+        ";, /api/items/price"
     })
-    void aDotSegment_plainOrEscaped_countsUnderTheRulesOfTheRawReading_too(String id, String resolved) {
+    void aDotOrEmptySegment_countsUnderTheRulesOfTheRawReading_too(String id, String resolved) {
         HttpGate gate = HttpGate.builder(ConfigParser.parse(
                         Map.of(
                                 "rule.price.match", "GET /api/items/*/price",

@@ -388,7 +388,8 @@ class RequestPathTest {
         }
     }
 
-    // --- dot-segments, plain or spelled with an escape, as a framework routing by the raw URI reads them
+    // --- dot-segments, plain or spelled with an escape, and empty segments, as a framework routing by the raw URI
+    // reads them
 
     @ParameterizedTest
     @org.junit.jupiter.params.provider.CsvSource({
@@ -406,8 +407,32 @@ class RequestPathTest {
         "/api/items/..;/price, /api/items/%2E%2E/price",
         "/api/./items, /api/%2E/items",
     })
-    void keepingDotSegments_keepsEachDotSegmentAsASegment(String raw, String key) {
-        assertThat(RequestPath.keepingDotSegments(raw)).isEqualTo(key);
+    void asRouted_keepsEachDotSegmentAsASegment(String raw, String key) {
+        assertThat(RequestPath.asRouted(raw)).isEqualTo(key);
+    }
+
+    /**
+     * Tomcat collapses {@code //} and drops a segment of path parameters alone before routing, while
+     * Jersey, RESTEasy and CXF serve {@code tags/{tag: [^/]*}/count} for it with the empty tag.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+        "/api/tags//count, /api/tags/%/count",
+        "/api/tags/;x=1/count, /api/tags/%/count",
+        "/api/tags/;/count, /api/tags/%/count",
+        "/api/tags///count, /api/tags/%/%/count",
+        "/api/tags//, /api/tags/%",
+        "/api/tags/;x=1, /api/tags/%",
+        "//api/tags, /%/api/tags",
+        "/api/tags/;x=1/../a, /api/tags/%/%2E%2E/a",
+        "/api/tags//count?x=//, /api/tags/%/count",
+    })
+    void asRouted_keepsEachEmptySegment_asAPercentSignThatOnlyAWildcardMatches(String raw, String key) {
+        assertThat(RequestPath.asRouted(raw)).isEqualTo(key);
+        assertThat(PathPattern.parse("/api/tags/*/count").matches("GET", "/api/tags/%/count"))
+                .isTrue();
+        assertThat(PathPattern.parse("/api/tags/count").matches("GET", "/api/tags/%/count"))
+                .isFalse();
     }
 
     @ParameterizedTest
@@ -420,10 +445,14 @@ class RequestPathTest {
                 "/a/%2E%2E%2E/b",
                 "/a/%2Ex/b",
                 "/a/%2",
+                // a plain trailing slash: the key drops it, as documented (it has no reading of its own)
+                "/api/tags/",
+                "/api/tags;x=1/",
+                "/api/tags/count?x=//",
                 ""
             })
-    void keepingDotSegments_isNull_withoutADotSegment(String raw) {
-        assertThat(RequestPath.keepingDotSegments(raw)).isNull();
-        assertThat(RequestPath.keepingDotSegments(null)).isNull();
+    void asRouted_isNull_withoutADotOrEmptySegment(String raw) {
+        assertThat(RequestPath.asRouted(raw)).isNull();
+        assertThat(RequestPath.asRouted(null)).isNull();
     }
 }

@@ -72,24 +72,38 @@ final class ServletRequestView implements HttpRequestView {
     }
 
     /**
-     * The request URI below the context path, still percent-encoded, when it holds a {@code %} or
-     * a segment that starts with a dot there: the core looks in it for a dot-segment, plain or
-     * spelled with an escape, which Tomcat resolves before routing ({@code /api/items/./price} and
-     * {@code /api/items/%2E/price} reach the servlet at {@code /api} as {@code /items/price}) while
-     * a framework that routes by the raw request URI, such as Jersey, serves it as {@code
-     * items/{id}/price}. The context path is the prefix of the request URI that the
-     * container matched ({@code getContextPath()}, as the client spelled it); a URI it does not
-     * start with is given whole. Null, without allocating, for a URI without {@code %} or {@code /.}.
+     * The request URI below the context path, still percent-encoded, when it holds a {@code %}, a
+     * segment that starts with a dot, or an empty segment ({@code //}, or path parameters alone:
+     * {@code /;}) there: the core looks in it for a dot-segment, plain or spelled with an escape,
+     * which Tomcat resolves before routing ({@code /api/items/./price} and {@code
+     * /api/items/%2E/price} reach the servlet at {@code /api} as {@code /items/price}), and for an
+     * empty segment, which Tomcat drops ({@code /api/tags//count} reaches it as {@code /tags/count}),
+     * while a framework that routes by the raw request URI, such as Jersey, RESTEasy or CXF, serves
+     * them as {@code items/{id}/price} or {@code tags/{tag: [^/]*}/count}. The context path is the
+     * prefix of the request URI that the container matched ({@code getContextPath()}, as the client
+     * spelled it); a URI it does not start with is given whole. Null, without allocating, for a URI
+     * without {@code %}, {@code /.}, {@code //} or {@code /;}.
      */
     @Override
     public String encodedPath() {
         String uri = request.getRequestURI();
         String context = request.getContextPath();
         int from = context != null && uri != null && uri.startsWith(context) ? context.length() : 0;
-        if (uri == null || (uri.indexOf('%', from) < 0 && uri.indexOf("/.", from) < 0)) {
+        if (uri == null) {
             return null;
         }
-        return from == 0 ? uri : uri.substring(from);
+        for (int i = from, last = uri.length() - 1; i <= last; i++) {
+            char c = uri.charAt(i);
+            if (c == '%' || (c == '/' && i < last && isSegmentStartToRead(uri.charAt(i + 1)))) {
+                return from == 0 ? uri : uri.substring(from);
+            }
+        }
+        return null;
+    }
+
+    /** After a slash: a dot-segment may start, or an empty segment ({@code //}, {@code /;}). */
+    private static boolean isSegmentStartToRead(char c) {
+        return c == '.' || c == '/' || c == ';';
     }
 
     @Override

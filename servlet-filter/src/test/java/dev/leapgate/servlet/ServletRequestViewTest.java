@@ -69,4 +69,19 @@ class ServletRequestViewTest {
         assertThat(new ServletRequestView(to("/app", "/app/static/app.js")).encodedPath())
                 .isNull();
     }
+
+    /** Tomcat drops an empty segment before routing, while a template such as {@code {tag: [^/]*}} serves it. */
+    @Test
+    void theEncodedPath_isTheRequestUriBelowTheContextPath_whenItHoldsAnEmptySegment() {
+        assertThat(new ServletRequestView(to("/app", "/app/api/tags//count")).encodedPath())
+                .isEqualTo("/api/tags//count");
+        assertThat(new ServletRequestView(to("", "/api/tags/;x=1/count")).encodedPath())
+                .isEqualTo("/api/tags/;x=1/count");
+        assertThat(new ServletRequestView(to("/app;x=1", "/app;x=1/api/tags/a/count")).encodedPath())
+                .as("path parameters in the context path alone")
+                .isNull();
+        assertThat(new ServletRequestView(to("/app", "/app/api/tags/a;x=1/count")).encodedPath())
+                .as("path parameters after a segment's text")
+                .isNull();
+    }
 }
