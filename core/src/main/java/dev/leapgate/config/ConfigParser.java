@@ -364,37 +364,50 @@ public final class ConfigParser {
      * @throws ConfigException naming the file if it cannot be read, or is no regular file or too large
      */
     static byte[] readRulesBytes(Path file) {
+        return readFileBytes(file, "rules file", "rules-file");
+    }
+
+    /**
+     * The bytes of the {@code what} ({@code rules file}) that the setting {@code setting} names: a
+     * regular file of at most {@link #MAX_RULES_FILE_BYTES}, refused unopened when it is none.
+     */
+    private static byte[] readFileBytes(Path file, String what, String setting) {
         String problem;
         try {
             BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
             if (attributes.isDirectory()) {
-                problem = "is a directory; rules-file names a file";
+                problem = "is a directory; " + setting + " names a file";
             } else if (!attributes.isRegularFile()) {
                 // Not opened at all: opening a named pipe blocks until a writer comes.
-                problem = "is not a regular file (a device, a named pipe or a socket); rules-file names a file";
+                problem = "is not a regular file (a device, a named pipe or a socket); " + setting + " names a file";
             } else if (attributes.size() > MAX_RULES_FILE_BYTES) {
-                problem = tooLarge(attributes.size() + " bytes, ");
+                problem = tooLarge(attributes.size() + " bytes, ", what);
             } else {
                 try (InputStream in = Files.newInputStream(file)) {
                     byte[] content = in.readNBytes(MAX_RULES_FILE_BYTES + 1); // it may grow while read
                     if (content.length <= MAX_RULES_FILE_BYTES) {
                         return content;
                     }
-                    problem = tooLarge("");
+                    problem = tooLarge("", what);
                 }
             }
         } catch (IOException e) {
             problem = reason(e);
         }
-        throw new ConfigException(file.toString(), List.of("cannot read rules file " + file + ": " + problem));
+        throw new ConfigException(file.toString(), List.of("cannot read " + what + " " + file + ": " + problem));
     }
 
-    private static String tooLarge(String size) {
-        return "is " + size + "larger than the 1 MiB (" + MAX_RULES_FILE_BYTES + " bytes) a rules file may have";
+    private static String tooLarge(String size, String what) {
+        return "is " + size + "larger than the 1 MiB (" + MAX_RULES_FILE_BYTES + " bytes) a " + what + " may have";
     }
 
     /** Parses the bytes read from a rules file (UTF-8) as {@link #readRulesFile} does. */
     static RuleSet parseRulesFile(Path file, byte[] content, OriginSource origin) {
+        return parseRules(utf8(file, content, "rules file"), file.toString(), origin);
+    }
+
+    /** The text of the {@code what} {@code file} whose bytes are {@code content}. */
+    private static String utf8(Path file, byte[] content, String what) {
         ByteBuffer bytes = ByteBuffer.wrap(content);
         CharBuffer text = CharBuffer.allocate(content.length);
         CoderResult result = StandardCharsets.UTF_8.newDecoder().decode(bytes, text, true);
@@ -408,17 +421,19 @@ public final class ConfigParser {
             }
             throw new ConfigException(
                     file.toString(),
-                    List.of("cannot read rules file " + file + ": not valid UTF-8 (line " + line + ", byte "
+                    List.of("cannot read " + what + " " + file + ": not valid UTF-8 (line " + line + ", byte "
                             + String.format(java.util.Locale.ROOT, "0x%02X", content[at] & 0xFF)
                             + "); save it as UTF-8, or write the character as \\uXXXX"));
         }
-        return parseRules(text.flip().toString(), file.toString(), origin);
+        return text.flip().toString();
     }
 
     /**
      * Reads a {@code .properties} file (UTF-8) with every key of the main configuration, as {@link
      * #parseProperties} does. A relative path is resolved against {@code baseDirectory}, and so is a
-     * relative {@code rules-file} named inside it; both adapters read files this way.
+     * relative {@code rules-file} named inside it (the JAX-RS provider's {@code leapgate.config-file}). Refused as a
+     * rules file is: a directory, a file that is none (a device, a named pipe: never opened), one of
+     * more than 1 MiB, or one that is not UTF-8 (with the line).
      *
      * @throws ConfigException naming the file if it cannot be read, or with every problem found
      */
@@ -426,13 +441,8 @@ public final class ConfigParser {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(baseDirectory, "baseDirectory");
         Path resolved = baseDirectory.resolve(file);
-        String text;
-        try {
-            text = Files.readString(resolved);
-        } catch (IOException e) {
-            throw new ConfigException(
-                    resolved.toString(), List.of("cannot read configuration file " + resolved + ": " + reason(e)));
-        }
+        String what = "configuration file";
+        String text = utf8(resolved, readFileBytes(resolved, what, "leapgate.config-file"), what);
         return parseProperties(text, resolved.toString()).withBaseDirectory(baseDirectory);
     }
 
