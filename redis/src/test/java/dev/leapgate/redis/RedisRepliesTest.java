@@ -15,10 +15,18 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +46,7 @@ class RedisRepliesTest {
     private static final Duration AT_ONCE = Duration.ofMillis(1500);
 
     private final Origin client = Origin.ip(IpAddress.parse("203.0.113.9"), 64);
-    private final List<AutoCloseable> resources = new java.util.ArrayList<>();
+    private final List<AutoCloseable> resources = new ArrayList<>();
     private HttpGate gate;
     private PrintStream err;
     private ByteArrayOutputStream captured;
@@ -356,11 +364,11 @@ class RedisRepliesTest {
 
         int threads = 8;
         int each = 300;
-        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads + 1);
-        List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicInteger admitted = new AtomicInteger();
+        AtomicBoolean running = new AtomicBoolean(true);
+        ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+        List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             Origin own = Origin.ip(IpAddress.parse("198.51.100." + t), 64);
             done.add(pool.submit(() -> {
@@ -375,26 +383,26 @@ class RedisRepliesTest {
                 return null;
             }));
         }
-        java.util.concurrent.Future<Integer> flusher = pool.submit(() -> {
+        Future<Integer> flusher = pool.submit(() -> {
             int flushes = 0;
             go.await();
             while (running.get()) {
                 redis.call(c -> c.scriptFlush());
                 flushes++;
-                Thread.sleep(5);
+                Thread.sleep(5); // the fault's cadence, not a wait for a condition: nothing asserted depends on it
             }
             return flushes;
         });
         go.countDown();
         try {
-            for (java.util.concurrent.Future<?> f : done) {
-                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
             }
         } finally {
             running.set(false);
             pool.shutdown();
         }
-        assertThat(flusher.get(10, java.util.concurrent.TimeUnit.SECONDS)).isPositive();
+        assertThat(flusher.get(10, TimeUnit.SECONDS)).isPositive();
         assertThat(admitted.get()).isEqualTo(threads * each);
         assertThat(stats().decidedWithoutStore()).isZero();
         assertThat(SharedLimitTest.calls(redis.call(c -> c.info("commandstats")), "eval"))
