@@ -401,7 +401,9 @@ public final class RedisWindowStore implements WindowStore {
                     .thenApply(c -> (StatefulConnection<String, String>) c)
                     .toCompletableFuture();
         }
-        future.whenComplete((c, failure) -> {
+        // Decisions wait for this stage, not for the connection: the script's SCRIPT LOAD is then
+        // sent before any decision's EVALSHA on the connection, which keeps the order.
+        CompletableFuture<StatefulConnection<String, String>> ready = future.whenComplete((c, failure) -> {
             if (failure != null) {
                 classified(failure); // a refused password is logged as what it is
                 LOG.debug("Leapgate Redis store {}: cannot connect", settings.shownUri(), failure);
@@ -419,7 +421,7 @@ public final class RedisWindowStore implements WindowStore {
                 });
             }
         });
-        connection.set(new Connecting(future, System.nanoTime()));
+        connection.set(new Connecting(ready, System.nanoTime()));
     }
 
     /**

@@ -405,9 +405,10 @@ class RedisRepliesTest {
         assertThat(flusher.get(10, TimeUnit.SECONDS)).isPositive();
         assertThat(admitted.get()).isEqualTo(threads * each);
         assertThat(stats().decidedWithoutStore()).isZero();
-        assertThat(SharedLimitTest.calls(redis.call(c -> c.info("commandstats")), "eval"))
-                .as("NOSCRIPT answered by EVAL")
-                .isPositive();
+        String stats = redis.call(c -> c.info("commandstats"));
+        assertThat(SharedLimitTest.calls(stats, "eval"))
+                .as("NOSCRIPT answered by EVAL (beyond the heartbeats' EVALs, one ZADD each)")
+                .isGreaterThan(SharedLimitTest.calls(stats, "zadd"));
         long counted = redis.call(c -> c.keys("leapgate:{o:*").stream()
                 .mapToLong(k -> SharedLimitTest.counted(c.get(k)))
                 .sum());
