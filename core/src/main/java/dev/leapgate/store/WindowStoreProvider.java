@@ -12,7 +12,8 @@ public interface WindowStoreProvider {
 
     /**
      * Opens a store. It need not be reachable yet: decisions fail (and the failure policy applies)
-     * until it is.
+     * until it is. A store may wait a short, bounded time for its connection, so that the first
+     * decisions after a start are its own; it should not wait when the connection is refused.
      *
      * @throws IllegalArgumentException if the settings are not valid for this store, naming them
      */
