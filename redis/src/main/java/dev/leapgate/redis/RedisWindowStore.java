@@ -220,7 +220,7 @@ public final class RedisWindowStore implements WindowStore {
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.enabled(timeout))
                     .build());
-            return new RedisWindowStore(cluster, settings).started();
+            return new RedisWindowStore(cluster, settings).awaitStart();
         }
         RedisURI redisUri = redisUri(uri.toString());
         RedisClient single = RedisClient.create(redisUri);
@@ -228,11 +228,11 @@ public final class RedisWindowStore implements WindowStore {
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .build());
-        return new RedisWindowStore(single, settings).started();
+        return new RedisWindowStore(single, settings).awaitStart();
     }
 
     /** This store once connected with the script loaded, or after {@link #START_WAIT}, or once either failed. */
-    private RedisWindowStore started() {
+    private RedisWindowStore awaitStart() {
         try {
             started.get(START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException | ExecutionException e) {
@@ -241,6 +241,11 @@ public final class RedisWindowStore implements WindowStore {
             Thread.currentThread().interrupt();
         }
         return this;
+    }
+
+    /** Whether the start {@link #open} waits for is over: connected with the script loaded, or failed. */
+    boolean startSettled() {
+        return started.isDone();
     }
 
     private static RedisURI redisUri(String text) {

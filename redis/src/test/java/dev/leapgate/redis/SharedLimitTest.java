@@ -342,6 +342,16 @@ class SharedLimitTest {
         }
     }
 
+    /** Redis down at a start: the refused connection ends the wait of {@code open}, not its time limit. */
+    @Test
+    void openingAStore_whereNothingListens_returnsWithItsStartSettled() throws Exception {
+        URI nothing = URI.create("redis://127.0.0.1:" + RedisProcess.freePort());
+        try (RedisWindowStore store = RedisWindowStore.open(
+                new StoreSettings(nothing, "leapgate", Duration.ofMillis(50), FailurePolicy.CLOSED, 1))) {
+            assertThat(store.startSettled()).isTrue();
+        }
+    }
+
     /**
      * A decision asked for while the store still connects (Redis did not answer within the time
      * {@code open} waits) must not find Redis without the script (an EVALSHA answered NOSCRIPT,
