@@ -447,7 +447,7 @@ public final class RedisWindowStore implements WindowStore {
                 // The script into Redis's cache now, not at the first decision: that one would wait
                 // for an EVALSHA answered NOSCRIPT, then an EVAL. Then a refund of nothing (the
                 // script reads a key, writes none) on the decisions' own path, so that its code is
-                // loaded before the first decision: at a start, 1 to 5 of a gate's first 8 decisions
+                // loaded before the first decision: at a start, 1 to 4 of a gate's first 8 decisions
                 // overran the default 50 ms budget. Best effort: a decision loads the script anyway.
                 RedisScriptingAsyncCommands<String, String> scripting = commands(c);
                 scripting.scriptLoad(SCRIPT).whenComplete((digest, notLoaded) -> {

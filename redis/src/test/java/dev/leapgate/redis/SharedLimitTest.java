@@ -322,7 +322,7 @@ class SharedLimitTest {
     /**
      * Opening a store waits (a bounded time) for the connection and the script load: a store used
      * right after it is opened decides by Redis, not by its failure policy while it connects (1 to
-     * 5 of a gate's first 8 decisions were, with the default 50 ms budget).
+     * 4 of a gate's first 8 decisions were, with the default 50 ms budget).
      */
     @Test
     void openingAStore_connectsAndLoadsTheScript_beforeItReturns() {
