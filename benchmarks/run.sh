@@ -3,7 +3,8 @@
 # summary.md (the tables of BENCHMARKS.md) into benchmarks/target/results/<run>/.
 #
 #   benchmarks/run.sh            full run: JMH 12 x 1 s warm-up, 5 x 1 s measurement, 2 forks, and
-#                                4 HTTP rounds of 20 s per mode (about 45 minutes; on a quiet machine)
+#                                4 HTTP rounds of 30 s warm-up + 20 s per mode (about 50 minutes; on a
+#                                quiet machine)
 #   benchmarks/run.sh --smoke    the same programs, short (about 6 minutes): proves that everything
 #                                runs; its numbers are not representative
 #   benchmarks/run.sh --no-build reuse benchmarks/target/benchmarks.jar
@@ -13,7 +14,8 @@
 # Environment: JAVA_HOME (or JAVA) picks the JVM; JMH_EXTRA adds JMH options (e.g. "-prof stack");
 # HTTP_JVM_OPTS replaces the HTTP servers' JVM options; HTTP_SERVER_CPUS and HTTP_WRK_CPUS pin the
 # HTTP server and wrk with taskset (CPU lists such as "1" and "0"; default: not pinned); HTTP_ROUNDS
-# replaces the number of HTTP rounds (4, or 2 with --smoke): more rounds, a steadier median.
+# replaces the number of HTTP rounds (4, or 2 with --smoke): more rounds, a steadier median;
+# HTTP_WARMUP the seconds of wrk load before each measurement (30, or 5 with --smoke).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -203,10 +205,15 @@ if runs http; then
     if [[ $mode == smoke ]]; then
       http_warmup=5 http_seconds=8 http_rounds=2
     else
-      http_warmup=10 http_seconds=20 http_rounds=4
+      # 30 s: on this 2-core machine a fresh server JVM under wrk took 20-25 s to reach its steady
+      # throughput (with or without a filter) on 2026-11-27; 10 s left part of its warm-up in the
+      # measurement, and a round's ratio then depended on how fast the JIT happened to be.
+      http_warmup=30 http_seconds=20 http_rounds=4
     fi
     http_rounds=${HTTP_ROUNDS:-$http_rounds}
     [[ $http_rounds =~ ^[1-9][0-9]*$ ]] || { echo "HTTP_ROUNDS must be a whole number of rounds, at least 1, was '$http_rounds'" >&2; exit 2; }
+    http_warmup=${HTTP_WARMUP:-$http_warmup}
+    [[ $http_warmup =~ ^[1-9][0-9]*$ ]] || { echo "HTTP_WARMUP must be a whole number of seconds, at least 1, was '$http_warmup'" >&2; exit 2; }
     # shellcheck disable=SC2206 # word splitting of HTTP_JVM_OPTS is intended
     http_jvm=(${HTTP_JVM_OPTS:--Xms1g -Xmx1g -XX:+UseG1GC})
     http_server_cpu=()
