@@ -30,7 +30,19 @@ public final class RedisProcess implements AutoCloseable {
     private final List<String> leadingArgs;
 
     private final List<String> extraArgs;
-    private Process process;
+    private volatile Process process;
+    /**
+     * Kills the server if the JVM ends before {@link #close()} (a build stopped with Ctrl+C, a test
+     * JVM that Surefire ends): no {@code redis-server} outlives the tests that started it.
+     */
+    private final Thread stopAtExit = new Thread(
+            () -> {
+                Process running = process;
+                if (running != null) {
+                    running.destroyForcibly();
+                }
+            },
+            "redis-process-stop");
 
     private RedisProcess(File binary, int port, Path dir, List<String> leadingArgs, List<String> extraArgs) {
         this.binary = binary;
@@ -96,6 +108,7 @@ public final class RedisProcess implements AutoCloseable {
 
     /** Starts {@code redis}; if it does not come up, leaves no process and no directory behind. */
     private static RedisProcess started(RedisProcess redis) throws IOException, InterruptedException {
+        Runtime.getRuntime().addShutdownHook(redis.stopAtExit);
         try {
             redis.startAgain();
             return redis;
@@ -210,8 +223,18 @@ public final class RedisProcess implements AutoCloseable {
         }
     }
 
+    /** The server's process id. */
+    public long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() throws Exception {
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopAtExit);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs, or has run, anyway
+        }
         if (process != null) {
             if (process.isAlive()) {
                 try {
