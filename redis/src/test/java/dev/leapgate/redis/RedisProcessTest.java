@@ -15,13 +15,16 @@ import org.junit.jupiter.api.Test;
 /** The test helper itself: no {@code redis-server} it starts outlives the JVM that started it. */
 class RedisProcessTest {
 
-    /** Starts a server, prints its process id, and waits to be stopped without closing it. */
+    /**
+     * Starts a server, prints its process id, and blocks on its standard input (until the test
+     * stops this JVM, or ends and closes that input) without closing the server.
+     */
     static final class Leaver {
         public static void main(String[] args) throws Exception {
             RedisProcess redis = RedisProcess.start();
             System.out.println("PID " + redis.pid());
             System.out.flush();
-            Thread.sleep(Duration.ofMinutes(5).toMillis());
+            System.in.read();
         }
     }
 
