@@ -15,7 +15,10 @@
 # HTTP_JVM_OPTS replaces the HTTP servers' JVM options; HTTP_SERVER_CPUS and HTTP_WRK_CPUS pin the
 # HTTP server and wrk with taskset (CPU lists such as "1" and "0"; default: not pinned); HTTP_ROUNDS
 # replaces the number of HTTP rounds (4, or 2 with --smoke): more rounds, a steadier median;
-# HTTP_WARMUP the seconds of wrk load before each measurement (30, or 5 with --smoke).
+# HTTP_WARMUP the seconds of wrk load before each measurement (30, or 5 with --smoke);
+# HTTP_BASELINE_JAR, another build's benchmarks.jar, adds the mode "baseline": that build's Leapgate
+# filter, run in every round beside this build's, to compare two builds; HTTP_MODES picks the modes
+# (some of "none leapgate dosfilter baseline"; default: the first three, and baseline if its jar is set).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -33,7 +36,7 @@ while (($#)); do
     --only) [[ $# -ge 2 ]] || { echo "--only needs a list of steps ($all_steps)" >&2; exit 2; }
       steps=$2; shift ;;
     --only=*) steps=${1#--only=} ;;
-    -h|--help) sed -n '2,15p' "$0" | cut -c3-; exit 0 ;;
+    -h|--help) sed -n '2,/^set /{/^#/p}' "$0" | cut -c3-; exit 0 ;;
     *) echo "unknown option: $1 (expected --smoke, --no-build, --only STEPS)" >&2; exit 2 ;;
   esac
   shift
@@ -141,13 +144,17 @@ stop_http_server() {
 }
 trap stop_http_server EXIT
 
-# Starts the server for one mode in the background; sets http_server_pid and http_url.
+# Starts the server for one mode in the background; sets http_server_pid and http_url. The mode
+# baseline is the Leapgate filter of the build in HTTP_BASELINE_JAR.
 start_http_server() {
   local mode=$1 log=$2 jfr=${3:-}
-  local opts=("${http_jvm[@]}")
+  local opts=("${http_jvm[@]}") server_jar=$jar
   [[ -n $jfr ]] && opts+=("-XX:StartFlightRecording=filename=$jfr,settings=profile,method-profiling=max,delay=${http_warmup}s,duration=${http_seconds}s")
+  if [[ $mode == baseline ]]; then
+    server_jar=$HTTP_BASELINE_JAR mode=leapgate
+  fi
   : > "$log"
-  "${http_server_cpu[@]}" "$java_cmd" "${opts[@]}" -cp "$jar" dev.leapgate.benchmarks.HttpOverheadServer "$mode" 0 \
+  "${http_server_cpu[@]}" "$java_cmd" "${opts[@]}" -cp "$server_jar" dev.leapgate.benchmarks.HttpOverheadServer "$mode" 0 \
     >> "$log" 2>&1 &
   http_server_pid=$!
   local waited=0
@@ -222,20 +229,38 @@ if runs http; then
     [[ -n ${HTTP_WRK_CPUS:-} ]] && http_wrk_cpu=(taskset -c "$HTTP_WRK_CPUS")
     wrk_threads=2
     http_wrk=(-t"$wrk_threads" -c32 --latency)
+    if [[ -n ${HTTP_BASELINE_JAR:-} ]]; then
+      [[ -f $HTTP_BASELINE_JAR ]] || { echo "HTTP_BASELINE_JAR must be a benchmarks.jar, was '$HTTP_BASELINE_JAR' (no such file)" >&2; exit 2; }
+      HTTP_BASELINE_JAR=$(realpath "$HTTP_BASELINE_JAR")
+      modes=(none leapgate dosfilter baseline)
+    else
+      modes=(none leapgate dosfilter)
+    fi
+    if [[ -n ${HTTP_MODES:-} ]]; then
+      read -r -a modes <<< "${HTTP_MODES//,/ }"
+      for m in "${modes[@]}"; do
+        [[ " none leapgate dosfilter baseline " == *" $m "* ]] \
+          || { echo "HTTP_MODES: unknown mode '$m' (expected some of: none leapgate dosfilter baseline)" >&2; exit 2; }
+        [[ $m != baseline || -n ${HTTP_BASELINE_JAR:-} ]] \
+          || { echo "HTTP_MODES: the mode baseline needs HTTP_BASELINE_JAR, another build's benchmarks.jar" >&2; exit 2; }
+      done
+    fi
     {
       echo "http:    wrk ${http_wrk[*]}, ${http_warmup} s warm-up + ${http_seconds} s per mode and round, $http_rounds rounds"
       echo "         $(wrk --version 2>&1 | head -1 | cut -d' ' -f1-2); server JVM options: ${http_jvm[*]}"
       echo "         pinning: server ${HTTP_SERVER_CPUS:-not pinned}, wrk ${HTTP_WRK_CPUS:-not pinned}"
+      echo "         modes: ${modes[*]}${HTTP_BASELINE_JAR:+ (baseline: $HTTP_BASELINE_JAR)}"
     } | tee -a "$out/environment.txt"
     mkdir -p "$out/http"
     : > "$out/http.txt"
-    modes=(none leapgate dosfilter)
     for ((round = 1; round <= http_rounds; round++)); do
       # Each mode in each place: rounds 1, 2 run the modes forward and backward; 3, 4 rotated by one.
-      shift_by=$(((round - 1) / 2))
+      shift_by=$((((round - 1) / 2) % ${#modes[@]}))
       order=("${modes[@]:shift_by}" "${modes[@]:0:shift_by}")
       if ((round % 2 == 0)); then
-        order=("${order[2]}" "${order[1]}" "${order[0]}")
+        reversed=()
+        for ((i = ${#order[@]} - 1; i >= 0; i--)); do reversed+=("${order[i]}"); done
+        order=("${reversed[@]}")
       fi
       for m in "${order[@]}"; do
         base="$out/http/round$round-$m"
@@ -255,6 +280,7 @@ if runs http; then
     done
     # Where each filter's time goes: one more server per filter, recorded by JFR while wrk runs.
     for m in leapgate dosfilter; do
+      [[ " ${modes[*]} " == *" $m "* ]] || continue
       echo "  profile: $m with JFR"
       base="$out/http/profile-$m"
       start_http_server "$m" "$base.server.log" "$base.jfr"

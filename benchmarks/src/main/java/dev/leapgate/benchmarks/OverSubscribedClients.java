@@ -228,7 +228,7 @@ public final class OverSubscribedClients {
         return most;
     }
 
-    private static int intArg(String[] args, String name, int fallback) {
+    static int intArg(String[] args, String name, int fallback) {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(name)) {
                 return Integer.parseInt(args[i + 1]);

@@ -427,6 +427,7 @@ public final class ResultsSummary {
         {"none", "no filter"},
         {"leapgate", "Leapgate filter (per-IP and global rules, admits all)"},
         {"dosfilter", "Jetty `DoSFilter` (admits all)"},
+        {"baseline", "Leapgate filter of the baseline build (`HTTP_BASELINE_JAR`)"},
     };
 
     private void http() throws IOException {
@@ -484,23 +485,33 @@ public final class ResultsSummary {
         line("");
         line("Per round, requests/s in the order run (each run is a new server JVM with its own warm-up):");
         line("");
-        line("| round | order | no filter | Leapgate | DoSFilter | Leapgate / none | Leapgate / DoSFilter | load |");
-        line("|---:|---|---:|---:|---:|---:|---:|---|");
+        boolean baseline = rps.containsKey("baseline");
+        line("| round | order | no filter | Leapgate | DoSFilter | Leapgate / none | Leapgate / DoSFilter |"
+                + (baseline ? " baseline | Leapgate / baseline |" : "") + " load |");
+        line("|---:|---|---:|---:|---:|---:|---:|" + (baseline ? "---:|---:|" : "") + "---|");
         for (int round = 1; round <= rounds; round++) {
             int r = round;
             List<HttpRun> of = runs.stream().filter(x -> x.round() == r).toList();
             Map<String, Double> by = new HashMap<>();
             of.forEach(x -> by.put(x.mode(), x.rps()));
+            double leapgate = by.getOrDefault("leapgate", Double.NaN);
             line(String.format(
                     Locale.ROOT,
-                    "| %d | %s | %s | %s | %s | %s | %s | %s |",
+                    "| %d | %s | %s | %s | %s | %s | %s |%s %s |",
                     round,
                     String.join(", ", of.stream().map(HttpRun::mode).toList()),
                     fmt(by.getOrDefault("none", Double.NaN), 0),
-                    fmt(by.getOrDefault("leapgate", Double.NaN), 0),
+                    fmt(leapgate, 0),
                     fmt(by.getOrDefault("dosfilter", Double.NaN), 0),
-                    fmt(by.getOrDefault("leapgate", Double.NaN) / by.getOrDefault("none", Double.NaN), 3),
-                    fmt(by.getOrDefault("leapgate", Double.NaN) / by.getOrDefault("dosfilter", Double.NaN), 3),
+                    fmt(leapgate / by.getOrDefault("none", Double.NaN), 3),
+                    fmt(leapgate / by.getOrDefault("dosfilter", Double.NaN), 3),
+                    baseline
+                            ? String.format(
+                                    Locale.ROOT,
+                                    " %s | %s |",
+                                    fmt(by.getOrDefault("baseline", Double.NaN), 0),
+                                    fmt(leapgate / by.getOrDefault("baseline", Double.NaN), 3))
+                            : "",
                     String.join(" ", of.stream().map(HttpRun::load).toList())));
         }
         line("");
@@ -530,6 +541,16 @@ public final class ResultsSummary {
                     fmt(ratio, 3),
                     ratio >= 1.0 ? "met" : "**missed**",
                     fmt(cpu.get("dosfilter"), 1)));
+        }
+        if (rps.containsKey("leapgate") && baseline) {
+            line(String.format(
+                    Locale.ROOT,
+                    "- This build against the baseline build: Leapgate / baseline = **%s** (medians; the rounds"
+                            + " above show the spread between runs of one build). Server CPU per request: %s µs"
+                            + " against %s µs.",
+                    fmt(rps.get("leapgate") / rps.get("baseline"), 3),
+                    fmt(cpu.get("leapgate"), 1),
+                    fmt(cpu.get("baseline"), 1)));
         }
         line("");
         for (String[] mode : HTTP_MODES) {

@@ -59,6 +59,30 @@ class ResultsSummaryHttpTest {
     }
 
     @Test
+    void aBaselineBuild_getsItsColumnsAndItsRatio() throws Exception {
+        String summary = summarize(
+                run(1, "leapgate", 9_000, 180_000, 0, 4_000),
+                run(1, "baseline", 10_000, 200_000, 0, 4_000),
+                run(2, "baseline", 9_000, 180_000, 0, 4_000),
+                run(2, "leapgate", 9_900, 198_000, 0, 4_000));
+
+        // Medians: leapgate 9,450, baseline 9,500; CPU per request 4,000 ms / 180,000 and / 198,000.
+        assertThat(summary).contains("| Leapgate filter of the baseline build (`HTTP_BASELINE_JAR`) | 9500 |");
+        assertThat(summary).contains("| baseline | Leapgate / baseline | load |");
+        assertThat(summary).contains("| 2 | baseline, leapgate | – | 9900 | – | – | – | 9000 | 1.100 | 1.00 1.00 |");
+        assertThat(summary).contains("Leapgate / baseline = **0.995**");
+        assertThat(summary).contains("Server CPU per request: 21.2 µs against 21.1 µs");
+    }
+
+    @Test
+    void withoutABaseline_noBaselineColumns() throws Exception {
+        String summary =
+                summarize(run(1, "none", 10_000, 80_000, 0, 2_000), run(1, "leapgate", 9_800, 78_400, 0, 2_000));
+
+        assertThat(summary).doesNotContain("baseline");
+    }
+
+    @Test
     void rejectedRequestsVoidTheMeasurement() throws Exception {
         String summary =
                 summarize(run(1, "none", 10_000, 80_000, 0, 2_000), run(1, "leapgate", 10_000, 80_000, 5, 2_000));
