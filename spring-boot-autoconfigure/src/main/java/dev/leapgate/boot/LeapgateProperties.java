@@ -389,7 +389,8 @@ public class LeapgateProperties {
      * binds; a setting written twice in one file in spellings Boot reads as one; two rules whose
      * names, written in files, differ only in dashes, underscores or case; a value of
      * application.yml that YAML 1.1 read as another number or as a boolean from another word than
-     * true or false ({@link WrittenYaml}; the reader is given its text as written). The copy Boot
+     * true or false, or a rule name YAML read so ({@link WrittenYaml}; the reader is given a value's
+     * text as written). The copy Boot
      * binds of a rule under the name an environment variable spells it with is left out.
      *
      * @throws ConfigException with every problem, each naming its leapgate. property
@@ -399,6 +400,7 @@ public class LeapgateProperties {
         problems.addAll(settingsWrittenTwice(sources));
         Set<String> written = ruleNamesWritten(sources);
         problems.addAll(rulesSharingSettings(written));
+        problems.addAll(WrittenYaml.misreadRuleNames(sources));
         Map<String, String> settings = settings();
         // The copy Boot binds of a rule whose name an environment variable spells in its own way
         // (LEAPGATE_RULE_APIOTHER_LIMIT for api_other, LEAPGATE_RULE_LOGIN_LIMIT for Login): the

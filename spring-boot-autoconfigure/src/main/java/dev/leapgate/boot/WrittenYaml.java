@@ -3,18 +3,41 @@ package dev.leapgate.boot;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.OriginLookup;
 import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.boot.origin.TextResourceOrigin;
+import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.io.Resource;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.nodes.MappingNode;
+import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.nodes.NodeTuple;
+import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.Tag;
 
 /**
- * A {@code leapgate.*} value of application.yml as written in the file. application.yml is read as
+ * A {@code leapgate.*} value or rule name of application.yml as written in the file. application.yml is read as
  * YAML 1.1, which takes an unquoted {@code 010} for the octal number 8, {@code 0x10} for 16, {@code
  * 1:30} for 90 (base 60), {@code 1_000} for 1000 and {@code on}, {@code yes}, {@code off}, {@code no}
  * for booleans; Boot hands on the number or boolean, not the text. Leapgate's values are text for
@@ -78,9 +101,7 @@ final class WrittenYaml {
             return null;
         }
         TextResourceOrigin origin = textOrigin(property);
-        String file = origin.getResource().getFilename() != null
-                ? origin.getResource().getFilename()
-                : origin.getResource().getDescription();
+        String file = fileName(origin.getResource());
         return key + ": '" + written + "' is read by YAML 1.1 as " + value + ", not as written (" + file + ", line "
                 + (origin.getLocation().getLine() + 1) + "); write the value in quotes, '" + written
                 + "', for Leapgate to read it as written";
@@ -100,9 +121,117 @@ final class WrittenYaml {
         return true;
     }
 
+    /** A rule's setting whose rule name YAML read as something other than text: Boot writes it in brackets. */
+    private static final Pattern RULE_NAMED_BY_VALUE = Pattern.compile("leapgate\\.rule\\[([^\\]]*)]\\..+");
+
+    private static final String RULE = "leapgate.rule";
+
+    /**
+     * Rule names of application.yml (a key under {@code leapgate.rule}) that YAML 1.1 read as
+     * something other than written: on, yes, off and no are booleans, 010 the number 8, 1_000 the
+     * number 1000, ~ is null, and Boot names the rule by the value: a rule written {@code on:} ran as
+     * the rule true, so named in its headers, status and metrics, and out of reach of an environment
+     * variable written for on. A name written true or 8 is as written. Read, with the YAML reader Boot
+     * reads the file with, from the files of {@code sources} that hold such a rule (Boot gives its
+     * name in brackets: {@code leapgate.rule[true].match}).
+     */
+    static List<String> misreadRuleNames(Iterable<ConfigurationPropertySource> sources) {
+        Map<Resource, Set<String>> namedByValue = new LinkedHashMap<>();
+        for (ConfigurationPropertySource source : sources) {
+            if (!(source.getUnderlyingSource() instanceof EnumerablePropertySource<?> enumerable)
+                    || enumerable instanceof SystemEnvironmentPropertySource) {
+                continue;
+            }
+            for (String key : enumerable.getPropertyNames()) {
+                Matcher rule = RULE_NAMED_BY_VALUE.matcher(key.toLowerCase(Locale.ROOT));
+                TextResourceOrigin origin = rule.matches() ? textOrigin(OriginLookup.getOrigin(enumerable, key)) : null;
+                String file = origin == null
+                        ? ""
+                        : String.valueOf(origin.getResource().getFilename());
+                if (file.endsWith(".yml") || file.endsWith(".yaml")) {
+                    namedByValue
+                            .computeIfAbsent(origin.getResource(), r -> new LinkedHashSet<>())
+                            .add(rule.group(1));
+                }
+            }
+        }
+        List<String> problems = new ArrayList<>();
+        // Only here is SnakeYAML needed, which an application without a YAML file may not have.
+        namedByValue.forEach((file, names) -> problems.addAll(RuleNames.misread(file, names)));
+        return problems;
+    }
+
+    /** The rule names of a YAML file, read with SnakeYAML, as Boot reads the file. */
+    private static final class RuleNames {
+
+        private RuleNames() {}
+
+        /** The rule names of the YAML {@code file} written otherwise than YAML read them as one of {@code names}. */
+        static List<String> misread(Resource file, Set<String> names) {
+            List<String> problems = new ArrayList<>();
+            Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()));
+            try (Reader reader = new InputStreamReader(file.getInputStream(), StandardCharsets.UTF_8)) {
+                for (Node document : yaml.composeAll(reader)) {
+                    for (ScalarNode written : ruleNameNodes(document, "")) {
+                        String name = String.valueOf(yaml.<Object>load(written.getValue()));
+                        if (names.contains(name.toLowerCase(Locale.ROOT)) && !name.equals(written.getValue())) {
+                            problems.add(RULE + "." + name + ": the rule name '" + written.getValue()
+                                    + "' is read by YAML 1.1 as " + name + ", not as written (" + fileName(file)
+                                    + ", line " + (written.getStartMark().getLine() + 1)
+                                    + "); write the name in quotes, '"
+                                    + written.getValue() + "', for the rule to be named as written");
+                        }
+                    }
+                }
+            } catch (IOException | RuntimeException unreadable) { // Boot read it; changed since, it is not Boot's now
+                return problems;
+            }
+            return problems;
+        }
+
+        /**
+         * The keys under {@code leapgate.rule} in the mapping {@code node} at {@code path} (dotted keys
+         * as written, which Boot joins with nested ones) that YAML reads as other than text: plain
+         * scalars whose tag is not a string's.
+         */
+        static List<ScalarNode> ruleNameNodes(Node node, String path) {
+            List<ScalarNode> found = new ArrayList<>();
+            if (!(node instanceof MappingNode mapping)) {
+                return found;
+            }
+            for (NodeTuple tuple : mapping.getValue()) {
+                if (!(tuple.getKeyNode() instanceof ScalarNode key)) {
+                    continue;
+                }
+                String at = (path.isEmpty() ? "" : path + ".") + key.getValue().toLowerCase(Locale.ROOT);
+                if (at.equals(RULE) && tuple.getValueNode() instanceof MappingNode rules) {
+                    for (NodeTuple rule : rules.getValue()) {
+                        if (rule.getKeyNode() instanceof ScalarNode name
+                                && name.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN
+                                && !Tag.STR.equals(name.getTag())) {
+                            found.add(name);
+                        }
+                    }
+                } else if (RULE.startsWith(at + ".")) {
+                    found.addAll(ruleNameNodes(tuple.getValueNode(), at));
+                }
+            }
+            return found;
+        }
+    }
+
+    private static String fileName(Resource file) {
+        return file.getFilename() != null ? file.getFilename() : file.getDescription();
+    }
+
     /** The place in a text file {@code property} was read from; null if it was not read from one. */
     private static TextResourceOrigin textOrigin(ConfigurationProperty property) {
-        Origin from = property.getOrigin(); // a PropertySourceOrigin, around the file's
+        return textOrigin(property.getOrigin());
+    }
+
+    /** The place in a text file {@code origin} is in; null if it is in none. */
+    private static TextResourceOrigin textOrigin(Origin start) {
+        Origin from = start; // a PropertySourceOrigin, around the file's
         while (from != null && !(from instanceof TextResourceOrigin)) {
             from = from instanceof PropertySourceOrigin wrapped ? wrapped.getOrigin() : from.getParent();
         }

@@ -229,6 +229,61 @@ class ApplicationYmlTest {
                 .contains("in quotes"));
     }
 
+    /**
+     * A rule name is a key of YAML, which YAML 1.1 reads as it reads a value: a rule written on: ran
+     * as the rule true (so named in its headers, status and metrics, and out of reach of an
+     * environment variable written for on), 010: as the rule 8, ~: as the rule null.
+     */
+    @Test
+    void aRuleNameThatYaml11ReadsAsABooleanOrAnotherNumber_failsTheStart_namingTheNameAsWritten() {
+        String rule = "\n      match: GET /ok\n      limit: 2/1m\n";
+        Map<String, String> cases = new java.util.LinkedHashMap<>();
+        cases.put(
+                "leapgate:\n  rule:\n    on:" + rule,
+                "leapgate.rule.true: the rule name 'on' is read by YAML 1.1 as true, not as written (application.yml,"
+                        + " line 3); write the name in quotes, 'on', for the rule to be named as written");
+        cases.put(
+                "leapgate:\n  rule:\n    api:" + rule + "    Off:" + rule,
+                "the rule name 'Off' is read by YAML 1.1 as false");
+        cases.put(
+                "leapgate:\n  rule:\n    010:" + rule, "leapgate.rule.8: the rule name '010' is read by YAML 1.1 as 8");
+        cases.put("leapgate:\n  rule:\n    1_000:" + rule, "the rule name '1_000' is read by YAML 1.1 as 1000");
+        cases.put("leapgate:\n  rule:\n    ~:" + rule, "the rule name '~' is read by YAML 1.1 as null");
+        cases.put("leapgate.rule:\n  yes:" + rule, "the rule name 'yes' is read by YAML 1.1 as true");
+        cases.put(
+                "leapgate:\n  rule: {no: {match: GET /ok, limit: 2/1m}}\n",
+                "the rule name 'no' is read by YAML 1.1 as false, not as written (application.yml, line 2)");
+        cases.put(
+                "spring.application.name: demo\n---\nleapgate:\n  rule:\n    on:" + rule,
+                "the rule name 'on' is read by YAML 1.1 as true, not as written (application.yml, line 5)");
+        cases.forEach((yml, expected) -> assertThat(failure(yml)).as(yml).contains(expected));
+    }
+
+    /** A rule name YAML reads as written (true, 8), or one in quotes, names the rule as written. */
+    @Test
+    void aRuleNameReadAsWritten_orInQuotes_namesTheRule() throws Exception {
+        try (BootApps.Running app = start("""
+                leapgate:
+                  rule:
+                    true:
+                      match: GET /ok
+                      limit: 2/1m
+                    8:
+                      match: /eight/**
+                      limit: 8/1m
+                    'on':
+                      match: /on/**
+                      limit: 3/1m
+                    "010":
+                      match: /octal/**
+                      limit: 4/1m
+                """)) {
+            assertThat(app.bean(HttpGate.class).rules().rules())
+                    .extracting(FlowRule::name, FlowRule::limit)
+                    .containsExactlyInAnyOrder(tuple("true", 2L), tuple("8", 8L), tuple("on", 3L), tuple("010", 4L));
+        }
+    }
+
     /** A value YAML reads as written (or as the same number), or one in quotes, is Leapgate's to read. */
     @Test
     void aNumberWrittenInDecimal_orAValueInQuotes_isReadAsWritten() throws Exception {
