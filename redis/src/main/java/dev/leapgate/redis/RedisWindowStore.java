@@ -197,10 +197,11 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
-     * Opens a store, and waits up to {@link #START_WAIT} for the connection and the script load, so
-     * that the first decisions after a start are Redis's, not the failure policy's while the client
-     * connects. Redis need not be reachable: when it refuses the connection (down, or a wrong
-     * password) the store returns at once, and the failure policy decides until Redis is reached.
+     * Opens a store, and waits up to {@link #START_WAIT} for the connection, the script load and one
+     * decision that writes nothing, so that the first decisions after a start are Redis's, not the
+     * failure policy's while the client connects and the decisions' code loads. Redis need not be
+     * reachable: when it refuses the connection (down, or a wrong password) the store returns at
+     * once, and the failure policy decides until Redis is reached.
      *
      * @throws IllegalArgumentException if the URI is not one Lettuce can use
      */
@@ -231,10 +232,30 @@ public final class RedisWindowStore implements WindowStore {
         return new RedisWindowStore(single, settings).awaitStart();
     }
 
-    /** This store once connected with the script loaded, or after {@link #START_WAIT}, or once either failed. */
+    /** The window of the decision {@link #awaitStart} makes (2 permits), which Redis rejects and writes nothing for. */
+    private static final SharedWindow START_DECISION = new SharedWindow("start", 1_000_000, 1, 1);
+
+    /** Its key, after the prefix. */
+    private static final String START_KEY = "start";
+
+    /**
+     * This store once connected with the script loaded and one decision made, or after {@link
+     * #START_WAIT}, or once either failed.
+     */
     private RedisWindowStore awaitStart() {
         try {
+            long deadline = System.nanoTime() + START_WAIT.toNanos();
             started.get(START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            CompletableFuture<StatefulConnection<String, String>> c = connection();
+            if (c.isDone() && !c.isCompletedExceptionally()) {
+                // One decision on the decisions' own path, so that its code is loaded before the
+                // first decision: at a start, 1 to 4 of a gate's first 8 decisions overran the
+                // default 50 ms budget, and the first took 23-38 ms with only the script loaded.
+                // 2 permits against a limit of 1: rejected, so nothing is written.
+                tryAcquire(START_DECISION, START_KEY, 2)
+                        .toCompletableFuture()
+                        .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
         } catch (TimeoutException | ExecutionException e) {
             // Not reached yet: decisions go by the failure policy, which logs it, until it is.
         } catch (InterruptedException e) {
@@ -445,20 +466,14 @@ public final class RedisWindowStore implements WindowStore {
                 loaded.complete(null);
             } else {
                 // The script into Redis's cache now, not at the first decision: that one would wait
-                // for an EVALSHA answered NOSCRIPT, then an EVAL. Then a refund of nothing (the
-                // script reads a key, writes none) on the decisions' own path, so that its code is
-                // loaded before the first decision: at a start, 1 to 4 of a gate's first 8 decisions
-                // overran the default 50 ms budget. Best effort: a decision loads the script anyway.
+                // for an EVALSHA answered NOSCRIPT, then an EVAL. Best effort: a decision loads the
+                // script anyway.
                 RedisScriptingAsyncCommands<String, String> scripting = commands(c);
                 scripting.scriptLoad(SCRIPT).whenComplete((digest, notLoaded) -> {
                     if (notLoaded != null) {
                         LOG.debug("Leapgate Redis store {}: script not loaded", settings.shownUri(), notLoaded);
                     }
-                    run(
-                            c,
-                            new String[] {prefix + "start"},
-                            new String[] {"r", "0", "0"},
-                            (nothing, failed) -> loaded.complete(null));
+                    loaded.complete(null);
                 });
             }
         });
