@@ -674,9 +674,10 @@ public final class RedisWindowStore implements WindowStore {
      * does a decision a full Redis refused ({@link Full}): Redis answered at once, and still
      * decides every rejection (a write it refuses is an admission's); an open breaker would send
      * those to the failure policy too, a fresh local share for a client Redis counts at its limit.
-     * Nor one refused for its key alone ({@code WRONGTYPE}, another application's key): Redis
-     * answered at once, and decides every other key; an open breaker would send every shared rule
-     * to its failure policy for as long as that key is there (with {@code open}, no limit at all).
+     * Nor one refused for its key alone ({@code WRONGTYPE}, another application's key; {@code
+     * NOPERM} for a key the user's ACL does not cover): Redis answered at once, and decides every
+     * other key; an open breaker would send every shared rule to its failure policy for as long as
+     * that key is there (with {@code open}, no limit at all).
      */
     private Waiter waiter(int permits) {
         long start = System.nanoTime();
@@ -917,6 +918,21 @@ public final class RedisWindowStore implements WindowStore {
         } else if (error.startsWith("WRONGPASS") || error.contains("without any password configured")) {
             kind = "WRONGPASS";
             what = "Redis refused the user name or password of the URI";
+        } else if ((error.startsWith("NOPERM") || error.contains("-NOPERM"))
+                && error.contains("access")
+                && keys != null) {
+            // Refused for its keys, not its command: an ACL key pattern narrower than the prefix.
+            // Redis's error names no key, and decides every key the user may use.
+            kind = "NOPERM-KEYS";
+            what = "the URI's Redis user may not use "
+                    + (keys.length == 1 ? "the key " + keys[0] : "one of the keys " + String.join(", ", keys))
+                    + ": its ACL key patterns do not cover the store's key prefix (store-key-prefix = '"
+                    + settings.keyPrefix() + "'); allow it the keys ~" + prefix + "*";
+            scope = "every decision on a key it may not use goes by its rule's store-on-failure"
+                    + (keys[0].equals(prefix + "instances")
+                            ? ", and the instances are not counted (store-instances = auto): each counts itself"
+                                    + " alone, and a local share is the whole limit"
+                            : "");
         } else if (error.startsWith("NOPERM")
                 || error.contains("-NOPERM")
                 || error.contains("The user executing the script can't")) { // refused within the script
@@ -969,7 +985,7 @@ public final class RedisWindowStore implements WindowStore {
                     message,
                     scope);
         }
-        return new Misconfigured(message, failure, kind.equals("WRONGTYPE"));
+        return new Misconfigured(message, failure, kind.equals("WRONGTYPE") || kind.equals("NOPERM-KEYS"));
     }
 
     /**
@@ -990,8 +1006,9 @@ public final class RedisWindowStore implements WindowStore {
     /** A failure no retry mends: the store is set up wrong. */
     private static final class Misconfigured extends Named {
         /**
-         * Whether Redis answered the command, but for its key alone ({@code WRONGTYPE}): not a
-         * failure of Redis, which the circuit breaker does not count ({@link #waiter}).
+         * Whether Redis answered the command, but for its key alone ({@code WRONGTYPE}, or a
+         * {@code NOPERM} for a key the user may not use): not a failure of Redis, which the circuit
+         * breaker does not count ({@link #waiter}).
          */
         final boolean oneKey;
 

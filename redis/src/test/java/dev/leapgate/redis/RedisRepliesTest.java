@@ -1,6 +1,7 @@
 package dev.leapgate.redis;
 
 import static dev.leapgate.redis.Polling.eventually;
+import static dev.leapgate.redis.SharedLimitTest.counted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.Decision;
@@ -11,6 +12,7 @@ import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.stats.StoreStats;
+import io.lettuce.core.AclSetuserArgs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -175,6 +177,60 @@ class RedisRepliesTest {
                 .as("the login rule's decisions made without the store")
                 .isZero();
         assertThat(stats().available()).isTrue();
+    }
+
+    /**
+     * The URI's Redis user may use some of the store's keys only (an ACL key pattern narrower than
+     * the key prefix: here the per-client keys alone): the rule whose key it may not use goes by its
+     * failure policy, the others stay shared, and the cause is logged once at ERROR, naming a key
+     * and the pattern to allow. The circuit breaker used to count the refusals (NOPERM) as failures
+     * of Redis, open, and send every shared rule to its failure policy.
+     */
+    @Test
+    void aUserAllowedSomeOfTheStoresKeysOnly_leavesTheRulesWithAllowedKeysShared() throws Exception {
+        RedisProcess redis = started(RedisProcess::start);
+        redis.call(c -> c.aclSetuser(
+                "clients",
+                AclSetuserArgs.Builder.on()
+                        .addPassword("pw")
+                        .keyPattern("leapgate:{o:*")
+                        .allCommands()));
+        captureLog();
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", "redis://clients:pw@127.0.0.1:" + redis.port());
+        settings.put("store-timeout", BUDGET.toMillis() + "ms");
+        settings.put("store-on-failure", "open");
+        settings.put("store-instances", "2");
+        settings.put("rule.search.match", "GET /search");
+        settings.put("rule.search.limit", "1000/1m");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "1000/1m");
+        settings.put("rule.login.scope", "per-origin");
+        gate = HttpGate.builder(ConfigParser.parse(settings, "test")).build();
+        for (int i = 0; i < 40; i++) {
+            for (int j = 0; j < 3; j++) {
+                Decision d = gate.enter("GET", "/search", client);
+                if (d instanceof Entry entry) {
+                    entry.close();
+                }
+            }
+            assertThat(atOnce(client)).isInstanceOf(Entry.class);
+        }
+        assertThat(gate.store("search").orElseThrow().decidedWithoutStore()).isEqualTo(120);
+        assertThat(stats().decidedWithoutStore())
+                .as("the login rule's decisions made without the store")
+                .isZero();
+        assertThat(stats().available()).isTrue();
+        assertThat(counted(redis.call(c -> c.get("leapgate:{o:203.0.113.9}:login:6000x10"))))
+                .as("the login rule's admissions, counted in Redis")
+                .isEqualTo(40);
+        assertThat(logged("ERROR"))
+                .as("logged once at ERROR, naming a key the user may not use and the pattern to allow")
+                .singleElement()
+                .asString()
+                .contains("NOPERM")
+                .contains("leapgate:")
+                .contains("~leapgate:*");
     }
 
     /**

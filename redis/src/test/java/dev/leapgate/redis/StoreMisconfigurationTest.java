@@ -88,7 +88,7 @@ class StoreMisconfigurationTest {
                 "no password    | redis://127.0.0.1:{port}                  | requires a password",
                 "wrong password | redis://:wrong-pw@127.0.0.1:{port}        | refused the user name or password",
                 "no scripts     | redis://noscripts:pw@127.0.0.1:{port}     | may not do what the store needs",
-                "other keys     | redis://otherkeys:pw@127.0.0.1:{port}     | may not do what the store needs",
+                "other keys     | redis://otherkeys:pw@127.0.0.1:{port}     | allow it the keys ~leapgate:*",
                 "a replica      | redis://127.0.0.1:{replica}               | read-only replica",
                 "no database 16 | redis://:{pw}@127.0.0.1:{port}/16         | database 16",
             })
