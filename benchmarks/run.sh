@@ -238,11 +238,15 @@ if runs http; then
     fi
     if [[ -n ${HTTP_MODES:-} ]]; then
       read -r -a modes <<< "${HTTP_MODES//,/ }"
+      ((${#modes[@]} > 0)) || { echo "HTTP_MODES names no mode (expected some of: none leapgate dosfilter baseline)" >&2; exit 2; }
+      seen=" "
       for m in "${modes[@]}"; do
         [[ " none leapgate dosfilter baseline " == *" $m "* ]] \
           || { echo "HTTP_MODES: unknown mode '$m' (expected some of: none leapgate dosfilter baseline)" >&2; exit 2; }
         [[ $m != baseline || -n ${HTTP_BASELINE_JAR:-} ]] \
           || { echo "HTTP_MODES: the mode baseline needs HTTP_BASELINE_JAR, another build's benchmarks.jar" >&2; exit 2; }
+        [[ $seen != *" $m "* ]] || { echo "HTTP_MODES: the mode '$m' is named twice" >&2; exit 2; }
+        seen+="$m "
       done
     fi
     {
@@ -254,7 +258,9 @@ if runs http; then
     mkdir -p "$out/http"
     : > "$out/http.txt"
     for ((round = 1; round <= http_rounds; round++)); do
-      # Each mode in each place: rounds 1, 2 run the modes forward and backward; 3, 4 rotated by one.
+      # Rounds 1, 2 run the modes forward and backward; 3, 4 the same rotated by one. Over four
+      # rounds, with three modes each runs in each place; with two or four, of each two modes the
+      # summary compares (Leapgate and no filter, Leapgate and the baseline) each runs first twice.
       shift_by=$((((round - 1) / 2) % ${#modes[@]}))
       order=("${modes[@]:shift_by}" "${modes[@]:0:shift_by}")
       if ((round % 2 == 0)); then

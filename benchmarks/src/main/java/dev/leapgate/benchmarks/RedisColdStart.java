@@ -8,9 +8,9 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.redis.RedisProcess;
 import dev.leapgate.stats.StoreStats;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,15 +56,25 @@ public final class RedisColdStart {
                 command.add(System.getProperty("java.class.path"));
                 command.add(RedisColdStart.class.getName());
                 command.addAll(List.of("--start", redis.uri(), "--decisions", Integer.toString(decisions)));
-                Process child =
-                        new ProcessBuilder(command).redirectErrorStream(true).start();
-                try (BufferedReader out =
-                        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-                    out.lines().filter(line -> line.startsWith("start:")).forEach(System.out::println);
-                }
-                if (!child.waitFor(60, TimeUnit.SECONDS) || child.exitValue() != 0) {
-                    child.destroyForcibly();
-                    throw new IllegalStateException("start " + (i + 1) + " failed");
+                Path output = Files.createTempFile("leapgate-cold-start", ".log");
+                try {
+                    Process child = new ProcessBuilder(command)
+                            .redirectErrorStream(true)
+                            .redirectOutput(output.toFile())
+                            .start();
+                    boolean ended = child.waitFor(60, TimeUnit.SECONDS);
+                    if (!ended) {
+                        child.destroyForcibly().waitFor();
+                    }
+                    List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);
+                    if (!ended || child.exitValue() != 0) {
+                        lines.forEach(System.out::println);
+                        throw new IllegalStateException(
+                                "start " + (i + 1) + (ended ? " failed (its output above)" : " did not end in 60 s"));
+                    }
+                    lines.stream().filter(line -> line.startsWith("start:")).forEach(System.out::println);
+                } finally {
+                    Files.deleteIfExists(output);
                 }
             }
         }

@@ -258,6 +258,9 @@ public final class RedisWindowStore implements WindowStore {
             }
         } catch (TimeoutException | ExecutionException e) {
             // Not reached yet: decisions go by the failure policy, which logs it, until it is.
+        } catch (RuntimeException e) {
+            // Not thrown by anything known; the store is made, and decides, all the same.
+            LOG.debug("Leapgate Redis store {}: the start's decision failed", settings.shownUri(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -918,9 +921,7 @@ public final class RedisWindowStore implements WindowStore {
         } else if (error.startsWith("WRONGPASS") || error.contains("without any password configured")) {
             kind = "WRONGPASS";
             what = "Redis refused the user name or password of the URI";
-        } else if ((error.startsWith("NOPERM") || error.contains("-NOPERM"))
-                && error.contains("access")
-                && keys != null) {
+        } else if (keys != null && refusedForKeys(error)) {
             // Refused for its keys, not its command: an ACL key pattern narrower than the prefix.
             // Redis's error names no key, and decides every key the user may use.
             kind = "NOPERM-KEYS";
@@ -935,7 +936,8 @@ public final class RedisWindowStore implements WindowStore {
                             : "");
         } else if (error.startsWith("NOPERM")
                 || error.contains("-NOPERM")
-                || error.contains("The user executing the script can't")) { // refused within the script
+                || error.contains("The user executing the script can't") // refused within the script
+                || error.contains("ACL failure in script")) { // so worded by Redis 7
             kind = "NOPERM";
             what = "the URI's Redis user may not do what the store needs: run its scripts (EVALSHA, EVAL,"
                     + " SCRIPT LOAD) on the keys " + prefix + "* (GET, SET, TIME; ZADD, ZREMRANGEBYSCORE,"
@@ -968,7 +970,32 @@ public final class RedisWindowStore implements WindowStore {
         } else {
             return failure;
         }
+        if (keys != null
+                && keys[0].equals(prefix + START_KEY)
+                && (kind.equals("WRONGTYPE") || kind.equals("NOPERM-KEYS"))) {
+            // The start's decision: a refusal of its key alone says nothing of the rules' keys, and
+            // logged, it would take the one message of its kind that a refused rule key should have.
+            LOG.debug("Leapgate Redis store {}: the start's decision was refused ({})", settings.shownUri(), error);
+            return new Misconfigured(error, failure, true);
+        }
         return misconfigured(kind, what, error, scope, failure);
+    }
+
+    /**
+     * Whether Redis's {@code error} refuses a command for its keys (an ACL key pattern that does not
+     * cover them), not for the command itself ("no permissions to run the 'evalsha' command"), in
+     * the words of Redis 6.2 and 7: "no permissions to access one of the keys used as arguments",
+     * "No permissions to access a key", "... to access the 'k' key", and within a script "can't
+     * access at least one of the keys".
+     */
+    static boolean refusedForKeys(String error) {
+        if (error.contains("to run the")) {
+            return false;
+        }
+        return error.contains("to access one of the keys")
+                || error.contains("to access a key")
+                || error.contains("access at least one of the keys")
+                || error.contains("to access the '") && error.contains("' key");
     }
 
     /**

@@ -229,8 +229,9 @@ class RedisRepliesTest {
                 .singleElement()
                 .asString()
                 .contains("NOPERM")
-                .contains("leapgate:")
-                .contains("~leapgate:*");
+                .contains("may not use the key leapgate:{r:search}:search:6000x10")
+                .contains("~leapgate:*")
+                .doesNotContain("leapgate:start"); // the start's own decision, refused too, is not the rules'
     }
 
     /**

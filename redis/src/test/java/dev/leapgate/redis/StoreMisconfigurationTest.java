@@ -148,4 +148,28 @@ class StoreMisconfigurationTest {
                 .doesNotContain("Unable to connect");
         assertThat(log).doesNotContain(PASSWORD).doesNotContain("wrong-pw");
     }
+
+    /**
+     * Redis's ACL refusals, in the words of 6.2 and 7: one for the keys fails the decisions on those
+     * keys alone, one for the command every decision (the circuit breaker counts it). A user name
+     * may hold "access" ({@code dataaccess}), and a refused database is no key.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            quoteCharacter = '"',
+            value = {
+                "NOPERM this user has no permissions to access one of the keys used as arguments | true",
+                "NOPERM No permissions to access a key | true",
+                "NOPERM No permissions to access the 'leapgate:{r:a}:a:6000x10' key | true",
+                "ERR Error running script: The user executing the script can't access at least one of the keys"
+                        + " mentioned in the command | true",
+                "NOPERM this user has no permissions to run the 'evalsha' command or its subcommand | false",
+                "NOPERM User dataaccess has no permissions to run the 'evalsha' command | false",
+                "NOPERM No permissions to access database | false",
+                "ERR ACL failure in script: User dataaccess has no permissions to run the 'time' command | false",
+            })
+    void aRefusalForKeys_isToldFromARefusalForTheCommand(String error, boolean forKeys) {
+        assertThat(RedisWindowStore.refusedForKeys(error)).isEqualTo(forKeys);
+    }
 }

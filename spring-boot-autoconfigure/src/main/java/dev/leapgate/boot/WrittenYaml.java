@@ -9,11 +9,9 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -34,6 +32,7 @@ import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
+import org.yaml.snakeyaml.nodes.SequenceNode;
 import org.yaml.snakeyaml.nodes.Tag;
 
 /**
@@ -136,7 +135,9 @@ final class WrittenYaml {
      * name in brackets: {@code leapgate.rule[true].match}).
      */
     static List<String> misreadRuleNames(Iterable<ConfigurationPropertySource> sources) {
-        Map<Resource, Set<String>> namedByValue = new LinkedHashMap<>();
+        // Per file, each such name and the lines its settings were read from (which tell the
+        // documents of the file Boot loaded from those it left out, another profile's).
+        Map<Resource, Map<String, List<Integer>>> namedByValue = new LinkedHashMap<>();
         for (ConfigurationPropertySource source : sources) {
             if (!(source.getUnderlyingSource() instanceof EnumerablePropertySource<?> enumerable)
                     || enumerable instanceof SystemEnvironmentPropertySource) {
@@ -150,8 +151,9 @@ final class WrittenYaml {
                         : String.valueOf(origin.getResource().getFilename());
                 if (file.endsWith(".yml") || file.endsWith(".yaml")) {
                     namedByValue
-                            .computeIfAbsent(origin.getResource(), r -> new LinkedHashSet<>())
-                            .add(rule.group(1));
+                            .computeIfAbsent(origin.getResource(), r -> new LinkedHashMap<>())
+                            .computeIfAbsent(rule.group(1), n -> new ArrayList<>())
+                            .add(origin.getLocation().getLine());
                 }
             }
         }
@@ -166,20 +168,28 @@ final class WrittenYaml {
 
         private RuleNames() {}
 
-        /** The rule names of the YAML {@code file} written otherwise than YAML read them as one of {@code names}. */
-        static List<String> misread(Resource file, Set<String> names) {
+        /**
+         * The rule names of the YAML {@code file} written otherwise than YAML read them, as one of
+         * {@code names} (lower case) whose settings were read from the same document of the file.
+         */
+        static List<String> misread(Resource file, Map<String, List<Integer>> names) {
             List<String> problems = new ArrayList<>();
             Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()));
             try (Reader reader = new InputStreamReader(file.getInputStream(), StandardCharsets.UTF_8)) {
                 for (Node document : yaml.composeAll(reader)) {
+                    int first = document.getStartMark().getLine();
+                    int last = document.getEndMark().getLine();
                     for (ScalarNode written : ruleNameNodes(document, "")) {
-                        String name = String.valueOf(yaml.<Object>load(written.getValue()));
-                        if (names.contains(name.toLowerCase(Locale.ROOT)) && !name.equals(written.getValue())) {
+                        String name = readAs(yaml, written.getValue());
+                        List<Integer> lines = name == null ? null : names.get(name.toLowerCase(Locale.ROOT));
+                        if (lines != null
+                                && !name.equals(written.getValue())
+                                && lines.stream().anyMatch(line -> line >= first && line <= last)) {
                             problems.add(RULE + "." + name + ": the rule name '" + written.getValue()
                                     + "' is read by YAML 1.1 as " + name + ", not as written (" + fileName(file)
                                     + ", line " + (written.getStartMark().getLine() + 1)
-                                    + "); write the name in quotes, '"
-                                    + written.getValue() + "', for the rule to be named as written");
+                                    + "); write the name in quotes, '" + written.getValue()
+                                    + "', for the rule to be named as written");
                         }
                     }
                 }
@@ -189,10 +199,19 @@ final class WrittenYaml {
             return problems;
         }
 
+        /** The plain scalar {@code text} as YAML reads it, as text; null if it reads as no scalar. */
+        private static String readAs(Yaml yaml, String text) {
+            try {
+                return String.valueOf(yaml.<Object>load(text));
+            } catch (RuntimeException notAScalar) {
+                return null;
+            }
+        }
+
         /**
          * The keys under {@code leapgate.rule} in the mapping {@code node} at {@code path} (dotted keys
          * as written, which Boot joins with nested ones) that YAML reads as other than text: plain
-         * scalars whose tag is not a string's.
+         * scalars whose tag is not a string's; also in the mappings merged in ({@code <<: *rules}).
          */
         static List<ScalarNode> ruleNameNodes(Node node, String path) {
             List<ScalarNode> found = new ArrayList<>();
@@ -204,19 +223,33 @@ final class WrittenYaml {
                     continue;
                 }
                 String at = (path.isEmpty() ? "" : path + ".") + key.getValue().toLowerCase(Locale.ROOT);
-                if (at.equals(RULE) && tuple.getValueNode() instanceof MappingNode rules) {
-                    for (NodeTuple rule : rules.getValue()) {
-                        if (rule.getKeyNode() instanceof ScalarNode name
-                                && name.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN
-                                && !Tag.STR.equals(name.getTag())) {
-                            found.add(name);
-                        }
-                    }
+                if (at.equals(RULE)) {
+                    names(tuple.getValueNode(), found);
                 } else if (RULE.startsWith(at + ".")) {
                     found.addAll(ruleNameNodes(tuple.getValueNode(), at));
                 }
             }
             return found;
+        }
+
+        /** The keys of the rules' mapping {@code rules} that YAML reads as other than text, into {@code found}. */
+        private static void names(Node rules, List<ScalarNode> found) {
+            if (rules instanceof SequenceNode merged) { // <<: [*a, *b]
+                merged.getValue().forEach(node -> names(node, found));
+            }
+            if (!(rules instanceof MappingNode mapping)) {
+                return;
+            }
+            for (NodeTuple rule : mapping.getValue()) {
+                if (!(rule.getKeyNode() instanceof ScalarNode name)) {
+                    continue;
+                }
+                if (Tag.MERGE.equals(name.getTag())) {
+                    names(rule.getValueNode(), found);
+                } else if (name.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN && !Tag.STR.equals(name.getTag())) {
+                    found.add(name);
+                }
+            }
         }
     }
 

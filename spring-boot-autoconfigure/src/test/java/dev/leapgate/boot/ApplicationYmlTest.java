@@ -256,7 +256,37 @@ class ApplicationYmlTest {
         cases.put(
                 "spring.application.name: demo\n---\nleapgate:\n  rule:\n    on:" + rule,
                 "the rule name 'on' is read by YAML 1.1 as true, not as written (application.yml, line 5)");
+        cases.put(
+                "base: &base\n  api:\n    match: /api/**\n    limit: 5/1m\n"
+                        + "leapgate:\n  rule:\n    <<: *base\n    yes:" + rule,
+                "the rule name 'yes' is read by YAML 1.1 as true, not as written (application.yml, line 8)");
+        cases.put(
+                "base: &base\n  off:\n    match: /api/**\n    limit: 5/1m\nleapgate:\n  rule:\n    <<: *base\n",
+                "the rule name 'off' is read by YAML 1.1 as false, not as written (application.yml, line 2)");
         cases.forEach((yml, expected) -> assertThat(failure(yml)).as(yml).contains(expected));
+    }
+
+    /** A document of the file that Boot does not load (another profile's) is not this start's to report. */
+    @Test
+    void aRuleNameInADocumentOfAnotherProfile_isNotReported() throws Exception {
+        try (BootApps.Running app = start("""
+                leapgate:
+                  rule:
+                    true:
+                      match: GET /ok
+                      limit: 2/1m
+                ---
+                spring.config.activate.on-profile: other
+                leapgate:
+                  rule:
+                    on:
+                      match: GET /on
+                      limit: 3/1m
+                """)) {
+            assertThat(app.bean(HttpGate.class).rules().rules())
+                    .extracting(FlowRule::name, FlowRule::limit)
+                    .containsExactly(tuple("true", 2L));
+        }
     }
 
     /** A rule name YAML reads as written (true, 8), or one in quotes, names the rule as written. */
