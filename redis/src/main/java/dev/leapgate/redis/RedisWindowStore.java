@@ -250,8 +250,9 @@ public final class RedisWindowStore implements WindowStore {
             if (c.isDone() && !c.isCompletedExceptionally()) {
                 // One decision on the decisions' own path, so that its code is loaded before the
                 // first decision: at a start, 1 to 4 of a gate's first 8 decisions overran the
-                // default 50 ms budget, and the first took 23-38 ms with only the script loaded.
-                // 2 permits against a limit of 1: rejected, so nothing is written.
+                // default 50 ms budget; with a no-op sent straight on the connection instead, the
+                // first still took 34 ms (median; 25.5 ms with this, BENCHMARKS.md). 2 permits
+                // against a limit of 1: rejected, so nothing is written.
                 tryAcquire(START_DECISION, START_KEY, 2)
                         .toCompletableFuture()
                         .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -36,12 +36,13 @@ import org.yaml.snakeyaml.nodes.SequenceNode;
 import org.yaml.snakeyaml.nodes.Tag;
 
 /**
- * A {@code leapgate.*} value or rule name of application.yml as written in the file. application.yml is read as
- * YAML 1.1, which takes an unquoted {@code 010} for the octal number 8, {@code 0x10} for 16, {@code
- * 1:30} for 90 (base 60), {@code 1_000} for 1000 and {@code on}, {@code yes}, {@code off}, {@code no}
- * for booleans; Boot hands on the number or boolean, not the text. Leapgate's values are text for
- * its own reader, the same on every surface, so a value YAML read as something other than written
- * is reported, with the text from the file (the value's origin: the file and the place in it).
+ * A {@code leapgate.*} value or rule name of application.yml as written in the file. application.yml
+ * is read as YAML 1.1, which takes an unquoted {@code 010} for the octal number 8, {@code 0x10} for
+ * 16, {@code 1:30} for 90 (base 60), {@code 1_000} for 1000 and {@code on}, {@code yes}, {@code off},
+ * {@code no} for booleans; Boot hands on the number or boolean, not the text. Leapgate's values are
+ * text for its own reader, the same on every surface, so a value YAML read as something other than
+ * written is reported, with the text from the file (the value's origin: the file and the place in
+ * it); so is a rule name, a key, which YAML reads the same way.
  */
 final class WrittenYaml {
 
