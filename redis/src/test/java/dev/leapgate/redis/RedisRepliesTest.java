@@ -152,8 +152,19 @@ class RedisRepliesTest {
     void oneRulesKeyOfAnotherType_leavesTheOtherRulesShared() throws Exception {
         RedisProcess redis = started(RedisProcess::start);
         redis.call(c -> c.hset("leapgate:{r:search}:search:6000x10", "owner", "another application"));
+        searchOnlyByItsFailurePolicy(redis.uri());
+    }
+
+    /**
+     * A gate on {@code store} with a rule that counts everyone together ({@code GET /search}) and a
+     * per-client one ({@code POST /login}), both shared, {@code store-on-failure = open}; 40 rounds
+     * of three searches and a login, for a store that fails the search rule's key alone. Checks that
+     * every search was decided by the failure policy, and every login by Redis, at once, the store
+     * still available.
+     */
+    private void searchOnlyByItsFailurePolicy(String store) {
         Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("store", redis.uri());
+        settings.put("store", store);
         settings.put("store-timeout", BUDGET.toMillis() + "ms");
         settings.put("store-on-failure", "open");
         settings.put("store-instances", "2");
@@ -196,31 +207,7 @@ class RedisRepliesTest {
                         .keyPattern("leapgate:{o:*")
                         .allCommands()));
         captureLog();
-        Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("store", "redis://clients:pw@127.0.0.1:" + redis.port());
-        settings.put("store-timeout", BUDGET.toMillis() + "ms");
-        settings.put("store-on-failure", "open");
-        settings.put("store-instances", "2");
-        settings.put("rule.search.match", "GET /search");
-        settings.put("rule.search.limit", "1000/1m");
-        settings.put("rule.login.match", "POST /login");
-        settings.put("rule.login.limit", "1000/1m");
-        settings.put("rule.login.scope", "per-origin");
-        gate = HttpGate.builder(ConfigParser.parse(settings, "test")).build();
-        for (int i = 0; i < 40; i++) {
-            for (int j = 0; j < 3; j++) {
-                Decision d = gate.enter("GET", "/search", client);
-                if (d instanceof Entry entry) {
-                    entry.close();
-                }
-            }
-            assertThat(atOnce(client)).isInstanceOf(Entry.class);
-        }
-        assertThat(gate.store("search").orElseThrow().decidedWithoutStore()).isEqualTo(120);
-        assertThat(stats().decidedWithoutStore())
-                .as("the login rule's decisions made without the store")
-                .isZero();
-        assertThat(stats().available()).isTrue();
+        searchOnlyByItsFailurePolicy("redis://clients:pw@127.0.0.1:" + redis.port());
         assertThat(counted(redis.call(c -> c.get("leapgate:{o:203.0.113.9}:login:6000x10"))))
                 .as("the login rule's admissions, counted in Redis")
                 .isEqualTo(40);
