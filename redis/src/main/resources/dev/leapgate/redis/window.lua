@@ -1,10 +1,11 @@
 -- Leapgate's shared window: one decision, or one refund, as one atomic step in Redis.
 --
 -- KEYS[1]  the window's key. Its value is text: "<head>:<c0>,<c1>,...|<older>", the newest
---          bucket's number, the permits counted in it and in each older bucket of the window,
---          newest first (trailing zeros left out), and the sum of c1, c2, ... (left out with them
---          when only c0 counts): "59901904:1", "59901914:3,0,1|1", about 35 bytes for a full
---          window of 11 buckets. An admission into a new window, or into a window whose newest
+--          bucket's number in hexadecimal, the permits counted in it and in each older bucket of
+--          the window in decimal, newest first (trailing zeros left out), and the sum of c1, c2,
+--          ... (left out with them when only c0 counts): "39207d0:1", "39207da:3,0,1|1", at most
+--          44 bytes for a full window of 11 buckets counting two digits each, which Redis keeps
+--          in one allocation with its object (a longer string takes a second: 8 bytes more). An admission into a new window, or into a window whose newest
 --          bucket is current, reads head, c0 and older and rewrites c0 alone; an admission into a
 --          window that has moved on cuts the counts that fall out off the text and subtracts them
 --          from the sum (the common cases: no list parsed into a table or rebuilt from one); a
@@ -61,11 +62,11 @@ if not refund then
     local old = redis.call('GET', KEYS[2])
     local oh, olist
     if old then
-      oh, olist = string.match(old, '^(%d+):([%d,]+)')
+      oh, olist = string.match(old, '^(%x+):([%d,]+)')
     end
     if oh then
       local olength = tonumber(ARGV[8])
-      local ohead = tonumber(oh)
+      local ohead = tonumber(oh, 16)
       local at = math.max(math.floor(now / olength), ohead)
       local counted, bucket = 0, ohead
       for c in string.gmatch(olist, '%d+') do
@@ -75,7 +76,7 @@ if not refund then
         bucket = bucket - 1
       end
       if counted > 0 then
-        value = math.floor(((at + 1) * olength - 1) / length) .. ':' .. counted
+        value = string.format('%x', math.floor(((at + 1) * olength - 1) / length)) .. ':' .. counted
         inherited = true
       end
     end
@@ -86,13 +87,13 @@ if not refund then
     local permits = tonumber(ARGV[2])
     if not value then
       if permits <= limit then
-        redis.call('SET', key, e .. ':' .. permits, 'PX', ARGV[6])
+        redis.call('SET', key, string.format('%x', e) .. ':' .. permits, 'PX', ARGV[6])
         return {e, now, 1, limit - permits, 0}
       end
     else
-      local h, c0, rest = string.match(value, '^(%d+):(%d+)(.*)$')
+      local h, c0, rest = string.match(value, '^(%x+):(%d+)(.*)$')
       local older = h and (rest == '' and 0 or tonumber(string.match(rest, '|(%d+)$')))
-      local head = older and tonumber(h)
+      local head = older and tonumber(h, 16)
       if head == e then
         local used = tonumber(c0) + older + permits
         if used <= limit then
@@ -122,7 +123,7 @@ if not refund then
           end
         end
         if counted + permits <= limit then
-          local text = e .. ':' .. permits
+          local text = string.format('%x', e) .. ':' .. permits
           if counted > 0 then
             while string.sub(kept, -2) == ',0' do
               kept = string.sub(kept, 1, -3)
@@ -141,9 +142,9 @@ end
 local head = -1
 local counts = {}
 if value then
-  local h, list = string.match(value, '^(%d+):([%d,]+)')
+  local h, list = string.match(value, '^(%x+):([%d,]+)')
   if h then
-    head = tonumber(h)
+    head = tonumber(h, 16)
     for c in string.gmatch(list, '%d+') do
       counts[#counts + 1] = tonumber(c)
     end
@@ -160,7 +161,7 @@ local function store(...)
   for i = 2, n do
     older = older + counts[i]
   end
-  local text = head .. ':' .. table.concat(counts, ',')
+  local text = string.format('%x', head) .. ':' .. table.concat(counts, ',')
   if n > 1 then
     text = text .. '|' .. older
   end

@@ -17,7 +17,8 @@ import redis.embedded.core.ExecutableProvider;
  * A real {@code redis-server} for a test or a benchmark, on a free loopback port, without
  * persistence: the binary that {@code embedded-redis} ships in its jar (Redis 6.2, Linux x86-64),
  * or the one named by the environment variable {@code LEAPGATE_REDIS_SERVER} or the system property
- * {@code leapgate.redis.server}. With the system property {@code leapgate.redis.cpus} (e.g. {@code
+ * {@code leapgate.redis.server}; with the system property {@code leapgate.redis.version} (the
+ * Redis 7 run of the tests sets it), a binary of that major version ({@link RedisVersion}). With the system property {@code leapgate.redis.cpus} (e.g. {@code
  * 0}) it runs under {@code taskset -c}, on cores of its own. The caller can pause it (SIGSTOP),
  * resume it, kill it and start it again on the same port; {@link #close()} stops it.
  */
@@ -123,6 +124,10 @@ public final class RedisProcess implements AutoCloseable {
     }
 
     private static File binary() throws IOException {
+        String version = System.getProperty("leapgate.redis.version");
+        if (version != null && !version.isBlank()) {
+            return RedisVersion.required(version);
+        }
         String named = System.getProperty("leapgate.redis.server", System.getenv("LEAPGATE_REDIS_SERVER"));
         File binary = named != null && !named.isBlank()
                 ? new File(named)

@@ -56,6 +56,15 @@ class StoreMisconfigurationTest {
             connection
                     .sync()
                     .aclSetuser(
+                            "notime", // refused within the script, whose first call is TIME
+                            AclSetuserArgs.Builder.on()
+                                    .addPassword("pw")
+                                    .allKeys()
+                                    .allCommands()
+                                    .removeCommand(CommandType.TIME));
+            connection
+                    .sync()
+                    .aclSetuser(
                             "otherkeys",
                             AclSetuserArgs.Builder.on()
                                     .addPassword("pw")
@@ -88,6 +97,7 @@ class StoreMisconfigurationTest {
                 "no password    | redis://127.0.0.1:{port}                  | requires a password",
                 "wrong password | redis://:wrong-pw@127.0.0.1:{port}        | refused the user name or password",
                 "no scripts     | redis://noscripts:pw@127.0.0.1:{port}     | may not do what the store needs",
+                "no TIME        | redis://notime:pw@127.0.0.1:{port}        | may not do what the store needs",
                 "other keys     | redis://otherkeys:pw@127.0.0.1:{port}     | allow it the keys ~leapgate:*",
                 "a replica      | redis://127.0.0.1:{replica}               | read-only replica",
                 "no database 16 | redis://:{pw}@127.0.0.1:{port}/16         | database 16",
@@ -164,6 +174,10 @@ class StoreMisconfigurationTest {
                 "NOPERM No permissions to access the 'leapgate:{r:a}:a:6000x10' key | true",
                 "ERR Error running script: The user executing the script can't access at least one of the keys"
                         + " mentioned in the command | true",
+                "ERR The user executing the script can't access at least one of the keys mentioned in the command"
+                        + " arguments script: 88e6839f3e4e04bee31533e0e43673007a2f9f91, on @user_script:1. | true",
+                "ERR The user executing the script can't run this command or subcommand script:"
+                        + " 104ae65debf45156ded1e8e613705534c8e62c17, on @user_script:1. | false",
                 "NOPERM this user has no permissions to run the 'evalsha' command or its subcommand | false",
                 "NOPERM User dataaccess has no permissions to run the 'evalsha' command | false",
                 "NOPERM No permissions to access database | false",

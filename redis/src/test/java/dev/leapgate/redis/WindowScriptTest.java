@@ -278,7 +278,13 @@ class WindowScriptTest {
             timeless(key);
             String at = "step " + step + " at " + now + " us, " + permits + " permits";
             assertThat(verdict.admitted()).as(at).isEqualTo(ticket >= 0);
-            assertCanonical(connection.sync().get("script-test:" + key), at);
+            String value = connection.sync().get("script-test:" + key);
+            assertCanonical(value, at);
+            if (verdict.admitted()) {
+                assertThat(Long.parseLong(value.substring(0, value.indexOf(':')), 16))
+                        .as("the newest bucket, in hexadecimal, %s", at)
+                        .isEqualTo(verdict.bucket());
+            }
             if (ticket >= 0) {
                 admissions++;
                 assertThat(verdict.remaining()).as(at).isEqualTo(local.remainingAfter(ticket));
@@ -371,10 +377,11 @@ class WindowScriptTest {
 
     /**
      * The window's text is in its one form, whichever path of the script wrote it: {@code
-     * head:c0}, or {@code head:c0,...,cn|sum} with {@code cn > 0} and the sum of {@code c1..cn}.
+     * head:c0}, or {@code head:c0,...,cn|sum} with {@code cn > 0} and the sum of {@code c1..cn},
+     * the head in hexadecimal (lower case), the counts in decimal.
      */
     private static void assertCanonical(String value, String at) {
-        assertThat(value).as(at).matches("\\d+:\\d+(,\\d+)*(\\|\\d+)?");
+        assertThat(value).as(at).matches("[0-9a-f]+:\\d+(,\\d+)*(\\|\\d+)?");
         String[] counts =
                 value.substring(value.indexOf(':') + 1).split("\\|")[0].split(",");
         if (counts.length == 1) {
