@@ -1,15 +1,19 @@
 -- Leapgate's shared window: one decision, or one refund, as one atomic step in Redis.
 --
--- KEYS[1]  the window's key. Its value is text: "<head>:<c0>,<c1>,...|<older>", the newest
+-- KEYS[1]  the window's key. Its value is text: "<head>;<c0>,<c1>,...|<older>", the newest
 --          bucket's number in hexadecimal, the permits counted in it and in each older bucket of
 --          the window in decimal, newest first (trailing zeros left out), and the sum of c1, c2,
---          ... (left out with them when only c0 counts): "39207d0:1", "39207da:3,0,1|1", at most
---          44 bytes for a full window of 11 buckets counting two digits each, which Redis keeps
---          in one allocation with its object (a longer string takes a second: 8 bytes more). An admission into a new window, or into a window whose newest
---          bucket is current, reads head, c0 and older and rewrites c0 alone; an admission into a
---          window that has moved on cuts the counts that fall out off the text and subtracts them
---          from the sum (the common cases: no list parsed into a table or rebuilt from one); a
---          rejection, several decisions at once and a refund read the whole list.
+--          ... (left out with them when only c0 counts): "39207d0;1", "39207da;3,0,1|1". With
+--          6 s buckets (the default window's) a full window of 11 buckets counting two digits each
+--          is 44 bytes, which Redis keeps in one allocation with its object; a longer string takes
+--          a second (10 to 16 bytes more, MEMORY USAGE on Redis 6.2 and 7.0). Earlier builds wrote
+--          the head in decimal, followed by ':': such a value is not read (its window starts
+--          afresh), where read as hexadecimal it would lie decades ahead. An admission into a new
+--          window, or into a window whose newest bucket is current, reads head, c0 and older and
+--          rewrites c0 alone; an admission into a window that has moved on cuts the counts that
+--          fall out off the text and subtracts them from the sum (the common cases: no list parsed
+--          into a table or rebuilt from one); a rejection, several decisions at once and a refund
+--          read the whole list.
 -- Decide:  ARGV = 'a', permits (one number, or several separated by commas: decisions made one
 --          after the other, at the same instant), limit, bucket length (us), span, ttl (ms)
 --          [, now (us), for tests, or '' [, the previous bucket length (us), the previous span]]
@@ -62,7 +66,7 @@ if not refund then
     local old = redis.call('GET', KEYS[2])
     local oh, olist
     if old then
-      oh, olist = string.match(old, '^(%x+):([%d,]+)')
+      oh, olist = string.match(old, '^(%x+);([%d,]+)')
     end
     if oh then
       local olength = tonumber(ARGV[8])
@@ -76,7 +80,7 @@ if not refund then
         bucket = bucket - 1
       end
       if counted > 0 then
-        value = string.format('%x', math.floor(((at + 1) * olength - 1) / length)) .. ':' .. counted
+        value = string.format('%x', math.floor(((at + 1) * olength - 1) / length)) .. ';' .. counted
         inherited = true
       end
     end
@@ -87,17 +91,17 @@ if not refund then
     local permits = tonumber(ARGV[2])
     if not value then
       if permits <= limit then
-        redis.call('SET', key, string.format('%x', e) .. ':' .. permits, 'PX', ARGV[6])
+        redis.call('SET', key, string.format('%x', e) .. ';' .. permits, 'PX', ARGV[6])
         return {e, now, 1, limit - permits, 0}
       end
     else
-      local h, c0, rest = string.match(value, '^(%x+):(%d+)(.*)$')
+      local h, c0, rest = string.match(value, '^(%x+);(%d+)(.*)$')
       local older = h and (rest == '' and 0 or tonumber(string.match(rest, '|(%d+)$')))
       local head = older and tonumber(h, 16)
       if head == e then
         local used = tonumber(c0) + older + permits
         if used <= limit then
-          redis.call('SET', key, h .. ':' .. (tonumber(c0) + permits) .. rest, 'KEEPTTL')
+          redis.call('SET', key, h .. ';' .. (tonumber(c0) + permits) .. rest, 'KEEPTTL')
           return {e, now, 1, limit - used, 0}
         end
       elseif head and head < e then
@@ -123,7 +127,7 @@ if not refund then
           end
         end
         if counted + permits <= limit then
-          local text = string.format('%x', e) .. ':' .. permits
+          local text = string.format('%x', e) .. ';' .. permits
           if counted > 0 then
             while string.sub(kept, -2) == ',0' do
               kept = string.sub(kept, 1, -3)
@@ -142,7 +146,7 @@ end
 local head = -1
 local counts = {}
 if value then
-  local h, list = string.match(value, '^(%x+):([%d,]+)')
+  local h, list = string.match(value, '^(%x+);([%d,]+)')
   if h then
     head = tonumber(h, 16)
     for c in string.gmatch(list, '%d+') do
@@ -161,7 +165,7 @@ local function store(...)
   for i = 2, n do
     older = older + counts[i]
   end
-  local text = string.format('%x', head) .. ':' .. table.concat(counts, ',')
+  local text = string.format('%x', head) .. ';' .. table.concat(counts, ',')
   if n > 1 then
     text = text .. '|' .. older
   end

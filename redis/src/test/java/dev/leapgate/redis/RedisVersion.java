@@ -33,7 +33,9 @@ final class RedisVersion {
         String named = System.getenv(variable);
         File binary = new File(named != null && !named.isBlank() ? named : "/usr/bin/redis-server");
         if (found == null) {
-            found = binary.canExecute() ? version(binary) : "none at " + binary;
+            found = binary.canExecute()
+                    ? version(binary)
+                    : binary.exists() ? binary + ", which is not executable" : "none at " + binary;
         }
         if (!found.startsWith(major + ".")) {
             String message = "the Redis " + major + " run of the Redis tests needs redis-server " + major

@@ -316,7 +316,7 @@ class SharedLimitTest {
             }
         }
         String value = redis.call(c -> c.get("leapgate:" + key));
-        assertThat(value).isEqualTo("39207da:90,90,90,90,90,90,90,90,90,90,90|900"); // 59901914 in hexadecimal
+        assertThat(value).isEqualTo("39207da;90,90,90,90,90,90,90,90,90,90,90|900"); // 59901914 in hexadecimal
         long memory = redis.<Long>call(c -> c.memoryUsage("leapgate:" + key));
         assertThat(memory).as("MEMORY USAGE of one client's full window").isLessThanOrEqualTo(150);
     }
@@ -518,7 +518,7 @@ class SharedLimitTest {
     static long counted(String window) {
         long sum = 0;
         int end = window.indexOf('|');
-        for (String count : window.substring(window.indexOf(':') + 1, end < 0 ? window.length() : end)
+        for (String count : window.substring(window.indexOf(';') + 1, end < 0 ? window.length() : end)
                 .split(",")) {
             sum += Long.parseLong(count);
         }

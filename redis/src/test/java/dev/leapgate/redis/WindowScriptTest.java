@@ -281,7 +281,7 @@ class WindowScriptTest {
             String value = connection.sync().get("script-test:" + key);
             assertCanonical(value, at);
             if (verdict.admitted()) {
-                assertThat(Long.parseLong(value.substring(0, value.indexOf(':')), 16))
+                assertThat(Long.parseLong(value.substring(0, value.indexOf(';')), 16))
                         .as("the newest bucket, in hexadecimal, %s", at)
                         .isEqualTo(verdict.bucket());
             }
@@ -356,6 +356,35 @@ class WindowScriptTest {
     }
 
     /**
+     * A window written by an earlier build (its head in decimal, then {@code :}), in a Redis shared
+     * across an upgrade: read as this build's hexadecimal head, it would lie decades ahead, every
+     * permit counted into it, its key kept for decades, its client rejected until then. It is not
+     * read: the window starts afresh, with the TTL of a window.
+     */
+    @Test
+    void aWindowWrittenByAnEarlierBuild_startsAfresh_notDecadesAhead() throws Exception {
+        SharedWindow shared = SharedWindow.of("earlier", WindowSpec.of(Duration.ofMinutes(1)), 5); // 6 s buckets
+        String key = "{o:earlier}" + shared.keySuffix();
+        long now = 10_012_140L * 6_000_000L; // microseconds: bucket 10012140, late 2026
+        connection.sync().set("script-test:" + key, "10012140:4,0,1|1"); // 5 counted, the limit
+        for (int i = 1; i <= 5; i++) {
+            Verdict verdict =
+                    store.decide(shared, key, 1, now + i).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(verdict.admitted()).as("decision %d", i).isTrue();
+            assertThat(verdict.bucket()).isEqualTo(10_012_140L);
+            assertThat(verdict.remaining()).isEqualTo(5 - i);
+        }
+        assertThat(store.decide(shared, key, 1, now + 6)
+                        .toCompletableFuture()
+                        .get(5, TimeUnit.SECONDS)
+                        .admitted())
+                .as("the sixth, over the limit")
+                .isFalse();
+        assertThat(connection.sync().get("script-test:" + key)).isEqualTo("98c5ec;5"); // 10012140 in hexadecimal
+        assertThat(connection.sync().pttl("script-test:" + key)).isBetween(1L, shared.ttlMillis());
+    }
+
+    /**
      * A Redis whose clock reads a time before the store's origin (2025-01-01; a host whose clock
      * was lost, before NTP set it) decides nothing, and says why: it used to write negative
      * bucket numbers that the next call could not read (a fresh window at every call, the limit
@@ -377,13 +406,13 @@ class WindowScriptTest {
 
     /**
      * The window's text is in its one form, whichever path of the script wrote it: {@code
-     * head:c0}, or {@code head:c0,...,cn|sum} with {@code cn > 0} and the sum of {@code c1..cn},
+     * head;c0}, or {@code head;c0,...,cn|sum} with {@code cn > 0} and the sum of {@code c1..cn},
      * the head in hexadecimal (lower case), the counts in decimal.
      */
     private static void assertCanonical(String value, String at) {
-        assertThat(value).as(at).matches("[0-9a-f]+:\\d+(,\\d+)*(\\|\\d+)?");
+        assertThat(value).as(at).matches("[0-9a-f]+;\\d+(,\\d+)*(\\|\\d+)?");
         String[] counts =
-                value.substring(value.indexOf(':') + 1).split("\\|")[0].split(",");
+                value.substring(value.indexOf(';') + 1).split("\\|")[0].split(",");
         if (counts.length == 1) {
             assertThat(value).as(at).doesNotContain("|");
             return;
