@@ -62,13 +62,14 @@ import reactor.core.Disposable;
  * answers {@code NOSCRIPT}, after a restart or a {@code SCRIPT FLUSH}): on Redis's own clock
  * ({@code TIME}, in microseconds) it drops the buckets that left the window, sums the rest, and
  * counts the permits if they fit, in one atomic step (3 Redis commands: {@code TIME}, {@code GET},
- * {@code SET ... PX} or {@code KEEPTTL}). A window is one short string: its newest bucket's number (hexadecimal), the counts of the
- * buckets it counts, newest first, and the sum of the older ones ({@code 39207da;3,0,1|1}; an
- * admission in the current bucket rewrites the first count alone), with a TTL of the window and a
- * bucket or two, set by the first admission in each new bucket (the others keep it, {@code
- * KEEPTTL}), so that idle clients vanish. Keys are {@code <prefix>:{o:<client>}:<rule>:<bucket ms>x<span>} for a per-client
- * window and {@code <prefix>:{r:<rule>}:...} for a rule that counts everyone together: the braces
- * are a Redis Cluster hash tag, so all of one client's windows are in one slot.
+ * {@code SET ... PX} or {@code KEEPTTL}). A window is one short string: its newest bucket's number
+ * (hexadecimal), the counts of the buckets it counts, newest first, and the sum of the older ones
+ * ({@code 39207da;3,0,1|1}; an admission in the current bucket rewrites the first count alone),
+ * with a TTL of the window and a bucket or two, set by the first admission in each new bucket (the
+ * others keep it, {@code KEEPTTL}), so that idle clients vanish. Keys are {@code
+ * <prefix>:{o:<client>}:<rule>:<bucket ms>x<span>} for a per-client window and {@code
+ * <prefix>:{r:<rule>}:...} for a rule that counts everyone together: the braces are a Redis
+ * Cluster hash tag, so all of one client's windows are in one slot.
  *
  * <h2>Coalescing</h2>
  *

@@ -18,8 +18,9 @@ import redis.embedded.core.ExecutableProvider;
  * persistence: the binary that {@code embedded-redis} ships in its jar (Redis 6.2, Linux x86-64),
  * or the one named by the environment variable {@code LEAPGATE_REDIS_SERVER} or the system property
  * {@code leapgate.redis.server}; with the system property {@code leapgate.redis.version} (the
- * Redis 7 run of the tests sets it), a binary of that major version ({@link RedisVersion}). With the system property {@code leapgate.redis.cpus} (e.g. {@code
- * 0}) it runs under {@code taskset -c}, on cores of its own. The caller can pause it (SIGSTOP),
+ * Redis 7 run of the tests sets it), a binary of that major version ({@link RedisVersion}). With
+ * the system property {@code leapgate.redis.cpus} (e.g. {@code 0}) it runs under {@code taskset
+ * -c}, on cores of its own. The caller can pause it (SIGSTOP),
  * resume it, kill it and start it again on the same port; {@link #close()} stops it.
  */
 public final class RedisProcess implements AutoCloseable {

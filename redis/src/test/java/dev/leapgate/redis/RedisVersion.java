@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * A {@code redis-server} of a required major version, for the run of the Redis tests on Redis 7
  * (the redis module's second Surefire execution, {@code redis-7}): the binary named by the
- * environment variable {@code LEAPGATE_REDIS<major>_SERVER} ({@code LEAPGATE_REDIS7_SERVER}), else {@code /usr/bin/redis-server}
- * (Debian's package {@code redis-server}, 7.0 on Debian 12, which {@code .ci/run} installs). A
+ * environment variable {@code LEAPGATE_REDIS<major>_SERVER} ({@code LEAPGATE_REDIS7_SERVER}), else
+ * {@code /usr/bin/redis-server} (Debian's package {@code redis-server}, 7.0 on Debian 12, which
+ * {@code .ci/run} installs). A
  * missing binary, or one of another version, fails the test when the environment variable {@code
  * CI} is set and skips it otherwise, with a message saying what to install. Only the tests load
  * this class (it uses JUnit): {@link RedisProcess} calls it only when a version is asked for.
