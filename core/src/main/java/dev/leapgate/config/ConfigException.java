@@ -13,7 +13,7 @@ import java.util.Objects;
  * <pre>
  * 2 problems in leapgate.properties:
  *   - line 3: rule.login.limit: '5/1d' is not a limit (window '1d': unknown unit 'd'); expected ...
- *   - line 7: rule.login.on-excss: unknown setting; did you mean rule.login.on-excess?
+ *   - line 7: rule.login.on-excss: unknown rule setting 'on-excss'; did you mean rule.login.on-excess?
  * </pre>
  */
 public final class ConfigException extends RuntimeException {

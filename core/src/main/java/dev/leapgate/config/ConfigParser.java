@@ -626,7 +626,8 @@ public final class ConfigParser {
                 new MonitoringSettings(rejectionLog, Optional.ofNullable(statusPath), statusAllow, statusHosts),
                 Optional.ofNullable(store)
                         .map(uri ->
-                                new StoreSettings(uri, storeKeyPrefix, storeTimeout, storeOnFailure, storeInstances)));
+                                new StoreSettings(uri, storeKeyPrefix, storeTimeout, storeOnFailure, storeInstances)),
+                rulesNoneSetting != null);
     }
 
     /** Exemptions that cover nearly everyone, and entries that can never match the origin. */
@@ -1036,9 +1037,9 @@ public final class ConfigParser {
                             + problems.key("rule.login." + key));
             return;
         }
-        int dot = key.indexOf('.');
-        if (dot > 0 && Spelling.nearest(key.substring(0, dot), List.of("rule")) != null) {
-            problems.add(s, "unknown key; did you mean " + problems.key("rule." + key.substring(dot + 1)) + "?");
+        String meant = meantRuleKey(key);
+        if (meant != null) {
+            problems.add(s, "unknown key; did you mean " + problems.key(meant) + "?");
             return;
         }
         String near = Spelling.nearest(key, keys);
@@ -1049,6 +1050,43 @@ public final class ConfigParser {
                         : "unknown key; expected " + problems.key("rule.<name>.<setting>") + " or "
                                 + ValueSyntax.oneOf(
                                         keys.stream().map(problems::key).toList()));
+    }
+
+    /**
+     * The rule key that {@code key}, not one, was probably meant to be, or null: {@code
+     * rules.login.limit} or {@code rul.login.limit} is {@code rule.login.limit}; {@code
+     * rule-login.limit} and {@code rule_login.limit} (the name's dot mistyped) are too, and so is
+     * {@code rulelogin.limit}; {@code rul.limit} and {@code rules.limit} are {@code
+     * rule.<name>.limit}. Only a key whose
+     * last part is a rule setting (or within two edits of one) is taken for a rule's, so the
+     * suggestion is one that parses once the name is filled in.
+     */
+    private static String meantRuleKey(String key) {
+        int dot = key.indexOf('.');
+        if (dot <= 0) {
+            return null;
+        }
+        String head = key.substring(0, dot);
+        String rest = key.substring(dot + 1);
+        boolean nearRule = Spelling.nearest(head, List.of("rule")) != null;
+        int next = rest.indexOf('.');
+        if (next > 0) {
+            return nearRule ? "rule." + rest : null;
+        }
+        String setting = RuleReader.SETTINGS.contains(rest) ? rest : Spelling.nearest(rest, RuleReader.SETTINGS);
+        if (setting == null) {
+            return null;
+        }
+        String name = head.regionMatches(true, 0, "rule", 0, 4) ? head.substring(4) : "";
+        boolean separated = name.startsWith("-") || name.startsWith("_");
+        if (separated) {
+            name = name.substring(1);
+        }
+        // Not "rules.limit" as a rule named "s": a name run on without a separator is two characters or more.
+        if (RuleReader.isName(name) && (separated || name.length() > 1)) {
+            return "rule." + name + "." + setting;
+        }
+        return nearRule ? "rule.<name>." + setting : null;
     }
 
     /** The spellings of a choice mapped to their values, in the order messages list them. */

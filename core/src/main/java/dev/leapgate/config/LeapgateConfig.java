@@ -23,6 +23,9 @@ import java.util.Optional;
  * @param monitoring the rejection log and the status endpoint
  * @param store the store that shares the windows of shareable rules between instances; empty for
  *     none (every rule per instance, the default)
+ * @param rulesNone whether the configuration says {@code rules = none}: that it has no rule on
+ *     purpose. Without it, a gate built with no rule, no rules file and no {@code deny} warns that
+ *     it limits nothing.
  */
 public record LeapgateConfig(
         RuleSet rules,
@@ -32,7 +35,8 @@ public record LeapgateConfig(
         OriginSource origin,
         ResponseSettings response,
         MonitoringSettings monitoring,
-        Optional<StoreSettings> store) {
+        Optional<StoreSettings> store,
+        boolean rulesNone) {
 
     /** How often a rules file is checked for changes unless configured otherwise. */
     public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(5);
@@ -45,7 +49,8 @@ public record LeapgateConfig(
             OriginSource.ip(),
             ResponseSettings.defaults(),
             MonitoringSettings.defaults(),
-            Optional.empty());
+            Optional.empty(),
+            false);
 
     public LeapgateConfig {
         Objects.requireNonNull(rules, "rules");
@@ -66,6 +71,19 @@ public record LeapgateConfig(
         }
     }
 
+    /** A configuration that does not say {@code rules = none}. */
+    public LeapgateConfig(
+            RuleSet rules,
+            Optional<Path> rulesFile,
+            Duration reloadInterval,
+            ClientIpResolver clientIp,
+            OriginSource origin,
+            ResponseSettings response,
+            MonitoringSettings monitoring,
+            Optional<StoreSettings> store) {
+        this(rules, rulesFile, reloadInterval, clientIp, origin, response, monitoring, store, false);
+    }
+
     /**
      * This configuration with a relative {@code rulesFile} resolved against {@code baseDirectory}:
      * for the servlet filter the web application's root, for the JAX-RS provider the directory of
@@ -84,7 +102,8 @@ public record LeapgateConfig(
                 origin,
                 response,
                 monitoring,
-                store);
+                store,
+                rulesNone);
     }
 
     /**

@@ -97,6 +97,11 @@ final class RuleReader {
         this.problems = problems;
     }
 
+    /** Whether {@code name} is a rule's name as keys write it: 1 to 64 letters, digits, '-' or '_'. */
+    static boolean isName(String name) {
+        return NAME.matcher(name).matches();
+    }
+
     /** Takes a setting whose key starts with {@code rule.}. */
     void add(Setting s) {
         String rest = s.key().substring(PREFIX.length());
@@ -111,7 +116,7 @@ final class RuleReader {
         }
         String name = rest.substring(0, dot);
         String setting = rest.substring(dot + 1);
-        if (!NAME.matcher(name).matches()) {
+        if (!isName(name)) {
             if (badNames.add(name)) { // once per name, not once per key
                 problems.add(s, "rule name " + Shown.quoted(name) + " must be 1 to 64 letters, digits, '-' or '_'");
             }

@@ -16,21 +16,35 @@ final class Spelling {
 
     /**
      * The candidate nearest to {@code word} if it is within edit distance 2 (ignoring case, a
-     * swap of two neighbours counting as one edit) and closer than the word is long; the first
-     * such candidate on a tie; {@code null} if none.
+     * swap of two neighbours counting as one edit, and a singular for its plural too: {@code
+     * trusted-proxy} for {@code trusted-proxies}) and closer than the word is long; the first such
+     * candidate on a tie; {@code null} if none.
      */
     static String nearest(String word, Collection<String> candidates) {
         String lower = word.toLowerCase(Locale.ROOT);
+        String singular = singular(lower);
         String best = null;
         int bestDistance = MAX_DISTANCE + 1;
         for (String candidate : candidates) {
-            int d = distance(lower, candidate.toLowerCase(Locale.ROOT));
+            String other = candidate.toLowerCase(Locale.ROOT);
+            int d = distance(lower, other);
+            if (d > 1 && singular.equals(singular(other))) {
+                d = 1;
+            }
             if (d < bestDistance && d < word.length()) {
                 best = candidate;
                 bestDistance = d;
             }
         }
         return best;
+    }
+
+    /** {@code word} without an English plural's ending: "proxies" and "proxy" alike, "buckets" and "bucket". */
+    private static String singular(String word) {
+        if (word.endsWith("ies") && word.length() > 3) {
+            return word.substring(0, word.length() - 3) + "y";
+        }
+        return word.endsWith("s") ? word.substring(0, word.length() - 1) : word;
     }
 
     /** {@code "; did you mean 'x'?"} or the empty string. */

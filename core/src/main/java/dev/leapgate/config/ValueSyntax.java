@@ -147,6 +147,9 @@ final class ValueSyntax {
 
     /** A whole number from {@code min} to {@code max}. */
     static int integer(String text, int min, int max) {
+        if (text.startsWith("-") && DIGITS.matcher(text.substring(1)).matches()) {
+            throw new IllegalArgumentException("must be between " + min + " and " + max + ", was " + text);
+        }
         if (!DIGITS.matcher(text).matches()) {
             throw new IllegalArgumentException(shown(text) + " is not a whole number; expected " + min + " to " + max);
         }

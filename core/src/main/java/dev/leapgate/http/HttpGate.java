@@ -214,6 +214,9 @@ public final class HttpGate implements AutoCloseable {
         List<Function<RuleSet, List<String>>> allChecks = new ArrayList<>();
         int ipv6PrefixLength = config.clientIp().ipv6PrefixLength();
         allChecks.add(rules -> RuleChecks.narrowerThanAClient(rules, ipv6PrefixLength));
+        if (config.rulesFile().isEmpty() && !config.rulesNone()) {
+            allChecks.add(HttpGate::limitsNothing);
+        }
         allChecks.addAll(builder.checks);
         this.checks = List.copyOf(allChecks);
         runChecks(initial);
@@ -269,6 +272,18 @@ public final class HttpGate implements AutoCloseable {
                                                 : "the stores there (" + String.join(", ", found)
                                                         + ") do not take it; ")
                                         + "for Redis (" + redis + ") add dev.leapgate:leapgate-redis")));
+    }
+
+    /**
+     * A gate without a rules file whose rules are none and deny no one, which it was not told is
+     * meant (rules = none): a forgotten configuration, under which every request passes.
+     */
+    private static List<String> limitsNothing(RuleSet rules) {
+        if (!rules.rules().isEmpty() || !rules.deny().isEmpty()) {
+            return List.of();
+        }
+        return List.of("no rule is configured, so every request passes unlimited: give rule.<name>.<setting>"
+                + " settings or a rules-file, or say rules = none if there is no rule on purpose");
     }
 
     /** Says at start which rules share their windows and which stay per instance. */
@@ -562,10 +577,10 @@ public final class HttpGate implements AutoCloseable {
     }
 
     /**
-     * What the gate's own check (IPv6 {@code deny} entries and {@code origin:} scopes narrower than
-     * a client) and the adapter's checks ({@link Builder#check}) found wrong with the rules in force,
-     * such as rules that can never match; logged at WARN when the rules were applied. Empty when all
-     * is well.
+     * What the gate's own checks (IPv6 {@code deny} entries and {@code origin:} scopes narrower than
+     * a client; no rule at all, unless the configuration says {@code rules = none}) and the
+     * adapter's checks ({@link Builder#check}) found wrong with the rules in force, such as rules
+     * that can never match; logged at WARN when the rules were applied. Empty when all is well.
      */
     public List<String> warnings() {
         return warnings;

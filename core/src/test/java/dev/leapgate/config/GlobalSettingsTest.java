@@ -311,6 +311,7 @@ class GlobalSettingsTest {
         assertThat(parse("ipv6-prefix", "48").clientIp().ipv6PrefixLength()).isEqualTo(48);
         assertThat(parse("ipv6-prefix", "32").clientIp().ipv6PrefixLength()).isEqualTo(32);
         assertThat(problems("ipv6-prefix", "80")).containsExactly("ipv6-prefix: must be between 32 and 64, was 80");
+        assertThat(problems("ipv6-prefix", "-48")).containsExactly("ipv6-prefix: must be between 32 and 64, was -48");
         assertThat(problems("ipv6-prefix", "/64"))
                 .containsExactly("ipv6-prefix: '/64' is not a whole number; expected 32 to 64");
     }
@@ -479,6 +480,12 @@ class GlobalSettingsTest {
                 "trusted-proxys    | trusted-proxys: unknown key; did you mean trusted-proxies?",
                 "ipv6_prefix       | ipv6_prefix: unknown key; did you mean ipv6-prefix?",
                 "rules.login.match | rules.login.match: unknown key; did you mean rule.login.match?",
+                "trusted-proxy     | trusted-proxy: unknown key; did you mean trusted-proxies?",
+                "rule-b.match      | rule-b.match: unknown key; did you mean rule.b.match?",
+                "rule_api.mtach    | rule_api.mtach: unknown key; did you mean rule.api.match?",
+                "rulelogin.limit   | rulelogin.limit: unknown key; did you mean rule.login.limit?",
+                "rules.limit       | rules.limit: unknown key; did you mean rule.<name>.limit?",
+                "rulea.limit       | rulea.limit: unknown key; did you mean rule.<name>.limit?",
                 "match             | match: unknown key; a rule setting is written rule.<name>.match,"
                         + " e.g. rule.login.match",
                 "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"

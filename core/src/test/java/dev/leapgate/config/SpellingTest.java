@@ -33,5 +33,12 @@ class SpellingTest {
         assertThat(Spelling.nearest("x", List.of("ip"))).isNull(); // not closer than it is long
         assertThat(Spelling.nearest("statistics", keys)).isNull();
         assertThat(Spelling.nearest("a".repeat(10_000), keys)).isNull();
+        // A singular for its plural, however far apart their endings are.
+        assertThat(Spelling.nearest("trusted-proxy", List.of("trusted-proxies", "status")))
+                .isEqualTo("trusted-proxies");
+        assertThat(Spelling.nearest("Trusted-Proxy", List.of("trusted-proxies")))
+                .isEqualTo("trusted-proxies");
+        assertThat(Spelling.nearest("statu", List.of("status"))).isEqualTo("status");
+        assertThat(Spelling.nearest("proxy", List.of("trusted-proxies"))).isNull();
     }
 }

@@ -709,6 +709,24 @@ class HttpGateTest {
                 .startsWith("deny: 2001:db8:7::1/128 is one IPv6 address");
     }
 
+    @Test
+    void aGateWithoutAnyRule_warnsThatItLimitsNothing_unlessTheConfigurationSaysSo() {
+        String nothing = "no rule is configured, so every request passes unlimited: give rule.<name>.<setting>"
+                + " settings or a rules-file, or say rules = none if there is no rule on purpose";
+
+        assertThat(gate("status", "503").warnings()).containsExactly(nothing);
+        assertThat(gate("rules", "none").warnings()).as("no rule on purpose").isEmpty();
+        assertThat(gate("deny", "192.0.2.1").warnings()).as("a denial protects").isEmpty();
+        assertThat(gate("rule.a.match", "/a", "rule.a.limit", "5/1m").warnings())
+                .isEmpty();
+        HttpGate coded = HttpGate.builder(LeapgateConfig.defaults())
+                .clock(clock)
+                .addRules(ConfigParser.parseRules("rule.a.match = /a\nrule.a.limit = 5/1m", "code")
+                        .rules())
+                .build();
+        assertThat(coded.warnings()).as("rules given in code count").isEmpty();
+    }
+
     /**
      * Tomcat resolves a dot segment before routing, plain or escaped ({@code /api/items/./price},
      * {@code /api/items/%2E/price}, {@code ..}, {@code .;x=1}): the servlet filter's path is {@code

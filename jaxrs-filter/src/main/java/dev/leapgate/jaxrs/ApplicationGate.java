@@ -111,7 +111,13 @@ final class ApplicationGate {
                 && config.rulesFile().isEmpty()
                 && !annotations.hasLocators();
         if (nothingToEnforce) {
-            LOG.info("Leapgate JAX-RS: no rules configured and no @RateLimited resource methods; nothing to enforce");
+            if (config.rulesNone()) {
+                LOG.info("Leapgate JAX-RS: no rule (rules = none) and no @RateLimited resource methods");
+            } else {
+                LOG.warn("Leapgate JAX-RS: no rule is configured and no resource method is @RateLimited, so every"
+                        + " request passes unlimited: give leapgate.rule.<name>.<setting> properties, a rules-file"
+                        + " or @RateLimited, or say leapgate.rules = none if there is no rule on purpose");
+            }
             return null;
         }
         HttpGate built;

@@ -7,13 +7,13 @@
 --          6 s buckets (the default window's) a full window of 11 buckets counting two digits each
 --          is 44 bytes, which Redis keeps in one allocation with its object; a longer string takes
 --          a second (10 to 16 bytes more, MEMORY USAGE on Redis 6.2 and 7.0). Earlier builds wrote
---          the head in decimal, followed by ':': such a value is not read (its window starts
---          afresh), where read as hexadecimal it would lie decades ahead. An admission into a new
---          window, or into a window whose newest bucket is current, reads head, c0 and older and
---          rewrites c0 alone; an admission into a window that has moved on cuts the counts that
---          fall out off the text and subtracts them from the sum (the common cases: no list parsed
---          into a table or rebuilt from one); a rejection, several decisions at once and a refund
---          read the whole list.
+--          the head followed by ':' (in decimal; for a day, in hexadecimal): such a value is not
+--          read (its window starts afresh), where a decimal head read as hexadecimal would lie
+--          decades ahead. An admission into a new window, or into a window whose newest bucket is
+--          current, reads head, c0 and older and rewrites c0 alone; an admission into a window that
+--          has moved on cuts the counts that fall out off the text and subtracts them from the sum
+--          (the common cases: no list parsed into a table or rebuilt from one); a rejection,
+--          several decisions at once and a refund read the whole list.
 -- Decide:  ARGV = 'a', permits (one number, or several separated by commas: decisions made one
 --          after the other, at the same instant), limit, bucket length (us), span, ttl (ms)
 --          [, now (us), for tests, or '' [, the previous bucket length (us), the previous span]]

@@ -45,8 +45,10 @@ import java.util.concurrent.locks.StampedLock;
  * {@link State#saturation() saturation} is evicted. Entries at or above saturation (a client being
  * limited right now, or one with requests in flight) are passed over; if the hand finds {@link
  * #EVICTION_SAMPLE} of those, the first of them is evicted if the state {@link State#remembers()
- * remembers} evicted entries (a rate window: see below), and otherwise (requests in flight) the
- * new origin is not tracked and the caller is told so ({@link #FULL}). The hand moves forward
+ * remembers} evicted entries (a rate window: see below); otherwise (requests in flight) an entry
+ * below saturation that the hand gave its second chance on the way is evicted (the hand may meet
+ * the saturated ones within its first turn, before it comes back to those), and if there is none,
+ * the new origin is not tracked and the caller is told so ({@link #FULL}). The hand moves forward
  * only, so each insertion costs a few steps on average whatever the table's size.
  *
  * <h2>What an evicted origin leaves behind</h2>
@@ -623,6 +625,8 @@ final class OriginTable {
         final long[] recent = new long[RECENT];
 
         int recentNext;
+        /** The slots whose entries the hand last gave a second chance, in {@link #evictionCandidate}. */
+        final int[] spared = new int[EVICTION_SAMPLE];
         /**
          * The latest clock reading an insertion brought to this segment (valid once {@code timed}).
          * Threads read the clock before they reach the table, so an insertion may come with an
@@ -808,12 +812,16 @@ final class OriginTable {
         /**
          * The slot of the entry to evict, found by the CLOCK hand. If the hand finds {@link
          * #EVICTION_SAMPLE} saturated entries first: the first of them if the state {@link
-         * State#remembers() remembers} evicted entries, else -1 (also for an empty segment).
+         * State#remembers() remembers} evicted entries; else the first entry below saturation among
+         * those it gave a second chance in this call (used since the hand last passed, but holding
+         * nothing that an eviction would lose: better than refusing the new origin); else -1 (also
+         * for an empty segment).
          */
         private int evictionCandidate(long nowNanos) {
             long saturation = state.saturation();
             int saturated = 0;
             int firstSaturated = -1;
+            int spared = 0;
             // Two turns at most: the first may only clear referenced bits.
             for (int step = 2 * slots.length; step > 0 && saturated < EVICTION_SAMPLE; step--) {
                 int slot = hand;
@@ -824,6 +832,9 @@ final class OriginTable {
                 }
                 if ((word & REFERENCED) != 0) {
                     slots[slot] = word & ~REFERENCED; // a second chance
+                    if (spared < EVICTION_SAMPLE) {
+                        this.spared[spared++] = slot;
+                    }
                     continue;
                 }
                 if (state.pressure(cells, base(word), nowNanos) < saturation) {
@@ -832,7 +843,18 @@ final class OriginTable {
                 firstSaturated = saturated++ == 0 ? slot : firstSaturated;
             }
             // Evicting a saturated entry is safe only if its origin comes back as limited as it left.
-            return state.remembers() ? firstSaturated : -1;
+            if (state.remembers()) {
+                return firstSaturated;
+            }
+            // The hand met the sample's saturated entries within its first turn, before it came back
+            // to the entries it spared (under the write lock: no slot moved since).
+            for (int i = 0; i < spared; i++) {
+                int slot = this.spared[i];
+                if (state.pressure(cells, base(slots[slot]), nowNanos) < saturation) {
+                    return slot;
+                }
+            }
+            return -1;
         }
 
         /**

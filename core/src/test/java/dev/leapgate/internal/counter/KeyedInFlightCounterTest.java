@@ -51,6 +51,34 @@ class KeyedInFlightCounterTest {
     }
 
     @Test
+    void aNewOrigin_takesTheEntryOfAnIdleOne_usedSinceTheHandLastPassed_ratherThanBeingRefused() {
+        KeyedInFlightCounter c = new KeyedInFlightCounter(10, 100); // one segment
+        for (long key = 0; key < 20; key++) {
+            assertThat(c.tryAcquire(key, 1)).isEqualTo(1); // held: saturated, not used since
+        }
+        for (long key = 20; key < 100; key++) {
+            assertThat(c.tryAcquire(key, 1)).isEqualTo(1);
+        }
+        for (long key = 20; key < 100; key++) {
+            c.release(key, 1); // idle, and used since the hand last passed
+        }
+        assertThat(c.trackedOrigins()).isEqualTo(100);
+
+        // The hand meets the 16 saturated entries within its first turn, while it only gives the
+        // idle ones their second chance: one of those spared must still make room.
+        for (long key = 1_000; key < 1_080; key++) {
+            assertThat(c.tryAcquire(key, 1)).as("new origin %d", key).isEqualTo(1);
+            c.release(key, 1);
+        }
+        assertThat(c.trackedOrigins()).isEqualTo(100);
+        for (long key = 0; key < 20; key++) {
+            assertThat(c.inFlight(key))
+                    .as("origin %d keeps its request in flight", key)
+                    .isEqualTo(1);
+        }
+    }
+
+    @Test
     void limitBelowOne_isRejected() {
         assertThatThrownBy(() -> new KeyedInFlightCounter(0, 10))
                 .hasMessage("concurrency limit must be at least 1, was 0");
