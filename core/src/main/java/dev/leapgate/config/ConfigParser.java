@@ -1057,9 +1057,8 @@ public final class ConfigParser {
      * rules.login.limit} or {@code rul.login.limit} is {@code rule.login.limit}; {@code
      * rule-login.limit} and {@code rule_login.limit} (the name's dot mistyped) are too, and so is
      * {@code rulelogin.limit}; {@code rul.limit} and {@code rules.limit} are {@code
-     * rule.<name>.limit}. Only a key whose
-     * last part is a rule setting (or within two edits of one) is taken for a rule's, so the
-     * suggestion is one that parses once the name is filled in.
+     * rule.<name>.limit}. Only a key whose last part is a rule setting (or within two edits of one)
+     * is taken for a rule's, so the suggestion is one that parses once the name is filled in.
      */
     private static String meantRuleKey(String key) {
         int dot = key.indexOf('.');

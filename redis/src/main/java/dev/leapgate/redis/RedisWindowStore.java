@@ -1001,13 +1001,13 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
-     * A {@link Misconfigured} failure of {@code kind} (logged once per kind at ERROR): {@code what}
-     * is wrong and what to change, {@code error} what the server said, {@code scope} what decides
-     * meanwhile.
+     * A {@link Misconfigured} failure of {@code kind} (logged at ERROR once per kind and scope: a
+     * refused instances key and a refused rule's key do different harm): {@code what} is wrong and
+     * what to change, {@code error} what the server said, {@code scope} what decides meanwhile.
      */
     private Misconfigured misconfigured(String kind, String what, String error, String scope, Throwable failure) {
         String message = "store = " + settings.shownUri() + ": " + what + " (" + error + ")";
-        if (misconfigurationsLogged.add(kind)) {
+        if (misconfigurationsLogged.add(kind + " " + scope)) {
             LOG.error(
                     "Leapgate Redis store: {}. A configuration error, not an outage: it will not pass by itself, and"
                             + " until the setting or Redis is changed {}",

@@ -224,7 +224,8 @@ class RedisRepliesTest {
     /**
      * The instances' heartbeat key holds another application's string: the heartbeat fails with
      * WRONGTYPE, which used to be logged at DEBUG alone while each instance counted itself alone
-     * (a local share of the whole limit). Now logged once at ERROR, naming the key and the prefix.
+     * (a local share of the whole limit). Now logged once at ERROR, naming the key and the prefix;
+     * a rule's key of another type later is logged too, since its harm is another.
      */
     @Test
     void theInstancesKeyOfAnotherType_isReportedOnceNamingTheKey() throws Exception {
@@ -247,6 +248,18 @@ class RedisRepliesTest {
                 .contains("the instances are not counted");
         assertThat(atOnce(client)).isInstanceOf(Entry.class);
         assertThat(stats().available()).isTrue();
+
+        String key = "leapgate:{o:203.0.113.9}:login:6000x10";
+        redis.call(c -> c.del(key)); // the window the decision above wrote
+        redis.call(c -> c.hset(key, "owner", "another application"));
+        atOnce(client); // decided by the failure policy
+        assertThat(logged("ERROR"))
+                .as("the rule's key, whose harm is not the instances key's, is reported too")
+                .hasSize(2)
+                .last()
+                .asString()
+                .contains("the key " + key)
+                .contains("every decision on such a key goes by its rule's store-on-failure");
     }
 
     /**
