@@ -465,7 +465,7 @@ public final class HttpGate implements AutoCloseable {
     /**
      * Whether {@code host}, a request's {@code Host} field, may be given the status: an IP address
      * ({@code [::1]} bracketed), {@code localhost} or a name in {@code status-hosts}, with or
-     * without a port.
+     * without a port (digits). Anything else after the host ({@code [::1]evil.example}) is refused.
      */
     private boolean statusHostAllowed(String host) {
         if (statusHosts.contains(MonitoringSettings.ANY_HOST)) {
@@ -474,15 +474,35 @@ public final class HttpGate implements AutoCloseable {
         String text = host.strip();
         if (text.startsWith("[")) {
             int end = text.indexOf(']');
-            return end > 1 && ClientIpResolver.parsePeer(text.substring(0, end + 1)) != null;
+            return end > 1 && isPort(text, end + 1) && ClientIpResolver.parsePeer(text.substring(0, end + 1)) != null;
         }
         int colon = text.indexOf(':');
         if (colon != text.lastIndexOf(':')) {
             return false; // an IPv6 address must be bracketed in a Host field
         }
+        if (colon >= 0 && !isPort(text, colon)) {
+            return false;
+        }
         String name = (colon < 0 ? text : text.substring(0, colon)).toLowerCase(Locale.ROOT);
         name = name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
         return name.equals("localhost") || statusHosts.contains(name) || ClientIpResolver.parsePeer(name) != null;
+    }
+
+    /** Whether {@code text} from {@code at} is nothing, or a colon and 1 to 5 digits: a Host field's port. */
+    private static boolean isPort(String text, int at) {
+        if (at == text.length()) {
+            return true;
+        }
+        int digits = text.length() - at - 1;
+        if (text.charAt(at) != ':' || digits < 1 || digits > 5) {
+            return false;
+        }
+        for (int i = at + 1; i < text.length(); i++) {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The header fields by which a proxy says that it relays a request for someone else. */

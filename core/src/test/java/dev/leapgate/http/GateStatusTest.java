@@ -285,6 +285,12 @@ class GateStatusTest {
                 "localhost.attacker.example",
                 "::1",
                 "[::1",
+                "[::1]attacker.example",
+                "[::1]@attacker.example",
+                "[::1]:",
+                "localhost:attacker",
+                "127.0.0.1:80x",
+                "localhost:123456",
                 "")) {
             assertThat(gate.status(relayed("/status", "127.0.0.1", "Host", host)))
                     .as("Host: %s", host)
