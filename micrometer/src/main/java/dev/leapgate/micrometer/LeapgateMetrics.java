@@ -28,9 +28,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.DoubleAccumulator;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -300,9 +302,9 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             registered.add(FunctionCounter.builder(
                             "leapgate.store.decided.without",
                             gate,
-                            g -> g.store(ruleName)
+                            neverDown(g -> g.store(ruleName)
                                     .map(store -> store.decidedWithoutStore())
-                                    .orElse(0L))
+                                    .orElse(0L)))
                     .description(
                             "Decisions of a shared rule that its failure policy made: the store did not decide in time")
                     .tags(ruleTags)
@@ -312,9 +314,9 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             registered.add(FunctionCounter.builder(
                             "leapgate.rule.rejections",
                             gate,
-                            g -> g.rejections(ruleName)
+                            neverDown(g -> g.rejections(ruleName)
                                     .map(c -> count(c, reason))
-                                    .orElse(0L))
+                                    .orElse(0L)))
                     .description("Requests a rule rejected (a shadow rule: would have rejected), by reason")
                     .tags(ruleTags)
                     .tag("reason", reason)
@@ -341,7 +343,7 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             registered.add(FunctionCounter.builder(
                             "leapgate.clients.evicted",
                             gate,
-                            g -> g.evictions(name).orElse(0))
+                            neverDown(g -> g.evictions(name).orElse(0)))
                     .description("Clients a per-client rule evicted to make room for new ones")
                     .tags(ruleTags)
                     .register(registry));
@@ -359,8 +361,10 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             registered.add(FunctionTimer.builder(
                             "leapgate.queue.wait",
                             gate,
-                            g -> g.waits(name).map(WaitStats::waited).orElse(0L),
-                            g -> g.waits(name).map(WaitStats::waitedNanos).orElse(0L),
+                            neverDownLong(
+                                    g -> g.waits(name).map(WaitStats::waited).orElse(0L)),
+                            neverDown(g ->
+                                    g.waits(name).map(WaitStats::waitedNanos).orElse(0L)),
                             TimeUnit.NANOSECONDS)
                     .description("Requests that waited for their turn, and how long")
                     .tags(ruleTags)
@@ -377,15 +381,13 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         registered.add(counter(
                 resource, "leapgate.requests", "shadow-rejected", StatsTotals::shadowRejected, "Requests decided"));
         // The statistics have one success less when a request closed as a success is failed
-        // afterwards (Entry's try-with-resources form), and a counter must never go down (a
-        // Prometheus counter that does reads as a reset): this one holds its highest value, which
-        // the statistics catch up with at the next success.
-        AtomicLong succeeded = new AtomicLong();
+        // afterwards (Entry's try-with-resources form): the counter holds its highest value (see
+        // neverDown), which the statistics catch up with at the next success.
         registered.add(counter(
                 resource,
                 "leapgate.requests.completed",
                 "succeeded",
-                totals -> succeeded.accumulateAndGet(totals.succeeded(), Math::max),
+                StatsTotals::succeeded,
                 "Admitted requests completed"));
         registered.add(counter(
                 resource, "leapgate.requests.completed", "failed", StatsTotals::failed, "Admitted requests completed"));
@@ -400,8 +402,8 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         registered.add(FunctionTimer.builder(
                         "leapgate.response.time",
                         gate,
-                        g -> (long) total(g, resource, t -> t.succeeded() + t.failed()),
-                        g -> total(g, resource, StatsTotals::responseMicros),
+                        neverDownLong(g -> (long) total(g, resource, t -> t.succeeded() + t.failed())),
+                        neverDown(g -> total(g, resource, StatsTotals::responseMicros)),
                         TimeUnit.MICROSECONDS)
                 .description("Completed requests and their response times")
                 .tags(resourceTags)
@@ -411,12 +413,35 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
 
     private Meter counter(
             String resource, String name, String outcome, ToDoubleFunction<StatsTotals> count, String description) {
-        return FunctionCounter.builder(name, gate, g -> total(g, resource, count))
+        return FunctionCounter.builder(name, gate, neverDown(g -> total(g, resource, count)))
                 .description(description)
                 .tags(tags)
                 .tag("resource", resource)
                 .tag("outcome", outcome)
                 .register(registry);
+    }
+
+    /**
+     * {@code value} as a counter must read it: never below what it read before. A rule or resource
+     * is looked up by name at each read, and from the moment new rules are in force until this
+     * binder has followed them (the gate's rules listeners run after the change, this one among
+     * them), a read finds the new rules: a resource no rule protects any more reads 0, a rule of
+     * that name redefined reads its new counts. A counter that went down would read as a reset
+     * (Prometheus) or a negative step. Kept meters read the same statistics before and after (a
+     * changed rule gets new meters), so holding the highest value read hides nothing else.
+     */
+    private static ToDoubleFunction<HttpGate> neverDown(ToDoubleFunction<HttpGate> value) {
+        DoubleAccumulator highest = new DoubleAccumulator(Math::max, 0);
+        return g -> {
+            highest.accumulate(value.applyAsDouble(g));
+            return highest.get();
+        };
+    }
+
+    /** {@link #neverDown} for a count. */
+    private static ToLongFunction<HttpGate> neverDownLong(ToLongFunction<HttpGate> value) {
+        AtomicLong highest = new AtomicLong();
+        return g -> highest.accumulateAndGet(value.applyAsLong(g), Math::max);
     }
 
     private static long count(RejectionCounts counts, String reason) {

@@ -42,6 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -210,6 +211,46 @@ class LeapgateMetricsTest {
                         .tag("resource", "/reports/**")
                         .meters())
                 .hasSize(3);
+    }
+
+    /**
+     * A scrape between the new rules taking force and this binder following them (the gate's rules
+     * listeners run after the change; one added before the binder's stands in for the scrape): the
+     * old meters, still registered, find a resource no rule protects and a rule redefined under its
+     * name. They used to read 0 and the new rule's counts then: counters going down.
+     */
+    @Test
+    void aScrapeWhileTheMetersFollowAReload_neverSeesACounterGoDown() {
+        Map<String, String> settings =
+                new LinkedHashMap<>(Map.of("rule.api.match", "/api/**", "rule.api.limit", "1/1h"));
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .build();
+        MeterRegistry registry = new SimpleMeterRegistry();
+        Supplier<List<Double>> scrape = () -> List.of(
+                counter(registry, "leapgate.requests", "resource", "/api/**", "outcome", "admitted"),
+                counter(registry, "leapgate.rule.rejections", "rule", "api", "reason", "limit-exceeded"),
+                registry.get("leapgate.response.time")
+                        .tag("resource", "/api/**")
+                        .functionTimer()
+                        .count());
+        List<List<Double>> scraped = new ArrayList<>();
+        gate.addRulesListener(rules -> scraped.add(scrape.get()));
+        new LeapgateMetrics(gate).bindTo(registry);
+        ((Entry) gate.enter("GET", "/api/x", ip("203.0.113.7"))).close();
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.7")).admitted()).isFalse();
+        assertThat(scrape.get()).as("a scrape before").containsExactly(1.0, 1.0, 1.0);
+
+        settings.put("rule.api.match", "/v2/**");
+        gate.update(ConfigParser.parse(settings, "test").rules());
+
+        assertThat(scraped).as("a scrape during the reload").containsExactly(List.of(1.0, 1.0, 1.0));
+        assertThat(registry.find("leapgate.requests").tag("resource", "/api/**").meters())
+                .as("then removed")
+                .isEmpty();
+        assertThat(counter(registry, "leapgate.rule.rejections", "rule", "api", "reason", "limit-exceeded"))
+                .as("the redefined rule's new meter, from 0")
+                .isZero();
     }
 
     /**
