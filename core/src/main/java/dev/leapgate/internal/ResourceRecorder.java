@@ -59,7 +59,10 @@ import java.util.Objects;
  * addition, for requests that took that long). So what a second packs is below 2<sup>24</sup>
  * completions times 2<sup>16</sup> microseconds, which the 40 bits hold: a few hundred streams
  * or long polls open for an hour and closed in the same second (a deploy) would otherwise wrap
- * them, and lose 12.7 days of response time at each wrap.
+ * them, and lose 12.7 days of response time at each wrap. The price: a second filed between a
+ * long completion's two additions gets its response time without its count, and the next second
+ * its count without the response time (a window of a few nanoseconds per such completion; the
+ * totals, and a window holding both seconds, are exact).
  *
  * <p>Requests in flight read this way can only be under-estimated: the engine counts an admission
  * after its slots are taken, and a completion before they are given back, and a reader sees the
@@ -399,6 +402,17 @@ public final class ResourceRecorder implements ResourceStats {
         return s >= 0 && ring[base + TAG] == s + 1;
     }
 
+    /**
+     * The failures to report for a part of time with {@code completed} completions, of the {@code
+     * failed} counted in it: at most its completions. A success failed after its close is counted
+     * when it fails, which can be in a later second than its completion (or, at a window's start,
+     * after the completion fell out of the window): such a second would show a failure it has no
+     * completion for, and a minimum above its average. The totals count every failure.
+     */
+    private static long failedOf(long failed, long completed) {
+        return Math.max(0, Math.min(failed, completed));
+    }
+
     private static long saturate(long count) {
         return Math.min(Math.max(count, 0), LOW32);
     }
@@ -515,13 +529,14 @@ public final class ResourceRecorder implements ResourceStats {
                 }
             }
             long intoCurrent = now - (originNanos + current * SECOND_NANOS);
+            failed = failedOf(failed, completed);
             return new StatsSnapshot(
                     resource,
                     Duration.ofSeconds(seconds).plusNanos(intoCurrent),
                     admitted,
                     rejected,
                     shadowRejected,
-                    Math.max(0, completed - failed),
+                    completed - failed,
                     failed,
                     borrowedCount,
                     nanos(rtUnits),
@@ -557,7 +572,7 @@ public final class ResourceRecorder implements ResourceStats {
                 }
                 inFlightThrough = ring[base + START_IN_FLIGHT];
                 long completed = ring[base + COMPLETED_FAILED] & LOW32;
-                long failed = ring[base + COMPLETED_FAILED] >>> 32;
+                long failed = failedOf(ring[base + COMPLETED_FAILED] >>> 32, completed);
                 long rtUnits = ring[base + RT_UNITS];
                 seconds[i] = new StatsSnapshot(
                         resource,
@@ -565,7 +580,7 @@ public final class ResourceRecorder implements ResourceStats {
                         ring[base + ADMITTED_REJECTED] & LOW32,
                         ring[base + ADMITTED_REJECTED] >>> 32,
                         ring[base + SHADOW_REJECTED],
-                        Math.max(0, completed - failed),
+                        completed - failed,
                         failed,
                         ring[base + BORROWED_PEAK] & LOW32,
                         nanos(rtUnits),

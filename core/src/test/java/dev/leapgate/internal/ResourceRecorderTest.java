@@ -220,6 +220,48 @@ class ResourceRecorderTest {
         assertThat(recorder.totals().failed()).isEqualTo(1);
     }
 
+    /**
+     * A failure after the close counts when it happens: a second later than its completion, that
+     * second has a failure and no completion for it. Each second and window reports at most its
+     * completions as failed, so that min <= average and -1 for no completion still hold; the
+     * totals, and a window that holds the completion, count the failure.
+     */
+    @Test
+    void failuresAfterExit_inALaterSecond_neverExceedItsCompletions() {
+        recorder.onEnter(at(10 * MS));
+        recorder.onEnter(at(20 * MS));
+        recorder.onExit(at(100 * MS), 10 * MS, false);
+        recorder.onExit(at(110 * MS), 10 * MS, false);
+        recorder.onEnter(at(1_100 * MS));
+        recorder.onExit(at(1_200 * MS), 10 * MS, false);
+        recorder.onFailedAfterExit(); // both of second 0's, failed in second 1
+        recorder.onFailedAfterExit();
+        at(2_000 * MS);
+        recorder.onEnter(at(2_100 * MS));
+        recorder.onFailedAfterExit(); // second 1's: no completion in second 2
+        at(3_000 * MS);
+
+        List<StatsSnapshot> seconds = recorder.lastMinuteBySecond();
+        StatsSnapshot second1 = seconds.get(58);
+        assertThat(second1.completed()).isEqualTo(1);
+        assertThat(second1.failed()).isEqualTo(1);
+        assertThat(second1.succeeded()).isZero();
+        assertThat(second1.minResponseNanos() * second1.completed()).isLessThanOrEqualTo(second1.responseNanos());
+        StatsSnapshot second2 = seconds.get(59);
+        assertThat(second2.completed()).isZero();
+        assertThat(second2.failed()).isZero();
+        assertThat(second2.minResponseNanos()).isEqualTo(-1);
+
+        StatsSnapshot minute = recorder.lastMinute();
+        assertThat(minute.completed()).as("the window holds every completion").isEqualTo(3);
+        assertThat(minute.failed()).isEqualTo(3);
+        assertThat(minute.minResponseNanos() * minute.completed()).isLessThanOrEqualTo(minute.responseNanos());
+        assertThat(recorder.lastSecond().completed()).isZero();
+        assertThat(recorder.lastSecond().failed()).isZero();
+        assertThat(recorder.totals().failed()).isEqualTo(3);
+        assertThat(recorder.totals().succeeded()).isZero();
+    }
+
     @Test
     void peak_isPerSecond_andStartsEachSecondAtWhatIsInFlight() {
         recorder.onEnter(at(10 * MS));
