@@ -154,12 +154,9 @@ public final class Admission {
                     throw e;
                 }
                 if (token < 0 && limit.shadow) {
-                    shadowRejected(
-                            limit,
-                            origin,
-                            now,
-                            reason(limit, permits, token),
-                            !shadowRejectedBefore(limits, t0, t1, all, i));
+                    // The resource counts it once the request is let through (below): not when
+                    // another rule rejects it, whichever of the two decided first.
+                    shadowRejected(limit, origin, now, reason(limit, permits, token), false);
                     token = Limit.SHADOW_REJECTED; // holds nothing, gives nothing back
                 } else if (token < 0) {
                     abandon(limits, begun);
@@ -253,6 +250,9 @@ public final class Admission {
                 if (borrowed) {
                     limits[i].recorder.onBorrowed();
                 }
+            }
+            if (token(t0, t1, all, i) == Limit.SHADOW_REJECTED && !shadowRejectedBefore(limits, t0, t1, all, i)) {
+                limits[i].recorder.onShadowReject(start);
             }
         }
         return instant ? UnlimitedEntry.INSTANCE : new AdmittedEntry(limits, t0, t1, all, origin, permits, start);
@@ -491,9 +491,8 @@ public final class Admission {
     }
 
     /**
-     * Whether a shadow limit decided before {@code limits[i]} (in the first pass, the only one shadow
-     * limits are in) with the same recorder would have rejected the request already: its resource
-     * counted it then. Tokens not yet decided are 0, never {@link Limit#SHADOW_REJECTED}.
+     * Whether a shadow limit before {@code limits[i]} with the same recorder would have rejected the
+     * request too: its resource counts the request once, for that one.
      */
     private static boolean shadowRejectedBefore(Limit[] limits, long t0, long t1, long[] all, int i) {
         for (int j = 0; j < i; j++) {

@@ -430,7 +430,12 @@ public abstract sealed class Limit {
          * never as a loan (the request goes on now). But where the permits cannot be given back
          * while their bucket still counts (a reload handed the client, or a borrowing window, to
          * the new version's counter, which keeps them), the ticket stands too: taken again, the
-         * request would be counted twice, and refuse itself at a limit of 1.
+         * request would be counted twice, and refuse itself at a limit of 1. The price (README,
+         * "Several rules per request"): such a request's count ends a bucket or more before a count
+         * at {@code startNanos} would, and an evicted client's count, remembered at its eviction,
+         * may refuse the request when it is taken again. Counting the permits at {@code
+         * startNanos} without asking the limit would close both, and needs a way to count past a
+         * full window.
          */
         @Override
         long movedTo(long startNanos, Origin origin, long token, int permits) {

@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param rejected requests rejected
  * @param shadowRejected requests that a shadow rule of the resource would have rejected, and let
  *     through, each once however many of its shadow rules would have: they are counted as admitted
- *     (or rejected by another rule) too
+ *     too (a request another rule rejected is counted as rejected alone, whichever rule decided
+ *     first; the shadow rule's own rejection counts have it)
  * @param succeeded admitted requests that completed without failing
  * @param failed admitted requests that failed (an exception, a 5xx response, a timeout)
  * @param borrowed requests admitted by borrowing from the next bucket

@@ -145,7 +145,34 @@ class ShadowModeTest {
         StatsSnapshot stats = gate.stats("/api/**").orElseThrow().lastMinute();
         assertThat(stats.admitted()).isEqualTo(4);
         assertThat(stats.rejected()).isEqualTo(1);
-        assertThat(stats.shadowRejected()).as("requests 3, 4 and 5").isEqualTo(3);
+        assertThat(stats.shadowRejected())
+                .as("requests 3 and 4, let through; request 5 is counted as rejected alone")
+                .isEqualTo(2);
+        assertThat(gate.rejections("shadowed").orElseThrow().total())
+                .as("the shadow rule's own count has request 5 too")
+                .isEqualTo(3);
+    }
+
+    /** Whichever of a shadow rule and an enforced rule decides first, the resource counts the same. */
+    @Test
+    void aRequestAnEnforcedRuleRejected_isNoShadowRejection_whicheverRuleComesFirst() {
+        String[] shadowed = {
+            "rule.shadowed.match", "/api/**", "rule.shadowed.limit", "1/10s", "rule.shadowed.mode", "shadow"
+        };
+        String[] enforced = {"rule.enforced.match", "/api/**", "rule.enforced.limit", "1/10s"};
+        for (boolean shadowFirst : new boolean[] {true, false}) {
+            List<String> settings = new ArrayList<>(List.of(shadowFirst ? shadowed : enforced));
+            settings.addAll(List.of(shadowFirst ? enforced : shadowed));
+            HttpGate gate = gate(settings.toArray(String[]::new));
+            assertThat(gate.enter("GET", "/api/items", client).admitted()).isTrue();
+            assertThat(gate.enter("GET", "/api/items", client).admitted()).isFalse();
+
+            StatsSnapshot stats = gate.stats("/api/**").orElseThrow().lastMinute();
+            assertThat(stats.rejected()).isEqualTo(1);
+            assertThat(stats.shadowRejected())
+                    .as("shadow rule first: %s", shadowFirst)
+                    .isZero();
+        }
     }
 
     @Test
