@@ -1001,13 +1001,15 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
-     * A {@link Misconfigured} failure of {@code kind} (logged at ERROR once per kind and scope: a
-     * refused instances key and a refused rule's key do different harm): {@code what} is wrong and
-     * what to change, {@code error} what the server said, {@code scope} what decides meanwhile.
+     * A {@link Misconfigured} failure of {@code kind} (logged at ERROR once per kind, and a {@code
+     * WRONGTYPE} once per scope: another application's value at the instances key and at a rule's
+     * key are two mistakes, each with its own harm; a user refused the instances key is told there
+     * what that means for the rules' keys too): {@code what} is wrong and what to change, {@code
+     * error} what the server said, {@code scope} what decides meanwhile.
      */
     private Misconfigured misconfigured(String kind, String what, String error, String scope, Throwable failure) {
         String message = "store = " + settings.shownUri() + ": " + what + " (" + error + ")";
-        if (misconfigurationsLogged.add(kind + " " + scope)) {
+        if (misconfigurationsLogged.add(kind.equals("WRONGTYPE") ? kind + " " + scope : kind)) {
             LOG.error(
                     "Leapgate Redis store: {}. A configuration error, not an outage: it will not pass by itself, and"
                             + " until the setting or Redis is changed {}",
