@@ -87,6 +87,25 @@ final class RateLimitFieldsResponse extends HttpServletResponseWrapper implement
         }
     }
 
+    /**
+     * Clears the response as the container does (status, headers, buffer), then sets Leapgate's
+     * fields again: they describe the admission, which stands whatever the application answers
+     * after it (Jersey and RESTEasy reset the response before they answer an exception no mapper
+     * handles with a 500). The application's own values of the fields go with its other headers.
+     */
+    @Override
+    public void reset() {
+        super.reset(); // refused once the response is committed: then nothing changed
+        applicationPolicy = null;
+        applicationRateLimit = null;
+        if (leapgatePolicy != null) {
+            super.setHeader(RateLimitFields.RATE_LIMIT_POLICY, leapgatePolicy);
+        }
+        if (leapgateRateLimit != null) {
+            super.setHeader(RateLimitFields.RATE_LIMIT, leapgateRateLimit);
+        }
+    }
+
     private static boolean isPolicy(String name) {
         return RateLimitFields.RATE_LIMIT_POLICY.equalsIgnoreCase(name);
     }

@@ -182,6 +182,37 @@ class LeapgateFilterTest {
     }
 
     /**
+     * An application that resets the response (as Jersey and RESTEasy do before they answer an
+     * unmapped exception with a 500) clears its own headers, not Leapgate's fields: the request
+     * was admitted, and its response says so.
+     */
+    @Test
+    void aResponseTheApplicationResets_keepsLeapgatesFields_andLosesItsOwn() throws Exception {
+        jetty = new JettyHarness(Map.of("rule.api.match", "/api/**", "rule.api.limit", "5/10s"))
+                .servlet("/api/reset", new HttpServlet() {
+                    @Override
+                    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                        resp.setHeader("X-Early", "1");
+                        resp.addHeader("RateLimit", "\"hourly\";r=99");
+                        resp.reset();
+                        resp.setStatus(500);
+                        resp.getWriter().write("failed");
+                    }
+                });
+        jetty.start();
+
+        HttpResponse<String> r = jetty.get("/api/reset");
+
+        assertThat(r.statusCode()).isEqualTo(500);
+        assertThat(r.headers().firstValue("X-Early")).isEmpty();
+        assertThat(r.headers().allValues("RateLimit-Policy")).containsExactly("\"api\";q=5;w=10");
+        assertThat(r.headers().allValues("RateLimit"))
+                .singleElement()
+                .asString()
+                .matches("\"api\";r=4;t=\\d+");
+    }
+
+    /**
      * Leapgate wraps the response only to combine its fields with the application's: where it
      * writes none on an admitted response (rate-limit-headers rejected or none, a request no rule
      * limits), the application's servlet gets the response the container made (as an earlier
