@@ -106,7 +106,9 @@ final class PropertiesText {
                 // ("# health checks"), nor a confusing "no space is allowed inside" of a limit.
                 problems.add(
                         new Setting(key, value, lineNumber),
-                        Shown.quoted(value) + " ends in what looks like a comment, but a properties file has"
+                        Shown.quoted(value)
+                                + (comment == valueStart ? " is" : " ends in")
+                                + " what looks like a comment, but a properties file has"
                                 + " comments only on lines of their own (starting with # or !): the text after a"
                                 + " value is part of it; put the comment on the line above (a value that really"
                                 + " holds ' " + line.charAt(comment) + "' writes it ' \\" + line.charAt(comment)
@@ -121,11 +123,20 @@ final class PropertiesText {
     }
 
     /**
-     * Where a comment written after the value starts ({@code 5/1m  # five a minute}): a {@code #}
-     * or {@code !} after a blank, which {@link java.util.Properties} reads as part of the value;
-     * -1 if there is none. An escaped one ({@code \#}) is the value's own.
+     * Where a comment written after the key or the value starts ({@code 5/1m  # five a minute},
+     * {@code exempt = # none yet}): a {@code #} or {@code !} after a blank, or one that starts the
+     * value standing alone (followed by a blank, a comma or nothing), which {@link
+     * java.util.Properties} reads as the value or part of it; -1 if there is none. An escaped one
+     * ({@code \#}), or one that starts a longer value ({@code #ops}), is the value's own, as in a
+     * map's values.
      */
     private static int trailingComment(String line, int valueStart) {
+        if (valueStart < line.length() && (line.charAt(valueStart) == '#' || line.charAt(valueStart) == '!')) {
+            int next = valueStart + 1;
+            if (next == line.length() || isBlank(line.charAt(next)) || line.charAt(next) == ',') {
+                return valueStart;
+            }
+        }
         for (int i = valueStart + 1; i < line.length(); i++) {
             char c = line.charAt(i);
             if ((c == '#' || c == '!') && isBlank(line.charAt(i - 1))) {

@@ -133,6 +133,40 @@ class PropertiesSyntaxTest {
                 .startsWith("line 3: deny: '203.0.113.7 ! abuse' ends in what looks like a comment");
     }
 
+    /**
+     * A comment written where the value goes is the value to Properties: with a header origin,
+     * "exempt = # monitoring" would exempt any client sending "#" or "monitoring", and "deny = #
+     * none for now" deny those sending "none", "for" or "now". Refused, as in a map's values; a
+     * value that starts with a '#' and goes on ("#ops") is the value's own.
+     */
+    @Test
+    void aCommentWhereTheValueGoes_isRefused_notReadAsTheValue() {
+        String[][] lines = {
+            {"exempt = # monitoring", "exempt"},
+            {"deny = # none for now", "deny"},
+            {"deny = !", "deny"},
+            {"exempt=#", "exempt"}
+        };
+        for (String[] line : lines) {
+            assertThat(ConfigProblems.of(() -> ConfigParser.parseRules(
+                            "rule.a.match=/a\nrule.a.limit=5/1m\n" + line[0],
+                            "rules.properties",
+                            OriginSource.header("X-Api-Key"))))
+                    .as(line[0])
+                    .singleElement()
+                    .asString()
+                    .startsWith("line 3: " + line[1] + ": '")
+                    .contains("' is what looks like a comment");
+        }
+        assertThat(ConfigParser.parseRules(
+                                "rule.a.match=/a\nrule.a.limit=5/1m\nexempt = #ops",
+                                "rules.properties",
+                                OriginSource.header("X-Api-Key"))
+                        .exempt()
+                        .contains(Origin.id("#ops")))
+                .isTrue();
+    }
+
     @Test
     void aCommentStartingWithAnExclamationMark_isRefused_withTheEscapeOfThatCharacter() {
         // The hint names the character found: a value that really holds ' !' escapes the '!'.
