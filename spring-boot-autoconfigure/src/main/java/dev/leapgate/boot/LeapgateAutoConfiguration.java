@@ -6,8 +6,13 @@ import dev.leapgate.http.RuleChecks;
 import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
 import jakarta.servlet.ServletContext;
+import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -41,6 +46,8 @@ import org.springframework.core.env.Environment;
 @EnableConfigurationProperties(LeapgateProperties.class)
 public class LeapgateAutoConfiguration {
 
+    private static final Logger LOG = LoggerFactory.getLogger(LeapgateAutoConfiguration.class);
+
     /** The name of the filter, in the servlet context and Spring's registrations. */
     public static final String FILTER_NAME = "leapgate";
 
@@ -71,7 +78,9 @@ public class LeapgateAutoConfiguration {
     /**
      * Backs off when the application registers Leapgate's filter itself: a {@link LeapgateFilter}
      * bean (which Boot registers on every request) or a {@code FilterRegistrationBean<LeapgateFilter>}
-     * under any name. A second filter would count every request twice, halving every limit.
+     * under any name. A second filter would count every request twice, halving every limit. One
+     * whose declared type does not say so (a {@code FilterRegistrationBean<?>}, a raw one, a {@code
+     * Filter} bean) is seen when the filters are registered: see {@code StarterRegistration}.
      */
     @Bean
     @ConditionalOnMissingBean(
@@ -82,9 +91,10 @@ public class LeapgateAutoConfiguration {
             HttpGate gate,
             LeapgateProperties properties,
             ObjectProvider<BlockHandler> blockHandler,
-            Environment environment) {
-        FilterRegistrationBean<LeapgateFilter> registration = new FilterRegistrationBean<>(
-                LeapgateFilter.forGate(gate, blockHandler.getIfAvailable(() -> BlockHandler.STANDARD)));
+            Environment environment,
+            ListableBeanFactory beans) {
+        FilterRegistrationBean<LeapgateFilter> registration = new StarterRegistration(
+                LeapgateFilter.forGate(gate, blockHandler.getIfAvailable(() -> BlockHandler.STANDARD)), beans);
         registration.setName(FILTER_NAME);
         registration.setAsyncSupported(true);
         registration.setOrder(filterOrder(properties, environment));
@@ -96,6 +106,54 @@ public class LeapgateAutoConfiguration {
         // ErrorPageFilter forwarding to /error after the chain returned) is not counted again.
         registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.FORWARD, DispatcherType.ASYNC);
         return registration;
+    }
+
+    /**
+     * The starter's registration of its filter, which is not registered when the application's
+     * beans hold another Leapgate filter (a registration's, or a filter bean) whose declared type
+     * the bean condition could not see: asked when Boot registers the filters, by then all made.
+     */
+    static final class StarterRegistration extends FilterRegistrationBean<LeapgateFilter> {
+        private final ListableBeanFactory beans;
+
+        StarterRegistration(LeapgateFilter filter, ListableBeanFactory beans) {
+            super(filter);
+            this.beans = beans;
+        }
+
+        @Override
+        public boolean isEnabled() {
+            if (!super.isEnabled()) {
+                return false;
+            }
+            String other = otherLeapgateFilter();
+            if (other == null) {
+                return true;
+            }
+            LOG.info(
+                    "Leapgate: the application registers a Leapgate filter of its own ({}); the starter's is not"
+                            + " registered, so that each request is counted once",
+                    other);
+            return false;
+        }
+
+        @SuppressWarnings("rawtypes")
+        private String otherLeapgateFilter() {
+            for (Map.Entry<String, FilterRegistrationBean> bean : beans.getBeansOfType(
+                            FilterRegistrationBean.class, false, false)
+                    .entrySet()) {
+                if (bean.getValue() != this && bean.getValue().getFilter() instanceof LeapgateFilter) {
+                    return "the registration '" + bean.getKey() + "'";
+                }
+            }
+            for (Map.Entry<String, Filter> bean :
+                    beans.getBeansOfType(Filter.class, false, false).entrySet()) {
+                if (bean.getValue() instanceof LeapgateFilter) {
+                    return "the filter bean '" + bean.getKey() + "'";
+                }
+            }
+            return null;
+        }
     }
 
     /**

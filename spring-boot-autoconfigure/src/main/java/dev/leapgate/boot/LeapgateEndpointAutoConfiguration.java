@@ -8,11 +8,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /** The Actuator endpoint {@code leapgate} ({@link LeapgateEndpoint}), when Actuator is present and the endpoint available. */
 @AutoConfiguration(after = LeapgateAutoConfiguration.class)
 @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(HttpGate.class)
+@Conditional(LeapgateEnabledCondition.class)
 public class LeapgateEndpointAutoConfiguration {
 
     @Bean

@@ -6,11 +6,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
  * The gate's metrics ({@link LeapgateMetrics}) in every Micrometer registry of the application: a
@@ -20,17 +22,20 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(after = LeapgateAutoConfiguration.class)
 @ConditionalOnClass({MeterRegistry.class, LeapgateMetrics.class})
 @ConditionalOnBean(HttpGate.class)
+@Conditional(LeapgateEnabledCondition.class)
 public class LeapgateMetricsAutoConfiguration {
 
     /**
      * Backs off for the application's own {@link LeapgateMetrics} bean (such as one with tags of its
      * own): Boot binds that one too, and every meter would be there twice. (Spring closes that one
-     * with the context, as it closes any {@link AutoCloseable} bean.)
+     * with the context, as it closes any {@link AutoCloseable} bean.) A bean declared as a {@code
+     * MeterBinder} shows its type only once made, which the condition cannot see: this binder then
+     * binds nothing.
      */
     @Bean
     @ConditionalOnMissingBean(value = LeapgateMetrics.class, name = "leapgateMetrics")
-    public MeterBinder leapgateMetrics(HttpGate gate) {
-        return new MetricsPerRegistry(gate);
+    public MeterBinder leapgateMetrics(HttpGate gate, ListableBeanFactory beans) {
+        return new MetricsPerRegistry(gate, beans);
     }
 
     /**
@@ -44,14 +49,20 @@ public class LeapgateMetricsAutoConfiguration {
      */
     static final class MetricsPerRegistry implements MeterBinder, AutoCloseable {
         private final HttpGate gate;
+        private final ListableBeanFactory beans;
         private final List<LeapgateMetrics> bound = new ArrayList<>(); // guarded by this
 
-        MetricsPerRegistry(HttpGate gate) {
+        MetricsPerRegistry(HttpGate gate, ListableBeanFactory beans) {
             this.gate = gate;
+            this.beans = beans;
         }
 
         @Override
         public synchronized void bindTo(MeterRegistry registry) {
+            if (beans.getBeansOfType(MeterBinder.class, false, false).values().stream()
+                    .anyMatch(LeapgateMetrics.class::isInstance)) {
+                return; // the application's own, which Boot binds too (see leapgateMetrics)
+            }
             LeapgateMetrics metrics = new LeapgateMetrics(gate);
             bound.add(metrics);
             metrics.bindTo(registry);

@@ -12,6 +12,7 @@ import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
@@ -327,18 +328,48 @@ class LeapgateAutoConfigurationTest {
         }
     }
 
+    /**
+     * The same, declared with a type that does not name the filter (a wildcard, as code that
+     * returns one of several registrations writes it; a raw type; a plain Filter): the bean
+     * conditions cannot see it, so the starter's registration stands down when the filters are
+     * registered.
+     */
+    static class OwnWildcardRegistration {
+        @Bean
+        FilterRegistrationBean<?> protectApi(HttpGate gate) {
+            FilterRegistrationBean<LeapgateFilter> registration =
+                    new FilterRegistrationBean<>(LeapgateFilter.forGate(gate, BlockHandler.STANDARD));
+            registration.setOrder(0);
+            return registration;
+        }
+    }
+
+    static class OwnFilterBeanAsFilter {
+        @Bean
+        Filter protectApi(HttpGate gate) {
+            return LeapgateFilter.forGate(gate, BlockHandler.STANDARD);
+        }
+    }
+
     @Test
     void anApplicationsOwnLeapgateFilter_replacesTheStarters_soThatEachRequestIsCountedOnce() throws Exception {
-        for (Class<?> own : List.of(OwnFilterRegistration.class, OwnFilterBean.class)) {
+        for (Class<?> own : List.of(
+                OwnFilterRegistration.class,
+                OwnFilterBean.class,
+                OwnWildcardRegistration.class,
+                OwnFilterBeanAsFilter.class)) {
             try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), own)) {
                 assertThat(get(app, "/ok").statusCode()).as(own.getSimpleName()).isEqualTo(200);
                 assertThat(get(app, "/ok").statusCode())
                         .as(own.getSimpleName() + ": the second of 2 per minute")
                         .isEqualTo(200);
                 assertThat(get(app, "/ok").statusCode()).as(own.getSimpleName()).isEqualTo(429);
-                assertThat(app.context().containsBean("leapgateFilterRegistration"))
-                        .as(own.getSimpleName())
-                        .isFalse();
+                assertThat(!app.context().containsBean("leapgateFilterRegistration")
+                                || !app.context()
+                                        .getBean("leapgateFilterRegistration", FilterRegistrationBean.class)
+                                        .isEnabled())
+                        .as(own.getSimpleName() + ": the starter's registration is absent or stood down")
+                        .isTrue();
             }
         }
     }
@@ -415,6 +446,30 @@ class LeapgateAutoConfigurationTest {
                 assertThat(get(app, "/ok").statusCode()).isEqualTo(200);
             }
             assertThat(app.context().getBeanNamesForType(HttpGate.class)).isEmpty();
+        }
+    }
+
+    /** An application's own gate, as a bean: leapgate.enabled=false turns the endpoint and metrics off too. */
+    static class OwnGate {
+        @Bean
+        HttpGate ownGate() {
+            return HttpGate.builder(ConfigParser.parse(Map.of("rules", "none"), "test"))
+                    .build();
+        }
+    }
+
+    @Test
+    void disabled_withTheApplicationsOwnGate_noEndpointAndNoMetrics() throws Exception {
+        Map<String, String> properties =
+                Map.of("leapgate.enabled", "false", "management.endpoints.web.exposure.include", "leapgate");
+        try (BootApps.Running app = BootApps.start(properties, new ManualClock(), OwnGate.class)) {
+            assertThat(app.context().getBeanNamesForType(LeapgateEndpoint.class))
+                    .isEmpty();
+            assertThat(app.context().containsBean("leapgateMetrics")).isFalse();
+            assertThat(app.bean(MeterRegistry.class)
+                            .find("leapgate.gate.requests")
+                            .meters())
+                    .isEmpty();
         }
     }
 
@@ -547,20 +602,32 @@ class LeapgateAutoConfigurationTest {
         }
     }
 
+    /** The same binder declared as a MeterBinder, as Boot's documentation writes binders. */
+    static class OwnMetricsAsMeterBinder {
+        @Bean
+        MeterBinder shopMetrics(HttpGate gate) {
+            return new LeapgateMetrics(gate, Tags.of("application", "shop"));
+        }
+    }
+
     @Test
     void anApplicationsOwnLeapgateMetrics_replaceTheStarters_soThatEveryMeterIsThereOnce() throws Exception {
-        try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), OwnMetrics.class)) {
-            get(app, "/ok");
-            MeterRegistry registry = app.bean(MeterRegistry.class);
+        for (Class<?> own : List.of(OwnMetrics.class, OwnMetricsAsMeterBinder.class)) {
+            try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), own)) {
+                get(app, "/ok");
+                MeterRegistry registry = app.bean(MeterRegistry.class);
 
-            assertThat(registry.find("leapgate.rule.limit").meters())
-                    .singleElement()
-                    .satisfies(meter ->
-                            assertThat(meter.getId().getTag("application")).isEqualTo("shop"));
-            assertThat(registry.find("leapgate.requests")
-                            .tag("outcome", "admitted")
-                            .meters())
-                    .hasSize(1);
+                assertThat(registry.find("leapgate.rule.limit").meters())
+                        .as(own.getSimpleName())
+                        .singleElement()
+                        .satisfies(meter ->
+                                assertThat(meter.getId().getTag("application")).isEqualTo("shop"));
+                assertThat(registry.find("leapgate.requests")
+                                .tag("outcome", "admitted")
+                                .meters())
+                        .as(own.getSimpleName())
+                        .hasSize(1);
+            }
         }
     }
 
