@@ -500,6 +500,40 @@ class LeapgateAutoConfigurationTest {
     }
 
     /**
+     * Values Boot binds itself, before Leapgate's reader: a rule given one value (Boot's own report
+     * names neither the value nor how a rule is written) and a filter order that is no number.
+     */
+    @Test
+    void aRuleGivenOneValue_orAFilterOrderThatIsNoNumber_isExplainedNamingTheValue() {
+        Map<String, String[]> cases = Map.of(
+                "leapgate.rule.login",
+                new String[] {
+                    "POST /login 5/1m",
+                    "leapgate.rule.login = 'POST /login 5/1m' gives the rule 'login' one value, but a rule is written"
+                            + " as its settings, each a property of its own: leapgate.rule.login.match,"
+                            + " leapgate.rule.login.limit and so on"
+                },
+                "leapgate.filter-order",
+                new String[] {
+                    "early",
+                    "leapgate.filter-order = 'early' is not a whole number; expected the filter's order among the"
+                            + " application's filters (-110 by default)"
+                });
+        cases.forEach((property, valueAndProblem) -> {
+            Map<String, String> properties =
+                    new java.util.HashMap<>(property.equals("leapgate.filter-order") ? LOGIN_PER_IP : Map.of());
+            properties.put(property, valueAndProblem[0]);
+            Throwable failure = catchThrowable(
+                    () -> BootApps.start(properties, new ManualClock()).close());
+            StandardEnvironment environment = new StandardEnvironment();
+            environment.getPropertySources().addFirst(new MapPropertySource("test", Map.copyOf(properties)));
+            FailureAnalysis analysis = new LeapgateBindFailureAnalyzer(environment).analyze(failure);
+            assertThat(analysis).as(property).isNotNull();
+            assertThat(analysis.getDescription()).as(property).contains(valueAndProblem[1]);
+        });
+    }
+
+    /**
      * YAML 1.1, which application.yml is read as, takes off, no and n for false: enabled: off in
      * application.yml reached the condition as false and switched protection off silently, though
      * only false may. The value as written there is what counts.
