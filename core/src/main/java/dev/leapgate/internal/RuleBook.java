@@ -7,9 +7,11 @@ import dev.leapgate.stats.ResourceStats;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A rule set compiled for enforcement: a {@link Limit} per rule, in the rule set's order, and the
@@ -19,20 +21,38 @@ import java.util.Optional;
  * counted where {@link Limit#continued} says it can (a new limit over the same windows); and a
  * resource keeps its statistics while any rule protects it.
  *
+ * <p>A rule that a version of the rules leaves out is <em>retired</em>, not forgotten, for as long
+ * as its window could still count anything (its window and a bucket; in-flight limits are not
+ * kept): a rule written back within that time (a rules file read half-written, then whole; a rule
+ * commented out and back) takes back its limit and counters, or goes on from them as a changed
+ * rule does. A retired limit is held until a later version of the rules no longer needs it, at
+ * the latest the first compile after its time.
+ *
  * <p>Immutable; the limits and recorders inside are thread-safe.
  */
 public final class RuleBook {
 
+    /** A limit whose rule the rules in force left out, kept until {@code untilNanos}. */
+    private record Retired(Limit limit, long untilNanos) {}
+
     private final RuleSet rules;
     private final Limit[] limits;
     private final Map<String, ResourceRecorder> recorders;
+    private final List<Retired> retired;
     private final int kept;
     private final int continued;
 
-    private RuleBook(RuleSet rules, Limit[] limits, Map<String, ResourceRecorder> recorders, int kept, int continued) {
+    private RuleBook(
+            RuleSet rules,
+            Limit[] limits,
+            Map<String, ResourceRecorder> recorders,
+            List<Retired> retired,
+            int kept,
+            int continued) {
         this.rules = rules;
         this.limits = limits;
         this.recorders = recorders;
+        this.retired = retired;
         this.kept = kept;
         this.continued = continued;
     }
@@ -47,17 +67,28 @@ public final class RuleBook {
      * store} (null: no store).
      */
     public static RuleBook compile(RuleSet rules, RuleBook previous, Clock clock, Limit.Store store) {
+        long now = clock.nanoTime();
         Map<FlowRule, Limit> reusable = new HashMap<>();
         Map<String, Limit> byName = new HashMap<>();
         Map<String, ResourceRecorder> oldRecorders = new HashMap<>();
+        List<Retired> candidates = new ArrayList<>();
         if (previous != null) {
             for (Limit limit : previous.limits) {
                 reusable.put(limit.rule, limit);
                 byName.put(limit.rule.name(), limit);
+                candidates.add(new Retired(limit, now + retention(limit.rule)));
             }
             oldRecorders.putAll(previous.recorders);
+            // Names are unique within a book, and a retired name is none of its limits'.
+            for (Retired r : previous.retired) {
+                if (r.untilNanos - now > 0) {
+                    reusable.put(r.limit.rule, r.limit);
+                    byName.put(r.limit.rule.name(), r.limit);
+                    oldRecorders.putIfAbsent(r.limit.rule.resource(), r.limit.recorder);
+                    candidates.add(r);
+                }
+            }
         }
-        long now = clock.nanoTime();
         Map<String, ResourceRecorder> recorders = new HashMap<>();
         List<Limit> limits = new ArrayList<>();
         int kept = 0;
@@ -77,7 +108,30 @@ public final class RuleBook {
                 continued += limit.continued() ? 1 : 0;
             }
         }
-        return new RuleBook(rules, limits.toArray(new Limit[0]), Map.copyOf(recorders), kept, continued);
+        Set<String> names = new HashSet<>();
+        for (FlowRule rule : rules.rules()) {
+            names.add(rule.name());
+        }
+        List<Retired> retired = new ArrayList<>();
+        for (Retired r : candidates) {
+            if (!names.contains(r.limit.rule.name()) && r.untilNanos - now > 0) {
+                retired.add(r);
+            }
+        }
+        return new RuleBook(
+                rules, limits.toArray(new Limit[0]), Map.copyOf(recorders), List.copyOf(retired), kept, continued);
+    }
+
+    /**
+     * How long a limit left out of the rules is kept: while its window could count anything of the
+     * requests it admitted (the window and one bucket more); not at all for an in-flight limit,
+     * whose requests give their slots back to it wherever it is.
+     */
+    private static long retention(FlowRule rule) {
+        if (rule.isInFlight() || rule.window() == null) {
+            return 0;
+        }
+        return rule.window().length().toNanos() + rule.window().bucketNanos();
     }
 
     public RuleSet rules() {

@@ -557,6 +557,55 @@ class HttpGateRulesTest {
         assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("kept", "changed");
     }
 
+    /**
+     * A version of the rules that leaves a rule out (a rules file read half-written, cut after a
+     * whole rule; a rule commented out), then one that has it back: the rule takes back what it
+     * counted, while its window could still count it, as unchanged and changed rules do. After
+     * that, nothing of it is left to take back.
+     */
+    @Test
+    void aRuleLeftOutOfOneVersion_andWrittenBack_takesBackItsCounts_whileItsWindowCouldHoldThem() {
+        FlowRule a = rule("a", "/a").limit(2, seconds(60)).build();
+        FlowRule b =
+                rule("b", "/b").limit(2, seconds(60)).scope(Scope.perOrigin()).build();
+        HttpGate gate = gate(a, b);
+        for (int i = 0; i < 2; i++) {
+            assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted()).isTrue();
+        }
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted()).isFalse();
+
+        gate.update(RuleSet.of(a)); // b left out
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted())
+                .as("no rule on /b")
+                .isTrue();
+        clock.advance(Duration.ofSeconds(1));
+        gate.update(RuleSet.of(a, b)); // and back
+
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted())
+                .as("no fresh allowance")
+                .isFalse();
+        assertThat(gate.stats("/b").orElseThrow().totals())
+                .as("its resource's statistics too (the request while no rule limited /b is not in them)")
+                .extracting(t -> t.admitted(), t -> t.rejected())
+                .containsExactly(2L, 2L);
+
+        gate.update(RuleSet.of(a));
+        clock.advance(Duration.ofSeconds(1));
+        gate.update(RuleSet.of(
+                a,
+                rule("b", "/b").limit(3, seconds(60)).scope(Scope.perOrigin()).build()));
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted())
+                .as("changed while left out: goes on from the count, the raised limit's difference")
+                .isTrue();
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted()).isFalse();
+
+        gate.update(RuleSet.of(a));
+        clock.advance(Duration.ofSeconds(67)); // the window and a bucket: every count has left it
+        gate.update(RuleSet.of(a)); // a later version, which no longer keeps it
+        gate.update(RuleSet.of(a, b));
+        assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted()).isTrue();
+    }
+
     @Test
     void entryAdmittedBeforeAReload_releasesIntoTheCounterThatAdmittedIt() {
         FlowRule slots = rule("slots", "/export").inFlight(1).build();
