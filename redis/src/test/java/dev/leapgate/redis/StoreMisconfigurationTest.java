@@ -142,7 +142,13 @@ class StoreMisconfigurationTest {
         err.print(log);
 
         assertThat(decided).as("decided by the failure policy").isPositive();
-        List<String> errors = log.lines().filter(line -> line.contains("ERROR")).toList();
+        // Leapgate's own ERROR lines: when Redis refuses the connection's handshake (SELECT of a
+        // database it does not have), Lettuce's connection setup can fail twice, and Reactor, which
+        // Lettuce uses within, then logs the second error at ERROR ("Operator called default
+        // onErrorDropped", logger reactor.core.publisher.Operators): seen once in a CI run on Redis 7.
+        List<String> errors = log.lines()
+                .filter(line -> line.contains("ERROR") && line.contains(" dev.leapgate."))
+                .toList();
         assertThat(errors)
                 .as("%s: logged once at ERROR, naming the setting, its value and what is wrong", what)
                 .singleElement()
