@@ -19,8 +19,6 @@ import org.springframework.core.env.Environment;
 @Order(Ordered.HIGHEST_PRECEDENCE)
 class LeapgateBindFailureAnalyzer extends AbstractFailureAnalyzer<BindException> {
 
-    private static final ConfigurationPropertyName LEAPGATE = ConfigurationPropertyName.of("leapgate");
-
     private static final ConfigurationPropertyName RULES = ConfigurationPropertyName.of("leapgate.rule");
 
     private static final ConfigurationPropertyName FILTER_ORDER = ConfigurationPropertyName.of("leapgate.filter-order");
