@@ -626,7 +626,7 @@ final class OriginTable {
 
         int recentNext;
         /** The slots whose entries the hand last gave a second chance, in {@link #evictionCandidate}. */
-        final int[] spared = new int[EVICTION_SAMPLE];
+        final int[] sparedSlots = new int[EVICTION_SAMPLE];
         /**
          * The latest clock reading an insertion brought to this segment (valid once {@code timed}).
          * Threads read the clock before they reach the table, so an insertion may come with an
@@ -833,7 +833,7 @@ final class OriginTable {
                 if ((word & REFERENCED) != 0) {
                     slots[slot] = word & ~REFERENCED; // a second chance
                     if (spared < EVICTION_SAMPLE) {
-                        this.spared[spared++] = slot;
+                        sparedSlots[spared++] = slot;
                     }
                     continue;
                 }
@@ -849,7 +849,7 @@ final class OriginTable {
             // The hand met the sample's saturated entries within its first turn, before it came back
             // to the entries it spared (under the write lock: no slot moved since).
             for (int i = 0; i < spared; i++) {
-                int slot = this.spared[i];
+                int slot = sparedSlots[i];
                 if (state.pressure(cells, base(slots[slot]), nowNanos) < saturation) {
                     return slot;
                 }
