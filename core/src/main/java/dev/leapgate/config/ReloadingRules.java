@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,9 @@ import org.slf4j.LoggerFactory;
 public final class ReloadingRules {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReloadingRules.class);
+
+    /** The size that the message of a file too large gives ("is 1048577 bytes, larger than"). */
+    private static final Pattern SIZE = Pattern.compile("\\d+ bytes, ");
 
     private final Path file;
     private final long intervalNanos;
@@ -241,9 +245,13 @@ public final class ReloadingRules {
         }
     }
 
-    /** The stamp of a file that cannot be read: the same reason, the same stamp, reported once. */
+    /**
+     * The stamp of a file that cannot be read: the same reason, the same stamp, reported once. A
+     * file's size is left out, so that a file growing past the limit is reported once, not at every
+     * check while it grows.
+     */
     private static String unreadableStamp(ConfigException e) {
-        return "unreadable: " + e.getMessage();
+        return "unreadable: " + SIZE.matcher(e.getMessage()).replaceAll("");
     }
 
     private static String stampOf(byte[] content) {

@@ -278,7 +278,7 @@ class ReloadingRulesTest {
     }
 
     @Test
-    void aHugeFile_isRefused_andTheRulesStay() throws IOException {
+    void aHugeFile_isRefused_andTheRulesStay_reportedOnceWhileItGrows() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
         HttpGate gate = gateFor(file);
         ReloadingRules reloading = following(file, gate);
@@ -292,6 +292,11 @@ class ReloadingRulesTest {
         assertThat(reloading.lastError())
                 .hasValueSatisfying(error -> assertThat(error)
                         .contains("cannot read rules file " + file + ": is 1048577 bytes, larger than the 1 MiB"));
+        try (RandomAccessFile huge = new RandomAccessFile(file.toFile(), "rw")) {
+            huge.setLength((1 << 20) + 4096); // a log file named by mistake, still growing
+        }
+        requestChecks(reloading);
+        assertThat(reloading.rejectedReloads()).as("reported once").isEqualTo(1);
     }
 
     @Test
