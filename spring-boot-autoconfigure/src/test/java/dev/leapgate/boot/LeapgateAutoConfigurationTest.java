@@ -3,6 +3,10 @@ package dev.leapgate.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.leapgate.ManualClock;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
@@ -33,12 +37,14 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.beans.factory.config.YamlPropertiesFactoryBean;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.boot.web.context.reactive.AnnotationConfigReactiveWebApplicationContext;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -570,7 +576,8 @@ class LeapgateAutoConfigurationTest {
     }
 
     /**
-     * A reactive (WebFlux) application: the starter has no filter it could run there. Not a
+     * A reactive (WebFlux) application, or one that is no web application: the starter has no filter
+     * it could run there. Not a
      * {@code @Configuration}, which ContractApplication's component scan would pick up.
      */
     @EnableAutoConfiguration
@@ -604,6 +611,41 @@ class LeapgateAutoConfigurationTest {
         disabled.put("leapgate.enabled", "false");
         try (ConfigurableApplicationContext context = startReactive(disabled)) {
             assertThat(context.getBeanNamesForType(HttpGate.class)).isEmpty();
+        }
+    }
+
+    @Test
+    void inAnApplicationThatIsNoWebApplication_rulesThatLimitNothingAreWarnedOf() {
+        Logger logger = (Logger) LoggerFactory.getLogger(LeapgateNotWebAutoConfiguration.class);
+        ListAppender<ILoggingEvent> logged = new ListAppender<>();
+        logged.start();
+        logger.addAppender(logged);
+        System.setProperty(LoggingSystem.SYSTEM_PROPERTY, LoggingSystem.NONE); // which would reset the appenders
+        try {
+            Map<String, String> disabled = new LinkedHashMap<>(LOGIN_PER_IP);
+            disabled.put("leapgate.enabled", "false");
+            for (Map<String, String> properties : List.of(Map.<String, String>of(), disabled, LOGIN_PER_IP)) {
+                new SpringApplicationBuilder(ReactiveApplication.class)
+                        .web(WebApplicationType.NONE)
+                        .properties(new LinkedHashMap<String, Object>(properties))
+                        .run()
+                        .close();
+            }
+
+            assertThat(logged.list)
+                    .as("only the application with rules and Leapgate on is warned of")
+                    .singleElement()
+                    .satisfies(event -> {
+                        assertThat(event.getLevel()).isEqualTo(Level.WARN);
+                        assertThat(event.getFormattedMessage())
+                                .contains("Leapgate limits no request here: this is not a web application")
+                                .contains("[leapgate.rule.login.limit, leapgate.rule.login.match,"
+                                        + " leapgate.rule.login.scope]")
+                                .contains("leapgate.enabled=false");
+                    });
+        } finally {
+            System.clearProperty(LoggingSystem.SYSTEM_PROPERTY);
+            logger.detachAppender(logged);
         }
     }
 
