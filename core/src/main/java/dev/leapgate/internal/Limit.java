@@ -872,6 +872,8 @@ public abstract sealed class Limit {
             String id;
             if (ip != null) {
                 id = ip.isIpv4() ? ip.toString() : "6:" + Long.toHexString(origin.key()); // the /64 (or so) prefix
+            } else if (origin.equals(Origin.unknown())) {
+                id = "u"; // no address: not a client identified as "unknown", which i:unknown keys
             } else {
                 // A secret (an API key) is kept under its hash, like an identifier too long for a key.
                 id = origin.id().length() <= 64 && !origin.isSecret()
