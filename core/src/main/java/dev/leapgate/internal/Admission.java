@@ -127,12 +127,17 @@ public final class Admission {
         // Several shared limits: their store decisions start together, one round trip for all.
         Object[] begun = remotes(limits) > 1 ? begin(limits, now, origin, permits) : null;
         boolean schedules = false;
+        // The longest wait known when a schedule books its turn: the request goes on no sooner.
+        long notBefore = 0;
         // Pass 1: limits that decide at once; pass 2: limits that may make the request wait.
         for (int pass = 0; pass < 2; pass++) {
             for (int i = 0; i < n; i++) {
                 Limit limit = limits[i];
                 if (limit.schedules() != (pass == 1)) {
                     continue;
+                }
+                if (pass == 1 && !schedules) {
+                    notBefore = longestWait(limits, t0, t1, all, now); // the loans of the first pass
                 }
                 schedules |= pass == 1;
                 long token;
@@ -142,6 +147,9 @@ public final class Admission {
                     } else if (begun != null && begun[i] != null) {
                         token = limit.tryAcquire(now, origin, permits, begun[i]);
                         begun[i] = null;
+                    } else if (pass == 1) {
+                        long others = Math.max(notBefore, laterTurns(limits, i, now));
+                        token = limit.tryAcquireGoingOnAfter(now, origin, permits, others);
                     } else {
                         token = limit.tryAcquire(now, origin, permits);
                     }
@@ -169,6 +177,9 @@ public final class Admission {
                     t0 = token;
                 } else {
                     t1 = token;
+                }
+                if (pass == 1) {
+                    notBefore = Math.max(notBefore, waitNanos(limit, now, token));
                 }
             }
         }
@@ -259,13 +270,47 @@ public final class Admission {
     }
 
     /**
+     * The longest wait that the limits decided so far ask of the request (a window's loan), when a
+     * schedule is about to book its turn: a schedule books the turn where the request goes on, not
+     * earlier, or it would give the turns after it to other requests that then go on beside this
+     * one (a pace of one per 20 ms letting two go on at once, after one waited 100 ms for a loan).
+     */
+    private static long longestWait(Limit[] limits, long t0, long t1, long[] all, long now) {
+        long longest = 0;
+        for (int i = 0; i < limits.length; i++) {
+            if (!limits[i].schedules()) {
+                longest = Math.max(longest, waitNanos(limits[i], now, token(t0, t1, all, i)));
+            }
+        }
+        return longest;
+    }
+
+    /**
+     * The longest turn, as it stands at {@code now}, of the schedules after the {@code i}th, which
+     * book theirs after it: so that the {@code i}th books its turn no earlier than a later,
+     * slower schedule makes the request go on. A schedule moved by another request meanwhile may
+     * still give a later turn than this read said (the {@code i}th's turn then comes that much
+     * early, once).
+     */
+    private static long laterTurns(Limit[] limits, int i, long now) {
+        long longest = 0;
+        for (int j = i + 1; j < limits.length; j++) {
+            if (limits[j].schedules()) {
+                longest = Math.max(longest, limits[j].turnNanos(now));
+            }
+        }
+        return longest;
+    }
+
+    /**
      * Nanoseconds since {@code now}, at least 1, for a wait that ended without admission; {@code
      * planned} if the clock fails (the request ends on that fault, or is rejected, either way).
+     * Any throwable, as in {@code decide}: the clock's first failure is the one that propagates.
      */
     private long waitedSince(long now, long planned) {
         try {
             return Math.max(1, clock.nanoTime() - now);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             return planned;
         }
     }

@@ -236,6 +236,23 @@ public abstract sealed class Limit {
 
     abstract long tryAcquire(long nowNanos, Origin origin, int permits);
 
+    /**
+     * As {@link #tryAcquire(long, Origin, int)}, for a request that another limit makes wait {@code
+     * notBeforeNanos} from {@code nowNanos} at least: a schedule books its turn where the request
+     * goes on, and still admits by its own wait alone. Only scheduling limits care.
+     */
+    long tryAcquireGoingOnAfter(long nowNanos, Origin origin, int permits, long notBeforeNanos) {
+        return tryAcquire(nowNanos, origin, permits);
+    }
+
+    /**
+     * For a scheduling limit, the nanoseconds a one-permit request deciding at {@code nowNanos}
+     * would wait for its turn, if it were admitted (0 if it would be rejected); 0 for other limits.
+     */
+    long turnNanos(long nowNanos) {
+        return 0;
+    }
+
     /** What {@link #begin} returns when a remembered rejection decides without the store. */
     static final Object REMEMBERED = new Object();
 
@@ -677,6 +694,17 @@ public abstract sealed class Limit {
         long tryAcquire(long nowNanos, Origin origin, int permits) {
             long wait = rate.tryReserve(nowNanos, permits);
             return wait == SmoothRate.REJECTED ? REJECTED : wait;
+        }
+
+        @Override
+        long tryAcquireGoingOnAfter(long nowNanos, Origin origin, int permits, long notBeforeNanos) {
+            long wait = rate.tryReserve(nowNanos, permits, notBeforeNanos);
+            return wait == SmoothRate.REJECTED ? REJECTED : wait;
+        }
+
+        @Override
+        long turnNanos(long nowNanos) {
+            return rate.nanosUntilAvailable(nowNanos, 1) == 0 ? rate.nanosUntilFree(nowNanos) : 0;
         }
 
         @Override

@@ -274,6 +274,21 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
      * @throws IllegalArgumentException if {@code permits} is out of range
      */
     public long tryReserve(long nowNanos, int permits) {
+        return tryReserve(nowNanos, permits, 0);
+    }
+
+    /**
+     * As {@link #tryReserve(long, int)}, for a request that goes on no sooner than {@code
+     * notBeforeNanos} after {@code nowNanos} whatever this rate says (another limit makes it wait
+     * that long): its turn is taken where it goes on, not earlier, so that the turns after it are
+     * not given to requests that would go on beside it. Whether it is admitted depends on its own
+     * wait alone (at most {@code maxQueue}); the time between its own turn and the later one is
+     * idle time for the schedule (for warm-up: stored permits, which never cost less than a fresh
+     * one).
+     *
+     * @return the wait this rate asks for (as {@link #tryReserve(long, int)}), or {@link #REJECTED}
+     */
+    public long tryReserve(long nowNanos, int permits, long notBeforeNanos) {
         checkPermits(permits);
         long now = sinceOrigin(nowNanos);
         for (; ; ) {
@@ -283,13 +298,18 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
                 if (to == this) {
                     continue;
                 }
-                return permits > to.limit ? REJECTED : to.tryReserve(nowNanos, permits);
+                return permits > to.limit ? REJECTED : to.tryReserve(nowNanos, permits, notBeforeNanos);
             }
             long waitNanos = current.waitNanos(now);
             if (waitNanos > maxQueueNanos) {
                 return REJECTED;
             }
-            if (state.compareAndSet(current, reserve(curve, current, now, permits))) {
+            // Its turn where it goes on: the schedule idle until then if that is later than its own.
+            long goesOn = Math.max(waitNanos, Math.min(notBeforeNanos, MAX_DURATION.toNanos()));
+            State next = goesOn > waitNanos
+                    ? reserve(curve, current, now + goesOn, permits)
+                    : reserve(curve, current, now, permits); // its own turn, the fraction of a ns carried
+            if (state.compareAndSet(current, next)) {
                 return waitNanos;
             }
             // Another reservation got in first and moved nextFree: decide again against it.

@@ -1,0 +1,159 @@
+package dev.leapgate.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.leapgate.Clock;
+import dev.leapgate.Decision;
+import dev.leapgate.Entry;
+import dev.leapgate.Origin;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OnExcess;
+import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowMode;
+import dev.leapgate.rule.WindowSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A request that meets a paced rule and another rule that makes it wait longer (a borrowing
+ * window, or a slower paced rule) goes on later than its paced turn; the paced rule must still
+ * never admit faster than its rate at the times requests go on.
+ */
+class SeveralWaitingRulesTest {
+
+    private static final long MS = 1_000_000L;
+
+    /** The reading of the request being decided: its arrival, then the end of its wait. */
+    private long now;
+
+    private final Clock clock = () -> now;
+    private final ResourceRecorder recorder = new ResourceRecorder("api", clock);
+    private final Admission admission = new Admission(clock, nanos -> now += nanos);
+
+    /** Pace: 5 per 100 ms, one every 20 ms, a turn at most 500 ms away. */
+    private final Limit pace = Limit.create(
+            FlowRule.builder("pace")
+                    .limit(5, WindowSpec.of(Duration.ofMillis(100), 1))
+                    .onExcess(OnExcess.pace(Duration.ofMillis(500)))
+                    .build(),
+            recorder,
+            0,
+            null);
+
+    @Test
+    void pacedRule_neverAdmitsFasterThanItsRate_whenABorrowingRuleMakesTheRequestWaitLonger() {
+        // Client a: 1 per fixed 100 ms window, borrowing from the next one up to 500 ms ahead.
+        Limit borrow = Limit.create(
+                FlowRule.builder("borrow")
+                        .limit(1, new WindowSpec(Duration.ofMillis(100), 1, WindowMode.SLIDING))
+                        .scope(Scope.origin("a"))
+                        .onExcess(OnExcess.borrow(Duration.ofMillis(500)))
+                        .build(),
+                recorder,
+                0,
+                null);
+        Limit[] limits = {borrow, pace};
+        List<Long> wentOn = new ArrayList<>();
+
+        enter(limits, "a", 0, wentOn); // goes on at once
+        enter(limits, "a", 10 * MS, wentOn); // borrows from [100 ms, 200 ms): goes on at 100 ms
+        for (int i = 0; i < 5; i++) {
+            enter(limits, "x", 10 * MS, wentOn); // only the paced rule applies
+        }
+
+        assertPacedAt(wentOn, 7);
+    }
+
+    @Test
+    void pacedRule_neverAdmitsFasterThanItsRate_whenASlowerPacedRuleMakesTheRequestWaitLonger() {
+        // Client a: paced at 1 per 100 ms as well.
+        Limit slow = Limit.create(
+                FlowRule.builder("slow")
+                        .limit(1, WindowSpec.of(Duration.ofMillis(100), 1))
+                        .scope(Scope.origin("a"))
+                        .onExcess(OnExcess.pace(Duration.ofMillis(500)))
+                        .build(),
+                recorder,
+                0,
+                null);
+        Limit[] limits = {slow, pace};
+        List<Long> wentOn = new ArrayList<>();
+
+        enter(limits, "a", 0, wentOn); // goes on at once
+        enter(limits, "a", 10 * MS, wentOn); // its turn at the slow rule: 100 ms
+        for (int i = 0; i < 5; i++) {
+            enter(limits, "x", 10 * MS, wentOn); // only the 5-per-100-ms rule applies
+        }
+
+        assertPacedAt(wentOn, 7);
+    }
+
+    private void enter(Limit[] limits, String origin, long arrival, List<Long> wentOn) {
+        now = arrival;
+        Decision d = admission.decide(limits, Origin.id(origin), 1);
+        if (d instanceof Entry e) {
+            wentOn.add(e.startNanos());
+            e.close();
+        }
+    }
+
+    /** Every request the 5-per-100-ms rule admitted went on at least 20 ms after the one before. */
+    private static void assertPacedAt(List<Long> wentOn, int admitted) {
+        assertThat(wentOn).as("admitted").hasSize(admitted);
+        List<Long> sorted = new ArrayList<>(wentOn);
+        Collections.sort(sorted);
+        int most = 0;
+        for (long from : sorted) {
+            int in = 0;
+            for (long t : sorted) {
+                in += t >= from && t < from + 100 * MS ? 1 : 0;
+            }
+            most = Math.max(most, in);
+        }
+        assertThat(most)
+                .as("requests the 5-per-100-ms paced rule let go on within one 100 ms span (went on at %s ns)", sorted)
+                .isLessThanOrEqualTo(5);
+    }
+
+    /** A clock that fails after the wait, once and again: the wait ends, and the first failure propagates. */
+    @Test
+    void clockThatThrowsACheckedExceptionAfterTheWait_endsTheWait_andPropagatesTheFirstFailure() {
+        boolean[] slept = {false};
+        int[] failures = {0};
+        Clock failing = () -> {
+            if (slept[0]) {
+                SeveralWaitingRulesTest.<RuntimeException>sneakyThrow(
+                        new java.io.IOException("clock gone " + ++failures[0]));
+            }
+            return now;
+        };
+        ResourceRecorder rec = new ResourceRecorder("api", failing);
+        Admission adm = new Admission(failing, nanos -> slept[0] = true);
+        Limit paced = Limit.create(
+                FlowRule.builder("pace")
+                        .limit(10, WindowSpec.of(Duration.ofSeconds(1)))
+                        .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                        .build(),
+                rec,
+                0,
+                null);
+        Limit[] limits = {paced};
+        ((Entry) adm.decide(limits, Origin.unknown(), 1)).close(); // the first turn: no wait
+
+        assertThatThrownBy(() -> adm.decide(limits, Origin.unknown(), 1)) // waits 100 ms
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessage("clock gone 1");
+        assertThat(paced.waits().orElseThrow().waitingNow())
+                .as("requests waiting for the paced rule now")
+                .isZero();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> void sneakyThrow(Throwable e) throws E {
+        throw (E) e;
+    }
+}
