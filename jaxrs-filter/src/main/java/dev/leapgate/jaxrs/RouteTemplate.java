@@ -66,6 +66,13 @@ final class RouteTemplate {
      */
     private final Map<List<String>, Pattern> regexes = new ConcurrentHashMap<>();
 
+    /**
+     * Per method reached below a sub-resource locator, whether it is the runtime's own handler (it
+     * has no HTTP method: Jersey's for an OPTIONS request it answers itself); as many as the
+     * application's code has.
+     */
+    private final Map<Method, Boolean> runtimeHandlers = new ConcurrentHashMap<>();
+
     private final AnnotationRules annotations;
 
     /** @param annotations the application's annotation rules, told of each request reached through locators */
@@ -96,6 +103,9 @@ final class RouteTemplate {
                         m -> pathOf(resourceClass) == null ? NOT_A_ROUTE : join(pathOf(resourceClass), pathOf(m)));
             }
             return template != NOT_A_ROUTE ? template : unmatched(uriInfo);
+        }
+        if (runtimeHandlers.computeIfAbsent(method, RouteTemplate::isRuntimeHandler)) {
+            return unmatched(uriInfo); // no route of the application: named by its path, as at the root
         }
         String[] chosen = new String[matched.size() + 1];
         chosen[0] = pathOf(classOf(matched.get(matched.size() - 1)));
@@ -283,6 +293,10 @@ final class RouteTemplate {
     }
 
     /** The method's HTTP method ({@code @GET} and friends, or a custom {@code @HttpMethod}), or null. */
+    private static boolean isRuntimeHandler(Method method) {
+        return httpMethod(method) == null;
+    }
+
     static String httpMethod(Method method) {
         for (Annotation annotation : annotated(method).getAnnotations()) {
             HttpMethod http = annotation.annotationType().getAnnotation(HttpMethod.class);

@@ -233,6 +233,27 @@ class RouteTemplateIT {
         }
     }
 
+    @Test
+    void optionsRequestTheRuntimeAnswersBelowALocator_isNamedByItsPath_notByTheLocatorsRoute() throws Exception {
+        // RoutesResource's {org}/members locator returns Members, whose GET is {id}: Jersey's own
+        // handler of OPTIONS /orgs/acme/members/1 has no @Path, and the route stopped at the locator.
+        try (JaxrsServer server = JaxrsServer.start(app(
+                "leapgate.rule.members.match", "/orgs/{org}/members",
+                "leapgate.rule.members.limit", "1/1h"))) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(raw(server, "OPTIONS /orgs/acme/members/" + i))
+                        .as("OPTIONS /orgs/acme/members/" + i)
+                        .startsWith("HTTP/1.1 200");
+            }
+            assertThat(server.gate()
+                            .stats("/orgs/{org}/members")
+                            .map(stats -> stats.totals().admitted())
+                            .orElse(0L))
+                    .as("counted by the rule of the collection's route")
+                    .isZero();
+        }
+    }
+
     /** The response head and body to {@code requestLine} sent as written, over a socket of its own. */
     private static String raw(JaxrsServer server, String requestLine) throws IOException {
         try (Socket socket = new Socket(server.base.getHost(), server.base.getPort())) {
