@@ -71,6 +71,14 @@ final class AnnotationRules implements DynamicFeature {
     private final Set<Class<?>> walked = new HashSet<>();
     /** Per sub-resource route ("GET /lib/{id}"), the limits the walk bound there, one list per resource method. */
     private final Map<String, Set<List<RateLimited>>> subResourceLimits = new HashMap<>();
+    /**
+     * Per root route ("GET /accounts/{id}"), the first resource method seen there, with its
+     * template as written (regular expressions kept): {@link #checkRegexSiblings}.
+     */
+    private final Map<String, RouteOwner> owners = new HashMap<>();
+
+    private record RouteOwner(String written, String method, boolean annotated) {}
+
     /** Whether a walked class has a sub-resource locator. */
     private boolean locators;
 
@@ -132,8 +140,31 @@ final class AnnotationRules implements DynamicFeature {
         }
         String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
         recordRoute(httpMethod, template);
+        checkRegexSiblings(httpMethod, template, resourceClass, method, !limits.isEmpty());
         if (!limits.isEmpty()) {
             bind(resourceClass, method, httpMethod, template, describe(resourceClass, method), limits);
+        }
+    }
+
+    /**
+     * Refuses an annotation on a route that another resource method shares once regular
+     * expressions are left out ({@code {id: \d+}} and {@code {id: [a-z]+}} are both {@code {id}}):
+     * requests are named by the template without them, so the annotation's rule would limit the
+     * sibling too.
+     */
+    private void checkRegexSiblings(
+            String httpMethod, String template, Class<?> resourceClass, Method method, boolean annotated) {
+        String written = RouteTemplate.pathOf(resourceClass) + " " + RouteTemplate.pathOf(method);
+        String route = httpMethod + " " + template;
+        String described = describe(resourceClass, method);
+        RouteOwner first = owners.putIfAbsent(route, new RouteOwner(written, described, annotated));
+        if (first != null && !first.written().equals(written) && (annotated || first.annotated())) {
+            throw new IllegalArgumentException("@RateLimited on " + (annotated ? described : first.method())
+                    + " cannot be applied: " + described + " and " + first.method()
+                    + " differ only in the regular expression of a template variable, and both are the route "
+                    + route + " (Leapgate names requests by their template without regular expressions), so the"
+                    + " annotation's limit would apply to both; give the variables different names, or write a"
+                    + " rule.* in the configuration");
         }
     }
 

@@ -425,6 +425,31 @@ class AnnotationRulesTest {
     }
 
     @Test
+    void anAnnotatedRouteThatASiblingSharesButForARegularExpression_failsNamingBoth_inEitherOrder() {
+        String says = " differ only in the regular expression of a template variable, and both are the route"
+                + " GET /accounts/{id}";
+        annotations.configure(info(Samples.RegexSiblings.class, "byNumber"), null);
+        assertThatThrownBy(() -> annotations.configure(info(Samples.RegexSiblings.class, "byName"), null))
+                .hasMessageStartingWith("@RateLimited on RegexSiblings.byNumber(String) cannot be applied:"
+                        + " RegexSiblings.byName(String) and RegexSiblings.byNumber(String)" + says);
+
+        AnnotationRules unannotatedFirst = new AnnotationRules(Set.of());
+        unannotatedFirst.configure(info(Samples.RegexSiblings.class, "byName"), null);
+        assertThatThrownBy(() -> unannotatedFirst.configure(info(Samples.RegexSiblings.class, "byNumber"), null))
+                .hasMessageStartingWith("@RateLimited on RegexSiblings.byNumber(String) cannot be applied:"
+                        + " RegexSiblings.byNumber(String) and RegexSiblings.byName(String)" + says)
+                .hasMessageEndingWith("give the variables different names, or write a rule.* in the configuration");
+
+        AnnotationRules namedApart = new AnnotationRules(Set.of());
+        namedApart.configure(info(Samples.RegexSiblingsNamedApart.class, "byNumber"), null);
+        namedApart.configure(info(Samples.RegexSiblingsNamedApart.class, "byName"), null);
+        assertThat(namedApart.close())
+                .singleElement()
+                .extracting(FlowRule::resource)
+                .isEqualTo("GET /accounts/{id}");
+    }
+
+    @Test
     void explicitName_usedByTwoMethods_failsNamingBoth() {
         annotations.configure(info(Samples.Named.class, "one"), null);
 

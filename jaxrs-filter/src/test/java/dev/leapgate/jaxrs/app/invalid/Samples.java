@@ -80,4 +80,30 @@ public final class Samples {
         @Path("{id: \\d+}")
         public void overloaded(String id, int other) {}
     }
+
+    /** Two routes that differ only in the regular expression of their variable: one route for Leapgate. */
+    @Path("accounts")
+    public static class RegexSiblings {
+        @GET
+        @Path("{id: \\d+}")
+        @RateLimited(limit = 1, window = "1h")
+        public void byNumber(String id) {}
+
+        @GET
+        @Path("{id: [a-z]+}")
+        public void byName(String id) {}
+    }
+
+    /** The same two routes, their variables named apart: two routes. */
+    @Path("accounts")
+    public static class RegexSiblingsNamedApart {
+        @GET
+        @Path("{id: \\d+}")
+        @RateLimited(limit = 1, window = "1h")
+        public void byNumber(String id) {}
+
+        @GET
+        @Path("{name: [a-z]+}")
+        public void byName(String name) {}
+    }
 }
