@@ -689,6 +689,11 @@ public final class HttpGate implements AutoCloseable {
         // the container (and by normalize), but a segment to a framework that routes by the raw URI.
         // The rules of both readings apply.
         String routed = RequestPath.asRouted(raw);
+        if (routed == null && decoded != null && raw != null) {
+            // The adapter's raw reading of a path the container routed otherwise (a servlet's own
+            // segment with path parameters, HttpRequestView.encodedPath): its rules apply too.
+            routed = RequestPath.normalize(raw);
+        }
         return decide(request.method(), key, routed == null || routed.equals(key) ? null : routed, null, request, 1);
     }
 

@@ -125,6 +125,12 @@ class RuntimeSpellingIT {
                 "/api/items/1/price;x=1",
                 "/api;/items/1/price",
                 "/api/items/1/price;",
+                // the route's first segment as a parameter of the servlet's: routed to the servlet as
+                // /api/1/price, while a runtime that cuts its base path off the raw URI by length
+                // serves items/1/price
+                "/api;items/1/price",
+                "/api;tags/a/count",
+                "/api;labels/a",
                 // an escaped semicolon, a literal character of its segment to the container
                 "/api/items/1%3Bx=1/price",
                 "/api/items%3Bx=1/1/price",
@@ -217,6 +223,7 @@ class RuntimeSpellingIT {
             for (String context : List.of("/%61pp", "//app", "/app;x=1", "/./app", "/APP", "/app/", "/x/../app")) {
                 spellings.add(context + "/api/items/1/price");
                 spellings.add(context + "/api;x=1/items/1/price");
+                spellings.add(context + "/api;items/1/price");
                 spellings.add(context + "//api/items/1/price");
                 spellings.add(context + "/api/tags//count");
                 spellings.add(context + "/api/tags/;x=1/count");

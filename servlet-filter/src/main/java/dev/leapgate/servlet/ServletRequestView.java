@@ -2,7 +2,9 @@ package dev.leapgate.servlet;
 
 import dev.leapgate.http.HttpRequestView;
 import jakarta.servlet.ServletRequestWrapper;
+import jakarta.servlet.http.HttpServletMapping;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.MappingMatch;
 import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
@@ -81,8 +83,12 @@ final class ServletRequestView implements HttpRequestView {
      * while a framework that routes by the raw request URI, such as Jersey, RESTEasy or CXF, serves
      * them as {@code items/{id}/price} or {@code tags/{tag: [^/]*}/count}. The context path is the
      * prefix of the request URI that the container matched ({@code getContextPath()}, as the client
-     * spelled it); a URI it does not start with is given whole. Null, without allocating, for a URI
-     * without {@code %}, {@code /.}, {@code //} or {@code /;}.
+     * spelled it); a URI it does not start with is given whole. And when the segment of a servlet
+     * mapped by path ({@code /api/*}) is not spelled as its path ({@code /api;items/1/price}, which
+     * the container routes to it as {@code /api/1/price}), the path that a runtime cutting its base
+     * path off the raw URI by length serves ({@code /api/items/1/price}: Jersey's {@code
+     * items/1/price}). Null, without allocating, for a URI without {@code %}, {@code /.}, {@code
+     * //} or {@code /;} whose servlet segment is spelled as its path.
      */
     @Override
     public String encodedPath() {
@@ -92,6 +98,18 @@ final class ServletRequestView implements HttpRequestView {
         if (uri == null) {
             return null;
         }
+        String servletPath = request.getServletPath();
+        if (servletPath != null && !servletPath.isEmpty() && (request.getPathInfo() != null || pathMapped())) {
+            int after = from + servletPath.length();
+            if (!uri.startsWith(servletPath, from) || (after < uri.length() && uri.charAt(after) != '/')) {
+                // The servlet's segment spelled otherwise than its path (/api;items/1/price, routed
+                // as /api/1/price): a runtime such as Jersey cuts its base path, the context path and
+                // servlet path and a slash, off the raw request URI by length, and serves what is left
+                // (items/1/price). That is the path it serves.
+                int cut = (context == null ? 0 : context.length()) + servletPath.length() + 1;
+                return servletPath + "/" + (cut < uri.length() ? uri.substring(cut) : "");
+            }
+        }
         for (int i = from, last = uri.length() - 1; i <= last; i++) {
             char c = uri.charAt(i);
             if (c == '%' || (c == '/' && i < last && isSegmentStartToRead(uri.charAt(i + 1)))) {
@@ -99,6 +117,16 @@ final class ServletRequestView implements HttpRequestView {
             }
         }
         return null;
+    }
+
+    /** Whether the servlet was matched by a path mapping ({@code /api/*}), which routes what is below it. */
+    private boolean pathMapped() {
+        try {
+            HttpServletMapping mapping = request.getHttpServletMapping();
+            return mapping != null && mapping.getMappingMatch() == MappingMatch.PATH;
+        } catch (AbstractMethodError | UnsupportedOperationException noMapping) {
+            return false;
+        }
     }
 
     /** After a slash: a dot-segment may start, or an empty segment ({@code //}, {@code /;}). */
