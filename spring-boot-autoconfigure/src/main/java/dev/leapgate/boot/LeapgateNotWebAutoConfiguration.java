@@ -1,5 +1,6 @@
 package dev.leapgate.boot;
 
+import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import java.util.List;
 import java.util.stream.StreamSupport;
@@ -33,7 +34,21 @@ public class LeapgateNotWebAutoConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(LeapgateNotWebAutoConfiguration.class);
 
+    private static final String PREFIX = "leapgate.";
+
     private static final ConfigurationPropertyName LEAPGATE = ConfigurationPropertyName.of("leapgate");
+
+    /**
+     * Whether {@code name} ({@code leapgate.rule.login.limit}) is one of Leapgate's settings: not
+     * an environment variable that only shares the prefix ({@code LEAPGATE_REDIS_SERVER}, which
+     * Boot reads as {@code leapgate.redis.server}).
+     */
+    private static boolean isSetting(String name) {
+        String key = name.substring(PREFIX.length());
+        return key.startsWith("rule.")
+                || key.equals("rules")
+                || ConfigParser.settingKeys().contains(key);
+    }
 
     /** Warns once the beans are made; never lazy, as {@link SmartInitializingSingleton}s are not. */
     @Bean
@@ -45,6 +60,7 @@ public class LeapgateNotWebAutoConfiguration {
                     .flatMap(source -> ((IterableConfigurationPropertySource) source).stream())
                     .filter(LEAPGATE::isAncestorOf)
                     .map(ConfigurationPropertyName::toString)
+                    .filter(LeapgateNotWebAutoConfiguration::isSetting)
                     .distinct()
                     .sorted()
                     .toList();

@@ -624,7 +624,9 @@ class LeapgateAutoConfigurationTest {
         try {
             Map<String, String> disabled = new LinkedHashMap<>(LOGIN_PER_IP);
             disabled.put("leapgate.enabled", "false");
-            for (Map<String, String> properties : List.of(Map.<String, String>of(), disabled, LOGIN_PER_IP)) {
+            // A name that only shares the prefix, as an environment variable LEAPGATE_REDIS_SERVER is read.
+            Map<String, String> notASetting = Map.of("leapgate.redis.server", "/usr/bin/redis-server");
+            for (Map<String, String> properties : List.of(notASetting, disabled, LOGIN_PER_IP)) {
                 new SpringApplicationBuilder(ReactiveApplication.class)
                         .web(WebApplicationType.NONE)
                         .properties(new LinkedHashMap<String, Object>(properties))
