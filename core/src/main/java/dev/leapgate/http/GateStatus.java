@@ -1,9 +1,11 @@
 package dev.leapgate.http;
 
+import dev.leapgate.Origin;
 import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.internal.Limit;
 import dev.leapgate.internal.Shown;
 import dev.leapgate.internal.TopOrigins;
+import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.stats.RejectionCounts;
@@ -47,13 +49,17 @@ final class GateStatus {
 
     private GateStatus() {}
 
-    /** @param ipv6PrefixLength the prefix IPv6 clients are counted by, which names them */
-    static String json(HttpGate gate, Limit[] limits, int ipv6PrefixLength, long nowNanos) {
+    /**
+     * @param ipv6PrefixLength the prefix IPv6 clients are counted by, which names them
+     * @param secretOrigins whether origins are a header's values shown as fingerprints: a rule's
+     *     {@code scope = origin:<value>} naming one is shown by the value's fingerprint too
+     */
+    static String json(HttpGate gate, Limit[] limits, int ipv6PrefixLength, boolean secretOrigins, long nowNanos) {
         StringBuilder json = new StringBuilder(512);
         json.append("{\"rules\":[");
         for (int i = 0; i < limits.length; i++) {
             json.append(i == 0 ? "" : ",");
-            rule(json, limits[i], ipv6PrefixLength, nowNanos);
+            rule(json, limits[i], ipv6PrefixLength, secretOrigins, nowNanos);
         }
         json.append("],\"resources\":[");
         boolean first = true;
@@ -68,7 +74,8 @@ final class GateStatus {
         return json.append('}').toString();
     }
 
-    private static void rule(StringBuilder json, Limit limit, int ipv6PrefixLength, long nowNanos) {
+    private static void rule(
+            StringBuilder json, Limit limit, int ipv6PrefixLength, boolean secretOrigins, long nowNanos) {
         FlowRule rule = limit.rule();
         json.append("{\"name\":");
         ProblemBody.quote(json, rule.name());
@@ -82,7 +89,7 @@ final class GateStatus {
             ProblemBody.quote(json, rule.window().toString());
         }
         json.append(",\"scope\":");
-        ProblemBody.quote(json, rule.scope().toString());
+        ProblemBody.quote(json, scope(rule.scope(), secretOrigins));
         json.append(",\"onExcess\":");
         ProblemBody.quote(
                 json, rule.onExcess().kind().name().toLowerCase(Locale.ROOT).replace('_', '-'));
@@ -134,6 +141,22 @@ final class GateStatus {
             }
         });
         json.append('}');
+    }
+
+    /**
+     * The scope as configured, but a named origin that is a header's value (an API key) by its
+     * fingerprint, as the status names such clients: an address is shown as it is.
+     */
+    private static String scope(Scope scope, boolean secretOrigins) {
+        if (!secretOrigins || scope.kind() != Scope.Kind.ORIGIN) {
+            return scope.toString();
+        }
+        try {
+            IpAddress.parse(scope.origin());
+            return scope.toString();
+        } catch (IllegalArgumentException notAnAddress) {
+            return "origin:" + Origin.secret(scope.origin());
+        }
     }
 
     private static void resource(StringBuilder json, ResourceStats stats) {

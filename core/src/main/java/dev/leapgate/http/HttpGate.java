@@ -37,6 +37,7 @@ import dev.leapgate.store.StoreSettings;
 import dev.leapgate.store.WindowStore;
 import dev.leapgate.store.WindowStoreProvider;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
@@ -413,6 +414,7 @@ public final class HttpGate implements AutoCloseable {
                 this,
                 snapshot.get().book.limits(),
                 clientIp.ipv6PrefixLength(),
+                originSource.kind() == OriginSource.Kind.HEADER && !originSource.valuesShown(),
                 admission.clock().nanoTime());
     }
 
@@ -1009,9 +1011,10 @@ public final class HttpGate implements AutoCloseable {
             return new RejectionResponse(status, NOT_STORED, ProblemBody.CONTENT_TYPE, body);
         }
         Map<String, String> headers = new LinkedHashMap<>();
-        long retryAfter = RateLimitFields.retryAfterSeconds(rejection.retryAfter()); // once: the body says the same
+        Duration retry = rejection.retryAfter();
+        long retryAfter = RateLimitFields.retryAfterSeconds(retry); // once: the body says the same
         headers.put(RateLimitFields.RETRY_AFTER, Long.toString(retryAfter));
-        List<Quota> quotas = rejection.quotas();
+        List<Quota> quotas = notPastTheRetry(rejection.quotas(), retry);
         if (response.headers() != RateLimitHeaders.NONE && !quotas.isEmpty()) {
             headers.put(RateLimitFields.RATE_LIMIT_POLICY, RateLimitFields.policy(quotas));
             headers.put(RateLimitFields.RATE_LIMIT, RateLimitFields.rateLimit(quotas));
@@ -1022,6 +1025,30 @@ public final class HttpGate implements AutoCloseable {
         }
         byte[] body = ProblemBody.json(rejection, response.status(), retryAfter).getBytes(StandardCharsets.UTF_8);
         return new RejectionResponse(response.status(), headers, ProblemBody.CONTENT_TYPE, body);
+    }
+
+    /**
+     * The quotas of a rejection with no {@code t} past its {@code Retry-After}: the draft
+     * (section 6) has {@code Retry-After} not reference a time before the end of the effective
+     * window, and a retry then is admitted, so {@code r=0} holds no longer than that. A window's
+     * reset is when it is whole again, which may be later than when one request fits. A retry
+     * time of zero (none known: a slot, or permits no wait admits) caps nothing.
+     */
+    private static List<Quota> notPastTheRetry(List<Quota> quotas, Duration cap) {
+        if (cap.isZero() || cap.isNegative()) {
+            return quotas;
+        }
+        List<Quota> capped = null;
+        for (int i = 0; i < quotas.size(); i++) {
+            Quota q = quotas.get(i);
+            if (!q.isInFlight() && q.reset().compareTo(cap) > 0) {
+                if (capped == null) {
+                    capped = new ArrayList<>(quotas);
+                }
+                capped.set(i, new Quota(q.rule(), q.limit(), q.window(), q.remaining(), cap));
+            }
+        }
+        return capped == null ? quotas : capped;
     }
 
     /** Builds an {@link HttpGate}. */

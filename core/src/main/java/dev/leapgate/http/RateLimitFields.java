@@ -71,10 +71,35 @@ public final class RateLimitFields {
         if (application == null || application.isBlank()) {
             return leapgate;
         }
-        if (leapgate.isEmpty() || application.contains(leapgate)) {
+        if (leapgate.isEmpty() || holdsItems(application, leapgate)) {
             return application;
         }
         return application.strip() + ", " + leapgate;
+    }
+
+    /**
+     * Whether {@code application} holds {@code leapgate} as whole list members: where it starts
+     * and ends an item, not inside one that only begins like it ({@code "login";q=5;w=600} is
+     * another policy than {@code "login";q=5;w=60}).
+     */
+    private static boolean holdsItems(String application, String leapgate) {
+        for (int at = application.indexOf(leapgate); at >= 0; at = application.indexOf(leapgate, at + 1)) {
+            int end = at + leapgate.length();
+            int before = at - 1;
+            while (before >= 0 && (application.charAt(before) == ' ' || application.charAt(before) == '\t')) {
+                before--;
+            }
+            int after = end;
+            while (after < application.length()
+                    && (application.charAt(after) == ' ' || application.charAt(after) == '\t')) {
+                after++;
+            }
+            if ((before < 0 || application.charAt(before) == ',')
+                    && (after == application.length() || application.charAt(after) == ',')) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -124,8 +124,17 @@ final class LimitRejection extends Rejection {
         List<Quota> all = new ArrayList<>(2);
         all.add(own);
         for (Limit other : applied) {
-            if (counts(other) && other.knownRetryNanos(now, origin, permits) > 0) {
+            if (!counts(other)) {
+                continue;
+            }
+            if (other.knownRetryNanos(now, origin, permits) > 0) {
                 all.add(other.rejectedQuota(now, origin, permits));
+            } else if (other.rule.isInFlight()) {
+                // No retry time is known for a slot, but every slot taken rejects the request too.
+                Quota slots = other.rejectedQuota(now, origin, permits);
+                if (slots.remaining() < permits) {
+                    all.add(slots);
+                }
             }
         }
         return List.copyOf(all);

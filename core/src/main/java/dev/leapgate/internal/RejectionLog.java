@@ -125,7 +125,11 @@ public final class RejectionLog {
         /** Writes the line of the interval that just ended, and starts the next one empty. */
         private void report(long periodNanos) {
             long rejected = (long) COUNT.getAndSet(this, 0L);
-            List<TopOrigins.Counted> top = senders.top(SHOWN, true);
+            List<TopOrigins.Counted> top = senders.top(TRACKED, true);
+            long counted = 0;
+            for (TopOrigins.Counted c : top) {
+                counted += c.count();
+            }
             if (rejected == 0) {
                 return;
             }
@@ -137,6 +141,9 @@ public final class RejectionLog {
                     .append(rejected == 1 ? " request" : " requests")
                     .append(String.format(Locale.ROOT, " in the last %.1f s", periodNanos / 1e9));
             for (int k = 0; k < top.size(); k++) {
+                if (k >= SHOWN && top.get(k).count() * TRACKED <= counted) {
+                    break; // the first few, and every client above an eighth of what the summary counted
+                }
                 // An identifier is the client's text (an API key header, a principal): escaped, so
                 // that a line break in it cannot forge a line, nor an escape sequence rewrite a terminal.
                 line.append(k == 0 ? "; most from " : ", ")
