@@ -18,8 +18,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** Review of what clients and operators see: headers, rejections, the status. */
-class ReviewHeadersTest {
+/** What clients and operators see: headers, rejections, the status. */
+class WhatClientsAndOperatorsSeeTest {
 
     private final ManualClock clock = new ManualClock();
 
