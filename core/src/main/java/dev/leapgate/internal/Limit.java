@@ -853,12 +853,25 @@ public abstract sealed class Limit {
         private static final long SWITCH_LOG_NANOS = 60_000_000_000L;
         /** An outage and its end: more a minute is a store that fails some keys and decides others. */
         private static final int SWITCH_MESSAGES = 2;
-        /** When the stretch of switch messages began ({@link System#nanoTime}). Guarded by this. */
-        private long switchLogSince;
+        /** When the stretch of switch messages began, on the gate's clock. Written under this. */
+        private volatile long switchLogSince;
         /** Switch messages in the stretch, and switches not logged since the last message. Guarded by this. */
         private int switchesLogged;
 
         private long switchesNotLogged;
+
+        /**
+         * Whether the latest switch was left out of the log (the cap): the state the last message
+         * gave is then not the rule's. It is given once the cap allows again, also without a
+         * further switch: an outage that began after two switches in a minute and lasts was never
+         * logged, the last message saying the store decides.
+         */
+        private volatile boolean switchNotLogged;
+
+        /** Whether the rule's state is to be logged again now ({@link #switchNotLogged}, and the cap allows). */
+        private boolean stateToLog(long nowNanos) {
+            return switchNotLogged && nowNanos - switchLogSince >= SWITCH_LOG_NANOS;
+        }
 
         private record Remembered(String key, int permits, long untilNanos, long used) {}
 
@@ -986,8 +999,8 @@ public abstract sealed class Limit {
                 Thread.currentThread().interrupt();
                 return withoutStore(nowNanos, origin, permits, e);
             }
-            if (unavailable) {
-                recovered();
+            if (unavailable || stateToLog(nowNanos)) {
+                recovered(nowNanos);
             }
             skewNanos = verdict.nowMicros() * 1000 - nowNanos;
             if (!verdict.admitted()) {
@@ -1007,12 +1020,15 @@ public abstract sealed class Limit {
         private long withoutStore(long nowNanos, Origin origin, int permits, Throwable cause) {
             decidedWithoutStore.increment();
             LOG.debug("Leapgate rule '{}': decided without the store: {}", rule.name(), cause.toString());
-            if (!unavailable) {
+            if (!unavailable || stateToLog(nowNanos)) {
                 synchronized (this) {
-                    if (!unavailable) {
-                        unavailable = true;
-                        outages.incrementAndGet();
-                        String notLogged = switchLogged();
+                    boolean switched = !unavailable;
+                    if (switched || stateToLog(nowNanos)) {
+                        if (switched) {
+                            unavailable = true;
+                            outages.incrementAndGet();
+                        }
+                        String notLogged = switchLogged(nowNanos, switched);
                         if (notLogged != null) {
                             LOG.warn(
                                     "Leapgate rule '{}': the shared store did not decide ({}); until it does, {}{}",
@@ -1051,10 +1067,11 @@ public abstract sealed class Limit {
             };
         }
 
-        private synchronized void recovered() {
-            if (unavailable) {
+        private synchronized void recovered(long nowNanos) {
+            boolean switched = unavailable;
+            if (switched || stateToLog(nowNanos)) {
                 unavailable = false;
-                String notLogged = switchLogged();
+                String notLogged = switchLogged(nowNanos, switched);
                 if (notLogged != null) {
                     LOG.warn("Leapgate rule '{}': the shared store decides again{}", rule.name(), notLogged);
                 }
@@ -1068,16 +1085,17 @@ public abstract sealed class Limit {
          * request. Null if not; else what the message adds about the switches not logged (all are
          * counted in the statistics, {@code outages}). Guarded by this.
          */
-        private String switchLogged() {
-            long now = System.nanoTime();
+        private String switchLogged(long now, boolean switched) {
             if (switchesLogged == 0 || now - switchLogSince >= SWITCH_LOG_NANOS) {
                 switchLogSince = now;
                 switchesLogged = 0;
             }
             if (switchesLogged == SWITCH_MESSAGES) {
-                switchesNotLogged++;
+                switchesNotLogged += switched ? 1 : 0;
+                switchNotLogged = true;
                 return null;
             }
+            switchNotLogged = false;
             switchesLogged++;
             String notLogged = switchesNotLogged == 0
                     ? ""

@@ -352,6 +352,11 @@ public final class RedisWindowStore implements WindowStore {
      */
     private static void checkHosts(URI uri, String scheme) {
         String authority = uri.getRawAuthority();
+        // A '#', '/' or '?' in a password written unescaped ends the authority within the user
+        // information, and what is left of it would be shown as a host: show none of it.
+        String text = uri.toString();
+        boolean cutShort =
+                (authority == null || authority.indexOf('@') < 0) && text.lastIndexOf('@') > text.indexOf("://");
         authority = authority == null ? "" : authority.substring(authority.lastIndexOf('@') + 1);
         boolean several = scheme.endsWith("-cluster") || scheme.endsWith("-sentinel");
         for (String host : several ? authority.split(",", -1) : new String[] {authority}) {
@@ -361,10 +366,15 @@ public final class RedisWindowStore implements WindowStore {
             } catch (URISyntaxException e) {
                 one = null;
             }
-            if (one == null
+            boolean bad = one == null
                     || one.getHost() == null
                     || one.getRawUserInfo() != null
-                    || !one.getRawPath().isEmpty()) {
+                    || !one.getRawPath().isEmpty();
+            if (cutShort && (bad || one.getPort() == 0 || one.getPort() > 65535)) {
+                throw new IllegalArgumentException("the host part ends before the '@': a password's"
+                        + " reserved characters ('#', '/', '?') must be percent-encoded (%23, %2F, %3F)");
+            }
+            if (bad) {
                 throw new IllegalArgumentException("'" + host + "' is not host[:port]"
                         + (host.contains(",") ? "; several hosts need redis-sentinel:// or redis-cluster://" : ""));
             }
