@@ -9,8 +9,8 @@ import jakarta.servlet.http.HttpServletResponse;
 /**
  * Closes the entry of an asynchronous request when it completes, times out or fails, so that its
  * concurrency slot is released and its response time recorded then, not when the first dispatch
- * returns. {@link Entry#close()} is idempotent, so the completion that usually follows a timeout
- * or an error changes nothing.
+ * returns. {@link Entry#close()} is idempotent, so the completion that follows an error changes
+ * nothing.
  */
 final class EntryCloser implements AsyncListener {
 
@@ -29,10 +29,13 @@ final class EntryCloser implements AsyncListener {
                         : HttpGate.NO_RESPONSE);
     }
 
+    /**
+     * Nothing yet: the completion that follows a timeout records it. An application's listener may
+     * answer the timeout itself (a long poll's "no news yet") and complete: a response, counted by
+     * its status; one that nobody answers is completed by the container with an error (500).
+     */
     @Override
-    public void onTimeout(AsyncEvent event) {
-        HttpGate.complete(entry, HttpGate.NO_RESPONSE);
-    }
+    public void onTimeout(AsyncEvent event) {}
 
     @Override
     public void onError(AsyncEvent event) {

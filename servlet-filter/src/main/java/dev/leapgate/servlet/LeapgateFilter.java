@@ -45,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * writes with Leapgate's ({@link RateLimitFieldsResponse}), or, when Leapgate set none, through
  * the container's response itself. Its entry is closed when the request completes: after the chain
  * returns, or, for a request that went asynchronous, when it completes, times out or fails. A
- * request counts as failed (an exception, in the statistics) when the chain throws, when it times
- * out or fails asynchronously, or when its response status is 5xx; an exception from the chain is
+ * request counts as failed (an exception, in the statistics) when the chain throws, when it fails
+ * asynchronously, or when its response status is 5xx (also the one a container answers a timeout
+ * with that the application does not answer itself); an exception from the chain is
  * rethrown unchanged. A request is limited once, in the first dispatch
  * in which the filter sees it (its {@code REQUEST} dispatch, or, behind an earlier filter that
  * forwards or dispatches it before the chain reaches this filter, that {@code FORWARD} or {@code
@@ -400,7 +401,10 @@ public class LeapgateFilter implements Filter {
     private boolean firstSight(HttpServletRequest request) {
         DispatcherType type = request.getDispatcherType();
         if (type == DispatcherType.REQUEST) {
-            return true;
+            // Inside a dispatch this filter let through on this thread, a REQUEST dispatch is that
+            // same request: the filter mapped twice (two filter-mappings that both match, which
+            // Jetty runs once each, nested).
+            return passing.get()[0] == 0;
         }
         if (type == DispatcherType.INCLUDE || type == DispatcherType.ERROR) {
             return false;

@@ -96,6 +96,15 @@ final class JettyHarness implements AutoCloseable {
         return this;
     }
 
+    /**
+     * A second {@code filter-mapping} of Leapgate's filter, as {@code web.xml} may declare (a path
+     * pattern besides {@code /*}): Jetty runs a filter once per mapping that matches.
+     */
+    JettyHarness alsoMapped(String pathSpec) {
+        context.getServletHandler().addFilterWithMapping(filter, pathSpec, EnumSet.allOf(DispatcherType.class));
+        return this;
+    }
+
     JettyHarness servlet(String path, HttpServlet servlet) {
         ServletHolder holder = new ServletHolder(servlet);
         holder.setAsyncSupported(true);
