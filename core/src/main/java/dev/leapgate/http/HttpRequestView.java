@@ -38,8 +38,11 @@ public interface HttpRequestView {
      * {@code /api/items/%2E/price}), and for an empty segment ({@code /api/tags//count}, {@code
      * /api/tags/;x=1/count}), which a container such as Tomcat resolves or drops before routing
      * while a framework behind it that routes by the raw request URI (Jersey, RESTEasy, CXF) takes
-     * as a segment: the rules of both readings apply. Called once per request; without a {@code %},
-     * {@code /.}, {@code //} or {@code /;} an adapter answers null without allocating.
+     * as a segment: the rules of both readings apply. An adapter may also give here the path that
+     * such a framework serves where the container routed the request otherwise (a servlet's own
+     * segment with path parameters, {@code /api;items/1/price}, which Jersey serves as {@code
+     * items/1/price}): its rules apply too. Called once per request; without a {@code %}, {@code
+     * /.}, {@code //} or {@code /;} an adapter answers null without allocating.
      */
     default String encodedPath() {
         return null;
