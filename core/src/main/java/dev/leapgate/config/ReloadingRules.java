@@ -196,9 +196,10 @@ public final class ReloadingRules {
             throw rejected(e);
         } catch (IllegalArgumentException e) {
             throw rejected(new ConfigException(file.toString(), List.of(e.getMessage())));
-        } catch (RuntimeException e) {
-            // Not a problem of the file that the parser knows: still a version not in force, and
-            // reported as such rather than thrown at the request that happened to check.
+        } catch (Exception e) {
+            // Not a problem of the file that the parser knows (also a checked exception nothing
+            // declares): still a version not in force, and reported as such rather than thrown at
+            // the request that happened to check.
             ConfigException problem =
                     new ConfigException(file.toString(), List.of("its rules could not be applied: " + e));
             problem.initCause(e);

@@ -358,7 +358,7 @@ public final class HttpGate implements AutoCloseable {
         snapshot.set(next);
         try {
             runChecks(rules);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // also a checked one nothing declares (a "sneaky throw")
             // The rules are in force: the listeners must still hear of them (metrics follow them),
             // and a reload must not report as rejected what is applied.
             warnings = List.of();
@@ -377,7 +377,7 @@ public final class HttpGate implements AutoCloseable {
         for (Consumer<RuleSet> listener : rulesListeners) {
             try {
                 listener.accept(rules);
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // also a checked one nothing declares: the rules are in force all the same
                 LOG.warn("Leapgate: a rules listener failed; the new rules are in force", e);
             }
         }

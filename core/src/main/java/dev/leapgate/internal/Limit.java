@@ -307,6 +307,11 @@ public abstract sealed class Limit {
         return Optional.empty();
     }
 
+    /** Whether requests this limit admitted still hold something of it (in-flight slots) at {@code nowNanos}. */
+    boolean holdsRequests(long nowNanos) {
+        return false;
+    }
+
     /** Origins a per-origin rule tracks now; -1 for a rule of another scope (it tracks none). */
     public int trackedOrigins() {
         return -1;
@@ -627,6 +632,11 @@ public abstract sealed class Limit {
         @Override
         public long sharedUse(long nowNanos) {
             return perOrigin ? -1 : shared.inFlight();
+        }
+
+        @Override
+        boolean holdsRequests(long nowNanos) {
+            return perOrigin ? keyed.holdsAny(nowNanos) : shared.inFlight() > 0;
         }
 
         private long inFlight(Origin origin) {

@@ -22,11 +22,12 @@ import java.util.Set;
  * resource keeps its statistics while any rule protects it.
  *
  * <p>A rule that a version of the rules leaves out is <em>retired</em>, not forgotten, for as long
- * as its window could still count anything (its window and a bucket; in-flight limits are not
- * kept): a rule written back within that time (a rules file read half-written, then whole; a rule
- * commented out and back) takes back its limit and counters, or goes on from them as a changed
- * rule does. A retired limit is held until a later version of the rules no longer needs it, at
- * the latest the first compile after its time.
+ * as its window could still count anything (its window and a bucket; an in-flight limit, for as
+ * long as requests it admitted are still in flight, whose slots go back to it): a rule written
+ * back within that time (a rules file read half-written, then whole; a rule commented out and
+ * back) takes back its limit and counters, or goes on from them as a changed rule does. A retired
+ * limit is held until a later version of the rules no longer needs it, at the latest the first
+ * compile after its time.
  *
  * <p>Immutable; the limits and recorders inside are thread-safe.
  */
@@ -81,7 +82,7 @@ public final class RuleBook {
             oldRecorders.putAll(previous.recorders);
             // Names are unique within a book, and a retired name is none of its limits'.
             for (Retired r : previous.retired) {
-                if (r.untilNanos - now > 0) {
+                if (stillNeeded(r, now)) {
                     reusable.put(r.limit.rule, r.limit);
                     byName.put(r.limit.rule.name(), r.limit);
                     oldRecorders.putIfAbsent(r.limit.rule.resource(), r.limit.recorder);
@@ -114,7 +115,7 @@ public final class RuleBook {
         }
         List<Retired> retired = new ArrayList<>();
         for (Retired r : candidates) {
-            if (!names.contains(r.limit.rule.name()) && r.untilNanos - now > 0) {
+            if (!names.contains(r.limit.rule.name()) && stillNeeded(r, now)) {
                 retired.add(r);
             }
         }
@@ -123,9 +124,18 @@ public final class RuleBook {
     }
 
     /**
-     * How long a limit left out of the rules is kept: while its window could count anything of the
-     * requests it admitted (the window and one bucket more); not at all for an in-flight limit,
-     * whose requests give their slots back to it wherever it is.
+     * Whether a limit left out of the rules is still kept: while its window could count anything
+     * of the requests it admitted, or while requests it admitted are in flight (they give their
+     * slots back to it, so a rule written back meanwhile must count them).
+     */
+    private static boolean stillNeeded(Retired r, long now) {
+        return r.untilNanos - now > 0 || r.limit.holdsRequests(now);
+    }
+
+    /**
+     * How long a limit left out of the rules is kept for its window: while it could count anything
+     * of the requests it admitted (the window and one bucket more); an in-flight limit is kept
+     * while it holds requests instead ({@link #stillNeeded}).
      */
     private static long retention(FlowRule rule) {
         if (rule.isInFlight() || rule.window() == null) {

@@ -129,6 +129,11 @@ public final class KeyedInFlightCounter {
         return table.countAtLeast(limit, nowNanos);
     }
 
+    /** Whether any origin holds a permit at {@code nowNanos}: a scan of the table, never on the request path. */
+    public boolean holdsAny(long nowNanos) {
+        return table.countAtLeast(1, nowNanos) > 0;
+    }
+
     /** Origins evicted to make room for new ones, since the counter was made. */
     public long evictions() {
         return table.evictions();
