@@ -124,7 +124,7 @@ import org.slf4j.LoggerFactory;
  * restarts). The check compares the meter the registry returns with those it had before, so it
  * also sees tags that the registry's filters add.
  *
- * <p>Concurrency: thread-safe; bind it to one registry. Binding, following the rules (on the
+ * <p>Concurrency: thread-safe; bound to several registries, it registers its meters in each. Binding, following the rules (on the
  * thread that changed them) and closing hold the binder's lock: a close racing a rules change
  * leaves no meter behind, and a change after the close registers nothing.
  */
@@ -134,17 +134,30 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
 
     private final HttpGate gate;
     private final Tags tags;
-    /** The registry bound to; null before {@link #bindTo} and after {@link #close}. */
-    private MeterRegistry registry; // guarded by this
+    /**
+     * The registries bound to, each with the meters registered there; empty before {@link #bindTo}
+     * and after {@link #close}. Several: Spring Boot binds every {@code MeterBinder} bean to each
+     * registry when it makes no composite of them (one registry {@code @Primary}).
+     */
+    private final List<Bound> bound = new ArrayList<>(); // guarded by this
 
     private boolean closed; // guarded by this
-    /** The meters of the gate itself and of its rules file, registered once by {@link #bindTo}. */
-    private final List<Meter> gateMeters = new ArrayList<>(); // guarded by this
-    /**
-     * The meters of each resource and rule now registered, by [resource, name] or [rule, the rule,
-     * whether it is in a shared store].
-     */
-    private final Map<List<Object>, List<Meter>> meters = new HashMap<>(); // guarded by this
+
+    /** One registry and the meters this binder registered there. */
+    private static final class Bound {
+        final MeterRegistry registry;
+        /** The meters of the gate itself and of its rules file, registered once by {@link #bindTo}. */
+        final List<Meter> gateMeters = new ArrayList<>();
+        /**
+         * The meters of each resource and rule now registered, by [resource, name] or [rule, the
+         * rule, whether it is in a shared store].
+         */
+        final Map<List<Object>, List<Meter>> meters = new HashMap<>();
+
+        Bound(MeterRegistry registry) {
+            this.registry = registry;
+        }
+    }
     /**
      * What the gate calls when its rules change; added by {@link #bindTo} and removed by {@link
      * #close}, so that the gate, which may live on, holds a closed binder no more.
@@ -165,17 +178,24 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
     /**
      * Registers the gate's meters in {@code registry}, and from now on those of the rules in force.
      *
-     * @throws IllegalStateException if this binder is bound already, or closed
+     * Binding to another registry too registers the meters there as well (Spring Boot binds each
+     * {@code MeterBinder} bean to every registry when it makes no composite of them).
+     *
+     * @throws IllegalStateException if this binder is bound to {@code registry} already, or closed
      */
     @Override
     public synchronized void bindTo(MeterRegistry registry) {
         if (closed) {
             throw new IllegalStateException("these metrics are closed: bind a new LeapgateMetrics");
         }
-        if (this.registry != null) {
-            throw new IllegalStateException("these metrics are bound to a registry already");
+        Objects.requireNonNull(registry, "registry");
+        for (Bound b : bound) {
+            if (b.registry == registry) {
+                throw new IllegalStateException("these metrics are bound to this registry already");
+            }
         }
-        this.registry = Objects.requireNonNull(registry, "registry");
+        Bound binding = new Bound(registry);
+        List<Meter> gateMeters = binding.gateMeters;
         // Identity: a meter equals any other with its id. Those the registry had before this binder.
         Set<Meter> before = Collections.newSetFromMap(new IdentityHashMap<>());
         before.addAll(registry.find("leapgate.gate.requests").meters());
@@ -212,7 +232,10 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         });
         // Listening first, and each time reading the rules the gate has then: a reload while this
         // binds is not missed, and meters follow the newest rules whatever order listeners run in.
-        gate.addRulesListener(rulesListener);
+        bound.add(binding);
+        if (bound.size() == 1) {
+            gate.addRulesListener(rulesListener);
+        }
         follow();
     }
 
@@ -231,16 +254,16 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             return;
         }
         closed = true;
-        if (registry != null) {
+        if (!bound.isEmpty()) {
             // A rules change already under way on another thread may still call the listener once:
             // it waits for this lock, then finds the binder closed.
             gate.removeRulesListener(rulesListener);
-            gateMeters.forEach(registry::remove);
-            meters.values().forEach(registered -> registered.forEach(registry::remove));
         }
-        gateMeters.clear();
-        meters.clear();
-        registry = null;
+        for (Bound b : bound) {
+            b.gateMeters.forEach(b.registry::remove);
+            b.meters.values().forEach(registered -> registered.forEach(b.registry::remove));
+        }
+        bound.clear();
     }
 
     /** Registers the meters of the gate's rules and resources, and removes the others'. */
@@ -248,6 +271,15 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         if (closed) {
             return; // a rules change after the close, or one whose listener waited for it
         }
+        for (Bound b : bound) {
+            follow(b);
+        }
+    }
+
+    /** {@link #follow()} in one registry. */
+    private void follow(Bound b) {
+        MeterRegistry registry = b.registry;
+        Map<List<Object>, List<Meter>> meters = b.meters;
         Map<List<Object>, Supplier<List<Meter>>> wanted = new HashMap<>();
         for (FlowRule rule : gate.rules().rules()) {
             // A rule's meters stay while the rule is the same (every setting: a record's equality)
@@ -255,9 +287,9 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             // redefined under its name gets new ones: a change may make its counts start over (its
             // rejections with another pattern, its evictions with another table), and a counter
             // left in the registry must never go down.
-            wanted.put(List.of("rule", rule, gate.store(rule.name()).isPresent()), () -> registerRule(rule));
+            wanted.put(List.of("rule", rule, gate.store(rule.name()).isPresent()), () -> registerRule(registry, rule));
             String resource = rule.resource();
-            wanted.putIfAbsent(List.of("resource", resource), () -> registerResource(resource));
+            wanted.putIfAbsent(List.of("resource", resource), () -> registerResource(registry, resource));
         }
         meters.entrySet().removeIf(registered -> {
             if (wanted.containsKey(registered.getKey())) {
@@ -269,7 +301,7 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         wanted.forEach((key, register) -> meters.computeIfAbsent(key, k -> register.get()));
     }
 
-    private List<Meter> registerRule(FlowRule rule) {
+    private List<Meter> registerRule(MeterRegistry registry, FlowRule rule) {
         List<Meter> registered = new ArrayList<>();
         Tags ruleTags = tags.and("rule", rule.name());
         long limit = rule.limit();
@@ -373,24 +405,37 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         return registered;
     }
 
-    private List<Meter> registerResource(String resource) {
+    private List<Meter> registerResource(MeterRegistry registry, String resource) {
         List<Meter> registered = new ArrayList<>();
         Tags resourceTags = tags.and("resource", resource);
-        registered.add(counter(resource, "leapgate.requests", "admitted", StatsTotals::admitted, "Requests decided"));
-        registered.add(counter(resource, "leapgate.requests", "rejected", StatsTotals::rejected, "Requests decided"));
         registered.add(counter(
-                resource, "leapgate.requests", "shadow-rejected", StatsTotals::shadowRejected, "Requests decided"));
+                registry, resource, "leapgate.requests", "admitted", StatsTotals::admitted, "Requests decided"));
+        registered.add(counter(
+                registry, resource, "leapgate.requests", "rejected", StatsTotals::rejected, "Requests decided"));
+        registered.add(counter(
+                registry,
+                resource,
+                "leapgate.requests",
+                "shadow-rejected",
+                StatsTotals::shadowRejected,
+                "Requests decided"));
         // The statistics have one success less when a request closed as a success is failed
         // afterwards (Entry's try-with-resources form): the counter holds its highest value (see
         // neverDown), which the statistics catch up with at the next success.
         registered.add(counter(
+                registry,
                 resource,
                 "leapgate.requests.completed",
                 "succeeded",
                 StatsTotals::succeeded,
                 "Admitted requests completed"));
         registered.add(counter(
-                resource, "leapgate.requests.completed", "failed", StatsTotals::failed, "Admitted requests completed"));
+                registry,
+                resource,
+                "leapgate.requests.completed",
+                "failed",
+                StatsTotals::failed,
+                "Admitted requests completed"));
         registered.add(Gauge.builder(
                         "leapgate.requests.in.flight",
                         gate,
@@ -412,7 +457,12 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
     }
 
     private Meter counter(
-            String resource, String name, String outcome, ToDoubleFunction<StatsTotals> count, String description) {
+            MeterRegistry registry,
+            String resource,
+            String name,
+            String outcome,
+            ToDoubleFunction<StatsTotals> count,
+            String description) {
         return FunctionCounter.builder(name, gate, neverDown(g -> total(g, resource, count)))
                 .description(description)
                 .tags(tags)

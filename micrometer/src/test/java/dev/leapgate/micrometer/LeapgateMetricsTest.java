@@ -478,13 +478,47 @@ class LeapgateMetricsTest {
     }
 
     @Test
-    void aBinder_bindsToOneRegistry() {
+    void aBinder_boundToTheSameRegistryTwice_refusesTheSecond() {
         LeapgateMetrics metrics = new LeapgateMetrics(gate(RULES));
-        metrics.bindTo(new SimpleMeterRegistry());
+        MeterRegistry registry = new SimpleMeterRegistry();
+        metrics.bindTo(registry);
 
-        assertThatThrownBy(() -> metrics.bindTo(new SimpleMeterRegistry()))
+        assertThatThrownBy(() -> metrics.bindTo(registry))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessage("these metrics are bound to a registry already");
+                .hasMessage("these metrics are bound to this registry already");
+    }
+
+    /**
+     * Spring Boot binds every MeterBinder bean to each registry of the application when it makes no
+     * composite of them (one of them {@code @Primary}): an application's own LeapgateMetrics bean,
+     * which the README offers, was bound twice and its IllegalStateException stopped the start.
+     * Each registry gets the meters, follows the rules, and loses them at the close.
+     */
+    @Test
+    void aBinder_boundToTwoRegistries_registersInEach_followsTheRules_andLeavesBoth() {
+        HttpGate gate = gate(RULES);
+        MeterRegistry first = new SimpleMeterRegistry();
+        MeterRegistry second = new SimpleMeterRegistry();
+        LeapgateMetrics metrics = new LeapgateMetrics(gate);
+        metrics.bindTo(first);
+        metrics.bindTo(second);
+        traffic(gate, clock);
+
+        for (MeterRegistry registry : List.of(first, second)) {
+            assertThat(counter(registry, "leapgate.requests", "resource", "/api/**", "outcome", "rejected"))
+                    .isEqualTo(1);
+        }
+        gate.update(RuleSet.of(
+                FlowRule.builder("reports").match("/reports/**").inFlight(3).build()));
+        for (MeterRegistry registry : List.of(first, second)) {
+            assertThat(registry.find("leapgate.rule.limit").gauges())
+                    .singleElement()
+                    .satisfies(g -> assertThat(g.getId().getTag("rule")).isEqualTo("reports"));
+        }
+
+        metrics.close();
+        assertThat(first.getMeters()).isEmpty();
+        assertThat(second.getMeters()).isEmpty();
     }
 
     @Test
