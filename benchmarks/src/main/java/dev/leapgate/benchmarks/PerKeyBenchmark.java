@@ -64,7 +64,7 @@ public class PerKeyBenchmark {
 
     /**
      * The limit per key and second, the same for every library: one no key reaches ({@link
-     * Workload#PER_KEY_LIMIT_PER_SECOND}, every run since issue #7) and one such as users set
+     * Workload#PER_KEY_LIMIT_PER_SECOND}, every run since issue #7, held in 32-bit buckets) and one such as users set
      * ({@link Workload#PER_KEY_USER_LIMIT_PER_SECOND}, which Leapgate holds in 16-bit buckets).
      */
     @State(Scope.Benchmark)

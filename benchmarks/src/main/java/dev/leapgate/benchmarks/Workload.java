@@ -17,13 +17,15 @@ final class Workload {
 
     /**
      * Per key: permits per second for each key. The hottest of the Zipf keys takes about 7 % of the
-     * calls, so this keeps every key, the hottest included, on the admitted path.
+     * calls, so this keeps every key, the hottest included, on the admitted path. Leapgate's
+     * per-client table holds it in 32-bit buckets (since 2026-11-27; a 64-bit word per bucket
+     * before).
      */
     static final int PER_KEY_LIMIT_PER_SECOND = 10_000_000;
 
     /**
      * Per key, a limit such as users set for a client: up to 65,535 per window, which Leapgate's
-     * per-client table holds in 16-bit buckets (a larger limit takes a 64-bit word per bucket). At
+     * per-client table holds in 16-bit buckets (a larger limit takes 32 bits per bucket). At
      * the speed the benchmarks run, the two hottest Zipf keys reach it, so a few percent of the
      * calls take the rejected path, in every library alike.
      */

@@ -6,12 +6,13 @@ import java.util.Objects;
 /**
  * One exact rate window per origin ("at most N per W for each client IP"), in a bounded table: see
  * {@link OriginTable} for the memory layout, the bound and what a flood of one-off origins does.
- * Limits up to 65,535 (what a client is given, in practice) are kept in a {@link NarrowWindow},
- * whose buckets take 8 bits (limits up to 255) or 16; larger limits and borrowing in a {@link
- * PackedWindow}, a 64-bit word per bucket. Both decide exactly as {@link LeapCounter} does.
+ * Limits are kept in a {@link NarrowWindow}, whose buckets take 8 bits (limits up to 255), 16 (up
+ * to 65,535) or 32 (up to {@link NarrowWindow#maxLimit}, 67,108,863 at the default window);
+ * larger limits and borrowing in a {@link PackedWindow}, a 64-bit word per bucket. Both decide
+ * exactly as {@link LeapCounter} does.
  *
  * <p>Per origin: the state's longs (a narrow strict window of {@code n} buckets: 1 + {@code
- * ceil(n / 8)} or 1 + {@code ceil(n / 4)}; a packed one {@code n + 3}), 8 bytes of key, and an
+ * ceil(n / 8)}, 1 + {@code ceil(n / 4)} or 1 + {@code ceil(n / 2)}; a packed one {@code n + 3}), 8 bytes of key, and an
  * index slot of 8 bytes kept at most three quarters full, in arrays that grow by half: about 38
  * bytes an origin for a strict 2-bucket window and 55 for the default 10 with a limit above 255, at
  * a million origins. An origin evicted from a full table leaves what its window counts in the
@@ -83,7 +84,7 @@ public final class KeyedRateCounter {
     }
 
     private static RateWindow layout(WindowSpec window, long limit, long originNanos, boolean borrowing) {
-        return borrowing || limit > NarrowWindow.MAX_LIMIT
+        return borrowing || limit > NarrowWindow.maxLimit(window)
                 ? new PackedWindow(window, limit, originNanos, borrowing)
                 : new NarrowWindow(window, limit, originNanos);
     }
@@ -107,9 +108,9 @@ public final class KeyedRateCounter {
         // within the window.
         RateWindow next = !window.equals(layout.spec)
                 ? layout(window, limit, layout.originNanos, borrowing)
-                : borrowing || limit > NarrowWindow.MAX_LIMIT || layout instanceof PackedWindow
+                : borrowing || limit > NarrowWindow.maxLimit(window) || !(layout instanceof NarrowWindow narrow)
                         ? new PackedWindow(layout.spec, limit, layout.originNanos, borrowing)
-                        : new NarrowWindow(layout.spec, limit, layout.originNanos, layout.countBits);
+                        : new NarrowWindow(layout.spec, limit, layout.originNanos, narrow.laneBits);
         if (next.sameCellsAs(layout) && maxOrigins == table.maxOrigins()) {
             table.adopt(next);
             return new KeyedRateCounter(next, table);

@@ -4,23 +4,24 @@ import dev.leapgate.rule.WindowSpec;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The per-origin layout of an exact leap-array window: buckets of 8 bits (limits up to 255) or 16
- * bits (up to 65,535) instead of {@link PackedWindow}'s 64, so that a table of a million clients
- * holds a default window (10 buckets) in 3 or 4 longs per client instead of 13. Same windows, same
+ * The per-origin layout of an exact leap-array window: buckets of 8 bits (limits up to 255), 16
+ * bits (up to 65,535) or 32 bits (up to {@link #maxLimit}, 67,108,863 with the default 100 ms
+ * buckets) instead of {@link PackedWindow}'s 64, so that a table of a million clients holds a
+ * default window (10 buckets) in 3, 4 or 6 longs per client instead of 13. Same windows, same
  * promise; the price is a short lock per client while its window moves on to a new bucket.
  *
  * <h2>Layout</h2>
  *
  * <pre>
  *   cells[base]            head: epoch | rolling bit | count of the newest bucket
- *   cells[base + 1 ...]    ring: the span buckets before the head's, as lanes of 8 or 16 bits,
+ *   cells[base + 1 ...]    ring: the span buckets before the head's, as lanes of 8, 16 or 32 bits,
  *                          bucket e in lane e % span; no epochs
  * </pre>
  *
  * The ring holds no epochs because it always holds exactly the window's past: while the head is at
  * epoch {@code e}, lane {@code y % span} holds bucket {@code y} for every {@code y} in {@code [e -
  * span, e - 1]} (0 for a bucket nothing was counted in). So an admission at the head's epoch reads
- * the head and the ring's 1 to 3 words, adds the lanes of each word with one multiplication (the
+ * the head and the ring's 1 to 5 words, adds the lanes of each word with one multiplication (the
  * lanes sum to at most the limit, which fits a lane, so no carry crosses a lane), and counts its
  * permits into the head with one compare-and-swap if they fit: a successful CAS proves the head,
  * and with it the ring, did not change meanwhile.
@@ -42,23 +43,26 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <h2>Sizes</h2>
  *
- * Lanes are 8 bits for a limit up to 255 and 16 bits up to 65,535 (a larger limit uses {@link
- * PackedWindow}); the head packs {@code epoch} above a rolling bit above a count of the lane's
- * width, which leaves at least 46 bits of epoch, enough for 2<sup>62</sup> ns at 1 ms buckets. A
- * strict window of 10 buckets takes 1 + 2 longs (8-bit lanes) or 1 + 3 longs (16-bit lanes); 2
- * buckets take 2 longs. A sliding window of 1 bucket (a fixed window) has no ring.
+ * Lanes are 8 bits for a limit up to 255, 16 bits up to 65,535 and 32 bits above (a larger limit
+ * than {@link #maxLimit} uses {@link PackedWindow}). The head packs {@code epoch} above a rolling
+ * bit above a count of {@code countBits}: the lane's width for 8 and 16 bits, which leaves at
+ * least 46 bits of epoch, enough for 2<sup>62</sup> ns at 1 ms buckets; for 32-bit lanes, one bit
+ * less than {@link PackedWindow} gives a count ({@code min(30, floor(log2(b)))}), so that the
+ * epoch of 2<sup>62</sup> ns of uptime, the rolling bit and the count fit 63 bits, as do a
+ * ticket's epoch and count. A strict window of 10 buckets takes 1 + 2 longs (8-bit lanes), 1 + 3
+ * (16-bit) or 1 + 5 (32-bit); 2 buckets take 2 longs. A sliding window of 1 bucket (a fixed
+ * window) has no ring.
  */
 final class NarrowWindow extends RateWindow {
-
-    /** The largest limit a narrow window holds. */
-    static final long MAX_LIMIT = 0xFFFF;
 
     private static final int RING = 1;
     /** Waits on a rolling window spent spinning before each further one yields the processor. */
     private static final int SPINS = 64;
 
-    /** Bits of a lane: 8 or 16; also the head's count bits. */
-    private final int laneBits;
+    /** Bits of a lane: 8, 16 or 32; for 8 and 16 also the head's count bits. */
+    final int laneBits;
+
+    private final long laneMask;
     /** {@code log2(laneBits)}. */
     private final int laneShift;
     /** {@code log2} of the lanes in a word. */
@@ -72,33 +76,60 @@ final class NarrowWindow extends RateWindow {
     private final long rolling;
     private final int headEpochShift;
 
-    /** @throws IllegalArgumentException unless {@code 1 <= limit <=} {@link #MAX_LIMIT} */
+    /** @throws IllegalArgumentException unless {@code 1 <= limit <=} {@link #maxLimit} */
     NarrowWindow(WindowSpec spec, long limit, long originNanos) {
         this(spec, limit, originNanos, 8);
     }
 
     /**
-     * A window whose lanes have at least {@code minLaneBits} (8 or 16), and as many as the limit
-     * needs.
+     * A window whose lanes have at least {@code minLaneBits} (8, 16 or 32), and as many as the
+     * limit needs.
      *
-     * @throws IllegalArgumentException unless {@code 1 <= limit <=} {@link #MAX_LIMIT}
+     * @throws IllegalArgumentException unless {@code 1 <= limit <=} {@link #maxLimit}
      */
     NarrowWindow(WindowSpec spec, long limit, long originNanos, int minLaneBits) {
-        super(spec, checkLimit(limit), originNanos, false, limit <= 0xFF && minLaneBits <= 8 ? 8 : 16);
-        this.laneBits = countBits;
+        super(spec, checkLimit(spec, limit), originNanos, false, countBits(spec, laneBits(limit, minLaneBits)));
+        this.laneBits = laneBits(limit, minLaneBits);
+        this.laneMask = (1L << laneBits) - 1;
         this.laneShift = Integer.numberOfTrailingZeros(laneBits);
         this.lanesLog = 6 - laneShift;
         this.laneIndexMask = (1 << lanesLog) - 1;
-        this.lanesSum = laneBits == 8 ? 0x0101_0101_0101_0101L : 0x0001_0001_0001_0001L;
+        this.lanesSum = switch (laneBits) {
+            case 8 -> 0x0101_0101_0101_0101L;
+            case 16 -> 0x0001_0001_0001_0001L;
+            default -> 0x0000_0001_0000_0001L;
+        };
         this.ringWords = (span + laneIndexMask) >>> lanesLog;
-        this.rolling = 1L << laneBits;
-        this.headEpochShift = laneBits + 1;
+        this.rolling = 1L << countBits;
+        this.headEpochShift = countBits + 1;
     }
 
-    private static long checkLimit(long limit) {
-        if (limit < 1 || limit > MAX_LIMIT) {
+    private static int laneBits(long limit, int minLaneBits) {
+        if (limit <= 0xFF && minLaneBits <= 8) {
+            return 8;
+        }
+        return limit <= 0xFFFF && minLaneBits <= 16 ? 16 : 32;
+    }
+
+    /** The head's count bits: the lane's width, or for 32-bit lanes what the epoch leaves (see the class comment). */
+    private static int countBits(WindowSpec spec, int laneBits) {
+        return laneBits < 32 ? laneBits : PackedWindow.countBits(spec.bucketNanos(), false) - 1;
+    }
+
+    /**
+     * The largest limit a narrow window with this window's bucket length holds: 2<sup>19</sup> - 1
+     * with 1 ms buckets, 2<sup>26</sup> - 1 with 100 ms buckets (the default window's), 2<sup>30</sup>
+     * - 1 from 1.1 s buckets on.
+     */
+    static long maxLimit(WindowSpec spec) {
+        return (1L << countBits(spec, 32)) - 1;
+    }
+
+    private static long checkLimit(WindowSpec spec, long limit) {
+        long maxLimit = maxLimit(spec);
+        if (limit < 1 || limit > maxLimit) {
             throw new IllegalArgumentException(
-                    "a narrow window's limit must be between 1 and " + MAX_LIMIT + ", was " + limit);
+                    "a narrow window's limit must be between 1 and " + maxLimit + ", was " + limit);
         }
         return limit;
     }
@@ -145,7 +176,7 @@ final class NarrowWindow extends RateWindow {
     private long lane(AtomicLongArray cells, int base, long epoch) {
         int lane = (int) (epoch % span);
         long word = cells.get(base + RING + (lane >>> lanesLog));
-        return (word >>> ((lane & laneIndexMask) << laneShift)) & countMask;
+        return (word >>> ((lane & laneIndexMask) << laneShift)) & laneMask;
     }
 
     /** Sets bucket {@code epoch}'s lane; only with the window's rolling bit held. */
@@ -154,7 +185,7 @@ final class NarrowWindow extends RateWindow {
         int index = base + RING + (lane >>> lanesLog);
         int shift = (lane & laneIndexMask) << laneShift;
         long word = cells.getPlain(index);
-        cells.setRelease(index, (word & ~(countMask << shift)) | (count << shift));
+        cells.setRelease(index, (word & ~(laneMask << shift)) | (count << shift));
     }
 
     /** The sum of the ring's lanes: the window's past while the head is at its epoch. */

@@ -340,8 +340,8 @@ class KeyedRateCounterTest {
      */
     @Test
     void aClientEvictedAfterItsRejection_readsAsLimitedAsItComesBack() {
-        // Narrow windows in 8- and 16-bit lanes, a packed one, a borrowing one.
-        for (int limit : new int[] {5, 300, 70_000, -5}) {
+        // Narrow windows in 8-, 16- and 32-bit lanes, a packed one, a borrowing one.
+        for (int limit : new int[] {5, 300, 70_000, 1_500_000_000, -5}) {
             boolean borrowing = limit < 0;
             int n = Math.abs(limit);
             KeyedRateCounter c = new KeyedRateCounter(TEN_SECONDS, n, 0, 1, borrowing); // one client at a time
@@ -512,8 +512,8 @@ class KeyedRateCounterTest {
     /**
      * Issue #11's bound: at most 100 bytes a tracked client at the default window (10 buckets), at
      * every fill from 50,000 to 1,000,000 clients (at 1,000,000: 54 and 45 bytes), the 2-bucket
-     * window well below it. Limits up to
-     * 65,535 take 16-bit buckets, up to 255 8-bit ones.
+     * window well below it. Limits up to 255 take 8-bit buckets, up to 65,535 16-bit ones, up to
+     * 2<sup>26</sup> - 1 (at the default window's 100 ms buckets) 32-bit ones.
      */
     @Test
     void memoryPerOrigin_atTheDefaultWindow_isUnder100Bytes_at1MillionOrigins() {
@@ -525,7 +525,10 @@ class KeyedRateCounterTest {
                 .isLessThan(70.0);
         assertThat(worstBytesPerOrigin(TEN_SECONDS, 100)).as("2 buckets").isLessThan(55.0);
         assertThat(worstBytesPerOrigin(WindowSpec.of(Duration.ofSeconds(1)), 100_000))
-                .as("default window, a limit above 65,535: a word per bucket")
+                .as("default window, 32-bit buckets")
+                .isLessThan(100.0);
+        assertThat(worstBytesPerOrigin(WindowSpec.of(Duration.ofSeconds(1)), 100_000_000))
+                .as("default window, a limit above 2^26 - 1: a word per bucket")
                 .isGreaterThan(100.0);
     }
 

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 
 /**
- * The per-origin window in lanes of 8 or 16 bits must decide exactly as the lock-free window of a
+ * The per-origin window in lanes of 8, 16 or 32 bits must decide exactly as the lock-free window of a
  * word per bucket ({@link PackedWindow}, whose guarantees {@link LeapCounterGuaranteeTest} checks):
  * same admissions, same remaining permits, same counts and waits, refunds included; and stay exact
  * under many threads while its window rolls.
@@ -35,8 +35,9 @@ class NarrowWindowTest {
             WindowMode mode = random.nextBoolean() ? WindowMode.STRICT : WindowMode.SLIDING;
             int buckets = BUCKET_COUNTS[random.nextInt(BUCKET_COUNTS.length)];
             WindowSpec spec = new WindowSpec(Duration.ofMillis(100L * buckets), buckets, mode);
-            // Both lane widths, and limits at their edges.
-            long[] limits = {1, 3, 20, 255, 256, 1000, 65_535};
+            // Every lane width, and limits at their edges (the largest a 32-bit lane holds with
+            // these 100 ms buckets is 2^26 - 1).
+            long[] limits = {1, 3, 20, 255, 256, 1000, 65_535, 65_536, 200_000, (1L << 26) - 1};
             long limit = limits[random.nextInt(limits.length)];
             long origin =
                     random.nextLong(-spec.length().toNanos(), spec.length().toNanos());
@@ -53,7 +54,10 @@ class NarrowWindowTest {
             for (int step = 0; step < 3_000; step++) {
                 String at = "seed " + seed + " (" + spec + ", limit " + limit + "), step " + step;
                 t += gap(random, b, spec.length().toNanos());
-                int permits = random.nextInt(4) == 0 ? 1 + random.nextInt((int) Math.min(limit, 300)) : 1;
+                // Large requests now and then, large enough to fill a large limit's window.
+                int permits = random.nextInt(4) == 0
+                        ? 1 + random.nextInt((int) Math.min(limit, Math.max(300, limit / 8)))
+                        : 1;
                 long w = wide.tryAcquire(wideCells, 0, t, permits);
                 long n = narrow.tryAcquire(narrowCells, 0, t, permits);
                 assertThat(n >= 0).as(at).isEqualTo(w >= 0);
@@ -131,10 +135,49 @@ class NarrowWindowTest {
         assertThat(new NarrowWindow(new WindowSpec(Duration.ofSeconds(1), 1, WindowMode.SLIDING), 100, 0).stride())
                 .as("a fixed window has no ring")
                 .isEqualTo(1);
-        assertThatThrownBy(() -> new NarrowWindow(tenBuckets, 65_536, 0))
+        assertThat(new NarrowWindow(tenBuckets, 65_536, 0).stride())
+                .as("32-bit lanes")
+                .isEqualTo(6);
+        assertThat(NarrowWindow.maxLimit(tenBuckets)).as("100 ms buckets").isEqualTo((1L << 26) - 1);
+        assertThat(NarrowWindow.maxLimit(WindowSpec.of(Duration.ofMillis(100), 100)))
+                .as("1 ms buckets")
+                .isEqualTo((1L << 19) - 1);
+        assertThat(NarrowWindow.maxLimit(WindowSpec.of(Duration.ofDays(1), 2)))
+                .as("long buckets")
+                .isEqualTo((1L << 30) - 1);
+        assertThatThrownBy(() -> new NarrowWindow(tenBuckets, 1L << 26, 0))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("65535")
-                .hasMessageContaining("65536");
+                .hasMessageContaining(String.valueOf((1L << 26) - 1))
+                .hasMessageContaining(String.valueOf(1L << 26));
+    }
+
+    /**
+     * The head packs the epoch above a rolling bit above the count, and a ticket the epoch above the
+     * count: with the widest count a 32-bit lane allows, both must hold the last epoch of the
+     * window's lifetime (2<sup>62</sup> ns) and a full count, at the shortest buckets (1 ms), the
+     * default window's and long ones.
+     */
+    @Test
+    void widestCount_holdsTheLastEpochOfTheLifetime() {
+        for (WindowSpec spec : new WindowSpec[] {
+            WindowSpec.of(Duration.ofMillis(100), 100),
+            WindowSpec.of(Duration.ofSeconds(1), 10),
+            WindowSpec.of(Duration.ofDays(1), 2)
+        }) {
+            String bucket = spec.toString();
+            long limit = NarrowWindow.maxLimit(spec);
+            NarrowWindow window = new NarrowWindow(spec, limit, 0);
+            AtomicLongArray cells = new AtomicLongArray(window.stride());
+            long last = (1L << 62) - 1;
+            long lastEpoch = window.epochAt(last);
+            long ticket = window.tryAcquire(cells, 0, last, (int) Math.min(limit, Integer.MAX_VALUE));
+            assertThat(ticket).as(bucket).isNotNegative();
+            assertThat(window.ticketEpoch(ticket)).as(bucket).isEqualTo(lastEpoch);
+            assertThat(window.used(cells, 0, last)).as(bucket).isEqualTo(limit);
+            assertThat(window.tryAcquire(cells, 0, last, 1)).as(bucket).isEqualTo(RateWindow.REJECTED);
+            assertThat(window.refund(cells, 0, ticket, 1)).as(bucket).isTrue();
+            assertThat(window.used(cells, 0, last)).as(bucket).isEqualTo(limit - 1);
+        }
     }
 
     /**
@@ -144,7 +187,10 @@ class NarrowWindowTest {
      */
     @Test
     void manyThreads_admittingAndRefunding_acrossRolls_neverOvershoot() throws Exception {
-        for (long limit : new long[] {7, 300}) {
+        // {limit, permits a request}: 8-bit, 16-bit and 32-bit lanes (seven requests fill the last).
+        for (long[] limitAndPermits : new long[][] {{7, 1}, {300, 1}, {70_000, 10_000}}) {
+            long limit = limitAndPermits[0];
+            int permits = (int) limitAndPermits[1];
             WindowSpec spec = new WindowSpec(Duration.ofMillis(400), 4, WindowMode.STRICT);
             NarrowWindow window = new NarrowWindow(spec, limit, 0);
             AtomicLongArray cells = new AtomicLongArray(window.stride());
@@ -160,17 +206,17 @@ class NarrowWindowTest {
                     if (id == 0 && j % 32 == 0) {
                         clock.addAndGet(random.nextInt(100) == 0 ? 10 * b : random.nextLong(b / 3));
                     }
-                    long ticket = window.tryAcquire(cells, 0, clock.get(), 1);
+                    long ticket = window.tryAcquire(cells, 0, clock.get(), permits);
                     if (ticket >= 0) {
-                        net[id] = add(net[id], window.ticketEpoch(ticket), 1);
+                        net[id] = add(net[id], window.ticketEpoch(ticket), permits);
                         if (heldCount < held.length) {
                             held[heldCount++] = ticket;
                         }
                     }
                     if (heldCount > 0 && random.nextInt(3) == 0) {
                         long refunded = held[--heldCount];
-                        if (window.refund(cells, 0, refunded, 1)) {
-                            net[id] = add(net[id], window.ticketEpoch(refunded), -1);
+                        if (window.refund(cells, 0, refunded, permits)) {
+                            net[id] = add(net[id], window.ticketEpoch(refunded), -permits);
                         }
                     }
                 }
@@ -274,7 +320,7 @@ class NarrowWindowTest {
     /** With every thread in one bucket, the admissions are exactly the limit, whatever the lane width. */
     @Test
     void oneBucket_manyThreads_admitExactlyTheLimit() throws Exception {
-        for (long limit : new long[] {255, 65_535}) {
+        for (long limit : new long[] {255, 65_535, 100_000}) {
             NarrowWindow window = new NarrowWindow(WindowSpec.of(Duration.ofSeconds(10), 10), limit, 0);
             AtomicLongArray cells = new AtomicLongArray(window.stride());
             AtomicLong admitted = new AtomicLong();

@@ -28,9 +28,10 @@ class TinyTableStressTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 5, 8})
     void standingClock_clientsHeldAtTheirLimit_trackedExactlyEvictedNeverMore(int maxOrigins) throws Exception {
-        // 8-bit lanes, 16-bit lanes, and a packed window (one built for borrowing, never asked to lend).
-        for (int variant = 0; variant < 3; variant++) {
-            int limit = variant == 1 ? 300 : 7;
+        // 8-bit lanes, 16-bit lanes, a packed window (one built for borrowing, never asked to lend),
+        // 32-bit lanes.
+        for (int variant = 0; variant < 4; variant++) {
+            int limit = variant == 1 ? 300 : variant == 3 ? 70_000 : 7;
             boolean packed = variant == 2;
             int clients = 3 * maxOrigins + 1;
             KeyedRateCounter counter =
