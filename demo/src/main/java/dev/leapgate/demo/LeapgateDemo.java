@@ -239,8 +239,7 @@ public final class LeapgateDemo {
                     return module.resolve("src/main/webapp");
                 }
             } catch (URISyntaxException | IllegalArgumentException e) {
-                // not a file location: fall back to the path from the repository root
-                return Path.of("demo/src/main/webapp");
+                // not a file location: the path from the repository root, below
             }
         }
         return Path.of("demo/src/main/webapp");
