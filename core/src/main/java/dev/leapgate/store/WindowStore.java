@@ -13,7 +13,8 @@ import java.util.concurrent.CompletionStage;
  * key at the store's own time, and count them if so. The window's semantics are those of the
  * in-process one ({@link SharedWindow}). A store must not queue decisions while it is
  * disconnected: a decision it cannot make fails at once, and the caller bounds every wait with its
- * time budget.
+ * time budget. (Until its first connection is made, a store may hold decisions for it, within
+ * that budget, and must then send only those still waited for.)
  *
  * <p>Implementations are thread-safe.
  */

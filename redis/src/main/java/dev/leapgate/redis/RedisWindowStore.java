@@ -46,7 +46,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -83,8 +82,10 @@ import reactor.core.Disposable;
  * <h2>When Redis is slow or down</h2>
  *
  * One multiplexed Lettuce connection, which does not queue commands while it is disconnected
- * (they fail at once) and reconnects by itself. Core waits for each decision no longer than the
- * time budget ({@code store-timeout}) and then cancels it; a circuit breaker (Resilience4j) counts
+ * (they fail at once) and reconnects by itself. Until the store's first connection is made,
+ * decisions wait for it (within their budget), and only those still waited for are sent. Core
+ * waits for each decision no longer than the time budget ({@code store-timeout}) and then
+ * cancels it; a circuit breaker (Resilience4j) counts
  * failures and decisions cancelled when their budget ran out (not those cancelled sooner because
  * another rule rejected the request), and once
  * half of the last 20 decisions failed it stops calling Redis for a second, then lets two probes
@@ -92,7 +93,8 @@ import reactor.core.Disposable;
  * probing in between at DEBUG. What the
  * rule does meanwhile is core's failure policy ({@code store-on-failure}). A decision Redis makes
  * after its caller stopped waiting (Redis paused, then resumed) is not lost: if it admitted, its
- * permits are given back (replies are awaited for 10 s beyond the budget).
+ * permits are given back (replies are awaited for 10 s beyond the budget; one later, or lost with
+ * a dropped connection, stays counted: the strict side).
  *
  * <p>Some failures are not an outage but a store that is set up wrong, and no retry mends them: a
  * password Redis refuses or that it needs and the URI lacks ({@code WRONGPASS}, {@code NOAUTH}), a
@@ -145,10 +147,8 @@ public final class RedisWindowStore implements WindowStore {
     private final long budgetNanos;
 
     private final CircuitBreaker breaker;
-    /** The breaker's state last logged ({@link #reportState}). */
-    private final AtomicReference<CircuitBreaker.State> reported = new AtomicReference<>(CircuitBreaker.State.CLOSED);
-    /** Rounds of probes that failed since the breaker opened ({@link #reportState}). */
-    private final AtomicLong failedProbes = new AtomicLong();
+    /** Logs the breaker's opening and closing, seen after each permission and each outcome. */
+    private final BreakerStateLog breakerLog;
 
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicReference<Connecting> connection = new AtomicReference<>();
@@ -188,6 +188,7 @@ public final class RedisWindowStore implements WindowStore {
                         .permittedNumberOfCallsInHalfOpenState(2)
                         .recordExceptions(Throwable.class)
                         .build());
+        this.breakerLog = new BreakerStateLog(breaker::getState, settings.shownUri());
         this.connectionEvents = client.getResources().eventBus().get().subscribe(this::connectionEvent);
         this.started = connect();
         this.heartbeat = settings.instances() == 0
@@ -571,7 +572,7 @@ public final class RedisWindowStore implements WindowStore {
             return CompletableFuture.failedFuture(new IllegalStateException("the store is closed"));
         }
         boolean permitted = breaker.tryAcquirePermission();
-        reportState();
+        breakerLog.report();
         if (!permitted) {
             return CompletableFuture.failedFuture(CallNotPermittedException.createCallNotPermittedException(breaker));
         }
@@ -644,43 +645,6 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
-     * Logs the circuit breaker's opening and its closing again (WARN), as seen after each
-     * permission and each outcome, where every transition happens; the rounds of probing in between
-     * at DEBUG: while Redis stays down the breaker goes half open and opens again every second,
-     * which at WARN was two lines a second for as long as the outage lasted. Read from its state
-     * rather than its event publisher: with a consumer registered, Resilience4j builds an event
-     * with a time stamp for every call, on the connection's I/O thread.
-     */
-    private void reportState() {
-        CircuitBreaker.State now = breaker.getState();
-        CircuitBreaker.State last = reported.get();
-        if (now == last || !reported.compareAndSet(last, now)) {
-            return;
-        }
-        if (now == CircuitBreaker.State.CLOSED) {
-            long probes = failedProbes.getAndSet(0);
-            LOG.warn(
-                    "Leapgate Redis store {}: circuit breaker closed: Redis answers again{}",
-                    settings.shownUri(),
-                    probes == 0 ? "" : " (" + probes + " rounds of probes failed before)");
-        } else if (last == CircuitBreaker.State.CLOSED) {
-            LOG.warn(
-                    "Leapgate Redis store {}: circuit breaker opened: Redis failed or was too slow for half of the"
-                            + " last decisions; not calling it for 1 s, then probing it every second until it"
-                            + " answers (logged when it does)",
-                    settings.shownUri());
-        } else {
-            if (now == CircuitBreaker.State.OPEN) {
-                failedProbes.incrementAndGet();
-            }
-            LOG.debug(
-                    "Leapgate Redis store {}: circuit breaker {}",
-                    settings.shownUri(),
-                    now == CircuitBreaker.State.OPEN ? "opened again: the probes failed" : "half open: probing Redis");
-        }
-    }
-
-    /**
      * A decision's verdict to come; the circuit breaker counts each decision (its permission was
      * taken), one cancelled when its caller's time budget ran out as a failure. One cancelled
      * sooner says nothing about Redis (another rule rejected the request first, and its caller
@@ -708,7 +672,7 @@ public final class RedisWindowStore implements WindowStore {
             } else {
                 breaker.onError(took, TimeUnit.NANOSECONDS, failure);
             }
-            reportState();
+            breakerLog.report();
         });
         return new Waiter(permits, verdict);
     }
@@ -719,6 +683,24 @@ public final class RedisWindowStore implements WindowStore {
      * waiting gets nothing, and what Redis admitted for it goes back.
      */
     private void send(SharedWindow window, String key, List<Waiter> waiters, Long nowMicros, Runnable then) {
+        CompletableFuture<StatefulConnection<String, String>> connecting = connection();
+        if (!connecting.isDone()) {
+            // Sent once connected, for the decisions still waited for then: one whose caller
+            // stopped waiting meanwhile (its budget ran out and the failure policy decided, or
+            // another rule rejected the request) would count permits in Redis for no request.
+            connecting.whenComplete((c, failure) -> send(connecting, window, key, waiters, nowMicros, then));
+        } else {
+            send(connecting, window, key, waiters, nowMicros, then);
+        }
+    }
+
+    private void send(
+            CompletableFuture<StatefulConnection<String, String>> connecting,
+            SharedWindow window,
+            String key,
+            List<Waiter> waiters,
+            Long nowMicros,
+            Runnable then) {
         List<Waiter> waiting = new ArrayList<>(waiters.size());
         for (Waiter w : waiters) {
             if (!w.verdict.isDone()) {
@@ -762,7 +744,7 @@ public final class RedisWindowStore implements WindowStore {
             args[7] = Long.toString(previous.bucketMicros());
             args[8] = Integer.toString(previous.span());
         }
-        run(keys, args, (reply, failure) -> {
+        run(connecting, keys, args, (reply, failure) -> {
             try {
                 Verdict[] verdicts = null;
                 if (failure == null) {
@@ -836,11 +818,15 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
-     * Runs the script on {@code keys} with {@code args}: EVALSHA, and EVAL when Redis does not know
-     * the script (restarted, or SCRIPT FLUSH). Straight on the connection when there is one.
+     * Runs the script on {@code keys} with {@code args} on the connection {@code connecting} makes:
+     * EVALSHA, and EVAL when Redis does not know the script (restarted, or SCRIPT FLUSH). Straight
+     * on the connection when there is one.
      */
-    private void run(String[] keys, String[] args, BiConsumer<List<Object>, Throwable> done) {
-        CompletableFuture<StatefulConnection<String, String>> connecting = connection();
+    private void run(
+            CompletableFuture<StatefulConnection<String, String>> connecting,
+            String[] keys,
+            String[] args,
+            BiConsumer<List<Object>, Throwable> done) {
         StatefulConnection<String, String> c =
                 connecting.isDone() && !connecting.isCompletedExceptionally() ? connecting.join() : null;
         if (c == null) {
@@ -1086,6 +1072,7 @@ public final class RedisWindowStore implements WindowStore {
 
     private void giveBack(String key, long bucket, int permits) {
         run(
+                connection(),
                 new String[] {prefix + key},
                 new String[] {"r", Integer.toString(permits), Long.toString(bucket)},
                 (ok, failure) -> {

@@ -68,7 +68,9 @@ class RedisFullTest {
                 gate.close();
             }
         } finally {
-            redis.close();
+            if (redis != null) { // not started: no Redis 7 for the Redis 7 run, which skips
+                redis.close();
+            }
         }
     }
 
