@@ -51,8 +51,27 @@ public interface HttpRequestView {
     /** The address of the direct peer (the TCP connection's other end), as text. */
     String remoteAddr();
 
-    /** Every value of a request header, in order; empty if absent. */
+    /**
+     * Every value of a request header, in order; empty if absent. For {@code Host} over HTTP/2
+     * without the field, the stream's {@code :authority} ({@link #hostOfStream}).
+     */
     List<String> headers(String name);
+
+    /**
+     * The {@code Host} values of a request without the field: over HTTP/2, the stream's {@code
+     * :authority}, which a container such as Tomcat gives only as its server name and port; none for
+     * any other protocol (HTTP/1.0) or without a server name. Without it, the status endpoint would
+     * take an HTTP/2 request for one without a Host and answer it whatever host name it names. For
+     * adapters' {@link #headers}.
+     */
+    static List<String> hostOfStream(String protocol, String serverName, int serverPort) {
+        if (protocol == null || !protocol.startsWith("HTTP/2") || serverName == null || serverName.isEmpty()) {
+            return List.of();
+        }
+        // An IPv6 address in brackets, as in a Host field.
+        String host = serverName.indexOf(':') >= 0 && !serverName.startsWith("[") ? "[" + serverName + "]" : serverName;
+        return List.of(host + ":" + serverPort);
+    }
 
     /** The authenticated user's name, or {@code null} for an anonymous request. */
     String principal();

@@ -115,9 +115,10 @@ public final class ProblemBody {
 
     /**
      * Appends {@code text} as a JSON string, escaping what RFC 8259 requires, and also, as {@code
-     * \\uXXXX}, every other character one cannot see ({@link Shown#isInvisible}: DEL, C1 controls
-     * such as CSI, bidi and other format characters, line and paragraph separators, spaces other
-     * than a space): the same string to a JSON parser, but a client's identifier in the status
+     * \\uXXXX}, every other character one cannot see ({@link Shown#isInvisibleAt}: DEL, C1 controls
+     * such as CSI, bidi and other format characters, also beyond the BMP such as tag characters, line
+     * and paragraph separators, spaces other than a space, half of a surrogate pair alone, which
+     * UTF-8 cannot carry): the same string to a JSON parser, but a client's identifier in the status
      * cannot act on the terminal of an operator who reads the JSON with curl, as the rejection log
      * keeps it from acting on one that shows the log.
      */
@@ -132,11 +133,17 @@ public final class ProblemBody {
                 case '\r' -> json.append("\\r");
                 case '\t' -> json.append("\\t");
                 default -> {
-                    if (c < 0x20 || (c >= 0x7f && Shown.isInvisible(c))) {
-                        json.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        json.append(c);
+                    // A pair as one character: both units escaped, or neither.
+                    int units = c < 0x7f ? 1 : Shown.units(text, i);
+                    boolean escape = c < 0x20 || (c >= 0x7f && Shown.isInvisibleAt(text, i));
+                    for (int k = i; k < i + units; k++) {
+                        if (escape) {
+                            json.append(String.format("\\u%04x", (int) text.charAt(k)));
+                        } else {
+                            json.append(text.charAt(k));
+                        }
                     }
+                    i += units - 1;
                 }
             }
         }

@@ -89,44 +89,51 @@ public record StatusResponse(Map<String, String> headers, String contentType, by
         static final StatusResponse RESPONSE = load();
 
         private static StatusResponse load() {
-            String html;
             try (InputStream in = StatusResponse.class.getResourceAsStream("status-page.html")) {
                 if (in == null) {
                     throw new IllegalStateException("status-page.html is missing from leapgate-core");
                 }
-                html = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                return page(new String(in.readAllBytes(), StandardCharsets.UTF_8));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            String policy = "default-src 'none'; script-src " + hash(inside(html, "script"))
-                    + "; style-src " + hash(inside(html, "style"))
-                    + "; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none';"
-                    + " frame-ancestors 'none'";
-            Map<String, String> headers = new LinkedHashMap<>();
-            headers.put("Cache-Control", "no-store");
-            headers.put("Content-Security-Policy", policy);
-            headers.put("X-Content-Type-Options", "nosniff");
-            headers.put("Referrer-Policy", "no-referrer");
-            return new StatusResponse(headers, "text/html;charset=utf-8", html.getBytes(StandardCharsets.UTF_8));
         }
+    }
 
-        /** The text of the page's one {@code <tag>} element. */
-        private static String inside(String html, String tag) {
-            int open = html.indexOf("<" + tag + ">");
-            int close = html.indexOf("</" + tag + ">");
-            if (open < 0 || close < open || html.indexOf("<" + tag + ">", open + 1) >= 0) {
-                throw new IllegalStateException("status-page.html must hold exactly one <" + tag + "> element");
-            }
-            return html.substring(open + tag.length() + 2, close);
+    /** The live page of {@code html} (the text of status-page.html), with the policy that allows its style and script. */
+    static StatusResponse page(String text) {
+        // A browser hashes an inline element as its parser leaves it, every CR LF and CR made a LF:
+        // a checkout with CR LF (Git for Windows' default) would otherwise block the page's own
+        // script and style. Sent as hashed.
+        String html = text.replace("\r\n", "\n").replace('\r', '\n');
+        String policy = "default-src 'none'; script-src " + hash(inside(html, "script"))
+                + "; style-src " + hash(inside(html, "style"))
+                + "; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none';"
+                + " frame-ancestors 'none'";
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Cache-Control", "no-store");
+        headers.put("Content-Security-Policy", policy);
+        headers.put("X-Content-Type-Options", "nosniff");
+        headers.put("Referrer-Policy", "no-referrer");
+        return new StatusResponse(headers, "text/html;charset=utf-8", html.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The text of the page's one {@code <tag>} element. */
+    private static String inside(String html, String tag) {
+        int open = html.indexOf("<" + tag + ">");
+        int close = html.indexOf("</" + tag + ">");
+        if (open < 0 || close < open || html.indexOf("<" + tag + ">", open + 1) >= 0) {
+            throw new IllegalStateException("status-page.html must hold exactly one <" + tag + "> element");
         }
+        return html.substring(open + tag.length() + 2, close);
+    }
 
-        private static String hash(String text) {
-            try {
-                byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-                return "'sha256-" + Base64.getEncoder().encodeToString(digest) + "'";
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-            }
+    private static String hash(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return "'sha256-" + Base64.getEncoder().encodeToString(digest) + "'";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
     }
 }

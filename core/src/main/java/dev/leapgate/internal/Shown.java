@@ -23,22 +23,29 @@ public final class Shown {
         return "'" + escaped(text) + "'";
     }
 
-    /** The text with each character one cannot see written as {@code \t}, {@code \r}, {@code \n} or {@code \\uXXXX}. */
+    /**
+     * The text with each character one cannot see written as {@code \t}, {@code \r}, {@code \n} or
+     * {@code \\uXXXX} (one beyond the BMP as the escapes of its two UTF-16 units, {@code
+     * \\uDB40\\uDC41}), and so half of a surrogate pair alone.
+     */
     public static String escaped(String text) {
         StringBuilder out = null;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            String escape = escape(c);
-            if (escape != null && out == null) {
+        for (int i = 0; i < text.length(); ) {
+            int units = units(text, i);
+            boolean invisible = isInvisibleAt(text, i);
+            if (invisible && out == null) {
                 out = new StringBuilder(text.length() + 8).append(text, 0, i);
             }
             if (out != null) {
-                if (escape != null) {
-                    out.append(escape);
-                } else {
-                    out.append(c);
+                for (int k = i; k < i + units; k++) {
+                    if (invisible) {
+                        out.append(escapeUnit(text.charAt(k)));
+                    } else {
+                        out.append(text.charAt(k));
+                    }
                 }
             }
+            i += units;
         }
         return out == null ? text : out.toString();
     }
@@ -83,34 +90,55 @@ public final class Shown {
      * mark), a line or paragraph separator, or a space other than a space.
      */
     public static boolean isInvisible(char c) {
-        return escape(c) != null;
+        return !Character.isSurrogate(c) && isInvisible((int) c);
+    }
+
+    /**
+     * Whether the character at {@code i} of {@code text} is one {@link #escaped} writes as escapes:
+     * as {@link #isInvisible(char)}, where a surrogate pair is one character (a tag character such
+     * as U+E0041 is a format character that shows nothing), and half of a pair alone is invisible
+     * (no encoding can carry it: UTF-8 writes {@code ?}).
+     */
+    public static boolean isInvisibleAt(CharSequence text, int i) {
+        char c = text.charAt(i);
+        if (!Character.isSurrogate(c)) {
+            return isInvisible((int) c);
+        }
+        return units(text, i) == 1 || isInvisible(Character.toCodePoint(c, text.charAt(i + 1)));
+    }
+
+    /** The UTF-16 units of the character at {@code i}: 2 for a surrogate pair, else 1. */
+    public static int units(CharSequence text, int i) {
+        return Character.isHighSurrogate(text.charAt(i))
+                        && i + 1 < text.length()
+                        && Character.isLowSurrogate(text.charAt(i + 1))
+                ? 2
+                : 1;
     }
 
     /** Whether the text holds a character one cannot see (a space excepted). */
     public static boolean hasInvisible(String text) {
-        for (int i = 0; i < text.length(); i++) {
-            if (escape(text.charAt(i)) != null) {
+        for (int i = 0; i < text.length(); i += units(text, i)) {
+            if (isInvisibleAt(text, i)) {
                 return true;
             }
         }
         return false;
     }
 
-    private static String escape(char c) {
-        switch (c) {
-            case '\t':
-                return "\\t";
-            case '\n':
-                return "\\n";
-            case '\r':
-                return "\\r";
-            default:
-                break;
-        }
-        int type = Character.getType(c);
-        boolean invisible = Character.isISOControl(c)
-                || type == Character.FORMAT // BOM, zero-width spaces, direction marks
-                || (Character.isSpaceChar(c) && c != ' '); // no-break and other spaces
-        return invisible ? String.format("\\u%04X", (int) c) : null;
+    private static boolean isInvisible(int codePoint) {
+        return Character.isISOControl(codePoint)
+                || Character.getType(codePoint) == Character.FORMAT // BOM, zero-width spaces, direction marks, tags
+                || (Character.isSpaceChar(codePoint) && codePoint != ' '); // no-break and other spaces
+    }
+
+    /** The escape of one UTF-16 unit of a character one cannot see. */
+    private static String escapeUnit(char c) {
+        return switch (c) {
+            case '\t' -> "\\t";
+            case '\n' -> "\\n";
+            case '\r' -> "\\r";
+            default -> String.format("\\u%04X", (int) c);
+        };
     }
 }

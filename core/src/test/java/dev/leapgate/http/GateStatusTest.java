@@ -384,6 +384,25 @@ class GateStatusTest {
         assertThat(json.text()).startsWith("{\"rules\":[");
     }
 
+    /**
+     * A browser hashes an inline script or style as the HTML parser leaves it, every CR LF and lone
+     * CR made a LF. Git for Windows checks a text file out with CR LF by default (core.autocrlf),
+     * and a jar built from such a checkout carries the page so: its policy must still allow its
+     * script and style, or the page stays at "loading…".
+     */
+    @Test
+    void thePagesPolicy_allowsItsScriptAndStyle_asABrowserReadsThem_whateverItsLineBreaks() throws Exception {
+        String html = "<!DOCTYPE html>\r\n<html><head><style>\r\nbody { margin: 0; }\r\n</style></head>\r\n"
+                + "<body><script>\r\n'use strict';\r\nconsole.log(1);\r\r</script></body></html>\r\n";
+
+        StatusResponse page = StatusResponse.page(html);
+
+        assertThat(page.headers().get("Content-Security-Policy"))
+                .contains("script-src 'sha256-" + sha256("\n'use strict';\nconsole.log(1);\n\n") + "'")
+                .contains("style-src 'sha256-" + sha256("\nbody { margin: 0; }\n") + "'");
+        assertThat(page.text()).as("the page as hashed").doesNotContain("\r");
+    }
+
     private static String sha256(String text) throws Exception {
         return java.util.Base64.getEncoder()
                 .encodeToString(java.security.MessageDigest.getInstance("SHA-256")
@@ -508,6 +527,41 @@ class GateStatusTest {
                 .contains("\"rejectedMost\":[{\"client\":\"u\\u009b2J\\u001b]0;pwned\\u0007\\u007f\\u202e\\u2028"
                         + "\\u00a0\\u200b\\ufeffend\",\"about\":1}]");
         assertThat(json.chars().filter(c -> c < 0x20 || (c >= 0x7f && c <= 0x9f) || c > 0x7e))
+                .as("only printable ASCII in the JSON")
+                .isEmpty();
+    }
+
+    /**
+     * A format character beyond the BMP (a tag character such as U+E0041, which shows nothing) is two
+     * UTF-16 units, neither of them a format character by itself: it is written as escapes all the
+     * same. Half of a surrogate pair alone, which UTF-8 cannot carry (the body would say {@code ?},
+     * as for any other such client), is written as its escape too.
+     */
+    @Test
+    void aClientsIdentifier_withAnInvisibleCharacterBeyondTheBmp_orHalfAPair_isWrittenAsEscapes() {
+        HttpGate gate = gate(
+                "rule.api.match",
+                "/**",
+                "rule.api.limit",
+                "1/1h",
+                "rule.api.scope",
+                "per-origin",
+                "status-path",
+                "/leapgate/status");
+        for (String id : new String[] {"admin\udb40\udc41", "bob\ud800", "carol\udc00x"}) {
+            for (int i = 0; i < 2; i++) {
+                gate.enter("GET", "/x", Origin.id(id));
+            }
+        }
+
+        String sent = gate.status(request("GET", "/leapgate/status", "127.0.0.1"))
+                .orElseThrow()
+                .text();
+        assertThat(sent)
+                .contains("{\"client\":\"admin\\udb40\\udc41\",\"about\":1}")
+                .contains("{\"client\":\"bob\\ud800\",\"about\":1}")
+                .contains("{\"client\":\"carol\\udc00x\",\"about\":1}");
+        assertThat(sent.chars().filter(c -> c < 0x20 || c > 0x7e))
                 .as("only printable ASCII in the JSON")
                 .isEmpty();
     }

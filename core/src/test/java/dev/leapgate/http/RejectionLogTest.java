@@ -98,6 +98,30 @@ class RejectionLogTest {
     }
 
     /**
+     * A format character beyond the BMP (a tag character, which shows nothing) is escaped as the BMP
+     * ones are, so that "admin" and "admin" with a tag character are not the same name in the log;
+     * half of a surrogate pair alone, which the log's encoding would write as {@code ?}, too.
+     */
+    @Test
+    void anIdentifierWithAnInvisibleCharacterBeyondTheBmp_orHalfAPair_isWrittenEscaped() {
+        HttpGate gate = gate(
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1h",
+                "rule.api.scope", "per-origin");
+        Origin tagged = Origin.id("admin\udb40\udc41 \ud83d\ude00 \ud800");
+        for (int i = 0; i < 3; i++) {
+            gate.enter("GET", "/api/x", tagged);
+        }
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/api/x", tagged);
+
+        assertThat(lines)
+                .as("a visible character beyond the BMP (an emoji) stays as it is")
+                .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from"
+                        + " admin\\uDB40\\uDC41 \ud83d\ude00 \\uD800 (about 2)");
+    }
+
+    /**
      * An IPv6 client is its prefix (/64 by default, ipv6-prefix), whichever of its addresses it
      * sends from: the log and the status name the prefix they counted, not the one address that
      * happened to come first (denying that address alone would stop nothing).

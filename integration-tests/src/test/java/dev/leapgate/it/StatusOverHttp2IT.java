@@ -2,10 +2,13 @@ package dev.leapgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.jaxrs.LeapgateFeature;
 import dev.leapgate.servlet.LeapgateFilter;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -13,30 +16,32 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import org.apache.catalina.Context;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.coyote.http2.Http2Protocol;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.servlet.ServletContainer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The status endpoint's Host check over HTTP/2 on Tomcat, which gives a stream's {@code :authority}
- * as the server name and port but no {@code Host} field (unless the client sends one too). The
- * client here speaks cleartext HTTP/2 with prior knowledge, written by hand: a proxy in front that
- * talks HTTP/2 to the application does the same.
+ * The status endpoint's Host check over HTTP/2 on Tomcat, in the servlet filter and in the JAX-RS
+ * provider (Jersey at {@code /rs}). Tomcat gives a stream's {@code :authority} as the server name
+ * and port but no {@code Host} field (unless the client sends one too). The client here speaks
+ * cleartext HTTP/2 with prior knowledge, written by hand: a proxy in front that talks HTTP/2 to the
+ * application does the same.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StatusOverHttp2IT {
 
     private Tomcat tomcat;
     private Connector connector;
-    private Path baseDir;
+    private java.nio.file.Path baseDir;
 
     @BeforeAll
     void start() throws Exception {
@@ -67,7 +72,26 @@ class StatusOverHttp2IT {
             }
         });
         context.addServletMappingDecoded("/", "app");
+        Context jaxrs = tomcat.addContext("/rs", baseDir.toString());
+        Tomcat.addServlet(
+                jaxrs,
+                "jersey",
+                new ServletContainer(new ResourceConfig(Application.class)
+                        .register(LeapgateFeature.class)
+                        .property("leapgate.rule.api.match", "/**")
+                        .property("leapgate.rule.api.limit", "100/1m")
+                        .property("leapgate.status-path", "/leapgate/status")));
+        jaxrs.addServletMappingDecoded("/*", "jersey");
         tomcat.start();
+    }
+
+    /** What the JAX-RS application serves at the status path to those who do not get the status. */
+    @Path("leapgate/status")
+    public static class Application {
+        @GET
+        public String get() {
+            return "the application";
+        }
     }
 
     @AfterAll
@@ -87,8 +111,31 @@ class StatusOverHttp2IT {
                 .isEqualTo("the application");
     }
 
+    /**
+     * The JAX-RS provider reads the Host field through JAX-RS, which has none for such a stream: it
+     * took the request for one without a Host (HTTP/1.0) and answered any host name.
+     */
+    @Test
+    void aStreamForAnotherHostName_doesNotGetTheStatus_fromTheJaxrsProvider() throws Exception {
+        int port = connector.getLocalPort();
+        assertThat(get("/rs/leapgate/status", "127.0.0.1:" + port))
+                .as("for an address")
+                .startsWith("{");
+        assertThat(get("/rs/leapgate/status", "localhost:" + port))
+                .as("for localhost")
+                .startsWith("{");
+        assertThat(get("/rs/leapgate/status", "attacker.example:" + port))
+                .as(":authority attacker.example, as a proxy that talks HTTP/2 passes it on")
+                .isEqualTo("the application");
+    }
+
     /** The body of a GET of the status path over HTTP/2 with {@code authority} as :authority. */
     private String get(String authority) throws IOException {
+        return get("/app/leapgate/status", authority);
+    }
+
+    /** The body of a GET of {@code path} over HTTP/2 with {@code authority} as :authority. */
+    private String get(String path, String authority) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", connector.getLocalPort())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
@@ -97,7 +144,7 @@ class StatusOverHttp2IT {
             ByteArrayOutputStream block = new ByteArrayOutputStream();
             field(block, ":method", "GET");
             field(block, ":scheme", "http");
-            field(block, ":path", "/app/leapgate/status");
+            field(block, ":path", path);
             field(block, ":authority", authority);
             frame(out, 0x1, 0x5, 1, block.toByteArray()); // HEADERS, END_STREAM | END_HEADERS
             out.flush();

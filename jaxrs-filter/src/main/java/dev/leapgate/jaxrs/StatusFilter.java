@@ -50,8 +50,8 @@ final class StatusFilter implements ContainerRequestFilter {
         String path = request.getUriInfo().getPath(false);
         HttpServletRequest current = servlet.current(servletRequest);
         String peer = current != null ? current.getRemoteAddr() : null;
-        Optional<StatusResponse> status = gate.status(
-                new View(request.getMethod(), path.startsWith("/") ? path : "/" + path, peer, request.getHeaders()));
+        Optional<StatusResponse> status = gate.status(new View(
+                request.getMethod(), path.startsWith("/") ? path : "/" + path, peer, request.getHeaders(), current));
         if (status.isPresent()) {
             Response.ResponseBuilder answer =
                     Response.ok(status.get().body(), status.get().contentType());
@@ -63,11 +63,20 @@ final class StatusFilter implements ContainerRequestFilter {
         }
     }
 
-    private record View(String method, String rawPath, String remoteAddr, MultivaluedMap<String, String> fields)
+    private record View(
+            String method,
+            String rawPath,
+            String remoteAddr,
+            MultivaluedMap<String, String> fields,
+            HttpServletRequest servlet)
             implements HttpRequestView {
         @Override
         public List<String> headers(String name) {
             List<String> values = fields.get(name);
+            if ((values == null || values.isEmpty()) && name.equalsIgnoreCase("Host") && servlet != null) {
+                return HttpRequestView.hostOfStream(
+                        servlet.getProtocol(), servlet.getServerName(), servlet.getServerPort());
+            }
             return values == null ? List.of() : values;
         }
 

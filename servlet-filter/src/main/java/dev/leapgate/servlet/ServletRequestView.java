@@ -147,28 +147,14 @@ final class ServletRequestView implements HttpRequestView {
                 || name.equalsIgnoreCase("Host");
     }
 
-    /**
-     * Every value of a header; for {@code Host} over HTTP/2 without one, the stream's {@code
-     * :authority}, which a container such as Tomcat gives only as the server name and port: without
-     * it, the status endpoint would take the request for one without a Host (HTTP/1.0) and answer
-     * any host name.
-     */
     @Override
     public List<String> headers(String name) {
         HttpServletRequest from = aboutTheSender(name) ? sent() : request;
         Enumeration<String> values = from.getHeaders(name);
         if (values == null || !values.hasMoreElements()) {
-            String protocol = from.getProtocol();
-            if (name.equalsIgnoreCase("Host") && protocol != null && protocol.startsWith("HTTP/2")) {
-                String host = from.getServerName();
-                if (host == null || host.isEmpty()) {
-                    return List.of();
-                }
-                // An IPv6 address in brackets, as in a Host field.
-                host = host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
-                return List.of(host + ":" + from.getServerPort());
-            }
-            return List.of();
+            return name.equalsIgnoreCase("Host")
+                    ? HttpRequestView.hostOfStream(from.getProtocol(), from.getServerName(), from.getServerPort())
+                    : List.of();
         }
         return Collections.list(values);
     }
