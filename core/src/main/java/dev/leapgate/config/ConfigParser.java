@@ -330,6 +330,35 @@ public final class ConfigParser {
         return ValueSyntax.duration(Objects.requireNonNull(text, "text").strip());
     }
 
+    /**
+     * Reads the one origin of a rule's {@code scope = origin:<origin>} as the configuration reads it,
+     * with the configuration's checks, for adapters whose rules come from elsewhere (annotations):
+     * an address in any spelling is kept canonical; a range, an invisible character, a name where
+     * every client is an address ({@code origin = ip}) and an origin that {@code exempt} lists are
+     * refused, since the rule could never apply.
+     *
+     * @param source who a request is from in the application ({@code origin})
+     * @param exempt the origins the configuration exempts
+     * @param keyPrefix what the keys are written with where the adapter reads them, e.g. {@code
+     *     leapgate.}, for the messages
+     * @throws IllegalArgumentException naming the value and what to write instead
+     */
+    public static Scope parseOriginScope(String origin, OriginSource source, OriginList exempt, String keyPrefix) {
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(exempt, "exempt");
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        String text = "origin:" + Objects.requireNonNull(origin, "origin").strip();
+        Scope scope = RuleReader.scope(text);
+        if (source.kind() == OriginSource.Kind.IP && !isAddress(scope.origin())) {
+            throw new IllegalArgumentException(nameWhereClientsAreAddresses(text, keyPrefix + "origin"));
+        }
+        String listedAs = exemptListing(scope, source, exempt);
+        if (listedAs != null) {
+            throw new IllegalArgumentException(exemptedOrigin(text, listedAs, scope.origin(), keyPrefix + "exempt"));
+        }
+        return scope;
+    }
+
     /** Reads a rules file (UTF-8) for an application whose origin is the client IP. */
     public static RuleSet readRulesFile(Path file) {
         return readRulesFile(file, OriginSource.ip());
@@ -658,13 +687,7 @@ public final class ConfigParser {
                     continue;
                 }
                 if (!isAddress(scope.origin())) {
-                    problems.add(
-                            rule,
-                            Shown.quoted(rule.value().strip()) + " names no IP address, and with "
-                                    + problems.key("origin")
-                                    + " = ip every client is an address, so the rule can never apply; names are not"
-                                    + " resolved: write an address, e.g. origin:203.0.113.7 (identifiers apply with "
-                                    + problems.key("origin") + " = header:<Name> or principal)");
+                    problems.add(rule, nameWhereClientsAreAddresses(rule.value().strip(), problems.key("origin")));
                 }
             }
             for (Setting list : new Setting[] {exemptSetting, denySetting}) {
@@ -702,31 +725,46 @@ public final class ConfigParser {
             } catch (IllegalArgumentException reportedByTheRule) {
                 continue;
             }
-            String named = scope.origin();
-            String listedAs = null;
-            if (isAddress(named)) {
-                IpAddress address = IpAddress.parse(named);
-                for (Cidr block : exempt.ranges().cidrs()) {
-                    if (block.contains(address)) {
-                        listedAs = block.toString();
-                        break;
-                    }
-                }
-            } else if (source.kind() != OriginSource.Kind.IP
-                    && exempt.identifiers().contains(named)) {
-                listedAs = named; // with origin = ip the name is refused on its own
-            }
+            String listedAs = exemptListing(scope, source, exempt);
             if (listedAs != null) {
-                problems.add(
-                        rule,
-                        Shown.quoted(rule.value()) + " names an origin that " + problems.key("exempt")
-                                + " lists (" + Shown.escaped(listedAs) + "), and an exempt origin passes every"
-                                + " rule, so this rule can never apply and " + Shown.escaped(named)
-                                + " is not limited at all; to limit it, take it out of " + problems.key("exempt")
-                                + " (narrow or split"
-                                + " the block), or remove the rule");
+                problems.add(rule, exemptedOrigin(rule.value(), listedAs, scope.origin(), problems.key("exempt")));
             }
         }
+    }
+
+    /**
+     * The entry of {@code exempt} that the origin of {@code scope} is listed as (a block holding
+     * its address, or the identifier), or null; with {@code origin = ip} a name is refused on its own.
+     */
+    private static String exemptListing(Scope scope, OriginSource source, OriginList exempt) {
+        String named = scope.origin();
+        if (isAddress(named)) {
+            IpAddress address = IpAddress.parse(named);
+            for (Cidr block : exempt.ranges().cidrs()) {
+                if (block.contains(address)) {
+                    return block.toString();
+                }
+            }
+        } else if (source.kind() != OriginSource.Kind.IP && exempt.identifiers().contains(named)) {
+            return named;
+        }
+        return null;
+    }
+
+    /** Why {@code scope = <written>}, an identifier, can never apply with {@code origin = ip}. */
+    private static String nameWhereClientsAreAddresses(String written, String originKey) {
+        return Shown.quoted(written) + " names no IP address, and with " + originKey
+                + " = ip every client is an address, so the rule can never apply; names are not"
+                + " resolved: write an address, e.g. origin:203.0.113.7 (identifiers apply with " + originKey
+                + " = header:<Name> or principal)";
+    }
+
+    /** Why {@code scope = <written>}, naming {@code named}, which exempt lists, can never apply. */
+    private static String exemptedOrigin(String written, String listedAs, String named, String exemptKey) {
+        return Shown.quoted(written) + " names an origin that " + exemptKey + " lists (" + Shown.escaped(listedAs)
+                + "), and an exempt origin passes every rule, so this rule can never apply and "
+                + Shown.escaped(named) + " is not limited at all; to limit it, take it out of " + exemptKey
+                + " (narrow or split the block), or remove the rule";
     }
 
     private static boolean isAddress(String text) {

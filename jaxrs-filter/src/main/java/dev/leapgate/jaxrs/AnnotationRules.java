@@ -1,9 +1,12 @@
 package dev.leapgate.jaxrs;
 
+import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
+import dev.leapgate.config.OriginSource;
 import dev.leapgate.http.PathPattern;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
+import dev.leapgate.rule.OriginList;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
@@ -22,6 +25,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -99,13 +103,30 @@ final class AnnotationRules implements DynamicFeature {
     /** The names of the configuration's rules, lower case: an annotation may not take one. */
     private final Set<String> configured;
 
+    /** Who a request is from ({@code origin}), which decides what {@code origin} may name. */
+    private final OriginSource originSource;
+
+    /** The origins the configuration exempts: a rule for one of them could never apply. */
+    private final OriginList exempt;
+
     private boolean closed;
 
-    /** @param configured the names of the rules the configuration writes */
+    /** For an application whose origin is the client IP, without exemptions. */
     AnnotationRules(Set<String> configured) {
+        this(configured, OriginSource.ip(), OriginList.empty());
+    }
+
+    /**
+     * @param configured the names of the rules the configuration writes
+     * @param originSource who a request is from in the application
+     * @param exempt the origins the configuration exempts
+     */
+    AnnotationRules(Set<String> configured, OriginSource originSource, OriginList exempt) {
         this.configured = configured.stream()
                 .map(n -> n.toLowerCase(java.util.Locale.ROOT))
                 .collect(Collectors.toSet());
+        this.originSource = Objects.requireNonNull(originSource, "originSource");
+        this.exempt = Objects.requireNonNull(exempt, "exempt");
     }
 
     @Override
@@ -169,24 +190,91 @@ final class AnnotationRules implements DynamicFeature {
     }
 
     /**
-     * Walks the locators of the root resource classes among {@code classes} (the application's),
-     * in the order of their names, binding the annotated sub-resource methods found.
+     * Checks the annotations of the root resource classes among {@code classes} (the application's),
+     * and walks their locators, in the order of their names, binding the annotated sub-resource
+     * methods found. Every invalid annotation among them is reported, not just the first: the
+     * resource methods of these classes are checked here, before the runtime shows them one at a
+     * time ({@link #configure}).
      *
-     * @throws IllegalArgumentException if an annotation is invalid
+     * @throws IllegalArgumentException if one annotation is invalid, naming it
+     * @throws ConfigException if several are, naming each
      */
     synchronized void walk(Collection<Class<?>> classes) {
+        Set<String> problems = new LinkedHashSet<>();
+        List<RuntimeException> thrown = new ArrayList<>();
         classes.stream()
                 .filter(c -> RouteTemplate.pathOf(c) != null)
                 .sorted(Comparator.comparing(Class::getName))
-                .forEach(this::walk);
+                .forEach(root -> {
+                    checkResourceMethods(root, thrown);
+                    walk(root, thrown);
+                });
+        thrown.removeIf(e -> !problems.add(e.getMessage()));
+        throwIfAny(thrown);
     }
 
+    /** Walks the locators of {@code root}, binding the annotated sub-resource methods found. */
     private void walk(Class<?> root) {
+        List<RuntimeException> thrown = new ArrayList<>();
+        walk(root, thrown);
+        throwIfAny(thrown);
+    }
+
+    /** One problem as it was found; several together, each named (their messages are distinct). */
+    private static void throwIfAny(List<RuntimeException> thrown) {
+        if (thrown.size() == 1) {
+            throw thrown.get(0);
+        }
+        if (!thrown.isEmpty()) {
+            throw new ConfigException(
+                    "@RateLimited annotations",
+                    thrown.stream().map(Throwable::getMessage).toList());
+        }
+    }
+
+    /**
+     * Checks the values of the annotations of a root resource class's own resource methods, which
+     * the runtime binds later ({@link #configure}), adding each invalid one to {@code thrown}: the
+     * checks of {@link #bind}, with the names it derives in the usual case.
+     */
+    private void checkResourceMethods(Class<?> root, List<RuntimeException> thrown) {
+        for (Method method : SubResources.resourceMethods(root)) {
+            String httpMethod = RouteTemplate.httpMethod(method);
+            String template = RouteTemplate.join(RouteTemplate.pathOf(root), RouteTemplate.pathOf(method));
+            String base = derivedBase(root, method);
+            int derived = 0;
+            for (RateLimited limit : limits(root, method)) {
+                String name = limit.name().isEmpty() ? base + "-" + ++derived : limit.name();
+                try {
+                    rule(limit, name, PathPattern.route(httpMethod, template));
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    thrown.add(new IllegalArgumentException(
+                            "invalid @RateLimited on " + describe(root, method) + ": " + e.getMessage(), e));
+                }
+            }
+        }
+    }
+
+    private void walk(Class<?> root, List<RuntimeException> thrown) {
         if (!walked.add(root)) {
             return;
         }
         SubResources.Walk walk = SubResources.walk(root);
         locators |= walk.locators();
+        for (SubResources.Locator locator : walk.locatorsWalked()) {
+            if (onMethod(locator.method()).length > 0) {
+                // JAX-RS calls a locator on the way to a resource method: no request ends there, and
+                // a limit on it would protect nothing that the operator believes it does.
+                thrown.add(new IllegalArgumentException("@RateLimited on "
+                        + describe(locator.resourceClass(), locator.method())
+                        + " cannot be applied: it is a sub-resource locator (a @Path without an HTTP method), not a"
+                        + " resource method, so no request would be limited by it; put it on the resource methods"
+                        + " of the class the locator returns (or on that class), or write a rule.* in the"
+                        + " configuration for a pattern that covers its routes, such as "
+                        + (locator.template().equals("/") ? "" : locator.template()) + "/**"));
+            }
+        }
+        Set<Method> recursive = new HashSet<>();
         for (SubResources.Route route : walk.routes()) {
             recordRoute(route.httpMethod(), route.template());
             List<RateLimited> limits = limits(route.resourceClass(), route.method());
@@ -195,16 +283,24 @@ final class AnnotationRules implements DynamicFeature {
             }
             String method = describe(route.resourceClass(), route.method());
             if (route.recursion() != null) {
-                throw new IllegalArgumentException("@RateLimited on " + method + " cannot be applied: it is reached"
-                        + " through recursive sub-resource locators ("
-                        + route.recursion().locator() + "), so it has"
-                        + " routes of every depth from " + route.httpMethod() + " " + route.template() + ", and an"
-                        + " annotation's rule matches one; remove it, and write a rule.* in the configuration for a"
-                        + " pattern that covers them, such as "
-                        + route.recursion().pattern());
+                if (recursive.add(route.method())) { // once, at the shallowest route
+                    thrown.add(new IllegalArgumentException("@RateLimited on " + method + " cannot be applied: it is"
+                            + " reached through recursive sub-resource locators ("
+                            + route.recursion().locator() + "), so it has"
+                            + " routes of every depth from " + route.httpMethod() + " " + route.template() + ", and"
+                            + " an annotation's rule matches one; remove it, and write a rule.* in the configuration"
+                            + " for a pattern that covers them, such as "
+                            + route.recursion().pattern()));
+                }
+                continue;
             }
             String where = method + " at " + route.httpMethod() + " " + route.template();
-            bind(route.resourceClass(), route.method(), route.httpMethod(), route.template(), where, limits);
+            try {
+                bind(route.resourceClass(), route.method(), route.httpMethod(), route.template(), where, limits);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                thrown.add(e);
+                continue;
+            }
             subResourceLimits
                     .computeIfAbsent(route.httpMethod() + " " + route.template(), k -> new HashSet<>())
                     .add(limits);
@@ -225,8 +321,8 @@ final class AnnotationRules implements DynamicFeature {
      * request reached through locators, once the rules are fixed.
      *
      * <p>Why not make the rule at that first request instead: the gate's rules from annotations are
-     * fixed when it is built (a reloaded rules file and {@code HttpGate.update} start again from
-     * them, so a rule added later would be lost, silently unlimited, at the next reload), and a rule
+     * fixed when it is built (a reloaded rules file starts again from them, so a rule added later
+     * would be lost, silently unlimited, at the next reload), and a rule
      * matches a route template, not the class a locator returned there, so it would limit every
      * implementation on that route after the first one was seen.
      *
@@ -510,9 +606,9 @@ final class AnnotationRules implements DynamicFeature {
 
     /**
      * Builds the rule of one annotation; the checks and their messages are {@link FlowRule}'s,
-     * {@link WindowSpec}'s and {@link OnExcess}'s, as for the configuration.
+     * {@link WindowSpec}'s, {@link OnExcess}'s and the configuration's, as for a {@code rule.*}.
      */
-    static FlowRule rule(RateLimited limit, String name, PathPattern match) {
+    private FlowRule rule(RateLimited limit, String name, PathPattern match) {
         boolean rate = limit.limit() != 0 || !limit.window().isEmpty();
         boolean inFlight = limit.inFlight() != 0;
         if (rate && inFlight) {
@@ -539,17 +635,25 @@ final class AnnotationRules implements DynamicFeature {
             rule.inFlight(limit.inFlight());
         }
         rule.scope(scope(limit));
+        if (limit.maxOrigins() != FlowRule.DEFAULT_MAX_ORIGINS && limit.scope() != Scope.Kind.PER_ORIGIN) {
+            // As the configuration's max-origins: set for a rule that tracks no origins, it says
+            // that the rule was meant to count each client separately.
+            throw new IllegalArgumentException(
+                    "maxOrigins applies only to scope PER_ORIGIN; this rule's scope is " + limit.scope());
+        }
         rule.onExcess(control(limit));
         rule.maxOrigins(limit.maxOrigins());
         return rule.build();
     }
 
-    private static Scope scope(RateLimited limit) {
+    private Scope scope(RateLimited limit) {
         if (limit.scope() == Scope.Kind.ORIGIN) {
             if (limit.origin().isBlank()) {
                 throw new IllegalArgumentException("scope ORIGIN needs origin, e.g. origin = \"203.0.113.7\"");
             }
-            return Scope.origin(limit.origin().strip());
+            // The configuration's checks of scope = origin:<value>: an origin that no request can
+            // have (a range, a name where clients are addresses, an exempt one) is refused.
+            return ConfigParser.parseOriginScope(limit.origin(), originSource, exempt, ProviderSettings.PREFIX);
         }
         if (!limit.origin().isEmpty()) {
             throw new IllegalArgumentException("origin applies only to scope ORIGIN, not " + limit.scope());
@@ -584,16 +688,19 @@ final class AnnotationRules implements DynamicFeature {
 
     /** {@code UserResource-get-1}: letters, digits, '-' and '_' only, numbered per class and method. */
     private String derivedName(Class<?> resourceClass, Method method) {
-        String base = sanitize(resourceClass.getSimpleName()) + "-" + sanitize(method.getName());
-        if (base.length() > MAX_BASE_LENGTH) {
-            base = base.substring(0, MAX_BASE_LENGTH);
-        }
+        String base = derivedBase(resourceClass, method);
         String name;
         do {
             int number = numbers.merge(base, 1, Integer::sum);
             name = base + "-" + number;
         } while (declaredBy.containsKey(name));
         return name;
+    }
+
+    /** {@code UserResource-get}, the derived names' base before their number. */
+    private static String derivedBase(Class<?> resourceClass, Method method) {
+        String base = sanitize(resourceClass.getSimpleName()) + "-" + sanitize(method.getName());
+        return base.length() > MAX_BASE_LENGTH ? base.substring(0, MAX_BASE_LENGTH) : base;
     }
 
     private static String sanitize(String javaName) {

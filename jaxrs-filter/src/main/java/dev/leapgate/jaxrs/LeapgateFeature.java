@@ -104,7 +104,9 @@ public final class LeapgateFeature implements Feature {
         }
         ProviderSettings settings = ProviderSettings.read(configuration, config);
         AnnotationRules annotations = new AnnotationRules(
-                settings.config().rules().rules().stream().map(FlowRule::name).collect(Collectors.toSet()));
+                settings.config().rules().rules().stream().map(FlowRule::name).collect(Collectors.toSet()),
+                settings.config().origin(),
+                settings.config().rules().exempt());
         // Jersey and RESTEasy show the DynamicFeature no root resource that has locators alone: the
         // application's classes are walked now, and RESTEasy's own (resteasy.resources, without an
         // Application subclass) from its deployment.

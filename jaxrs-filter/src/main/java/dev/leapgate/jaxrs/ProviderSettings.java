@@ -75,6 +75,13 @@ record ProviderSettings(
             }
         }
         String source = "JAX-RS properties " + PREFIX + "*";
+        // The provider's own keys are read first, so that their problems are reported together
+        // with the configuration's: an operator fixing a start should not have to start once per mistake.
+        List<String> own = new ArrayList<>();
+        Clock clock = object(properties, CLOCK, Clock.class, Clock.system(), own);
+        Sleeper sleeper = object(properties, SLEEPER, Sleeper.class, Sleeper.system(), own);
+        String clientIpHeader = header(properties.get(CLIENT_IP_HEADER), own);
+        Duration maxRequestTime = maxRequestTime(properties.get(MAX_REQUEST_TIME), own);
         Object file = properties.get(CONFIG_FILE);
         List<String> conflicts = new ArrayList<>(ConfigParser.misplacedKeys(properties.keySet(), PREFIX));
         if (given != null && file != null) {
@@ -86,24 +93,34 @@ record ProviderSettings(
                     + "; write every setting there, not as " + PREFIX + "* properties");
         }
         if (!conflicts.isEmpty()) {
+            conflicts.addAll(own);
             throw new ConfigException(source, conflicts);
         }
         LeapgateConfig config;
-        if (given != null) {
-            config = given;
-        } else if (file != null) {
-            // A relative rules-file named in the file is read from the file's directory.
-            Path path = Path.of(file.toString().strip()).toAbsolutePath();
-            config = ConfigParser.readConfigFile(path, path.getParent());
-        } else {
-            config = ConfigParser.parse(settings, source, PREFIX);
+        try {
+            if (given != null) {
+                config = given;
+            } else if (file != null) {
+                // A relative rules-file named in the file is read from the file's directory.
+                Path path = Path.of(file.toString().strip()).toAbsolutePath();
+                config = ConfigParser.readConfigFile(path, path.getParent());
+            } else {
+                config = ConfigParser.parse(settings, source, PREFIX);
+            }
+        } catch (ConfigException e) {
+            if (own.isEmpty()) {
+                throw e;
+            }
+            List<String> all = new ArrayList<>();
+            // A file's problems name the file, which the properties' source does not.
+            e.problems().forEach(problem -> all.add(e.source().equals(source) ? problem : e.source() + ", " + problem));
+            all.addAll(own);
+            throw new ConfigException(source, all);
         }
-        return new ProviderSettings(
-                config,
-                object(properties, CLOCK, Clock.class, Clock.system(), source),
-                object(properties, SLEEPER, Sleeper.class, Sleeper.system(), source),
-                header(properties.get(CLIENT_IP_HEADER), source),
-                maxRequestTime(properties.get(MAX_REQUEST_TIME), source));
+        if (!own.isEmpty()) {
+            throw new ConfigException(source, own);
+        }
+        return new ProviderSettings(config, clock, sleeper, clientIpHeader, maxRequestTime);
     }
 
     /**
@@ -120,7 +137,8 @@ record ProviderSettings(
                 .toList();
     }
 
-    private static Duration maxRequestTime(Object value, String source) {
+    /** {@code leapgate.max-request-time}; on a problem, adds it to {@code problems} and returns the default. */
+    private static Duration maxRequestTime(Object value, List<String> problems) {
         if (value == null) {
             return DEFAULT_MAX_REQUEST_TIME;
         }
@@ -128,42 +146,42 @@ record ProviderSettings(
         try {
             time = ConfigParser.parseDuration(value.toString().strip());
         } catch (IllegalArgumentException e) {
-            throw new ConfigException(source, List.of(MAX_REQUEST_TIME + ": " + e.getMessage()));
+            problems.add(MAX_REQUEST_TIME + ": " + e.getMessage());
+            return DEFAULT_MAX_REQUEST_TIME;
         }
         if (time.compareTo(SHORTEST_MAX_REQUEST_TIME) < 0 || time.compareTo(LONGEST_MAX_REQUEST_TIME) > 0) {
-            throw new ConfigException(
-                    source,
-                    List.of(MAX_REQUEST_TIME + ": '" + value + "' is out of range; from 1s to 24h (default 10m):"
-                            + " the longest a request may take before its slot is released without its end"
-                            + " being seen"));
+            problems.add(MAX_REQUEST_TIME + ": '" + value + "' is out of range; from 1s to 24h (default 10m):"
+                    + " the longest a request may take before its slot is released without its end being seen");
+            return DEFAULT_MAX_REQUEST_TIME;
         }
         return time;
     }
 
-    private static <T> T object(Map<String, Object> properties, String key, Class<T> type, T absent, String source) {
+    /** An object property; on a problem, adds it to {@code problems} and returns {@code absent}. */
+    private static <T> T object(
+            Map<String, Object> properties, String key, Class<T> type, T absent, List<String> problems) {
         Object value = properties.get(key);
         if (value == null) {
             return absent;
         }
         if (!type.isInstance(value)) {
-            throw new ConfigException(
-                    source,
-                    List.of(key + ": must be a " + type.getName() + " object, was "
-                            + value.getClass().getName()));
+            problems.add(key + ": must be a " + type.getName() + " object, was "
+                    + value.getClass().getName());
+            return absent;
         }
         return type.cast(value);
     }
 
-    private static String header(Object value, String source) {
+    /** {@code leapgate.client-ip-header}; on a problem, adds it to {@code problems} and returns null. */
+    private static String header(Object value, List<String> problems) {
         if (value == null) {
             return null;
         }
         String name = value.toString().strip();
         if (!HttpToken.isToken(name)) {
-            throw new ConfigException(
-                    source,
-                    List.of(CLIENT_IP_HEADER + ": '" + value + "' is not a header name (an RFC 9110 token,"
-                            + " e.g. X-Real-IP)"));
+            problems.add(CLIENT_IP_HEADER + ": '" + value + "' is not a header name (an RFC 9110 token, e.g."
+                    + " X-Real-IP)");
+            return null;
         }
         return name;
     }

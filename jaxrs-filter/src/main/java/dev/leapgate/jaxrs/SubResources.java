@@ -56,14 +56,25 @@ final class SubResources {
     record Recursion(String locator, String pattern) {}
 
     /**
+     * A sub-resource locator found on the way.
+     *
+     * @param resourceClass the class whose locator it is
+     * @param method the locator
+     * @param template the route template up to and including the locator's {@code @Path}
+     */
+    record Locator(Class<?> resourceClass, Method method, String template) {}
+
+    /**
      * What a root resource class serves through its locators.
      *
      * @param routes its sub-resource routes, in a fixed order
      * @param locators whether the class, or a sub-resource, has a locator at all
+     * @param locatorsWalked the locators found, in the order walked
      */
-    record Walk(List<Route> routes, boolean locators) {}
+    record Walk(List<Route> routes, boolean locators, List<Locator> locatorsWalked) {}
 
     private final List<Route> routes = new ArrayList<>();
+    private final List<Locator> locatorsWalked = new ArrayList<>();
     /** Per class found recurring, the locator that returns it again ({@code Node.child() returns Node again}). */
     private final Map<Class<?>, String> recurring = new HashMap<>();
 
@@ -77,17 +88,18 @@ final class SubResources {
         List<String> template = List.of(RouteTemplate.pathOf(root));
         walk.descend(root, template, List.of(root));
         walk.markRecurring(root, 0, template);
-        return new Walk(List.copyOf(walk.routes), walk.locators);
+        return new Walk(List.copyOf(walk.routes), walk.locators, List.copyOf(walk.locatorsWalked));
     }
 
     private void descend(Class<?> parent, List<String> templates, List<Class<?>> path) {
         for (Method locator : locators(parent)) {
             locators = true;
+            List<String> below = with(templates, RouteTemplate.pathOf(locator));
+            locatorsWalked.add(new Locator(parent, locator, RouteTemplate.join(below.toArray(new String[0]))));
             Class<?> child = returned(locator);
             if (child == null) {
                 continue; // Object or Class<?>: known only when a request takes it
             }
-            List<String> below = with(templates, RouteTemplate.pathOf(locator));
             int from = routes.size();
             addRoutes(child, below);
             if (path.contains(child)) {

@@ -425,6 +425,65 @@ class AnnotationRulesTest {
     }
 
     @Test
+    void maxOrigins_withAScopeOtherThanPerOrigin_failsAsTheConfigurationsMaxOriginsDoes() {
+        assertInvalid(
+                "maxOriginsWithoutPerOrigin",
+                "invalid @RateLimited on Invalid.maxOriginsWithoutPerOrigin(): maxOrigins applies only to scope"
+                        + " PER_ORIGIN; this rule's scope is ALL");
+    }
+
+    @Test
+    void anOriginTheConfigurationRefusesInScopeOrigin_failsTheStart_ratherThanLimitNobody() {
+        assertInvalid(
+                "originRange",
+                "invalid @RateLimited on Invalid.originRange(): 'origin:10.0.0.0/8' is a range; origin:<value> takes"
+                        + " one IP address or identifier (a rule for a range of addresses is a per-origin rule with"
+                        + " exempt)");
+        assertThatThrownBy(() -> annotations.configure(info(Samples.Invalid.class, "originInvisible"), null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("invalid @RateLimited on Invalid.originInvisible(): ")
+                .hasMessageContaining("\\u200B");
+    }
+
+    @Test
+    void aNamedOriginWhereEveryClientIsAnAddress_failsTheStart() {
+        // AnnotationRules(Set) is for origin = ip, the default.
+        assertInvalid(
+                "originName",
+                "invalid @RateLimited on Invalid.originName(): 'origin:batch-job' names no IP address, and with"
+                        + " leapgate.origin = ip every client is an address, so the rule can never apply; names are"
+                        + " not resolved: write an address, e.g. origin:203.0.113.7 (identifiers apply with"
+                        + " leapgate.origin = header:<Name> or principal)");
+    }
+
+    @Test
+    void anAnnotationOnASubResourceLocator_failsTheStart_namingTheLocator() {
+        assertThatThrownBy(() -> annotations.walk(List.of(BadSubResources.LimitedLocator.class)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("@RateLimited on LimitedLocator.members() cannot be applied: it is a sub-resource"
+                        + " locator (a @Path without an HTTP method), not a resource method, so no request would"
+                        + " be limited by it; put it on the resource methods of the class the locator returns (or"
+                        + " on that class), or write a rule.* in the configuration for a pattern that covers its"
+                        + " routes, such as /orgs/{org}/members/**");
+        assertThatThrownBy(() -> new AnnotationRules(Set.of()).walk(List.of(BadSubResources.Depts.class)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(
+                        "@RateLimited on Members.staff() cannot be applied: it is a sub-resource" + " locator")
+                .hasMessageEndingWith("such as /depts/{dept}/staff/{id}/**");
+    }
+
+    @Test
+    void theApplicationsClasses_withTwoInvalidMethods_failWithOneErrorNamingBoth() {
+        assertThatThrownBy(() -> annotations.walk(List.of(Samples.Named.class, Samples.TwoInvalid.class)))
+                .isInstanceOf(dev.leapgate.config.ConfigException.class)
+                .hasMessage("2 problems in @RateLimited annotations:\n"
+                        + "  - invalid @RateLimited on TwoInvalid.noWindow(): limit 10 needs a window, e.g. window ="
+                        + " \"1s\", \"1m\" or \"1h\"\n"
+                        + "  - invalid @RateLimited on TwoInvalid.pacePerOrigin(): on-excess pace is not supported with"
+                        + " scope per-origin; use reject or borrow (rule 'TwoInvalid-pacePerOrigin-1')");
+    }
+
+    @Test
     void anAnnotatedRouteThatASiblingSharesButForARegularExpression_failsNamingBoth_inEitherOrder() {
         String says = " differ only in the regular expression of a template variable, and both are the route"
                 + " GET /accounts/{id}";

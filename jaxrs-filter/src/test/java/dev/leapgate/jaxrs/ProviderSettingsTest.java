@@ -102,6 +102,41 @@ class ProviderSettingsTest {
     }
 
     @Test
+    void badProviderKeys_andABadConfiguration_areReportedTogether() {
+        ResourceConfig app = new ResourceConfig()
+                .property("leapgate.rule.a.match", "/a")
+                .property("leapgate.rule.a.limit", "5/1min")
+                .property("leapgate.client-ip-header", "X Real IP")
+                .property("leapgate.max-request-time", "0s");
+
+        assertThat(problems(app).problems())
+                .containsExactly(
+                        "leapgate.rule.a.limit: '5/1min' is not a limit (window '1min': unknown unit 'min'; write m"
+                                + " for minutes); expected N/window, e.g. 100/10s, 5/1m, 1000/1h, 10/s (window units"
+                                + " ms, s, m, h)",
+                        "leapgate.client-ip-header: 'X Real IP' is not a header name (an RFC 9110 token, e.g."
+                                + " X-Real-IP)",
+                        "leapgate.max-request-time: '0s' is out of range; from 1s to 24h (default 10m): the longest"
+                                + " a request may take before its slot is released without its end being seen");
+    }
+
+    @Test
+    void aBadProviderKey_isReportedWithAConflict() {
+        ResourceConfig app = new ResourceConfig()
+                .property("leapgate.config-file", "/nonexistent/leapgate.properties")
+                .property("leapgate.rule.a.match", "/a")
+                .property("leapgate.max-request-time", "10");
+
+        assertThat(problems(app).problems())
+                .containsExactly(
+                        "leapgate.rule.a.match: the configuration is given in leapgate.config-file"
+                                + " /nonexistent/leapgate.properties; write every setting there, not as leapgate.*"
+                                + " properties",
+                        "leapgate.max-request-time: '10' is not a duration (no unit); expected a whole number and a"
+                                + " unit ms, s, m or h, e.g. 250ms, 10s, 1m, 24h");
+    }
+
+    @Test
     void aRulesFileNamedInTheConfigFile_isReadFromTheConfigFilesDirectory(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("rules.properties"), "rule.a.match = /a\nrule.a.limit = 3/1m\n");
         Files.writeString(dir.resolve("leapgate.properties"), "rules-file = rules.properties\n");

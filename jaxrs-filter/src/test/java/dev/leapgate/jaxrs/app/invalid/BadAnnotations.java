@@ -67,4 +67,24 @@ public final class BadAnnotations {
             return "";
         }
     }
+
+    /** Valid on its own; with {@code exempt = 10.0.0.0/8} a rule that could never apply. */
+    @Path("exempted")
+    public static class ExemptedOrigin {
+        @GET
+        @RateLimited(limit = 10, window = "1s", scope = Scope.Kind.ORIGIN, origin = "10.20.0.5")
+        public String get() {
+            return "";
+        }
+    }
+
+    /** Valid with {@code origin = header:<Name>}; with {@code origin = ip}, a rule that could never apply. */
+    @Path("batch")
+    public static class NamedOrigin {
+        @GET
+        @RateLimited(limit = 10, window = "1s", scope = Scope.Kind.ORIGIN, origin = "batch-job")
+        public String get() {
+            return "";
+        }
+    }
 }

@@ -69,4 +69,45 @@ public final class BadSubResources {
             return "";
         }
     }
+
+    /** A limit on a locator, which is no resource method: {@code /orgs/{org}/members/...}. */
+    @Path("orgs")
+    public static class LimitedLocator {
+        @Path("{org}/members")
+        @RateLimited(limit = 1, window = "1h")
+        public Member members() {
+            return new Member();
+        }
+    }
+
+    public static class Member {
+        @GET
+        @Path("{id}")
+        public String get() {
+            return "";
+        }
+    }
+
+    /** A limit on a sub-resource's own locator: {@code /depts/{dept}/staff/{id}}. */
+    @Path("depts")
+    public static class Depts {
+        @Path("{dept}")
+        public Members dept() {
+            return new Members();
+        }
+    }
+
+    public static class Members {
+        @GET
+        @Path("{id}")
+        public String get() {
+            return "";
+        }
+
+        @Path("staff/{id}")
+        @RateLimited(limit = 1, window = "1h")
+        public Object staff() {
+            return new Members();
+        }
+    }
 }

@@ -53,6 +53,45 @@ public final class Samples {
         @GET
         @RateLimited(inFlight = 3, buckets = 20)
         public void bucketsWithInFlight() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", maxOrigins = 500)
+        public void maxOriginsWithoutPerOrigin() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", scope = Scope.Kind.ORIGIN, origin = "10.0.0.0/8")
+        public void originRange() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", scope = Scope.Kind.ORIGIN, origin = "203.0.113.7\u200B")
+        public void originInvisible() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", scope = Scope.Kind.ORIGIN, origin = "batch-job")
+        public void originName() {}
+
+        @GET
+        @RateLimited(limit = 10, window = "1s", scope = Scope.Kind.ORIGIN, origin = "10.20.0.5")
+        public void originAddress() {}
+    }
+
+    /** Two invalid methods and a valid one. */
+    @Path("two-invalid")
+    public static class TwoInvalid {
+        @GET
+        @Path("a")
+        @RateLimited(limit = 10)
+        public void noWindow() {}
+
+        @GET
+        @Path("b")
+        @RateLimited(limit = 10, window = "1s", onExcess = OnExcess.Kind.PACE, scope = Scope.Kind.PER_ORIGIN)
+        public void pacePerOrigin() {}
+
+        @GET
+        @Path("c")
+        @RateLimited(limit = 10, window = "1s")
+        public void valid() {}
     }
 
     @Path("/named/")
