@@ -143,30 +143,38 @@ public class LeapgateFilter implements Filter {
             }
             String handlerClass = params.remove(BLOCK_HANDLER_PARAM);
             String source = "init-params of filter '" + filterConfig.getFilterName() + "'";
+            // The handler first, so that its problem is reported with the configuration's, and
+            // before the gate opens a store (a filter whose init fails is never destroyed).
+            ServletException handlerFailure = null;
+            if (handlerClass != null) {
+                try {
+                    blockHandler = instantiate(handlerClass.strip());
+                } catch (ServletException e) {
+                    handlerFailure = e;
+                }
+            }
             try {
                 LeapgateConfig config = resolveRulesFile(ConfigParser.parse(params, source), context, source);
                 Object clock = context.getAttribute(CLOCK_ATTRIBUTE);
                 String contextPath = context.getContextPath();
                 List<String> mappings = servletMappings(context);
-                gate = HttpGate.builder(config)
-                        .clock(clock instanceof Clock c ? c : Clock.system())
+                HttpGate.Builder builder = HttpGate.builder(config); // reads the rules file
+                if (handlerFailure != null) {
+                    throw handlerFailure;
+                }
+                gate = builder.clock(clock instanceof Clock c ? c : Clock.system())
                         .check(rules -> RuleChecks.writtenWithPrefix(
                                 rules, contextPath, "the context path", path -> served(path, mappings)))
                         .build();
                 ownsGate = true;
             } catch (ConfigException e) {
-                throw new ServletException(e.getMessage(), e);
-            }
-            if (handlerClass != null) {
-                try {
-                    blockHandler = instantiate(handlerClass.strip());
-                } catch (ServletException e) {
-                    // A filter whose init fails is never destroyed: close the store the gate opened.
-                    gate.close();
-                    gate = null;
-                    ownsGate = false;
-                    throw e;
+                if (handlerFailure == null) {
+                    throw new ServletException(e.getMessage(), e);
                 }
+                List<String> problems = new ArrayList<>(e.problems());
+                problems.add(handlerFailure.getMessage().substring("init-param ".length()));
+                ConfigException all = new ConfigException(e.source(), problems);
+                throw new ServletException(all.getMessage(), all);
             }
         } else {
             refuseInitParams(filterConfig);

@@ -613,8 +613,23 @@ class LeapgateFilterTest {
         assertThat(jetty.startExpectingFailure()).hasMessage("init-param block-handler: " + message);
     }
 
+    /** A bad block handler is named with the configuration's problems, not after they are fixed. */
     @Test
-    void aBlockHandlerThatFailsTheStart_closesTheStoreTheGateHadOpened() {
+    void aBadBlockHandler_andABadRule_areReportedTogether() {
+        jetty = new JettyHarness(Map.of(
+                        "rule.api.match", "/api/**",
+                        "rule.api.limit", "5/1min",
+                        "block-handler", "com.example.Missing"))
+                .servlet("/api/hello", new TestServlets.Text("hello"));
+
+        assertThat(jetty.startExpectingFailure())
+                .hasMessageStartingWith("2 problems in init-params of filter")
+                .hasMessageContaining("rule.api.limit: '5/1min' is not a limit")
+                .hasMessageContaining("block-handler: class 'com.example.Missing' was not found");
+    }
+
+    @Test
+    void aBlockHandlerThatFailsTheStart_leavesNoStoreOpen() {
         int opened = RecordingStoreProvider.OPENED.size();
         jetty = new JettyHarness(Map.of(
                         "store", "recording://test",
@@ -625,12 +640,11 @@ class LeapgateFilterTest {
 
         assertThat(jetty.startExpectingFailure()).hasMessageContaining("init-param block-handler");
 
-        // The container never destroys a filter whose init failed: the store (a Redis client and
-        // its threads) would stay open for the life of the JVM, once per failed deployment.
-        assertThat(RecordingStoreProvider.OPENED).hasSize(opened + 1);
-        assertThat(RecordingStoreProvider.OPENED.get(opened).closed)
-                .as("the store the refused configuration opened")
-                .isTrue();
+        // The container never destroys a filter whose init failed: a store (a Redis client and its
+        // threads) left open would stay for the life of the JVM, once per failed deployment.
+        assertThat(RecordingStoreProvider.OPENED.subList(opened, RecordingStoreProvider.OPENED.size()))
+                .as("stores the refused configuration opened")
+                .allSatisfy(store -> assertThat(store.closed).isTrue());
     }
 
     @Test
