@@ -183,10 +183,55 @@ public final class ConfigParser {
     /** The {@code store-*} settings given, which apply only with {@code store}. */
     private final List<Setting> storeOptions = new ArrayList<>();
 
-    private ConfigParser(String source, boolean rulesFileOnly, String keyPrefix, OriginSource origin) {
-        this.problems = new Problems(Objects.requireNonNull(source, "sourceName"), keyPrefix);
+    /**
+     * @param secretOrigins whether the origins that values name are secrets (see {@link
+     *     #secretOrigins}), known before any setting is read, so that every problem quoting one shows
+     *     it by its fingerprint
+     */
+    private ConfigParser(
+            String source, boolean rulesFileOnly, String keyPrefix, OriginSource origin, boolean secretOrigins) {
+        this.problems = new Problems(Objects.requireNonNull(source, "sourceName"), keyPrefix, secretOrigins);
         this.rulesFileOnly = rulesFileOnly;
         this.origin = origin;
+    }
+
+    /** Whether {@code origin}'s values are API keys, shown only by their fingerprints. */
+    private static boolean secretOrigins(OriginSource origin) {
+        return origin.kind() == OriginSource.Kind.HEADER && !origin.valuesShown();
+    }
+
+    /**
+     * Whether the origin that {@code settings} (the main configuration, not yet read) give is a
+     * header shown by fingerprints: its settings are looked up first, as values before them may name
+     * its keys. A setting that is invalid here is reported when it is read; an invalid {@code
+     * header-origin-shown} leaves the default, and an invalid {@code origin = header:...} was meant
+     * as one, so its keys are not quoted either.
+     */
+    private static boolean secretOrigins(List<Setting> settings) {
+        Setting originSetting = null;
+        Setting shownSetting = null;
+        for (Setting s : settings) {
+            if (s.key().equals("origin") && originSetting == null) {
+                originSetting = s;
+            } else if (s.key().equals("header-origin-shown") && shownSetting == null) {
+                shownSetting = s;
+            }
+        }
+        try {
+            if (shownSetting != null && ValueSyntax.choice(shownSetting.value(), ORIGIN_SHOWN)) {
+                return false;
+            }
+        } catch (IllegalArgumentException reportedWhenRead) {
+            // fingerprint, the default
+        }
+        if (originSetting == null) {
+            return false;
+        }
+        try {
+            return secretOrigins(originSource(originSetting.value(), ""));
+        } catch (IllegalArgumentException reportedWhenRead) {
+            return originSetting.value().startsWith("header:");
+        }
     }
 
     /**
@@ -210,13 +255,13 @@ public final class ConfigParser {
     public static LeapgateConfig parse(Map<String, String> settings, String sourceName, String keyPrefix) {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(keyPrefix, "keyPrefix");
-        ConfigParser parser = new ConfigParser(sourceName, false, keyPrefix, null);
         List<Setting> list = new ArrayList<>();
         settings.forEach((key, value) -> {
             Objects.requireNonNull(key, "settings contains a null key");
-            list.add(parser.withoutComment(new Setting(key.strip(), value == null ? "" : value.strip(), 0, key)));
+            list.add(new Setting(key.strip(), value == null ? "" : value.strip(), 0, key));
         });
-        return parser.config(list);
+        ConfigParser parser = new ConfigParser(sourceName, false, keyPrefix, null, secretOrigins(list));
+        return parser.config(list.stream().map(parser::withoutComment).toList());
     }
 
     /**
@@ -240,7 +285,9 @@ public final class ConfigParser {
         boolean identifiers = s.key().equals("exempt") || s.key().equals("deny");
         problems.add(
                 s,
-                Shown.quoted(s.value()) + " holds what looks like a comment, but here a comment after a value is"
+                "'" + problems.shown(s.key(), s.value().substring(0, comment))
+                        + Shown.escaped(s.value().substring(comment))
+                        + "' holds what looks like a comment, but here a comment after a value is"
                         + " read into it"
                         + (identifiers
                                 ? ", and its words would be identifiers that " + s.key() + " a client sending one"
@@ -285,8 +332,11 @@ public final class ConfigParser {
      */
     public static LeapgateConfig parseProperties(String propertiesText, String sourceName) {
         Objects.requireNonNull(propertiesText, "propertiesText");
-        ConfigParser parser = new ConfigParser(sourceName, false, "", null);
-        return parser.config(PropertiesText.read(withoutBom(propertiesText), parser.problems));
+        String text = withoutBom(propertiesText);
+        // Read twice: the syntax's problems quote values, and whether origins are secret is a setting.
+        boolean secretOrigins = secretOrigins(PropertiesText.read(text, new Problems(sourceName, "")));
+        ConfigParser parser = new ConfigParser(sourceName, false, "", null, secretOrigins);
+        return parser.config(PropertiesText.read(text, parser.problems));
     }
 
     /**
@@ -309,7 +359,7 @@ public final class ConfigParser {
     public static RuleSet parseRules(String propertiesText, String sourceName, OriginSource origin) {
         Objects.requireNonNull(propertiesText, "propertiesText");
         Objects.requireNonNull(origin, "origin");
-        ConfigParser parser = new ConfigParser(sourceName, true, "", origin);
+        ConfigParser parser = new ConfigParser(sourceName, true, "", origin, secretOrigins(origin));
         List<Setting> settings = PropertiesText.read(withoutBom(propertiesText), parser.problems);
         settings.forEach(parser::take);
         RuleSet rules = parser.ruleSet();
@@ -348,13 +398,17 @@ public final class ConfigParser {
         Objects.requireNonNull(exempt, "exempt");
         Objects.requireNonNull(keyPrefix, "keyPrefix");
         String text = "origin:" + Objects.requireNonNull(origin, "origin").strip();
-        Scope scope = RuleReader.scope(text);
+        // Shown as the configuration's problems show origins: an API key by its fingerprint.
+        Problems shown = new Problems(
+                "@RateLimited", keyPrefix, source.kind() == OriginSource.Kind.HEADER && !source.valuesShown());
+        Scope scope = RuleReader.scope(text, shown);
         if (source.kind() == OriginSource.Kind.IP && !isAddress(scope.origin())) {
-            throw new IllegalArgumentException(nameWhereClientsAreAddresses(text, keyPrefix + "origin"));
+            throw new IllegalArgumentException(nameWhereClientsAreAddresses(shown.origins(text), keyPrefix + "origin"));
         }
         String listedAs = exemptListing(scope, source, exempt);
         if (listedAs != null) {
-            throw new IllegalArgumentException(exemptedOrigin(text, listedAs, scope.origin(), keyPrefix + "exempt"));
+            throw new IllegalArgumentException(exemptedOrigin(
+                    shown.origins(text), shown.origins(listedAs), shown.origins(scope.origin()), keyPrefix + "exempt"));
         }
         return scope;
     }
@@ -682,12 +736,15 @@ public final class ConfigParser {
                 }
                 Scope scope;
                 try {
-                    scope = RuleReader.scope(rule.value().strip());
+                    scope = RuleReader.scope(rule.value().strip(), problems);
                 } catch (IllegalArgumentException reportedByTheRule) {
                     continue;
                 }
                 if (!isAddress(scope.origin())) {
-                    problems.add(rule, nameWhereClientsAreAddresses(rule.value().strip(), problems.key("origin")));
+                    problems.add(
+                            rule,
+                            nameWhereClientsAreAddresses(
+                                    problems.origins(rule.value().strip()), problems.key("origin")));
                 }
             }
             for (Setting list : new Setting[] {exemptSetting, denySetting}) {
@@ -698,7 +755,8 @@ public final class ConfigParser {
                 for (String id : entries.identifiers().stream().sorted().toList()) {
                     problems.add(
                             list,
-                            Shown.quoted(id) + " is not an IP address or block, and with " + problems.key("origin")
+                            "'" + problems.origins(id) + "' is not an IP address or block, and with "
+                                    + problems.key("origin")
                                     + " = ip every client is an address, so it can never match; names are not"
                                     + " resolved: write an address, e.g. 127.0.0.1 or ::1 (identifiers apply with "
                                     + problems.key("origin") + " = header:<Name> or principal)");
@@ -721,13 +779,19 @@ public final class ConfigParser {
             }
             Scope scope;
             try {
-                scope = RuleReader.scope(rule.value());
+                scope = RuleReader.scope(rule.value(), problems);
             } catch (IllegalArgumentException reportedByTheRule) {
                 continue;
             }
             String listedAs = exemptListing(scope, source, exempt);
             if (listedAs != null) {
-                problems.add(rule, exemptedOrigin(rule.value(), listedAs, scope.origin(), problems.key("exempt")));
+                problems.add(
+                        rule,
+                        exemptedOrigin(
+                                problems.origins(rule.value()),
+                                problems.origins(listedAs),
+                                problems.origins(scope.origin()),
+                                problems.key("exempt")));
             }
         }
     }
@@ -751,19 +815,25 @@ public final class ConfigParser {
         return null;
     }
 
-    /** Why {@code scope = <written>}, an identifier, can never apply with {@code origin = ip}. */
+    /**
+     * Why {@code scope = <written>}, an identifier, can never apply with {@code origin = ip};
+     * {@code written} as a problem shows it ({@link Problems#origins}).
+     */
     private static String nameWhereClientsAreAddresses(String written, String originKey) {
-        return Shown.quoted(written) + " names no IP address, and with " + originKey
+        return "'" + written + "' names no IP address, and with " + originKey
                 + " = ip every client is an address, so the rule can never apply; names are not"
                 + " resolved: write an address, e.g. origin:203.0.113.7 (identifiers apply with " + originKey
                 + " = header:<Name> or principal)";
     }
 
-    /** Why {@code scope = <written>}, naming {@code named}, which exempt lists, can never apply. */
+    /**
+     * Why {@code scope = <written>}, naming {@code named}, which exempt lists as {@code listedAs}, can
+     * never apply; each as a problem shows it ({@link Problems#origins}).
+     */
     private static String exemptedOrigin(String written, String listedAs, String named, String exemptKey) {
-        return Shown.quoted(written) + " names an origin that " + exemptKey + " lists (" + Shown.escaped(listedAs)
+        return "'" + written + "' names an origin that " + exemptKey + " lists (" + listedAs
                 + "), and an exempt origin passes every rule, so this rule can never apply and "
-                + Shown.escaped(named) + " is not limited at all; to limit it, take it out of " + exemptKey
+                + named + " is not limited at all; to limit it, take it out of " + exemptKey
                 + " (narrow or split the block), or remove the rule";
     }
 
@@ -927,8 +997,7 @@ public final class ConfigParser {
                 headerOriginShown = s;
             }
             case "exempt" -> {
-                ValueSyntax.requireNoInvisible(value, false);
-                exempt = OriginList.parse(value);
+                exempt = originList(value);
                 exemptSetting = s;
             }
             case "allow-wide-exempt" -> {
@@ -936,8 +1005,7 @@ public final class ConfigParser {
                 allowWideExemptSetting = s;
             }
             case "deny" -> {
-                ValueSyntax.requireNoInvisible(value, false);
-                deny = OriginList.parse(value);
+                deny = originList(value);
                 denySetting = s;
             }
             case "rules" -> {
@@ -979,6 +1047,28 @@ public final class ConfigParser {
             case "rate-limit-headers" -> headers = ValueSyntax.choice(value, HEADERS);
             case "body" -> problemBody = ValueSyntax.choice(value, BODIES);
             default -> unknown(s, KEYS);
+        }
+    }
+
+    /**
+     * {@code exempt} or {@code deny}. With secret origins, a list that is refused is quoted with its
+     * identifiers by their fingerprints: the list's own message quotes the list, and the entries that
+     * are not addresses, which it reads as identifiers. The entries it refuses are those read as
+     * addresses, which {@link Problems#origins} shows as written, so the list so shown gives the same
+     * message, keys left out; if it does not, the entry refused holds a {@code /} (a base64 key).
+     */
+    private OriginList originList(String value) {
+        String shown = "'" + problems.origins(value) + "'";
+        ValueSyntax.requireNoInvisible(value, shown, false);
+        try {
+            return OriginList.parse(value);
+        } catch (IllegalArgumentException e) {
+            if (!problems.secretOrigins()) {
+                throw e;
+            }
+            OriginList.parse(problems.fingerprinted(value)); // throws the same message, keys left out
+            throw new IllegalArgumentException(shown + " holds an entry with a '/', which is read as an IP block,"
+                    + " and is not one; an identifier cannot hold '/'");
         }
     }
 

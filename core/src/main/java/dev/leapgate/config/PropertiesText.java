@@ -104,16 +104,20 @@ final class PropertiesText {
             if (comment >= 0) {
                 // Read as the value it would be, the value is no identifier in exempt or deny
                 // ("# health checks"), nor a confusing "no space is allowed inside" of a limit.
+                // The value as its key's values are shown (an API key by its fingerprint), the comment
+                // as written.
+                String before = unescape(line.substring(valueStart, comment));
+                String after = unescape(line.substring(comment)).strip();
                 problems.add(
                         new Setting(key, value, lineNumber),
-                        Shown.quoted(value)
+                        "'" + problems.shown(key, before) + Shown.escaped(after) + "'"
                                 + (comment == valueStart ? " is" : " ends in")
                                 + " what looks like a comment, but a properties file has"
                                 + " comments only on lines of their own (starting with # or !): the text after a"
                                 + " value is part of it; put the comment on the line above (a value that really"
                                 + " holds ' " + line.charAt(comment) + "' writes it ' \\" + line.charAt(comment)
                                 + "')");
-                value = unescape(line.substring(valueStart, comment)).strip();
+                value = before.strip();
             }
             return new Setting(key, value, lineNumber);
         } catch (IllegalArgumentException malformed) {

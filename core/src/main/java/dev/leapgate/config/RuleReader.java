@@ -204,10 +204,13 @@ final class RuleReader {
 
         Setting scopeSetting = d.settings.get("scope");
         Setting maxOriginsSetting = d.settings.get("max-origins");
-        Scope scope = scopeSetting == null ? Scope.all() : value(scopeSetting, RuleReader::scope);
+        Scope scope = scopeSetting == null ? Scope.all() : value(scopeSetting, t -> scope(t, problems));
         Integer maxOrigins = value(maxOriginsSetting, t -> ValueSyntax.integer(t, 1, FlowRule.MAX_ORIGINS_ALLOWED));
         if (maxOriginsSetting != null && scope != null && scope.kind() != Scope.Kind.PER_ORIGIN) {
-            problems.add(maxOriginsSetting, "applies only to scope per-origin; this rule's scope is " + scope);
+            problems.add(
+                    maxOriginsSetting,
+                    "applies only to scope per-origin; this rule's scope is "
+                            + (scope.kind() == Scope.Kind.ORIGIN ? problems.origins(scope.toString()) : scope));
         }
 
         Setting onExcessSetting = d.settings.get("on-excess");
@@ -382,26 +385,27 @@ final class RuleReader {
 
     /**
      * {@code all}, {@code per-origin} or {@code origin:<value>}. The value is an IP address,
-     * written canonically because origins are compared by their canonical text, or an identifier.
+     * written canonically because origins are compared by their canonical text, or an identifier,
+     * which problems quote as {@link Problems#origins} shows it.
      */
-    static Scope scope(String text) {
+    static Scope scope(String text, Problems problems) {
         if (text.equals("all")) {
             return Scope.all();
         }
         if (text.equals("per-origin")) {
             return Scope.perOrigin();
         }
+        String shown = "'" + problems.origins(text) + "'";
         if (text.startsWith("origin:")) {
-            ValueSyntax.requireNoInvisible(text, false);
+            ValueSyntax.requireNoInvisible(text, shown, false);
             String origin = text.substring("origin:".length()).strip();
             if (origin.isEmpty()) {
                 throw new IllegalArgumentException(
-                        Shown.quoted(text) + " names no origin; expected e.g. origin:203.0.113.7 or origin:batch-job");
+                        shown + " names no origin; expected e.g. origin:203.0.113.7 or origin:batch-job");
             }
             if (origin.indexOf('/') >= 0) {
-                throw new IllegalArgumentException(
-                        Shown.quoted(text) + " is a range; origin:<value> takes one IP address or"
-                                + " identifier (a rule for a range of addresses is a per-origin rule with exempt)");
+                throw new IllegalArgumentException(shown + " is a range; origin:<value> takes one IP address or"
+                        + " identifier (a rule for a range of addresses is a per-origin rule with exempt)");
             }
             // As OriginList does: text meant as an address must not silently become an identifier
             // that no request will ever have.
@@ -415,7 +419,8 @@ final class RuleReader {
                 return Scope.origin(origin);
             }
         }
-        throw new IllegalArgumentException(ValueSyntax.shown(text) + " is not allowed; expected all, per-origin or"
+        throw new IllegalArgumentException((text.isEmpty() ? "the empty value" : shown)
+                + " is not allowed; expected all, per-origin or"
                 + " origin:<value>" + Spelling.didYouMean(text, List.of("all", "per-origin", "origin:")));
     }
 

@@ -218,6 +218,11 @@ final class ValueSyntax {
      * @param pathHint whether to say how a path that really holds the character is written
      */
     static void requireNoInvisible(String text, boolean pathHint) {
+        requireNoInvisible(text, shown(text), pathHint);
+    }
+
+    /** As {@link #requireNoInvisible(String, boolean)}, quoting the text as {@code shown}. */
+    static void requireNoInvisible(String text, String shown, boolean pathHint) {
         for (int i = 0; i < text.length(); i++) {
             int c = text.codePointAt(i);
             if (Character.getType(c) == Character.FORMAT) {
@@ -226,7 +231,7 @@ final class ValueSyntax {
                 for (byte b : character.getBytes(StandardCharsets.UTF_8)) {
                     encoded.append(String.format(Locale.ROOT, "%%%02X", b & 0xFF));
                 }
-                throw new IllegalArgumentException(shown(text) + " holds an invisible character, "
+                throw new IllegalArgumentException(shown + " holds an invisible character, "
                         + (Character.isBmpCodePoint(c)
                                 ? Shown.escaped(character)
                                 : String.format(Locale.ROOT, "U+%X", c))

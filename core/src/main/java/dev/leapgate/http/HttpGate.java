@@ -372,8 +372,8 @@ public final class HttpGate implements AutoCloseable {
                 count == 1 ? "" : "s",
                 next.book.kept(),
                 next.book.continued(),
-                rules.exempt(),
-                rules.deny());
+                shown(rules.exempt()),
+                shown(rules.deny()));
         for (Consumer<RuleSet> listener : rulesListeners) {
             try {
                 listener.accept(rules);
@@ -414,8 +414,27 @@ public final class HttpGate implements AutoCloseable {
                 this,
                 snapshot.get().book.limits(),
                 clientIp.ipv6PrefixLength(),
-                originSource.kind() == OriginSource.Kind.HEADER && !originSource.valuesShown(),
+                secretOrigins(),
                 admission.clock().nanoTime());
+    }
+
+    /** Whether origins are a header's values shown as fingerprints: API keys, never printed. */
+    private boolean secretOrigins() {
+        return originSource.kind() == OriginSource.Kind.HEADER && !originSource.valuesShown();
+    }
+
+    /** An exempt or deny list as the log shows it: with secret origins, an identifier by its fingerprint. */
+    private String shown(OriginList list) {
+        if (!secretOrigins() || list.identifiers().isEmpty()) {
+            return list.toString();
+        }
+        List<String> all = new ArrayList<>();
+        list.ranges().cidrs().forEach(block -> all.add(block.toString()));
+        list.identifiers().stream()
+                .map(id -> Origin.secret(id).toString())
+                .sorted()
+                .forEach(all::add);
+        return String.join(", ", all);
     }
 
     /**

@@ -178,10 +178,13 @@ class SilentWeakeningTest {
                                 + "rule.v6.scope = origin:2001:DB8::7\n",
                         "rules.properties",
                         OriginSource.header("X-Api-Key"))))
-                .as("in a rules file too, for an identifier and for an address in an exempt block")
+                .as("in a rules file too, for an identifier (an API key, named by its fingerprint) and for an"
+                        + " address in an exempt block")
                 .containsExactly(
-                        "line 4: rule.monitor.scope: 'origin:monitor' names an origin that exempt lists (monitor),"
-                                + " and an exempt origin passes every rule, so this rule can never apply and monitor"
+                        "line 4: rule.monitor.scope: 'origin:" + Origin.secret("monitor")
+                                + "' names an origin that exempt lists (" + Origin.secret("monitor") + "),"
+                                + " and an exempt origin passes every rule, so this rule can never apply and "
+                                + Origin.secret("monitor")
                                 + " is not limited at all; to limit it, take it out of exempt (narrow or split the"
                                 + " block), or remove the rule",
                         "line 7: rule.v6.scope: 'origin:2001:DB8::7' names an origin that exempt lists"
@@ -226,11 +229,13 @@ class SilentWeakeningTest {
                         "rule.batch.limit", "10/1m",
                         "rule.batch.scope", "origin:\u202Ebatch-key"))
                 .containsExactly(
-                        "deny: 'leaked-key\\u200D' holds an invisible character, \\u200D (a zero-width space, soft"
+                        "deny: '" + Origin.secret("leaked-key\u200D")
+                                + "' holds an invisible character, \\u200D (a zero-width space, soft"
                                 + " hyphen, word joiner, direction mark or byte-order mark, as text copied from a web"
                                 + " page or a chat may carry): it would count as part of the value, which would then"
                                 + " match nothing clients send; remove it",
-                        "rule.batch.scope: 'origin:\\u202Ebatch-key' holds an invisible character, \\u202E (a"
+                        "rule.batch.scope: 'origin:" + Origin.secret("\u202Ebatch-key")
+                                + "' holds an invisible character, \\u202E (a"
                                 + " zero-width space, soft hyphen, word joiner, direction mark or byte-order mark, as"
                                 + " text copied from a web page or a chat may carry): it would count as part of the"
                                 + " value, which would then match nothing clients send; remove it");

@@ -48,6 +48,25 @@ class BadAnnotationsTest {
                         + " out of leapgate.exempt (narrow or split the block), or remove the rule");
     }
 
+    /** An API key (origins from a header, shown by fingerprint) is named by its fingerprint, as in the configuration's problems. */
+    @Test
+    void anExemptedKey_isNamedByItsFingerprint() {
+        ResourceConfig app = new ResourceConfig(BadAnnotations.NamedOrigin.class)
+                .register(LeapgateFeature.class)
+                .property("leapgate.origin", "header:X-Api-Key")
+                .property("leapgate.exempt", "batch-job");
+
+        assertThatThrownBy(() -> new ApplicationHandler(app))
+                .hasStackTraceContaining("invalid @RateLimited on NamedOrigin.get(): 'origin:sha256:")
+                .satisfies(e -> assertThat(stackTrace(e)).doesNotContain("batch-job"));
+    }
+
+    private static String stackTrace(Throwable e) {
+        java.io.StringWriter text = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(text));
+        return text.toString();
+    }
+
     @Test
     void aNamedOrigin_isAcceptedWhereOriginsAreIdentifiers() {
         ResourceConfig app = new ResourceConfig(BadAnnotations.NamedOrigin.class)
