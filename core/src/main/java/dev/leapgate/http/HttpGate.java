@@ -806,6 +806,14 @@ public final class HttpGate implements AutoCloseable {
         return clientAddress(request).map(deny.ranges()::contains).orElse(false);
     }
 
+    /**
+     * Where the origins of requests come from ({@code origin}): an adapter that runs where no user
+     * is authenticated yet must know whether the gate counts by {@link OriginSource.Kind#PRINCIPAL}.
+     */
+    public OriginSource origin() {
+        return originSource;
+    }
+
     /** The origin of a request, as configured: client IP, a header's value, or the principal. */
     public Origin originOf(HttpRequestView request) {
         switch (originSource.kind()) {

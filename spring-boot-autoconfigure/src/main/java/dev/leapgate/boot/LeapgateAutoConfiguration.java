@@ -1,6 +1,7 @@
 package dev.leapgate.boot;
 
 import dev.leapgate.Clock;
+import dev.leapgate.config.OriginSource;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RuleChecks;
 import dev.leapgate.servlet.BlockHandler;
@@ -19,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.BindResult;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -89,7 +91,6 @@ public class LeapgateAutoConfiguration {
             parameterizedContainer = FilterRegistrationBean.class)
     public FilterRegistrationBean<LeapgateFilter> leapgateFilterRegistration(
             HttpGate gate,
-            LeapgateProperties properties,
             ObjectProvider<BlockHandler> blockHandler,
             Environment environment,
             ListableBeanFactory beans) {
@@ -97,7 +98,7 @@ public class LeapgateAutoConfiguration {
                 LeapgateFilter.forGate(gate, blockHandler.getIfAvailable(() -> BlockHandler.STANDARD)), beans);
         registration.setName(FILTER_NAME);
         registration.setAsyncSupported(true);
-        registration.setOrder(filterOrder(properties, environment));
+        registration.setOrder(filterOrder(gate, environment));
         registration.addUrlPatterns("/*");
         // Forwards and async dispatches too: behind a filter ordered before this one that forwards
         // (a URL rewriter) or dispatches asynchronously before the chain reaches it, a request never
@@ -158,17 +159,17 @@ public class LeapgateAutoConfiguration {
 
     /**
      * {@code leapgate.filter-order} as given; without it, before Spring Security's filter chain, but
-     * with {@code origin = principal} just after it: before it no user is authenticated yet, and every
-     * request would silently be counted by its IP address, all users behind one address sharing one
-     * limit.
+     * when the gate counts by {@code origin = principal} (from the properties, or the application's
+     * own gate) just after it: before it no user is authenticated yet, and every request would
+     * silently be counted by its IP address, all users behind one address sharing one limit.
      */
-    static int filterOrder(LeapgateProperties properties, Environment environment) {
+    static int filterOrder(HttpGate gate, Environment environment) {
         Binder binder = Binder.get(environment);
-        if (binder.bind("leapgate.filter-order", Integer.class).isBound()) {
-            return properties.getFilterOrder();
+        BindResult<Integer> order = binder.bind("leapgate.filter-order", Integer.class);
+        if (order.isBound()) {
+            return order.get();
         }
-        String origin = properties.getOrigin();
-        if (origin == null || !origin.strip().equals("principal")) {
+        if (gate.origin().kind() != OriginSource.Kind.PRINCIPAL) {
             return LeapgateProperties.DEFAULT_FILTER_ORDER;
         }
         int security = binder.bind(SECURITY_FILTER_ORDER, Integer.class).orElse(DEFAULT_SECURITY_FILTER_ORDER);

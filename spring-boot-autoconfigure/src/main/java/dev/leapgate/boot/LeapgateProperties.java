@@ -16,6 +16,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyN
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 /**
@@ -390,13 +392,15 @@ public class LeapgateProperties {
      * names, written in files, differ only in dashes, underscores or case; a value of
      * application.yml that YAML 1.1 read as another number or as a boolean from another word than
      * true or false, or a rule name YAML read so ({@link WrittenYaml}; the reader is given a value's
-     * text as written). The copy Boot
+     * text as written); an environment variable or JVM system property of Leapgate's that binds to
+     * nothing, which Boot does not report ({@link #ignoredInEnvironment}). The copy Boot
      * binds of a rule under the name an environment variable spells it with is left out.
      *
      * @throws ConfigException with every problem, each naming its leapgate. property
      */
     LeapgateConfig toConfig(Iterable<ConfigurationPropertySource> sources) {
         List<String> problems = misplacedKeys(sources);
+        problems.addAll(ignoredInEnvironment(sources));
         problems.addAll(settingsWrittenTwice(sources));
         Set<String> written = ruleNamesWritten(sources);
         problems.addAll(rulesSharingSettings(written));
@@ -469,6 +473,90 @@ public class LeapgateProperties {
                 || key.startsWith("rule.")
                         && !keys.contains(key.substring(0, Math.max(key.lastIndexOf('.'), 0)) + ".match"));
         return new ArrayList<>(ConfigParser.misplacedKeys(keys, PREFIX));
+    }
+
+    /**
+     * Leapgate's settings in environment variables and JVM system properties that bind to nothing:
+     * Boot leaves these two sources out when it looks for properties left unbound
+     * (ignoreUnknownFields = false), and drops them without a word, so a misspelt override
+     * (LEAPGATE_RULE_LOGIN_LIMT) left the limit as it was, and a list (LEAPGATE_DENY_0_, as Boot
+     * writes a list there) denied no one. Only names that are Leapgate's are reported: a rule's
+     * (leapgate.rule.*) and those that begin with a setting's name; another program's variable
+     * that shares the prefix (LEAPGATE_REDIS_SERVER) is left alone.
+     */
+    private List<String> ignoredInEnvironment(Iterable<ConfigurationPropertySource> sources) {
+        Set<String> bound = new LinkedHashSet<>();
+        List<String> settings = new ArrayList<>(ConfigParser.settingKeys());
+        settings.addAll(List.of("enabled", "filter-order", "rules"));
+        settings.forEach(key -> bound.addAll(uniformForms(PREFIX + key)));
+        for (String name : rule.keySet()) {
+            ConfigParser.ruleSettingKeys()
+                    .forEach(key -> bound.addAll(uniformForms(PREFIX + "rule." + name + "." + key)));
+        }
+        Set<String> settingNames = new LinkedHashSet<>();
+        settings.forEach(key -> settingNames.add(uniform(key)));
+        List<String> problems = new ArrayList<>();
+        for (ConfigurationPropertySource source : sources) {
+            if (!(source instanceof IterableConfigurationPropertySource iterable)
+                    || !(source.getUnderlyingSource() instanceof PropertySource<?> underlying)
+                    || !SYSTEM_SOURCES.contains(underlying.getName())) {
+                continue;
+            }
+            iterable.stream()
+                    .filter(LEAPGATE::isAncestorOf)
+                    .filter(name -> !bound.contains(uniform(name)))
+                    .forEach(name -> {
+                        StringBuilder head = new StringBuilder();
+                        for (int i = 1; i < name.getNumberOfElements() && !name.isNumericIndex(i); i++) {
+                            head.append(name.getElement(i, ConfigurationPropertyName.Form.UNIFORM));
+                        }
+                        boolean ofRule = RULES.isAncestorOf(name);
+                        if (!ofRule && !settingNames.contains(head.toString())) {
+                            return; // not Leapgate's, though it shares the prefix
+                        }
+                        ConfigurationProperty property = iterable.getConfigurationProperty(name);
+                        String where = property == null || property.getOrigin() == null
+                                ? ""
+                                : " (" + property.getOrigin() + ")";
+                        problems.add(name + where + ": sets no Leapgate setting, so Spring Boot would ignore it"
+                                + (ofRule
+                                        ? "; a rule's settings are leapgate.rule.<name>."
+                                                + String.join(", ", ConfigParser.ruleSettingKeys())
+                                                + " (in an environment variable without dashes:"
+                                                + " LEAPGATE_RULE_<NAME>_INFLIGHT)"
+                                        : "; every setting takes one value: a list's entries go in that one value,"
+                                                + " separated by commas"));
+                    });
+        }
+        return problems;
+    }
+
+    /** Where Boot does not look for properties left unbound: environment variables, JVM system properties. */
+    private static final Set<String> SYSTEM_SOURCES = Set.of(
+            StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+            StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+
+    /**
+     * A property's name as Boot compares names, and as an environment variable may write it with
+     * an underscore for each dash (LEAPGATE_RULE_API_PER_IP_LIMIT, which Boot reads as
+     * leapgate.rule.api.per.ip.limit and binds to leapgate.rule.api-per-ip.limit).
+     */
+    private static Set<String> uniformForms(String key) {
+        return new LinkedHashSet<>(List.of(
+                uniform(ConfigurationPropertyName.adapt(key, '.')),
+                uniform(ConfigurationPropertyName.adapt(key.replace('-', '.').replace('_', '.'), '.'))));
+    }
+
+    private static String uniform(ConfigurationPropertyName name) {
+        List<String> elements = new ArrayList<>();
+        for (int i = 0; i < name.getNumberOfElements(); i++) {
+            elements.add(name.getElement(i, ConfigurationPropertyName.Form.UNIFORM));
+        }
+        return String.join(".", elements);
+    }
+
+    private static String uniform(String key) {
+        return key.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT);
     }
 
     /**

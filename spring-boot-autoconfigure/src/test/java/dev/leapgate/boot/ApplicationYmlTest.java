@@ -17,6 +17,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.io.support.SpringFactoriesLoader;
@@ -161,6 +162,87 @@ class ApplicationYmlTest {
             assertThat(context.getBean(HttpGate.class).rules().rules())
                     .extracting(FlowRule::name, FlowRule::limit)
                     .containsExactly(tuple("api-hello", 2L), tuple("api_other", 3L), tuple("Login", 4L));
+        }
+    }
+
+    /** Starts the application of {@code yml} with these environment variables and JVM system properties. */
+    private ConfigurableApplicationContext startWith(
+            String yml, Map<String, Object> environmentVariables, Map<String, Object> systemProperties)
+            throws Exception {
+        Path file = dir.resolve("application.yml");
+        Files.writeString(file, yml);
+        StandardEnvironment environment = new StandardEnvironment();
+        environment
+                .getPropertySources()
+                .replace(
+                        StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        new SystemEnvironmentPropertySource(
+                                StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, environmentVariables));
+        environment
+                .getPropertySources()
+                .replace(
+                        StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
+                        new MapPropertySource(
+                                StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME, systemProperties));
+        return new SpringApplicationBuilder(ContractApplication.class)
+                .environment(environment)
+                .properties(Map.of(
+                        "server.port", "0",
+                        "server.address", "127.0.0.1",
+                        "spring.config.location", "file:" + file))
+                .initializers(c -> c.getBeanFactory().registerSingleton("leapgateTestClock", new ManualClock()))
+                .run();
+    }
+
+    /**
+     * Boot checks only the application's files for properties that bind to nothing; an environment
+     * variable or a JVM system property that does was dropped without a word: a misspelt override
+     * (LEAPGATE_RULE_LOGIN_LIMT) left the limit as it was, and a list written as Boot writes one
+     * there (LEAPGATE_DENY_0_) denied no one, where the same mistakes in application.yml fail the
+     * start. Another program's variable that only shares the prefix is left alone.
+     */
+    @Test
+    void anEnvironmentVariableOrSystemPropertyThatSetsNothing_failsTheStart_ratherThanBeingIgnored() throws Exception {
+        String yml = """
+                leapgate:
+                  rule:
+                    api-per-ip:
+                      match: GET /ok
+                      limit: 100/1m
+                """;
+        Map<String, Map<String, Object>> environmentVariables = Map.of(
+                "LEAPGATE_RULE_APIPERIP_LIMT", Map.of("LEAPGATE_RULE_APIPERIP_LIMT", "2/1m"),
+                "LEAPGATE_DENY_0_", Map.of("LEAPGATE_DENY_0_", "127.0.0.1"),
+                "LEAPGATE_TRUSTED_PROXIES_1_", Map.of("LEAPGATE_TRUSTED_PROXIES_1_", "10.0.0.0/8"));
+        environmentVariables.forEach((variable, environment) -> {
+            Throwable failure =
+                    catchThrowable(() -> startWith(yml, environment, Map.of()).close());
+            assertThat(failure).as(variable + ": the start fails").isNotNull();
+            assertThat(new LeapgateFailureAnalyzer().analyze(failure))
+                    .as(variable)
+                    .isNotNull()
+                    .satisfies(analysis -> assertThat(analysis.getDescription())
+                            .contains(variable)
+                            .contains("sets no Leapgate setting, so Spring Boot would ignore it"));
+        });
+        Throwable failure =
+                catchThrowable(() -> startWith(yml, Map.of(), Map.of("leapgate.rule.api-per-ip.limt", "2/1m"))
+                        .close());
+        assertThat(new LeapgateFailureAnalyzer().analyze(failure))
+                .as("a JVM system property")
+                .isNotNull()
+                .satisfies(analysis -> assertThat(analysis.getDescription())
+                        .contains("leapgate.rule.api-per-ip.limt")
+                        .contains("sets no Leapgate setting"));
+
+        Map<String, Object> fine = Map.of(
+                "LEAPGATE_RULE_API_PER_IP_LIMIT", "2/1m", // a dash written as an underscore, which Boot binds
+                "LEAPGATE_TRUSTEDPROXIES", "10.0.0.0/8",
+                "LEAPGATE_REDIS7_SERVER", "/usr/bin/redis-server"); // another program's
+        try (ConfigurableApplicationContext context = startWith(yml, fine, Map.of("leapgate.redis.server", "x"))) {
+            assertThat(context.getBean(HttpGate.class).rules().rules())
+                    .extracting(FlowRule::name, FlowRule::limit)
+                    .containsExactly(tuple("api-per-ip", 2L));
         }
     }
 

@@ -245,8 +245,9 @@ class LeapgateAutoConfigurationTest {
             assertThat(asUsers(app, "alice", "bob", "alice")).containsExactly(200, 200, 429);
         }
 
-        LeapgateProperties principal = new LeapgateProperties();
-        principal.setOrigin("principal");
+        HttpGate principal = HttpGate.builder(
+                        ConfigParser.parse(Map.of("origin", "principal", "rules", "none"), "test"))
+                .build();
         StandardEnvironment securityLast = new StandardEnvironment();
         securityLast
                 .getPropertySources()
@@ -262,6 +263,39 @@ class LeapgateAutoConfigurationTest {
             assertThat(asUsers(app, "alice", "bob"))
                     .as("the order the application gives is kept: before the authentication, one address")
                     .containsExactly(200, 429);
+        }
+    }
+
+    /** An application's own gate, limiting per authenticated user, with Spring Security's stand-in. */
+    static class OwnPrincipalGate {
+        @Bean
+        HttpGate ownGate() {
+            return HttpGate.builder(ConfigParser.parse(
+                            Map.of(
+                                    "origin", "principal",
+                                    "rule.login.match", "GET /ok",
+                                    "rule.login.limit", "1/1m",
+                                    "rule.login.scope", "per-origin"),
+                            "test"))
+                    .build();
+        }
+    }
+
+    /**
+     * The starter's filter with an application's own gate whose origin is principal: ordered by the
+     * leapgate.origin property alone, it ran before Spring Security, where no user is known yet, and
+     * counted every user by the IP address, all users behind one address sharing one limit.
+     */
+    @Test
+    void withTheApplicationsOwnGateLimitingPerPrincipal_theFilterRunsAfterSpringSecurity() throws Exception {
+        try (BootApps.Running app =
+                BootApps.start(Map.of(), new ManualClock(), Authentication.class, OwnPrincipalGate.class)) {
+            assertThat(app.context()
+                            .getBean("leapgateFilterRegistration", FilterRegistrationBean.class)
+                            .getOrder())
+                    .as("just after Spring Security's -100")
+                    .isEqualTo(-99);
+            assertThat(asUsers(app, "alice", "bob", "alice", "bob")).containsExactly(200, 200, 429, 429);
         }
     }
 
