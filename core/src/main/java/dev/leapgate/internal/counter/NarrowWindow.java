@@ -118,8 +118,8 @@ final class NarrowWindow extends RateWindow {
 
     /**
      * The largest limit a narrow window with this window's bucket length holds: 2<sup>19</sup> - 1
-     * with 1 ms buckets, 2<sup>26</sup> - 1 with 100 ms buckets (the default window's), 2<sup>30</sup>
-     * - 1 from 1.1 s buckets on.
+     * with 1 ms buckets, 2<sup>26</sup> - 1 with 100 ms buckets (the default window's), 2<sup>29</sup>
+     * - 1 with 1 s buckets, 2<sup>30</sup> - 1 from 2<sup>30</sup> ns (about 1.07 s) on.
      */
     static long maxLimit(WindowSpec spec) {
         return (1L << countBits(spec, 32)) - 1;
@@ -132,6 +132,11 @@ final class NarrowWindow extends RateWindow {
                     "a narrow window's limit must be between 1 and " + maxLimit + ", was " + limit);
         }
         return limit;
+    }
+
+    @Override
+    int bucketBits() {
+        return laneBits;
     }
 
     @Override

@@ -169,6 +169,11 @@ final class PackedWindow extends RateWindow {
         return (1L << countBits(spec.bucketNanos(), borrowing)) - 1;
     }
 
+    @Override
+    int bucketBits() {
+        return 64;
+    }
+
     /** Longs of storage one counter takes: the head and the ring. */
     int cellsPerCounter() {
         return RING + ringSize;

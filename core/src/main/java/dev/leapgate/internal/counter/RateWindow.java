@@ -169,10 +169,14 @@ abstract sealed class RateWindow implements OriginTable.State permits PackedWind
         return pack(epoch, Math.min(from.count(word), countMask));
     }
 
+    /** Bits of a bucket in the cells: a lane's, or a word's. */
+    abstract int bucketBits();
+
     /** Whether a window of this layout reads and writes the cells of {@code other}'s in the same way. */
     final boolean sameCellsAs(RateWindow other) {
         return getClass() == other.getClass()
                 && countBits == other.countBits
+                && bucketBits() == other.bucketBits()
                 && borrowing == other.borrowing
                 && originNanos == other.originNanos
                 && spec.equals(other.spec);

@@ -547,6 +547,101 @@ class KeyedRateCounterTest {
     }
 
     /**
+     * Reloads over the same window that move a client's limit across every bucket width (8, 16 and
+     * 32 bits, and a word per bucket above {@link NarrowWindow#maxLimit}), up and down: a lower
+     * limit keeps the table and its bucket width, a higher one may take the clients over into a new
+     * table. Either way the client goes on from all it counted, and is admitted exactly what the new
+     * limit leaves it.
+     */
+    @Test
+    void withLimit_acrossEveryBucketWidth_upAndDown_aClientGoesOnFromAllItCounted() {
+        for (WindowSpec spec : new WindowSpec[] {
+            WindowSpec.of(Duration.ofSeconds(1), 10), // 100 ms buckets
+            WindowSpec.of(Duration.ofMillis(100), 100), // 1 ms buckets
+            WindowSpec.of(Duration.ofDays(1), 2), // 12 h buckets
+            new WindowSpec(Duration.ofDays(1), 1, WindowMode.SLIDING) // one 24 h bucket, no ring
+        }) {
+            long max = NarrowWindow.maxLimit(spec);
+            long[] up = {200, 255, 256, 65_535, 65_536, max, max + 1};
+            long[] down = {max, 65_536, 65_535, 256, 255, 1, max, max + 1};
+            long[] downAndUp = {300, 255, 1, 65_535, 65_536, 200, max};
+            for (long[] limits : new long[][] {up, down, downAndUp}) {
+                String at = spec + ", limits " + java.util.Arrays.toString(limits);
+                KeyedRateCounter c = new KeyedRateCounter(spec, limits[0], 0, 100);
+                long used = 0;
+                for (int i = 0; i < limits.length; i++) {
+                    long limit = limits[i];
+                    long now = i * MS / 10; // all in the first bucket: nothing leaves the window
+                    if (i > 0) {
+                        c = c.withLimit(spec, limit, false, 100, now);
+                    }
+                    String step = at + ", limit " + limit;
+                    long left = Math.max(0, limit - used);
+                    if (left > 0) {
+                        long ticket = c.tryAcquire(7, now, Math.toIntExact(left));
+                        assertThat(ticket).as(step).isNotNegative();
+                        assertThat(c.remainingAfter(ticket)).as(step).isZero();
+                        used += left;
+                    }
+                    assertThat(c.tryAcquire(7, now, 1)).as(step).isEqualTo(RateCounter.REJECTED);
+                    assertThat(c.used(7, now)).as(step).isEqualTo(used);
+                    assertThat(c.used(8, now)).as(step).isZero();
+                }
+                // Once the window has passed, the client starts over with the last limit.
+                long later = 3 * spec.length().toNanos();
+                long last = limits[limits.length - 1];
+                assertThat(c.used(7, later)).as(at).isZero();
+                assertThat(c.tryAcquire(7, later, Math.toIntExact(last))).as(at).isNotNegative();
+                assertThat(c.tryAcquire(7, later, 1)).as(at).isEqualTo(RateCounter.REJECTED);
+            }
+        }
+    }
+
+    /**
+     * A client at the largest limit 32-bit buckets hold, full, evicted from a table of one client
+     * and back: it comes back as full as it left (the remembered word holds a full count), in the
+     * window it left, and free once that window has passed; so does it after a reload that keeps the
+     * table with a lower limit.
+     */
+    @Test
+    void aClientAtTheLargestNarrowLimit_evictedAndBack_isAsFullAsItLeft() {
+        for (WindowSpec spec : new WindowSpec[] {
+            WindowSpec.of(Duration.ofSeconds(1), 10),
+            WindowSpec.of(Duration.ofMillis(100), 100),
+            WindowSpec.of(Duration.ofDays(1), 2),
+            new WindowSpec(Duration.ofDays(1), 1, WindowMode.SLIDING)
+        }) {
+            long max = NarrowWindow.maxLimit(spec);
+            long b = spec.bucketNanos();
+            // Three readings in three buckets; in one bucket for a fixed window.
+            long t1 = b;
+            long t2 = spec.buckets() > 1 ? 2 * b : b + b / 4;
+            long t3 = spec.buckets() > 1 ? 3 * b : b + b / 2;
+            KeyedRateCounter c = new KeyedRateCounter(spec, max, 0, 1);
+            assertThat(c.tryAcquire(1, t1, Math.toIntExact(max - 1)))
+                    .as("%s", spec)
+                    .isNotNegative();
+            assertThat(c.tryAcquire(1, t2, 1)).as("%s", spec).isNotNegative();
+            assertThat(c.tryAcquire(2, t2, 1)).as("%s: evicts 1", spec).isNotNegative();
+            assertThat(c.tracks(1)).isFalse();
+            assertThat(c.used(1, t2)).as("%s", spec).isEqualTo(max);
+            assertThat(c.tryAcquire(1, t2, 1)).as("%s", spec).isEqualTo(RateCounter.REJECTED);
+            assertThat(c.nanosUntilAvailable(1, t2, 1)).as("%s", spec).isPositive();
+            // A lower limit over the same window keeps the table: 1 (back in it, having evicted 2)
+            // is still full. (Not evicted again here: 2, coming back through a memory of evicted
+            // clients as small as this table's, may share a word with 1 and start full itself.)
+            KeyedRateCounter lower = c.withLimit(spec, 65_535, false, 1, t3);
+            assertThat(lower.tryAcquire(1, t3, 1)).as("%s", spec).isEqualTo(RateCounter.REJECTED);
+            assertThat(lower.used(1, t3)).as("%s", spec).isEqualTo(max);
+            // Its newest count is in bucket t3 at most: the window after the one whose newest
+            // bucket that is has none of it.
+            long free = t3 + spec.length().toNanos() + b;
+            assertThat(lower.used(1, free)).as("%s", spec).isZero();
+            assertThat(lower.tryAcquire(1, free, 65_535)).as("%s", spec).isNotNegative();
+        }
+    }
+
+    /**
      * Random acquisitions and refunds over a small key space and a moving clock, checked against a
      * plain model: every key's count must match after thousands of insertions, sweeps, shifts on
      * deletion and growths.

@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -161,6 +162,80 @@ class KeyedReloadConcurrencyTest {
         assertThat(badReads.get()).as("reads below 2 or above the limit").isZero();
         for (int key = 0; key < clients; key++) {
             assertThat(2 + admitted.get(key)).as("client %d", key).isEqualTo(newLimit);
+            assertThat(old.used(key, now))
+                    .as("client %d on the old counter", key)
+                    .isEqualTo(newLimit);
+            assertThat(reloaded.used(key, now)).as("client %d", key).isEqualTo(newLimit);
+        }
+    }
+
+    /**
+     * As {@link #oldAndNewCounterAtOnce_eachClientGetsExactlyTheNewLimit_noneRefusedAsUntracked},
+     * with limits that take the clients from one bucket width into another (16 to 32 bits over the
+     * same window, 8 to 32 over another, 32 bits to a word per bucket, a word per bucket to 32 bits
+     * over longer buckets) and requests of many permits, so that the windows fill: each client ends
+     * with exactly the new limit admitted in all, whichever counter decided.
+     */
+    @ParameterizedTest(name = "{0} per {1} s to {2} per {3} s")
+    @CsvSource({
+        "60000, 10, 70000, 10", // 16-bit lanes to 32-bit, a new table over the same window
+        "200, 10, 1000000, 20", // 8-bit lanes to 32-bit over another window
+        "70000, 1, 67108864, 1", // 32-bit lanes (100 ms buckets) to a word per bucket: above their largest limit
+        "600000000, 10, 700000000, 20" // a word per 1 s bucket to 32-bit lanes of 2 s buckets
+    })
+    void reloadsAcrossBucketWidths_oldAndNewCounterAtOnce_eachClientGetsExactlyTheNewLimit(
+            long oldLimit, int oldSeconds, long newLimit, int newSeconds) throws Exception {
+        long s = 1_000_000_000L;
+        int clients = 50;
+        long had = oldLimit / 2;
+        KeyedRateCounter old =
+                new KeyedRateCounter(WindowSpec.of(Duration.ofSeconds(oldSeconds), 10), oldLimit, 0, clients);
+        for (int key = 0; key < clients; key++) {
+            assertThat(old.tryAcquire(key, s / 10, Math.toIntExact(had))).isNotNegative();
+        }
+        KeyedRateCounter reloaded =
+                old.withLimit(WindowSpec.of(Duration.ofSeconds(newSeconds), 10), newLimit, false, clients, s / 10);
+        long now = s / 10 + 1;
+        int chunk = Math.toIntExact((newLimit - had) / 40);
+        AtomicLongArray admitted = new AtomicLongArray(clients);
+        AtomicLong untracked = new AtomicLong();
+        AtomicLong badReads = new AtomicLong();
+        Together.run(8, id -> {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            for (int j = 0; j < 4_000; j++) {
+                int key = random.nextInt(clients);
+                KeyedRateCounter counter = random.nextBoolean() ? old : reloaded;
+                if (random.nextInt(8) == 0) {
+                    long used = counter.used(key, now);
+                    badReads.addAndGet(used < had || used > newLimit ? 1 : 0);
+                    continue;
+                }
+                int permits = random.nextInt(4) == 0 ? 1 + random.nextInt(3) : chunk + random.nextInt(chunk / 4 + 1);
+                if (counter == old) {
+                    permits = (int) Math.min(permits, oldLimit); // more is an argument error there
+                }
+                long ticket = counter.tryAcquire(key, now, permits);
+                if (ticket >= 0) {
+                    admitted.addAndGet(key, permits);
+                } else if (ticket == KeyedRateCounter.UNTRACKED) {
+                    untracked.incrementAndGet();
+                }
+            }
+        });
+
+        assertThat(untracked.get()).as("refused as untracked").isZero();
+        assertThat(badReads.get())
+                .as("reads below what a client had or above the new limit")
+                .isZero();
+        for (int key = 0; key < clients; key++) {
+            long total = had + admitted.get(key);
+            assertThat(total).as("client %d", key).isLessThanOrEqualTo(newLimit);
+            if (total < newLimit) {
+                assertThat(reloaded.tryAcquire(key, now, Math.toIntExact(newLimit - total)))
+                        .as("client %d, %d short of the limit", key, newLimit - total)
+                        .isNotNegative();
+            }
+            assertThat(reloaded.tryAcquire(key, now, 1)).as("client %d", key).isEqualTo(RateCounter.REJECTED);
             assertThat(old.used(key, now))
                     .as("client %d on the old counter", key)
                     .isEqualTo(newLimit);

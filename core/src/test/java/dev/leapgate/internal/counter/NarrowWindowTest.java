@@ -181,6 +181,78 @@ class NarrowWindowTest {
     }
 
     /**
+     * As {@link #widestCount_holdsTheLastEpochOfTheLifetime}, at every bucket length where the
+     * count's bits change (2<sup>k</sup> - 1 and 2<sup>k</sup> ns, from 1 ms to 24 h) and both
+     * modes: a full window rolled into the last epoch keeps every lane's count, a refund into the
+     * last epoch's past bucket and one into its head count, tickets are never negative and name the
+     * epoch the permits were counted in, and the word an eviction remembers there restores the
+     * window as full as it was; the same decisions as the word-per-bucket window's.
+     */
+    @Test
+    void everyBucketLength_fullWindowsAtTheEndOfTheLifetime_packExactly() {
+        for (int k = 20; k <= 47; k++) {
+            for (long b : new long[] {(1L << k) - 1, 1L << k}) {
+                // At least 100 ms, and two buckets at least: a window that holds the bucket before
+                // the last.
+                int n = (int) Math.max(2, (100_000_000L + b - 1) / b);
+                if (b < 1_000_000 || n * b > Duration.ofHours(24).toNanos() || n > 1000) {
+                    continue;
+                }
+                for (WindowMode mode : WindowMode.values()) {
+                    WindowSpec spec = new WindowSpec(Duration.ofNanos(n * b), n, mode);
+                    long limit = NarrowWindow.maxLimit(spec);
+                    String at = spec + " (b = " + b + " ns, limit " + limit + ")";
+                    assertThat(limit).as(at).isLessThan(PackedWindow.maxLimit(spec, false));
+                    NarrowWindow narrow = new NarrowWindow(spec, limit, 0);
+                    PackedWindow wide = new PackedWindow(spec, limit, 0);
+                    AtomicLongArray cells = new AtomicLongArray(narrow.stride());
+                    AtomicLongArray wideCells = new AtomicLongArray(wide.cellsPerCounter());
+                    long last = (1L << 62) - 1;
+                    long lastEpoch = narrow.epochAt(last);
+                    // Two thirds of the limit a bucket before the last, the rest in the last.
+                    long before = last - b;
+                    int first = (int) (2 * limit / 3);
+                    int rest = (int) (limit - first);
+                    long t1 = narrow.tryAcquire(cells, 0, before, first);
+                    long w1 = wide.tryAcquire(wideCells, 0, before, first);
+                    assertThat(t1).as(at).isNotNegative();
+                    assertThat(narrow.ticketEpoch(t1)).as(at).isEqualTo(wide.ticketEpoch(w1));
+                    assertThat(narrow.ticketRemaining(t1)).as(at).isEqualTo(rest);
+                    long t2 = narrow.tryAcquire(cells, 0, last, rest);
+                    long w2 = wide.tryAcquire(wideCells, 0, last, rest);
+                    assertThat(t2).as(at).isNotNegative();
+                    assertThat(w2).as(at).isNotNegative();
+                    assertThat(narrow.ticketEpoch(t2)).as(at).isEqualTo(wide.ticketEpoch(w2));
+                    assertThat(narrow.ticketEpoch(t2)).as(at).isEqualTo(lastEpoch);
+                    assertThat(narrow.ticketRemaining(t2)).as(at).isZero();
+                    assertThat(narrow.used(cells, 0, last)).as(at).isEqualTo(limit);
+                    assertThat(narrow.tryAcquire(cells, 0, last, 1)).as(at).isEqualTo(RateWindow.REJECTED);
+                    long remembered = narrow.remember(cells, 0, last);
+                    assertThat(remembered).as(at).isPositive();
+                    assertThat(narrow.epoch(remembered)).as(at).isEqualTo(lastEpoch);
+                    assertThat(narrow.count(remembered)).as(at).isEqualTo(limit);
+                    AtomicLongArray restored = new AtomicLongArray(narrow.stride());
+                    narrow.restore(restored, 0, remembered, last);
+                    assertThat(narrow.used(restored, 0, last)).as(at).isEqualTo(limit);
+                    assertThat(narrow.tryAcquire(restored, 0, last, 1)).as(at).isEqualTo(RateWindow.REJECTED);
+                    // Refunds: into the past bucket (its lane), then into the head.
+                    assertThat(narrow.refund(cells, 0, t1, first)).as(at).isTrue();
+                    assertThat(wide.refund(wideCells, 0, w1, first)).as(at).isTrue();
+                    assertThat(narrow.used(cells, 0, last)).as(at).isEqualTo(rest);
+                    assertThat(narrow.refund(cells, 0, t2, rest)).as(at).isTrue();
+                    assertThat(narrow.used(cells, 0, last)).as(at).isZero();
+                    long t3 = narrow.tryAcquire(cells, 0, last, (int) limit);
+                    assertThat(t3).as(at).isNotNegative();
+                    assertThat(narrow.ticketEpoch(t3)).as(at).isEqualTo(lastEpoch);
+                    assertThat(narrow.nanosUntilAvailable(cells, 0, last, 1))
+                            .as(at)
+                            .isPositive();
+                }
+            }
+        }
+    }
+
+    /**
      * Eight threads on one window while the clock moves, admitting and refunding: per epoch, what
      * was admitted and not returned by a refund never exceeds the limit within a window, and the
      * limit is reached. Refunds into past buckets take the rolling lock too.
@@ -188,7 +260,8 @@ class NarrowWindowTest {
     @Test
     void manyThreads_admittingAndRefunding_acrossRolls_neverOvershoot() throws Exception {
         // {limit, permits a request}: 8-bit, 16-bit and 32-bit lanes (seven requests fill the last).
-        for (long[] limitAndPermits : new long[][] {{7, 1}, {300, 1}, {70_000, 10_000}}) {
+        // And the largest limit 32-bit lanes hold with these 100 ms buckets, all but 3 (2^26 - 4).
+        for (long[] limitAndPermits : new long[][] {{7, 1}, {300, 1}, {70_000, 10_000}, {67_108_860, 9_586_980}}) {
             long limit = limitAndPermits[0];
             int permits = (int) limitAndPermits[1];
             WindowSpec spec = new WindowSpec(Duration.ofMillis(400), 4, WindowMode.STRICT);
@@ -198,6 +271,7 @@ class NarrowWindowTest {
             AtomicLong clock = new AtomicLong();
             int threads = 8;
             long[][] net = new long[threads][0]; // admitted minus refunded permits, per thread and epoch
+            AtomicLong badReads = new AtomicLong(); // reads, while the window rolls, of more than the limit
             Together.run(threads, id -> {
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 long[] held = new long[8];
@@ -205,6 +279,16 @@ class NarrowWindowTest {
                 for (int j = 0; j < 100_000; j++) {
                     if (id == 0 && j % 32 == 0) {
                         clock.addAndGet(random.nextInt(100) == 0 ? 10 * b : random.nextLong(b / 3));
+                    }
+                    if (j % 16 == id) {
+                        long now = clock.get();
+                        long used = window.used(cells, 0, now);
+                        long wait = window.nanosUntilAvailable(cells, 0, now, permits);
+                        // A window rolled on by a later reading meanwhile is waited for from this one.
+                        long longest = (spec.buckets() + 1) * b + (clock.get() - now);
+                        if (used < 0 || used > limit || wait < 0 || wait > longest) {
+                            badReads.incrementAndGet();
+                        }
                     }
                     long ticket = window.tryAcquire(cells, 0, clock.get(), permits);
                     if (ticket >= 0) {
@@ -238,6 +322,7 @@ class NarrowWindowTest {
             }
             assertThat(worst).as("limit %d", limit).isLessThanOrEqualTo(limit);
             assertThat(worst).as("limit %d reached", limit).isEqualTo(limit);
+            assertThat(badReads.get()).as("limit %d: reads out of range", limit).isZero();
         }
     }
 
@@ -254,59 +339,67 @@ class NarrowWindowTest {
     void waitsAskedWhileRefundsGoIntoAPastBucket_areTheAnswersBeforeOrAfter() throws Exception {
         WindowSpec spec = WindowSpec.of(Duration.ofSeconds(1), 10);
         long b = spec.bucketNanos();
-        for (RateWindow window : new RateWindow[] {new NarrowWindow(spec, 255, 0), new PackedWindow(spec, 255, 0)}) {
-            int trials = 4_000;
-            AtomicLongArray[] cells = new AtomicLongArray[trials];
-            long[][] tickets = new long[trials][4];
-            for (int t = 0; t < trials; t++) {
-                cells[t] = new AtomicLongArray(window.stride());
-                for (int i = 0; i < 4; i++) {
-                    tickets[t][i] = window.tryAcquire(cells[t], 0, 0, 1, -1);
-                }
-                assertThat(window.tryAcquire(cells[t], 0, b, 1, -1)).isNotNegative();
-            }
-            assertThat(window.nanosUntilAvailable(cells[0], 0, b, 251)).isEqualTo(10 * b);
-            assertThat(window.nanosUntilAvailable(cells[0], 0, b, 255)).isEqualTo(11 * b);
-
-            // Per trial: the asking thread starts asking, the refunding thread then refunds, and the
-            // asking thread stops once the refunds are done: the two overlap in every trial.
-            AtomicIntegerArray asking = new AtomicIntegerArray(trials);
-            AtomicIntegerArray refunded = new AtomicIntegerArray(trials);
-            AtomicBoolean askerFailed = new AtomicBoolean();
-            Set<Long> waits251 = ConcurrentHashMap.newKeySet();
-            Set<Long> waits255 = ConcurrentHashMap.newKeySet();
-            Together.run(2, id -> {
+        // The same with units of u permits, in 32-bit lanes: 4u and u, limits 255u.
+        for (int u : new int[] {1, 257, 263_172}) {
+            long limit = 255L * u;
+            for (RateWindow window :
+                    new RateWindow[] {new NarrowWindow(spec, limit, 0), new PackedWindow(spec, limit, 0)}) {
+                int trials = 4_000;
+                AtomicLongArray[] cells = new AtomicLongArray[trials];
+                long[][] tickets = new long[trials][4];
                 for (int t = 0; t < trials; t++) {
-                    if (id == 0) {
-                        while (asking.get(t) == 0) {
-                            if (askerFailed.get()) {
-                                return;
+                    cells[t] = new AtomicLongArray(window.stride());
+                    for (int i = 0; i < 4; i++) {
+                        tickets[t][i] = window.tryAcquire(cells[t], 0, 0, u, -1);
+                    }
+                    assertThat(window.tryAcquire(cells[t], 0, b, u, -1)).isNotNegative();
+                }
+                assertThat(window.nanosUntilAvailable(cells[0], 0, b, 251L * u)).isEqualTo(10 * b);
+                assertThat(window.nanosUntilAvailable(cells[0], 0, b, 255L * u)).isEqualTo(11 * b);
+
+                // Per trial: the asking thread starts asking, the refunding thread then refunds, and the
+                // asking thread stops once the refunds are done: the two overlap in every trial.
+                AtomicIntegerArray asking = new AtomicIntegerArray(trials);
+                AtomicIntegerArray refunded = new AtomicIntegerArray(trials);
+                AtomicBoolean askerFailed = new AtomicBoolean();
+                Set<Long> waits251 = ConcurrentHashMap.newKeySet();
+                Set<Long> waits255 = ConcurrentHashMap.newKeySet();
+                Together.run(2, id -> {
+                    for (int t = 0; t < trials; t++) {
+                        if (id == 0) {
+                            while (asking.get(t) == 0) {
+                                if (askerFailed.get()) {
+                                    return;
+                                }
+                                Thread.onSpinWait();
                             }
-                            Thread.onSpinWait();
-                        }
-                        for (long ticket : tickets[t]) {
-                            assertThat(window.refund(cells[t], 0, ticket, 1)).isTrue();
-                        }
-                        refunded.set(t, 1);
-                    } else {
-                        asking.set(t, 1);
-                        try {
-                            do {
-                                waits251.add(window.nanosUntilAvailable(cells[t], 0, b, 251));
-                                waits255.add(window.nanosUntilAvailable(cells[t], 0, b, 255));
-                            } while (refunded.get(t) == 0);
-                        } catch (RuntimeException | Error e) {
-                            askerFailed.set(true);
-                            throw e;
+                            for (long ticket : tickets[t]) {
+                                assertThat(window.refund(cells[t], 0, ticket, u))
+                                        .isTrue();
+                            }
+                            refunded.set(t, 1);
+                        } else {
+                            asking.set(t, 1);
+                            try {
+                                do {
+                                    waits251.add(window.nanosUntilAvailable(cells[t], 0, b, 251L * u));
+                                    waits255.add(window.nanosUntilAvailable(cells[t], 0, b, 255L * u));
+                                } while (refunded.get(t) == 0);
+                            } catch (RuntimeException | Error e) {
+                                askerFailed.set(true);
+                                throw e;
+                            }
                         }
                     }
-                }
-            });
+                });
 
-            String kind = window.getClass().getSimpleName();
-            assertThat(waits251).as(kind).isSubsetOf(0L, 10 * b);
-            assertThat(waits255).as(kind).containsExactly(11 * b);
-            assertThat(window.nanosUntilAvailable(cells[0], 0, b, 251)).as(kind).isZero();
+                String kind = window.getClass().getSimpleName() + ", limit " + limit;
+                assertThat(waits251).as(kind).isSubsetOf(0L, 10 * b);
+                assertThat(waits255).as(kind).containsExactly(11 * b);
+                assertThat(window.nanosUntilAvailable(cells[0], 0, b, 251L * u))
+                        .as(kind)
+                        .isZero();
+            }
         }
     }
 

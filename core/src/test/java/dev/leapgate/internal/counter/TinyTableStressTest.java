@@ -184,46 +184,51 @@ class TinyTableStressTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 2, 3, 5, 8})
     void reloadsBetweenTinyTables_noClientOverItsLimitInAnyWindow(int maxOrigins) throws Exception {
-        WindowSpec spec = new WindowSpec(Duration.ofMillis(100), 4, WindowMode.STRICT);
-        long b = spec.bucketNanos();
-        int limit = 5;
-        int clients = 3 * maxOrigins + 1;
-        int attempts = 60_000;
-        int reloads = 12;
-        AtomicLong clock = new AtomicLong();
-        AtomicReference<KeyedRateCounter> current =
-                new AtomicReference<>(new KeyedRateCounter(spec, limit, 0, maxOrigins));
-        long[][][] tallies = new long[THREADS][clients][0];
-        Together.run(THREADS, id -> {
-            ThreadLocalRandom random = ThreadLocalRandom.current();
-            KeyedRateCounter rules = current.get();
-            for (int j = 0; j < attempts; j++) {
-                if (id == 0 && j % 128 == 0) {
-                    clock.addAndGet(random.nextLong(b / 4));
-                }
-                if (id == 0 && j > 0 && j % (attempts / reloads) == 0) {
-                    int size = maxOrigins + (j / (attempts / reloads)) % 2; // another table each time
-                    current.set(current.get().withLimit(spec, limit, false, size, clock.get()));
-                }
-                if (random.nextInt(id < THREADS / 2 ? 64 : 4096) == 0) {
-                    rules = current.get();
-                }
-                int key = random.nextInt(clients);
-                long now = random.nextInt(4) == 0 ? Math.max(0, clock.get() - random.nextLong(3 * b)) : clock.get();
-                long ticket = rules.tryAcquire(key, now, 1);
-                assertThat(ticket).isNotEqualTo(KeyedRateCounter.UNTRACKED);
-                if (ticket >= 0) {
-                    int epoch = Math.toIntExact(rules.ticketStartNanos(ticket) / b);
-                    long[] row = tallies[id][key];
-                    if (epoch >= row.length) {
-                        row = Arrays.copyOf(row, Math.max(epoch + 1, 2 * row.length));
-                        tallies[id][key] = row;
+        // 8-bit lanes, and 32-bit ones filled by requests of many permits.
+        for (int[] limitAndPermits : new int[][] {{5, 1}, {70_000, 14_000}}) {
+            int limit = limitAndPermits[0];
+            int permits = limitAndPermits[1];
+            WindowSpec spec = new WindowSpec(Duration.ofMillis(100), 4, WindowMode.STRICT);
+            long b = spec.bucketNanos();
+            int clients = 3 * maxOrigins + 1;
+            int attempts = 60_000;
+            int reloads = 12;
+            AtomicLong clock = new AtomicLong();
+            AtomicReference<KeyedRateCounter> current =
+                    new AtomicReference<>(new KeyedRateCounter(spec, limit, 0, maxOrigins));
+            long[][][] tallies = new long[THREADS][clients][0];
+            Together.run(THREADS, id -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                KeyedRateCounter rules = current.get();
+                for (int j = 0; j < attempts; j++) {
+                    if (id == 0 && j % 128 == 0) {
+                        clock.addAndGet(random.nextLong(b / 4));
                     }
-                    row[epoch]++;
+                    if (id == 0 && j > 0 && j % (attempts / reloads) == 0) {
+                        int size = maxOrigins + (j / (attempts / reloads)) % 2; // another table each time
+                        current.set(current.get().withLimit(spec, limit, false, size, clock.get()));
+                    }
+                    if (random.nextInt(id < THREADS / 2 ? 64 : 4096) == 0) {
+                        rules = current.get();
+                    }
+                    int key = random.nextInt(clients);
+                    long now = random.nextInt(4) == 0 ? Math.max(0, clock.get() - random.nextLong(3 * b)) : clock.get();
+                    long ticket = rules.tryAcquire(key, now, permits);
+                    assertThat(ticket).isNotEqualTo(KeyedRateCounter.UNTRACKED);
+                    if (ticket >= 0) {
+                        int epoch = Math.toIntExact(rules.ticketStartNanos(ticket) / b);
+                        long[] row = tallies[id][key];
+                        if (epoch >= row.length) {
+                            row = Arrays.copyOf(row, Math.max(epoch + 1, 2 * row.length));
+                            tallies[id][key] = row;
+                        }
+                        row[epoch] += permits;
+                    }
                 }
-            }
-        });
-        assertThat(KeyedCountersConcurrencyTest.worstWindow(tallies, spec.buckets()))
-                .isLessThanOrEqualTo(limit);
+            });
+            assertThat(KeyedCountersConcurrencyTest.worstWindow(tallies, spec.buckets()))
+                    .as("limit %d", limit)
+                    .isLessThanOrEqualTo(limit);
+        }
     }
 }
