@@ -1,5 +1,6 @@
 package dev.leapgate.rule;
 
+import dev.leapgate.net.IpAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -103,18 +104,46 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
     }
 
     /**
-     * This rule set with {@code more} rules after its own; the same exemptions and denials.
+     * This rule set with {@code more} rules after its own (rules defined in code, such as
+     * annotations'); the same exemptions and denials.
      *
-     * @throws IllegalArgumentException if a name is used twice
+     * @throws IllegalArgumentException if a name is used twice, or one of {@code more} is for an
+     *     origin that this set's exemptions list ({@code scope = origin:<value>}): an exempt origin
+     *     passes every rule, so the rule could never apply, and the client it was written to limit
+     *     would not be limited at all (the configuration refuses its own such rules; these come
+     *     from elsewhere, and a rules file may exempt the origin later)
      */
     public RuleSet withRules(List<FlowRule> more) {
         Objects.requireNonNull(more, "more");
         if (more.isEmpty()) {
             return this;
         }
+        List<String> exempted = new ArrayList<>();
+        for (FlowRule rule : more) {
+            if (rule.scope().kind() == Scope.Kind.ORIGIN && exempts(rule.scope().origin())) {
+                // The origin is not named: with origins from a header it is an API key.
+                exempted.add("rule '" + rule.name() + "' is for an origin that exempt lists, and an exempt origin"
+                        + " passes every rule, so the rule could never apply and that origin would not be limited"
+                        + " at all; take the origin out of exempt, or remove the rule");
+            }
+        }
+        if (!exempted.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", exempted));
+        }
         List<FlowRule> all = new ArrayList<>(rules);
         all.addAll(more);
         return new RuleSet(all, exempt, deny);
+    }
+
+    /** Whether {@code origin} (an address or an identifier, as a scope names it) is exempt. */
+    private boolean exempts(String origin) {
+        IpAddress address;
+        try {
+            address = IpAddress.parse(origin);
+        } catch (IllegalArgumentException notAnAddress) {
+            return exempt.identifiers().contains(origin);
+        }
+        return exempt.ranges().contains(address);
     }
 
     public static RuleSet of(FlowRule... rules) {

@@ -8,6 +8,7 @@ import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowSpec;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -101,6 +102,72 @@ class HttpGateCodeRulesTest {
                         HttpGate.builder(config).addRules(List.of(CODE_RULE)).build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("rule name 'code' is used twice");
+    }
+
+    private static final FlowRule CODE_RULE_FOR_ONE_KEY = FlowRule.builder("partner")
+            .match("GET /users/{id}")
+            .limit(1, WindowSpec.of(Duration.ofMinutes(1)))
+            .scope(Scope.origin("sk_live_4f8a9b"))
+            .build();
+
+    private static final FlowRule CODE_RULE_FOR_ONE_ADDRESS = FlowRule.builder("office")
+            .match("GET /users/{id}")
+            .limit(1, WindowSpec.of(Duration.ofMinutes(1)))
+            .scope(Scope.origin("10.20.0.5"))
+            .build();
+
+    /**
+     * A rule in code for one origin that the configuration exempts could never apply: the client it
+     * was written to limit would not be limited at all. The start fails, naming the rule, not the
+     * origin (an API key, with origins from a header).
+     */
+    @Test
+    void codeRule_forAnExemptOrigin_failsTheBuild_namingTheRuleButNotTheKey() {
+        LeapgateConfig byKey = ConfigParser.parse(
+                Map.of(
+                        "origin",
+                        "header:X-Api-Key",
+                        "exempt",
+                        "sk_live_4f8a9b",
+                        "rule.conf.match",
+                        "/a",
+                        "rule.conf.limit",
+                        "1/1m"),
+                "test");
+        assertThatThrownBy(() -> HttpGate.builder(byKey)
+                        .addRules(List.of(CODE_RULE_FOR_ONE_KEY))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("rule 'partner' is for an origin that exempt lists")
+                .message()
+                .doesNotContain("sk_live");
+
+        LeapgateConfig byAddress = ConfigParser.parse(
+                Map.of("exempt", "10.0.0.0/8", "rule.conf.match", "/a", "rule.conf.limit", "1/1m"), "test");
+        assertThatThrownBy(() -> HttpGate.builder(byAddress)
+                        .addRules(List.of(CODE_RULE_FOR_ONE_ADDRESS))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("rule 'office' is for an origin that exempt lists");
+    }
+
+    /** A rules file that exempts a code rule's origin later is rejected, and the rules in force stay. */
+    @Test
+    void reloadedFile_exemptingACodeRulesOrigin_isRejected_andThePreviousRulesStay() throws IOException {
+        Path file = write("rule.file.match=/a\nrule.file.limit=1/1m\n");
+        LeapgateConfig config = ConfigParser.parse(Map.of("rules-file", file.toString()), "test");
+        HttpGate gate = HttpGate.builder(config)
+                .clock(clock)
+                .addRules(List.of(CODE_RULE_FOR_ONE_ADDRESS))
+                .build();
+
+        write("rule.file.match=/a\nrule.file.limit=1/1m\nexempt=10.0.0.0/8\n");
+
+        assertThatThrownBy(() -> gate.rulesFile().orElseThrow().reload())
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rule 'office' is for an origin that exempt lists");
+        assertThat(gate.rules().exempt().isEmpty()).isTrue();
+        assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("file", "office");
     }
 
     @Test
