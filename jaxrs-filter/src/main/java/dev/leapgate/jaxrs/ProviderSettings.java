@@ -7,6 +7,7 @@ import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.net.HttpToken;
 import jakarta.ws.rs.core.Configuration;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,6 +88,19 @@ record ProviderSettings(
         if (given != null && file != null) {
             conflicts.add(CONFIG_FILE + ": the configuration is given in code; remove this property");
         }
+        Path path = null;
+        if (file != null) {
+            try {
+                if (file.toString().isBlank()) {
+                    throw new InvalidPathException(file.toString(), "the value is empty");
+                }
+                path = Path.of(file.toString().strip()).toAbsolutePath();
+            } catch (InvalidPathException e) {
+                // The reason alone: the value may hold characters a log should not carry.
+                conflicts.add(CONFIG_FILE + ": names no file (" + e.getReason()
+                        + "); give the path of a .properties file, or remove the property");
+            }
+        }
         if ((given != null || file != null) && !settings.isEmpty()) {
             conflicts.add(PREFIX + settings.keySet().iterator().next() + ": the configuration is given "
                     + (given != null ? "in code" : "in " + CONFIG_FILE + " " + file)
@@ -100,9 +114,8 @@ record ProviderSettings(
         try {
             if (given != null) {
                 config = given;
-            } else if (file != null) {
+            } else if (path != null) {
                 // A relative rules-file named in the file is read from the file's directory.
-                Path path = Path.of(file.toString().strip()).toAbsolutePath();
                 config = ConfigParser.readConfigFile(path, path.getParent());
             } else {
                 config = ConfigParser.parse(settings, source, PREFIX);

@@ -136,6 +136,21 @@ class ProviderSettingsTest {
                                 + " unit ms, s, m or h, e.g. 250ms, 10s, 1m, 24h");
     }
 
+    /** An empty value or one no path can be, named as such (an empty one was read as the working directory). */
+    @Test
+    void aConfigFileValueThatNamesNoFile_isAnErrorSayingSo() {
+        assertThat(problems(new ResourceConfig().property("leapgate.config-file", " "))
+                        .problems())
+                .containsExactly("leapgate.config-file: names no file (the value is empty); give the path of a"
+                        + " .properties file, or remove the property");
+        assertThat(problems(new ResourceConfig().property("leapgate.config-file", "leap\u0000gate.properties"))
+                        .problems())
+                .singleElement()
+                .asString()
+                .startsWith("leapgate.config-file: names no file (")
+                .doesNotContain("\u0000");
+    }
+
     @Test
     void aRulesFileNamedInTheConfigFile_isReadFromTheConfigFilesDirectory(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("rules.properties"), "rule.a.match = /a\nrule.a.limit = 3/1m\n");
