@@ -27,7 +27,8 @@ import java.util.Locale;
  * </pre>
  *
  * LIBRARY is one of {@code leapgate-2}, {@code leapgate-10} (strict window in 2 or 10 buckets),
- * {@code bucket4j-caffeine}, {@code resilience4j}, {@code sentinel}.
+ * {@code leapgate-10-wide} (10 buckets, a limit of 100,000 per minute, which takes 32-bit buckets
+ * where the others' takes 16), {@code bucket4j-caffeine}, {@code resilience4j}, {@code sentinel}.
  *
  * <p>Method: build a throwaway structure first (classes loaded, code compiled, static caches
  * filled, background tasks started), drop it, wait 2.5 s, collect; read the used heap; build the
@@ -41,6 +42,9 @@ import java.util.Locale;
 public final class MemoryPerKey {
 
     private static final int LIMIT_PER_MINUTE = 1000;
+    /** A per-client limit above 65,535, for Leapgate's 32-bit buckets. */
+    private static final int WIDE_LIMIT_PER_MINUTE = 100_000;
+
     private static final Duration MINUTE = Duration.ofMinutes(1);
     private static final int WARM_UP_KEYS = 20_000;
     private static final long SETTLE_MILLIS = 2_500;
@@ -63,7 +67,8 @@ public final class MemoryPerKey {
     public static void main(String[] args) throws InterruptedException {
         if (args.length < 1) {
             throw new IllegalArgumentException(
-                    "usage: MemoryPerKey leapgate-2|leapgate-10|bucket4j-caffeine|resilience4j|sentinel [keys]");
+                    "usage: MemoryPerKey leapgate-2|leapgate-10|leapgate-10-wide|bucket4j-caffeine|resilience4j|sentinel"
+                            + " [keys]");
         }
         String library = args[0];
         int keys = args.length > 1 ? Integer.parseInt(args[1]) : Workload.KEYS;
@@ -111,9 +116,11 @@ public final class MemoryPerKey {
     private static Subject subject(String library) {
         switch (library) {
             case "leapgate-2":
-                return leapgate(2);
+                return leapgate(2, LIMIT_PER_MINUTE);
             case "leapgate-10":
-                return leapgate(10);
+                return leapgate(10, LIMIT_PER_MINUTE);
+            case "leapgate-10-wide":
+                return leapgate(10, WIDE_LIMIT_PER_MINUTE);
             case "bucket4j-caffeine":
                 return new Subject() {
                     @Override
@@ -163,13 +170,13 @@ public final class MemoryPerKey {
         }
     }
 
-    private static Subject leapgate(int buckets) {
+    private static Subject leapgate(int buckets, int limitPerMinute) {
         return new Subject() {
             @Override
             public Object fill(int from, int count) {
                 WindowSpec window = new WindowSpec(MINUTE, buckets, WindowMode.STRICT);
                 KeyedRateCounter counter =
-                        new KeyedRateCounter(window, LIMIT_PER_MINUTE, System.nanoTime(), Workload.KEY_CAPACITY);
+                        new KeyedRateCounter(window, limitPerMinute, System.nanoTime(), Workload.KEY_CAPACITY);
                 for (int i = from; i < from + count; i++) {
                     require(counter.tryAcquire(Workload.key(i), System.nanoTime(), 1) >= 0);
                 }
