@@ -639,7 +639,9 @@ public final class HttpGate implements AutoCloseable {
 
     /**
      * How many origins the {@code per-origin} rule named {@code ruleName} tracks now: never more
-     * than its {@code max-origins}. Empty when no rule of that name is in force, or the rule has
+     * than its {@code max-origins}. After a reload that gives the rule a new table (another window,
+     * say), the new table's only: a client is counted once it comes back and is taken over (unlike
+     * {@link #limitedOrigins}). Empty when no rule of that name is in force, or the rule has
      * another scope (it keeps no per-origin state).
      */
     public OptionalInt trackedOrigins(String ruleName) {
@@ -650,7 +652,8 @@ public final class HttpGate implements AutoCloseable {
     /**
      * How many clients the {@code per-origin} rule named {@code ruleName} holds at their limit now
      * (their window full, or every in-flight slot taken): a scan of the rule's table, for
-     * monitoring. Empty when no rule of that name is in force, or the rule has another scope.
+     * monitoring; after a reload that gives the rule a new table, of the old one too, for the
+     * clients it still holds. Empty when no rule of that name is in force, or the rule has another scope.
      */
     public OptionalInt limitedOrigins(String ruleName) {
         long now = admission.clock().nanoTime();

@@ -7,9 +7,14 @@ import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.testing.HeldSleeper;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -483,6 +488,45 @@ class GateStatusTest {
         clock.advance(Duration.ofSeconds(1));
         assertThat(gate.limitedOrigins("api")).as("the window moved on").hasValue(0);
         assertThat(gate.limitedOrigins("no-such-rule")).isEmpty();
+    }
+
+    @Test
+    void limitedClients_afterAReloadThatChangesTheWindow_countTheClientsStillAtTheirLimit() {
+        HttpGate gate = gate("rule.api.match", "/api/**", "rule.api.limit", "5/10s", "rule.api.scope", "per-origin");
+        for (int c = 1; c <= 3; c++) {
+            for (int i = 0; i < 6; i++) {
+                gate.enter("GET", "/api/x", ip("203.0.113." + c)); // 5 admitted, the sixth rejected
+            }
+        }
+        gate.enter("GET", "/api/x", ip("203.0.113.9")); // 1 of 5
+        assertThat(gate.limitedOrigins("api")).hasValue(3);
+        assertThat(gate.trackedOrigins("api")).hasValue(4);
+
+        // Another window: a new table, which takes each client over when it is next seen.
+        gate.update(RuleSet.of(FlowRule.builder("api")
+                .match("/api/**")
+                .limit(5, WindowSpec.of(Duration.ofSeconds(20), 10))
+                .scope(Scope.perOrigin())
+                .build()));
+        clock.advance(Duration.ofSeconds(1));
+
+        assertThat(gate.limitedOrigins("api")).as("no client came back yet").hasValue(3);
+        assertThat(gate.statusJson())
+                .contains("\"limitedClients\":3,")
+                .contains("\"rejectedMost\":[{\"client\":\"203.0.113.");
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")))
+                .as("the status is right: the client is still at its limit")
+                .isInstanceOf(Rejection.class);
+        assertThat(gate.limitedOrigins("api"))
+                .as("one taken over, two still to be")
+                .hasValue(3);
+        assertThat(gate.stats("/api/**").orElseThrow().totals().admitted())
+                .as("the resource's statistics go on across the reload")
+                .isEqualTo(16);
+        assertThat(gate.stats("/api/**").orElseThrow().totals().rejected()).isEqualTo(4);
+
+        clock.advance(Duration.ofSeconds(24));
+        assertThat(gate.limitedOrigins("api")).as("25 s: past both windows").hasValue(0);
     }
 
     @Test

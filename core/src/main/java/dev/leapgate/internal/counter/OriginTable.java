@@ -532,9 +532,52 @@ final class OriginTable {
     /**
      * Origins whose state's {@link State#pressure pressure} is at least {@code pressure} at {@code
      * nowNanos} (clients at their limit now, say): a scan of every entry under each segment's read
-     * lock, for monitoring, never on the request path.
+     * lock, for monitoring, never on the request path. While this table takes origins over from
+     * another ({@link #inherit}), an origin that one still holds counts as it would start here if it
+     * came now ({@link #read}): a reload that gives a rule a new table does not hide its clients at
+     * their limit until they come back. (An origin handed over while the tables are scanned may be
+     * missed, never counted twice: origins only move to the newer table, which is scanned first.)
      */
     int countAtLeast(long pressure, long nowNanos) {
+        int count = countOwnAtLeast(pressure, nowNanos);
+        Op pressureNow = (cells, base, now, unused1, unused2) -> state.pressure(cells, base, now);
+        for (Inheritance previous = inheritance(nowNanos);
+                previous != null;
+                previous = previous.table().inheritance(nowNanos)) {
+            for (long key : previous.table().keys()) {
+                long held = read(key, nowNanos, 0, 0, pressureNow);
+                if (held != ABSENT && held != RETIRED && held >= pressure) {
+                    count++;
+                }
+            }
+        }
+        return count;
+    }
+
+    /** The keys this table tracks now; for {@link #countAtLeast}, never on the request path. */
+    private long[] keys() {
+        long[] keys = new long[size()];
+        int n = 0;
+        for (Segment segment : segments) {
+            long stamp = segment.lock.readLock();
+            try {
+                if (n + segment.size > keys.length) { // origins entered since size() was read
+                    keys = Arrays.copyOf(keys, Math.max(n + segment.size, keys.length + keys.length / 2));
+                }
+                for (long word : segment.slots) {
+                    if (word != 0) {
+                        keys[n++] = segment.cells.getPlain(entry(word) * width);
+                    }
+                }
+            } finally {
+                segment.lock.unlockRead(stamp);
+            }
+        }
+        return Arrays.copyOf(keys, n);
+    }
+
+    /** {@link #countAtLeast} in this table's own entries. */
+    private int countOwnAtLeast(long pressure, long nowNanos) {
         int count = 0;
         for (Segment segment : segments) {
             long stamp = segment.lock.readLock();
