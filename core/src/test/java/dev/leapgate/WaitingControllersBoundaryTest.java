@@ -113,4 +113,33 @@ class WaitingControllersBoundaryTest {
             clock.advance(Duration.ofMillis(round * 53L % 900));
         }
     }
+
+    /**
+     * The README's word on warm-up: its curve needs a warm-up of several intervals W / N. At 1 per
+     * 10 s with cold-factor 3 (a cold interval of 30 s), a warm-up of 2 s is spent within the first
+     * interval, and the second request waits 11 s; one of 60 s makes it wait 26.7 s.
+     */
+    @org.junit.jupiter.api.Test
+    void warmUp_shorterThanAnInterval_shapesAlmostNothing() {
+        assertThat(secondRequestsWait(Duration.ofSeconds(2))).isEqualTo(Duration.ofSeconds(11));
+        assertThat(secondRequestsWait(Duration.ofSeconds(60)))
+                .isBetween(Duration.ofMillis(26_600), Duration.ofMillis(26_700));
+    }
+
+    private Duration secondRequestsWait(Duration warmUp) {
+        List<Long> sleeps = new ArrayList<>();
+        Limiter limiter = Limiter.builder("warm")
+                .rate(1, WindowSpec.of(Duration.ofSeconds(10)))
+                .onExcess(OnExcess.warmUpPace(3, warmUp, Duration.ofMinutes(1)))
+                .clock(new ManualClock())
+                .sleeper(sleeps::add)
+                .build();
+        for (int i = 0; i < 2; i++) {
+            if (limiter.tryEnter() instanceof Entry entry) {
+                entry.close();
+            }
+        }
+        assertThat(sleeps).as("warm-up %s", warmUp).hasSize(1);
+        return Duration.ofNanos(sleeps.get(0));
+    }
 }

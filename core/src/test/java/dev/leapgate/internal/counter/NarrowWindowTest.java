@@ -142,6 +142,12 @@ class NarrowWindowTest {
         assertThat(NarrowWindow.maxLimit(WindowSpec.of(Duration.ofMillis(100), 100)))
                 .as("1 ms buckets")
                 .isEqualTo((1L << 19) - 1);
+        assertThat(NarrowWindow.maxLimit(WindowSpec.of(Duration.ofSeconds(1), 2)))
+                .as("500 ms buckets")
+                .isEqualTo((1L << 28) - 1);
+        assertThat(NarrowWindow.maxLimit(WindowSpec.of(Duration.ofSeconds(10), 10)))
+                .as("1 s buckets")
+                .isEqualTo((1L << 29) - 1);
         assertThat(NarrowWindow.maxLimit(WindowSpec.of(Duration.ofDays(1), 2)))
                 .as("long buckets")
                 .isEqualTo((1L << 30) - 1);
