@@ -91,6 +91,20 @@ public final class ConfigParser {
         return KEYS;
     }
 
+    /**
+     * The main setting that {@code name} was probably meant to be, compared as an environment
+     * variable or a relaxed binder spells keys, without dashes, underscores and case ({@code
+     * TRUSTEDPROXYS} is {@code trusted-proxies}): within two edits, or a plural for a singular; null
+     * if no setting is that near.
+     */
+    public static String nearestSettingKey(String name) {
+        Objects.requireNonNull(name, "name");
+        Map<String, String> bare = new LinkedHashMap<>();
+        KEYS.forEach(key -> bare.put(key.replace("-", ""), key));
+        String near = Spelling.nearest(name.replace("-", "").replace("_", ""), bare.keySet());
+        return near == null ? null : bare.get(near);
+    }
+
     /** The settings of a rule ({@code rule.<name>.<setting>}), in documentation order. */
     public static List<String> ruleSettingKeys() {
         return RuleReader.SETTINGS;

@@ -41,4 +41,18 @@ class SpellingTest {
         assertThat(Spelling.nearest("statu", List.of("status"))).isEqualTo("status");
         assertThat(Spelling.nearest("proxy", List.of("trusted-proxies"))).isNull();
     }
+
+    @Test
+    void nearestSettingKey_comparesAsAnEnvironmentVariableSpellsKeys() {
+        assertThat(ConfigParser.nearestSettingKey("TRUSTEDPROXYS")).isEqualTo("trusted-proxies");
+        assertThat(ConfigParser.nearestSettingKey("trusted_proxy")).isEqualTo("trusted-proxies");
+        assertThat(ConfigParser.nearestSettingKey("STOREKEYPREFX")).isEqualTo("store-key-prefix");
+        assertThat(ConfigParser.nearestSettingKey("ratelimitheader")).isEqualTo("rate-limit-headers");
+        // Names of other programs that share the prefix.
+        assertThat(ConfigParser.nearestSettingKey("REDIS7SERVER")).isNull();
+        assertThat(ConfigParser.nearestSettingKey("redisserver")).isNull();
+        assertThat(ConfigParser.nearestSettingKey("HOME")).isNull();
+        assertThat(ConfigParser.nearestSettingKey("VERSION")).isNull();
+        assertThat(ConfigParser.nearestSettingKey("DEBUG")).isNull();
+    }
 }

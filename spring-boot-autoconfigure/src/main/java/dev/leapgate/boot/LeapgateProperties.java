@@ -481,8 +481,9 @@ public class LeapgateProperties {
      * (ignoreUnknownFields = false), and drops them without a word, so a misspelt override
      * (LEAPGATE_RULE_LOGIN_LIMT) left the limit as it was, and a list (LEAPGATE_DENY_0_, as Boot
      * writes a list there) denied no one. Only names that are Leapgate's are reported: a rule's
-     * (leapgate.rule.*) and those that begin with a setting's name; another program's variable
-     * that shares the prefix (LEAPGATE_REDIS_SERVER) is left alone.
+     * (leapgate.rule.*), those that begin with a setting's name, and those within two edits of one
+     * (LEAPGATE_TRUSTEDPROXYS, reported with the setting meant); another program's variable that
+     * shares the prefix (LEAPGATE_REDIS_SERVER) is left alone.
      */
     private List<String> ignoredInEnvironment(Iterable<ConfigurationPropertySource> sources) {
         Set<String> bound = new LinkedHashSet<>();
@@ -511,7 +512,10 @@ public class LeapgateProperties {
                             head.append(name.getElement(i, ConfigurationPropertyName.Form.UNIFORM));
                         }
                         boolean ofRule = RULES.isAncestorOf(name);
-                        if (!ofRule && !settingNames.contains(head.toString())) {
+                        String meant = ofRule || settingNames.contains(head.toString())
+                                ? null
+                                : ConfigParser.nearestSettingKey(head.toString());
+                        if (!ofRule && !settingNames.contains(head.toString()) && meant == null) {
                             return; // not Leapgate's, though it shares the prefix
                         }
                         ConfigurationProperty property = iterable.getConfigurationProperty(name);
@@ -524,8 +528,15 @@ public class LeapgateProperties {
                                                 + String.join(", ", ConfigParser.ruleSettingKeys())
                                                 + " (in an environment variable without dashes:"
                                                 + " LEAPGATE_RULE_<NAME>_INFLIGHT)"
-                                        : "; every setting takes one value: a list's entries go in that one value,"
-                                                + " separated by commas"));
+                                        : meant != null
+                                                ? "; did you mean " + PREFIX + meant + " ("
+                                                        + (PREFIX + meant)
+                                                                .replace("-", "")
+                                                                .replace('.', '_')
+                                                                .toUpperCase(Locale.ROOT)
+                                                        + " in an environment variable)?"
+                                                : "; every setting takes one value: a list's entries go in"
+                                                        + " that one value, separated by commas"));
                     });
         }
         return problems;

@@ -199,7 +199,8 @@ class ApplicationYmlTest {
      * variable or a JVM system property that does was dropped without a word: a misspelt override
      * (LEAPGATE_RULE_LOGIN_LIMT) left the limit as it was, and a list written as Boot writes one
      * there (LEAPGATE_DENY_0_) denied no one, where the same mistakes in application.yml fail the
-     * start. Another program's variable that only shares the prefix is left alone.
+     * start; so did a misspelt setting (LEAPGATE_TRUSTEDPROXYS), which is reported with the setting
+     * meant. Another program's variable that only shares the prefix is left alone.
      */
     @Test
     void anEnvironmentVariableOrSystemPropertyThatSetsNothing_failsTheStart_ratherThanBeingIgnored() throws Exception {
@@ -225,6 +226,17 @@ class ApplicationYmlTest {
                             .contains(variable)
                             .contains("sets no Leapgate setting, so Spring Boot would ignore it"));
         });
+        Throwable misspelt =
+                catchThrowable(() -> startWith(yml, Map.of("LEAPGATE_TRUSTEDPROXYS", "10.0.0.0/8"), Map.of())
+                        .close());
+        assertThat(new LeapgateFailureAnalyzer().analyze(misspelt))
+                .as("a setting's name misspelt")
+                .isNotNull()
+                .satisfies(analysis -> assertThat(analysis.getDescription())
+                        .contains("LEAPGATE_TRUSTEDPROXYS")
+                        .contains("sets no Leapgate setting")
+                        .contains("did you mean leapgate.trusted-proxies (LEAPGATE_TRUSTEDPROXIES in an"
+                                + " environment variable)?"));
         Throwable failure =
                 catchThrowable(() -> startWith(yml, Map.of(), Map.of("leapgate.rule.api-per-ip.limt", "2/1m"))
                         .close());
