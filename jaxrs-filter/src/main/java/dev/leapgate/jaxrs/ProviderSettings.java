@@ -196,6 +196,13 @@ record ProviderSettings(
                     + " X-Real-IP)");
             return null;
         }
+        if (name.equalsIgnoreCase("X-Forwarded-For") || name.equalsIgnoreCase("Forwarded")) {
+            problems.add(CLIENT_IP_HEADER + ": '" + name + "' is a list that each proxy appends to, not a header"
+                    + " that the proxy in front overwrites: its value is no one address (every client would count"
+                    + " as 'unknown'), and a client that reaches the application directly writes it itself; name"
+                    + " a header the proxy sets to the peer on every request, such as nginx's X-Real-IP");
+            return null;
+        }
         return name;
     }
 }

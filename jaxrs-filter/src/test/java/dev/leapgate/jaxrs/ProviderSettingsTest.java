@@ -1,11 +1,14 @@
 package dev.leapgate.jaxrs;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.leapgate.config.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,6 +121,27 @@ class ProviderSettingsTest {
                                 + " X-Real-IP)",
                         "leapgate.max-request-time: '0s' is out of range; from 1s to 24h (default 10m): the longest"
                                 + " a request may take before its slot is released without its end being seen");
+    }
+
+    /**
+     * A forwarding list is not a header that a proxy overwrites: its value is no one address, and a
+     * client reaching the application directly writes it. It started fine, every client then one
+     * origin 'unknown' behind a proxy, or choosing its own without one.
+     */
+    @Test
+    void aForwardingListAsTheClientIpHeader_isRefused() {
+        for (String header : List.of("X-Forwarded-For", "x-forwarded-for", "Forwarded")) {
+            ResourceConfig app = new ResourceConfig()
+                    .property("leapgate.rule.a.match", "/a")
+                    .property("leapgate.rule.a.limit", "5/1m")
+                    .property("leapgate.client-ip-header", header);
+
+            assertThat(problems(app).problems())
+                    .as(header)
+                    .singleElement(as(InstanceOfAssertFactories.STRING))
+                    .startsWith("leapgate.client-ip-header: '" + header + "' is a list that each proxy appends to")
+                    .contains("X-Real-IP");
+        }
     }
 
     @Test
