@@ -116,16 +116,6 @@ public final class Shown {
                 : 1;
     }
 
-    /** Whether the text holds a character one cannot see (a space excepted). */
-    public static boolean hasInvisible(String text) {
-        for (int i = 0; i < text.length(); i += units(text, i)) {
-            if (isInvisibleAt(text, i)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private static boolean isInvisible(int codePoint) {
         return Character.isISOControl(codePoint)
                 || Character.getType(codePoint) == Character.FORMAT // BOM, zero-width spaces, direction marks, tags

@@ -1116,11 +1116,6 @@ public final class RedisWindowStore implements WindowStore {
         return settings.instances() > 0 ? settings.instances() : instances;
     }
 
-    /** The circuit breaker's state: {@code CLOSED} while Redis answers. */
-    public String breakerState() {
-        return breaker.getState().name();
-    }
-
     @Override
     public void close() {
         closed = true;
