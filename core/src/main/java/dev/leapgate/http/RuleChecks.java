@@ -107,8 +107,8 @@ public final class RuleChecks {
     /**
      * The client block ({@code 2001:db8:1:2::/64}) that an IPv6 block of {@code prefixLength} bits
      * starting at {@code first} lies in, when it is narrower than that block; else null. Not for
-     * IPv4, multicast (never a client) or addresses in ::/64 (loopback, unspecified: no subscriber
-     * holds them).
+     * IPv4 (also written in 64:ff9b::/96), multicast (never a client) or addresses in ::/64
+     * (loopback, unspecified: no subscriber holds them).
      */
     private static String clientBlock(boolean ipv4, int prefixLength, IpAddress first, int ipv6PrefixLength) {
         if (ipv4 || prefixLength <= ipv6PrefixLength) {
@@ -120,7 +120,10 @@ public final class RuleChecks {
         } catch (IllegalArgumentException multicast) {
             return null;
         }
-        return key == 0 ? null : ClientKey.format(key, ipv6PrefixLength);
+        // A key shown without a prefix length is an IPv4 host's (an address in 64:ff9b::/96, see
+        // ClientKey): a client of one address, which no block is narrower than.
+        String client = key == 0 ? null : ClientKey.format(key, ipv6PrefixLength);
+        return client == null || client.indexOf('/') < 0 ? null : client;
     }
 
     /**

@@ -30,9 +30,15 @@ import java.util.Objects;
  *   anything else           an IPv6 prefix
  * </pre>
  *
- * Two clients have the same key exactly when they are the same IPv4 address, or IPv6 addresses
- * in the same prefix. Keys are only comparable for one prefix length, and rendering an IPv6 key
- * needs it back: it is configuration, not part of the key.
+ * An address in the NAT64 well-known prefix {@code 64:ff9b::/96} (RFC 6052) is the IPv4 host it
+ * embeds, and gets that host's key: the prefix stands only for global IPv4 addresses, and a
+ * server behind a stateless translator (SIIT-DC, RFC 7755) that uses it sees every IPv4 client
+ * there is in the one /64 {@code 64:ff9b::/64}.
+ *
+ * <p>Two clients have the same key exactly when they are the same IPv4 address (also when
+ * written in the well-known prefix), or other IPv6 addresses in the same prefix. Keys are only
+ * comparable for one prefix length, and rendering an IPv6 key needs it back: it is
+ * configuration, not part of the key.
  */
 public final class ClientKey {
 
@@ -46,6 +52,9 @@ public final class ClientKey {
     static final int MAX_IPV6_PREFIX_LENGTH = 64;
 
     private static final long IPV4_TAG = 0xFF00_0000_0000_0000L;
+
+    /** The first 64 bits of the NAT64 well-known prefix {@code 64:ff9b::/96}; its next 32 are zero. */
+    private static final long NAT64_WELL_KNOWN_HIGH = 0x0064_FF9B_0000_0000L;
 
     private ClientKey() {}
 
@@ -67,10 +76,15 @@ public final class ClientKey {
 
     /** Unchecked: the caller has validated the mask and excluded multicast addresses. */
     static long ofUnchecked(IpAddress address, long ipv6Mask) {
-        if (address.isIpv4()) {
+        if (address.isIpv4() || isNat64WellKnown(address)) {
             return IPV4_TAG | (address.low() & 0xFFFF_FFFFL);
         }
         return address.high() & ipv6Mask;
+    }
+
+    /** Whether {@code address} is in {@code 64:ff9b::/96}: an IPv4 host, in its last 32 bits. */
+    private static boolean isNat64WellKnown(IpAddress address) {
+        return address.high() == NAT64_WELL_KNOWN_HIGH && (address.low() >>> 32) == 0;
     }
 
     /**

@@ -70,6 +70,30 @@ class HttpGateTest {
                 .isTrue();
     }
 
+    /**
+     * A server reached through a stateless translator (SIIT-DC, RFC 7755) with the well-known prefix
+     * sees each IPv4 client as 64:ff9b::a.b.c.d (RFC 6052): one /64 for every IPv4 client there is.
+     */
+    @Test
+    void ipv4ClientsInTheNat64WellKnownPrefix_areCountedOnePerIpv4Address() {
+        HttpGate gate = gate(
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "1/1m",
+                "rule.login.scope", "per-origin");
+
+        assertThat(gate.enter(Request.of("POST", "/login", "64:ff9b::198.51.100.1"))
+                        .admitted())
+                .isTrue();
+        assertThat(gate.enter(Request.of("POST", "/login", "64:ff9b::203.0.113.2"))
+                        .admitted())
+                .as("another IPv4 host behind the translator is another client")
+                .isTrue();
+        assertThat(gate.enter(Request.of("POST", "/login", "64:ff9b::c633:6401"))
+                        .admitted())
+                .as("198.51.100.1 again, however it is written")
+                .isFalse();
+    }
+
     @Test
     void forgedForwardingHeader_fromAnUntrustedPeer_getsNoExtraQuota() {
         HttpGate gate = gate(
@@ -678,7 +702,8 @@ class HttpGateTest {
                 "rule.v4.match", "/a",
                 "rule.v4.limit", "5/1m",
                 "rule.v4.scope", "origin:192.0.2.7",
-                "deny", "2001:db8:1:2::7, 2001:db8:9::/96, 2001:db8:5::/64, 2001:db8::/48, 192.0.2.1, ::1");
+                "deny",
+                        "2001:db8:1:2::7, 2001:db8:9::/96, 2001:db8:5::/64, 2001:db8::/48, 192.0.2.1, ::1, 64:ff9b::192.0.2.9");
 
         assertThat(gate.warnings())
                 .containsExactlyInAnyOrder(
