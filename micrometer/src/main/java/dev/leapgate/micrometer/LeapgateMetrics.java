@@ -396,8 +396,8 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                             neverDownLong(
                                     g -> g.waits(name).map(WaitStats::waited).orElse(0L)),
                             neverDown(g ->
-                                    g.waits(name).map(WaitStats::waitedNanos).orElse(0L)),
-                            TimeUnit.NANOSECONDS)
+                                    g.waits(name).map(WaitStats::waitedMicros).orElse(0L)),
+                            TimeUnit.MICROSECONDS)
                     .description("Requests that waited for their turn, and how long")
                     .tags(ruleTags)
                     .register(registry));
