@@ -8,6 +8,7 @@ import dev.leapgate.internal.counter.KeyedRateCounter;
 import dev.leapgate.internal.counter.LeapCounter;
 import dev.leapgate.internal.counter.RateCounter;
 import dev.leapgate.internal.counter.SmoothRate;
+import dev.leapgate.net.ClientKey;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
@@ -912,6 +913,25 @@ public abstract sealed class Limit {
             this.remainingMask = (1L << remainingBits) - 1;
             this.suffix = window.keySuffix();
             this.sharedKey = "{r:" + rule.name() + "}" + suffix;
+            if (previous != null) {
+                // Whether the store decides is the store's state, not the rule's: a rule changed
+                // during an outage is still decided without it, and its statistics go on, as its
+                // rejections do.
+                this.unavailable = previous.unavailable;
+                if (history == previous) {
+                    decidedWithoutStore.add(previous.decidedWithoutStore.sum());
+                    outages.set(previous.outages.get());
+                }
+                // No fresh allowance: this instance's share goes on from what the previous
+                // version's counted (as a changed rule in this process does), against the new share.
+                Fallback share = previous.fallback;
+                if (share != null && previous.rule.scope().equals(rule.scope())) {
+                    this.fallback =
+                            new Fallback(new Window(shareRule(), recorder, nowNanos, false, null, share.window), 0);
+                    this.fallbackUsedNanos = previous.fallbackUsedNanos;
+                    this.fallbacks = 1;
+                }
+            }
         }
 
         /** The key of the origin's window, without the store's prefix; the braces make it one Redis Cluster slot per client. */
@@ -922,7 +942,10 @@ public abstract sealed class Limit {
             dev.leapgate.net.IpAddress ip = origin.ip();
             String id;
             if (ip != null) {
-                id = ip.isIpv4() ? ip.toString() : "6:" + Long.toHexString(origin.key()); // the /64 (or so) prefix
+                // An IPv4 client (also one written in 64:ff9b::/96, see ClientKey) by its address, an
+                // IPv6 one by its /64 (or so) prefix.
+                String client = ip.isIpv4() ? ip.toString() : ClientKey.format(origin.key(), ClientKey.DEFAULT_IPV6_PREFIX_LENGTH);
+                id = client.indexOf(':') < 0 ? client : "6:" + Long.toHexString(origin.key());
             } else if (origin.equals(Origin.unknown())) {
                 id = "u"; // no address: not a client identified as "unknown", which i:unknown keys
             } else {
@@ -1121,6 +1144,15 @@ public abstract sealed class Limit {
             return Math.max(1, (rule.limit() + instances - 1) / instances);
         }
 
+        /** The rule of this instance's share: the rule with its share of the limit, in a window of its own. */
+        private FlowRule shareRule() {
+            return FlowRule.builder(rule.name())
+                    .limit(share(), rule.window())
+                    .scope(rule.scope())
+                    .maxOrigins(rule.maxOrigins())
+                    .build();
+        }
+
         private Fallback localShare(long nowNanos) {
             Fallback local = fallback;
             // Unused for the window and a bucket (its last use is noted to within a bucket):
@@ -1131,12 +1163,8 @@ public abstract sealed class Limit {
                 synchronized (this) {
                     local = fallback;
                     if (local == null || nowNanos - fallbackUsedNanos > idle) {
-                        FlowRule shareRule = FlowRule.builder(rule.name())
-                                .limit(share(), rule.window())
-                                .scope(rule.scope())
-                                .maxOrigins(rule.maxOrigins())
-                                .build();
-                        local = new Fallback(new Window(shareRule, recorder, nowNanos, false, null, null), fallbacks++);
+                        local = new Fallback(
+                                new Window(shareRule(), recorder, nowNanos, false, null, null), fallbacks++);
                         fallbackUsedNanos = nowNanos;
                         fallback = local;
                     }

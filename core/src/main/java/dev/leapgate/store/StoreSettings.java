@@ -43,6 +43,16 @@ public record StoreSettings(URI uri, String keyPrefix, Duration timeout, Failure
     }
 
     /**
+     * The settings, the URI as {@link #shownUri()} shows it: a record's own text showed its password
+     * to whatever logs the settings, or the configuration that holds them.
+     */
+    @Override
+    public String toString() {
+        return "StoreSettings[uri=" + shownUri() + ", keyPrefix=" + keyPrefix + ", timeout=" + timeout + ", onFailure="
+                + onFailure + ", instances=" + instances + "]";
+    }
+
+    /**
      * {@code text}, a store URI as written (also one that does not parse), with the password in its
      * user information replaced by {@code ***}: everything between {@code ://} (or the start, if
      * the scheme is missing) and the last {@code @}, but for a user name before a {@code :}.

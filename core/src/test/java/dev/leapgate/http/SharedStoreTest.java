@@ -288,6 +288,71 @@ class SharedStoreTest {
         assertThat(told).isEqualTo("\"login\";r=0;t=66");
     }
 
+    /** Login, 10 a minute per client, on two instances: while the store is down, 5 a minute here. */
+    private HttpGate loginOnTwoInstances() {
+        return gate(with(PER_CLIENT, "rule.login.limit", "10/1m", "store-instances", "2"));
+    }
+
+    /** The rules of {@link #loginOnTwoInstances} with the login limit lowered to 8 a minute (a share of 4). */
+    private static final String LOGIN_LOWERED =
+            "rule.login.match = POST /login\nrule.login.limit = 8/1m\nrule.login.scope = per-origin\n";
+
+    private int sendLogins(HttpGate gate, int requests) {
+        int admitted = 0;
+        for (int i = 0; i < requests; i++) {
+            if (gate.enter("POST", "/login", client) instanceof Entry entry) {
+                admitted++;
+                entry.close();
+            }
+        }
+        return admitted;
+    }
+
+    /**
+     * A reload that lowers a shared rule's limit while the store is down (during an attack) is no
+     * fresh allowance, as for a rule in this process: the changed rule goes on from what this
+     * instance's share counted. It started a new share from nothing, and the client that had sent
+     * 5 got 4 more.
+     */
+    @Test
+    void aSharedRuleChangedWhileTheStoreIsDown_goesOnFromWhatItsShareCounted() {
+        HttpGate gate = loginOnTwoInstances();
+        store.down = true;
+        assertThat(sendLogins(gate, 8)).isEqualTo(5);
+
+        clock.advance(Duration.ofSeconds(1));
+        gate.update(ConfigParser.parseRules(LOGIN_LOWERED, "test"));
+
+        assertThat(sendLogins(gate, 4))
+                .as("the share is now 4, and the client sent 5 within the minute")
+                .isZero();
+        clock.advance(Duration.ofMinutes(2));
+        assertThat(sendLogins(gate, 5))
+                .as("once the window has passed, the new share")
+                .isEqualTo(4);
+    }
+
+    /**
+     * A shared rule changed while the store is down is still decided without it: its status and
+     * the meter leapgate.store.available said the store decided again (until its next request,
+     * which then counted and logged a second outage), and its counts started over.
+     */
+    @Test
+    void aSharedRuleChangedWhileTheStoreIsDown_stillSaysTheStoreDoesNotDecide() {
+        HttpGate gate = loginOnTwoInstances();
+        store.down = true;
+        sendLogins(gate, 8);
+        assertThat(gate.store("login")).contains(new StoreStats(false, 8, 1));
+
+        gate.update(ConfigParser.parseRules(LOGIN_LOWERED, "test"));
+
+        assertThat(gate.store("login")).contains(new StoreStats(false, 8, 1));
+        assertThat(gate.statusJson())
+                .contains("\"store\":{\"available\":false,\"decidedWithoutStore\":8,\"outages\":1}");
+        sendLogins(gate, 1);
+        assertThat(gate.store("login")).as("one outage, not two").contains(new StoreStats(false, 9, 1));
+    }
+
     @Test
     void theLocalShare_dividesByTheInstancesTheStoreCounts_whenNotConfigured() {
         store.instances = 5;
@@ -562,12 +627,16 @@ class SharedStoreTest {
         gate.enter("POST", "/login", Origin.id("api-key-1"));
         gate.enter("POST", "/login", Origin.id("k".repeat(100)));
         gate.enter("POST", "/login", Origin.secret("api-key-1"));
+        gate.enter("POST", "/login", Origin.ip(IpAddress.parse("64:ff9b::203.0.113.7"), 64));
         assertThat(store.keys.get(0)).isEqualTo(store.keys.get(1)).startsWith("{o:6:");
         assertThat(store.keys.get(2)).isEqualTo("{o:i:api-key-1}:login:1000x10");
         assertThat(store.keys.get(3)).startsWith("{o:h:").hasSizeLessThan(70);
         assertThat(store.keys.get(4))
                 .as("a credential is kept under its hash, never as sent")
                 .isEqualTo("{o:h:" + dev.leapgate.internal.Sha256.hex("api-key-1", 32) + "}:login:1000x10");
+        assertThat(store.keys.get(5))
+                .as("an IPv4 client written in the NAT64 well-known prefix, keyed as the address it embeds")
+                .isEqualTo("{o:203.0.113.7}:login:1000x10");
     }
 
     @Test

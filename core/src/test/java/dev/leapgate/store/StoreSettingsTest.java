@@ -2,7 +2,10 @@ package dev.leapgate.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.config.ConfigParser;
 import java.net.URI;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -31,5 +34,22 @@ class StoreSettingsTest {
     void shownUri_neverShowsThePassword_ofAnyFormOfStore(String uri, String shown) {
         String text = StoreSettings.of(URI.create(uri)).shownUri();
         assertThat(text).isEqualTo(shown).doesNotContain("s3cret");
+    }
+
+    /**
+     * The settings as text (a record's toString, and so the configuration's, which holds them):
+     * what an application that logs its configuration writes. It showed the URI whole, password
+     * and all.
+     */
+    @Test
+    void theSettingsAndTheConfigurationAsText_showNoPassword() {
+        StoreSettings settings = StoreSettings.of(URI.create("redis://app:s3cret@10.0.0.1:6379"));
+        assertThat(settings.toString())
+                .contains("redis://app:***@10.0.0.1:6379")
+                .doesNotContain("s3cret");
+        assertThat(ConfigParser.parse(Map.of("store", "redis://:s3cret@10.0.0.1:6379", "rules", "none"), "test")
+                        .toString())
+                .contains("redis://:***@10.0.0.1:6379")
+                .doesNotContain("s3cret");
     }
 }

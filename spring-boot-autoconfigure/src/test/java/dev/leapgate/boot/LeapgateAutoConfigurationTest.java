@@ -170,6 +170,71 @@ class LeapgateAutoConfigurationTest {
         }
     }
 
+    /**
+     * The README's several instances, as a Boot application: the store's settings bind and reach the
+     * store (keys under store-key-prefix; with a fixed store-instances, no heartbeat), a Redis down
+     * at the start delays nothing and this instance enforces its share meanwhile (store-instances
+     * 2: 2 of 4), which the endpoint and the meters report, and the shared window takes over by
+     * itself once Redis answers.
+     */
+    @Test
+    void withLeapgateRedis_theStoresSettingsBind_andARedisDownAtTheStartIsReportedUntilItAnswers() throws Exception {
+        try (dev.leapgate.redis.RedisProcess redis = dev.leapgate.redis.RedisProcess.start()) {
+            redis.kill();
+            Map<String, String> properties = new LinkedHashMap<>(LOGIN_PER_IP);
+            properties.put("leapgate.rule.login.limit", "4/1m");
+            properties.put("leapgate.store", redis.uri());
+            properties.put("leapgate.store-key-prefix", "shop");
+            properties.put("leapgate.store-timeout", "2s");
+            properties.put("leapgate.store-instances", "2");
+            properties.put("management.endpoints.web.exposure.include", "leapgate");
+            try (BootApps.Running app = BootApps.start(properties, new ManualClock())) {
+                assertThat(get(app, "/ok").statusCode()).isEqualTo(200);
+                assertThat(get(app, "/ok").statusCode()).isEqualTo(200);
+                assertThat(get(app, "/ok").statusCode())
+                        .as("this instance's share, 4 / 2")
+                        .isEqualTo(429);
+                assertThat(get(app, "/actuator/leapgate").body())
+                        .contains("\"store\":{\"available\":false,\"decidedWithoutStore\":3,\"outages\":1}");
+                MeterRegistry registry = app.bean(MeterRegistry.class);
+                assertThat(registry.get("leapgate.store.available")
+                                .tags("rule", "login")
+                                .gauge()
+                                .value())
+                        .isZero();
+                assertThat(registry.get("leapgate.store.decided.without")
+                                .tags("rule", "login")
+                                .functionCounter()
+                                .count())
+                        .isEqualTo(3);
+
+                redis.startAgain();
+                HttpGate gate = app.bean(HttpGate.class);
+                dev.leapgate.redis.Polling.eventually(
+                        "the store deciding again", java.time.Duration.ofSeconds(30), () -> {
+                            try {
+                                get(app, "/ok");
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                            return gate.store("login").orElseThrow().available();
+                        });
+                assertThat(registry.get("leapgate.store.available")
+                                .tags("rule", "login")
+                                .gauge()
+                                .value())
+                        .isEqualTo(1);
+                List<String> keys = redis.call(c -> c.keys("*"));
+                assertThat(keys)
+                        .as("under the prefix; no instances' heartbeat with a fixed count")
+                        .isNotEmpty()
+                        .allSatisfy(key -> assertThat(key).startsWith("shop:"))
+                        .doesNotContain("shop:instances")
+                        .contains("shop:{o:127.0.0.1}:login:6000x10");
+            }
+        }
+    }
+
     @Test
     void theFilter_limitsPerClient_runsBeforeSpringSecurity_andSupportsAsynchronousRequests() throws Exception {
         try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock())) {
