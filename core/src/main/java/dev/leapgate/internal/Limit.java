@@ -944,7 +944,9 @@ public abstract sealed class Limit {
             if (ip != null) {
                 // An IPv4 client (also one written in 64:ff9b::/96, see ClientKey) by its address, an
                 // IPv6 one by its /64 (or so) prefix.
-                String client = ip.isIpv4() ? ip.toString() : ClientKey.format(origin.key(), ClientKey.DEFAULT_IPV6_PREFIX_LENGTH);
+                String client = ip.isIpv4()
+                        ? ip.toString()
+                        : ClientKey.format(origin.key(), ClientKey.DEFAULT_IPV6_PREFIX_LENGTH);
                 id = client.indexOf(':') < 0 ? client : "6:" + Long.toHexString(origin.key());
             } else if (origin.equals(Origin.unknown())) {
                 id = "u"; // no address: not a client identified as "unknown", which i:unknown keys

@@ -219,6 +219,19 @@ class PropertiesSyntaxTest {
                         .exempt()
                         .contains(dev.leapgate.Origin.id("#key-two")))
                 .isTrue();
+        // So is one that starts the value: the escape is read there too.
+        assertThat(ConfigParser.parseProperties(
+                                String.join(
+                                        "\n",
+                                        "origin=header:X-Api-Key",
+                                        "rule.a.match=/a",
+                                        "rule.a.limit=5/1m",
+                                        "exempt=\\#ops"),
+                                "leapgate.properties")
+                        .rules()
+                        .exempt()
+                        .contains(dev.leapgate.Origin.id("#ops")))
+                .isTrue();
     }
 
     @Test

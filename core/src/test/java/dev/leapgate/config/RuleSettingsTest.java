@@ -101,6 +101,7 @@ class RuleSettingsTest {
                 "100     | rule.a.limit: '100' is not a limit (no window; add one, e.g. 100/1s)",
                 "-5/1s   | rule.a.limit: '-5/1s' is not a limit (N must be a positive whole number)",
                 "1.5/1s  | rule.a.limit: '1.5/1s' is not a limit (N must be a positive whole number)",
+                "/1s     | rule.a.limit: '/1s' is not a limit (N must be a positive whole number)",
                 "10/1d   | rule.a.limit: '10/1d' is not a limit (window '1d': unknown unit 'd'; write 24h for a"
                         + " day); expected N/window, e.g. 100/10s, 5/1m, 1000/1h, 10/s (window units ms, s, m, h)",
                 "10/x    | rule.a.limit: '10/x' is not a limit (window 'x' is not a duration)",
@@ -395,6 +396,8 @@ class RuleSettingsTest {
                 "10S   | ' (unknown unit ''S''; units are lower case: s)'",
                 "2secs | ' (unknown unit ''secs''; write s for seconds)'",
                 "1.5s  | ' (not a whole number; use a smaller unit, e.g. 1500ms for 1.5s)'",
+                "99999999999999999999s | ' (too large)'",
+                "9223372036854775807h  | ' (too large)'",
                 "soon  | ''",
             })
     void duration_invalid_isRejectedWithTheReason(String text, String reason) {

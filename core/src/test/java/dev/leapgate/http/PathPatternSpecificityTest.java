@@ -46,6 +46,19 @@ class PathPatternSpecificityTest {
     }
 
     @Test
+    void mostSpecificFirst_literalPrefixIsCountedUpToTheFirstWildcard() {
+        // "/b/*/*" has a literal prefix of 1; "/*/a/*" of 0, its literal after a wildcard not counting.
+        // Otherwise alike (one literal, three segments), the first decides which rule /b/a/c is under.
+        List<PathPattern> patterns = new ArrayList<>(List.of(PathPattern.parse("/*/a/*"), PathPattern.parse("/b/*/*")));
+        patterns.sort(PathPattern.mostSpecificFirst());
+        assertThat(patterns).extracting(PathPattern::toString).containsExactly("/b/*/*", "/*/a/*");
+
+        patterns = new ArrayList<>(List.of(PathPattern.parse("/*/a"), PathPattern.parse("/b/*")));
+        patterns.sort(PathPattern.mostSpecificFirst());
+        assertThat(patterns).extracting(PathPattern::toString).containsExactly("/b/*", "/*/a");
+    }
+
+    @Test
     void mostSpecificFirst_isAntisymmetricAndConsistentWithEquals() {
         List<PathPattern> patterns = new ArrayList<>(parsed());
         patterns.add(PathPattern.parse("/a/*"));

@@ -29,6 +29,7 @@ class PathPatternTest {
                 arguments("/api/*/status", "/api/*/status"),
                 arguments("/users/{id}/orders/{orderId}", "/users/{id}/orders/{orderId}"),
                 arguments("/files/{file-name_2}", "/files/{file-name_2}"),
+                arguments("/{a}/{zone}/{Area0}/{Zip9}", "/{a}/{zone}/{Area0}/{Zip9}"),
                 arguments("GET\t/login", "GET /login"),
                 arguments("GET    /users/{id}", "GET /users/{id}"),
                 arguments("m-search /x", "m-search /x"),
@@ -167,11 +168,17 @@ class PathPatternTest {
                 arguments("/users/x{id}", "a variable must be a whole segment '{name}', was 'x{id}'"),
                 arguments("/a{b", "a variable must be a whole segment '{name}', was 'a{b'"),
                 arguments("/a}b", "a variable must be a whole segment '{name}', was 'a}b'"),
+                arguments("/}", "a variable must be a whole segment '{name}', was '}'"),
+                arguments("/}a", "a variable must be a whole segment '{name}', was '}a'"),
                 arguments("/{", "a variable must be a whole segment '{name}', was '{'"),
                 arguments("/{a{b}}", "a variable must be a whole segment '{name}', was '{a{b}}'"),
                 arguments(
                         "/a%zz",
                         "invalid percent-escape in segment 'a%zz': '%' must be followed by two hex digits;"
+                                + " write %25 for a literal '%'"),
+                arguments(
+                        "/%zz",
+                        "invalid percent-escape in segment '%zz': '%' must be followed by two hex digits;"
                                 + " write %25 for a literal '%'"),
                 arguments(
                         "/a%",
@@ -288,9 +295,12 @@ class PathPatternTest {
                 "PURGE /x                     | PURGE  | /x                | true",
                 "PURGE /x                     | purge  | /x                | true",
                 "PURGE /x                     | PURGE  | /y                | false",
+                "ZAP /x                       | zap    | /x                | true",
                 // not a normalized path: never matches
                 "/**                          | GET    | ''                | false",
-                "/**                          | GET    | api               | false"
+                "/**                          | GET    | api               | false",
+                "/a/*/b                       | GET    | /a//b             | false", // '*' is never empty
+                "/a/{id}                      | GET    | /a/               | false"
             })
     void matches(String pattern, String method, String path, boolean expected) {
         assertThat(PathPattern.parse(pattern).matches(method, path)).isEqualTo(expected);

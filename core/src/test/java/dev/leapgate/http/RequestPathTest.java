@@ -52,6 +52,7 @@ class RequestPathTest {
                 arguments("/admin;foo", "/admin"),
                 arguments("/a;x=1;y=2", "/a"),
                 arguments("/;x/admin", "/admin"),
+                arguments(";x;y/admin", "/admin"), // parameters from the first ';', even at the start
                 // Tomcat strips the parameter first, so "..;" is a real "..": the key must agree.
                 arguments("/admin/..;/x", "/x"),
                 arguments("/..;/admin", "/admin"),
@@ -156,6 +157,9 @@ class RequestPathTest {
                 arguments("/\uD800x", "/%EF%BF%BDx"),
                 arguments("/x\uDC00", "/x%EF%BF%BD"),
                 arguments("/x\uD83D", "/x%EF%BF%BD"),
+                // The first character of two and of four UTF-8 bytes.
+                arguments("/\u0080", "/%C2%80"),
+                arguments("/\uD800\uDC00", "/%F0%90%80%80"),
                 // Not valid UTF-8, but unambiguous: kept as an upper-case escape.
                 arguments("/%c3", "/%C3"));
     }
@@ -406,6 +410,9 @@ class RequestPathTest {
         "/api/items/.;x=1/price, /api/items/%2E/price",
         "/api/items/..;/price, /api/items/%2E%2E/price",
         "/api/./items, /api/%2E/items",
+        // in the first segment, and in a path without its leading slash
+        "/./api/items, /%2E/api/items",
+        "%2e/api/items, /%2E/api/items",
     })
     void asRouted_keepsEachDotSegmentAsASegment(String raw, String key) {
         assertThat(RequestPath.asRouted(raw)).isEqualTo(key);
@@ -424,6 +431,7 @@ class RequestPathTest {
         "/api/tags//, /api/tags/%",
         "/api/tags/;x=1, /api/tags/%",
         "//api/tags, /%/api/tags",
+        "/;x=1/api/tags, /%/api/tags",
         "/api/tags/;x=1/../a, /api/tags/%/%2E%2E/a",
         "/api/tags//count?x=//, /api/tags/%/count",
     })

@@ -63,6 +63,32 @@ class CidrListTest {
     }
 
     @Test
+    void parse_prefixLengthWithoutAnAddress_isRejectedNamingIt() {
+        // Only a stray space after a block earns the "no space is allowed" hint; a first entry has
+        // no block before it to name.
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("/8, 10.0.0.0/8"))
+                .withMessage("invalid CIDR '/8': empty (in '/8, 10.0.0.0/8')");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> CidrList.parse("/8"))
+                .withMessage("invalid CIDR '/8': empty");
+    }
+
+    @Test
+    void equals_comparesTheBlocksInOrder() {
+        CidrList list = CidrList.parse("10.0.0.0/8, 2001:db8::/32");
+
+        assertThat(list).isEqualTo(CidrList.parse("10.0.0.0/8 2001:db8:0::/32"));
+        assertThat(list.hashCode())
+                .isEqualTo(CidrList.parse("10.0.0.0/8 2001:db8:0::/32").hashCode());
+        assertThat(list).isNotEqualTo(CidrList.parse("10.0.0.0/8"));
+        assertThat(list).isNotEqualTo(CidrList.parse("10.0.0.0/16, 2001:db8::/32"));
+        assertThat(list).isNotEqualTo(CidrList.parse("2001:db8::/32, 10.0.0.0/8"));
+        assertThat(CidrList.parse("10.0.0.0/8")).isNotEqualTo(CidrList.empty());
+        assertThat(list).isNotEqualTo("10.0.0.0/8, 2001:db8::/32");
+    }
+
+    @Test
     void parse_blocksJoinedBySemicolonsOrBars_isRejectedSayingHowListsAreSeparated() {
         // Another format's separator makes one entry of two blocks: its own parse error would blame
         // the prefix length ("must be between 0 and 32") of a list whose prefixes are all fine.

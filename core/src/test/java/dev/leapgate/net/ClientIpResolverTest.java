@@ -94,10 +94,18 @@ class ClientIpResolverTest {
                 xff("port out of range", PROXY, List.of(CLIENT + ":65536"), PROXY),
                 xff("empty port", PROXY, List.of(CLIENT + ":"), PROXY),
                 xff("non-numeric port", PROXY, List.of(CLIENT + ":http"), PROXY),
+                xff("highest port", PROXY, List.of(CLIENT + ":65535"), CLIENT),
+                xff("one-digit port", PROXY, List.of(CLIENT + ":9"), CLIENT),
+                xff("six-digit port", PROXY, List.of(CLIENT + ":000080"), PROXY),
+                xff("obfuscated port", PROXY, List.of(CLIENT + ":_09.az_AZ-x"), CLIENT),
+                xff("obfuscated port without a name", PROXY, List.of(CLIENT + ":_"), PROXY),
+                xff("obfuscated port with a foreign character", PROXY, List.of(CLIENT + ":_a$b"), PROXY),
+                xff("unspecified address with port", PROXY, List.of("0.0.0.0:80"), "0.0.0.0"),
                 xff("IPv6 bare", PROXY, List.of("2001:db8:1::7"), "2001:db8:1::7"),
                 xff("IPv6 bracketed", PROXY, List.of("[2001:db8:1::7]"), "2001:db8:1::7"),
                 xff("IPv6 bracketed with port", PROXY, List.of("[2001:db8:1::7]:80"), "2001:db8:1::7"),
                 xff("IPv6 with zone", PROXY, List.of("[fe80::7%eth0]:80"), "fe80::7"),
+                xff("IPv6 bare with zone", PROXY, List.of("::7%eth0"), "::7"),
                 xff("IPv6 unclosed bracket", PROXY, List.of("[2001:db8:1::7:80"), PROXY),
                 xff("IPv4 in brackets", PROXY, List.of("[" + CLIENT + "]"), PROXY),
                 xff("whitespace", PROXY, List.of("  " + CLIENT + "  ,\t10.0.0.2 \t"), CLIENT),
@@ -124,6 +132,7 @@ class ClientIpResolverTest {
                 xff("null value", PROXY, Collections.singletonList(null), PROXY),
                 xff("null list", PROXY, null, PROXY),
                 xff("null value before the client", PROXY, Arrays.asList(null, CLIENT), CLIENT),
+                xff("null value after the client", PROXY, Arrays.asList(CLIENT, null), CLIENT),
                 xff("trailing comma", PROXY, List.of(CLIENT + ","), CLIENT),
                 xff("empty elements around", PROXY, List.of(",, " + CLIENT + " ,,"), CLIENT),
                 xff("only commas", PROXY, List.of(",,,"), PROXY),
@@ -274,7 +283,8 @@ class ClientIpResolverTest {
                 "=" + CLIENT,
                 "for=" + CLIENT + " x",
                 "for=" + CLIENT + "\"x\"",
-                "for=\"" + CLIENT + "\"x"
+                "for=\"" + CLIENT + "\"x",
+                "for=\"" + CLIENT + "\\\"" // the closing quote is escaped: unterminated
             })
     void resolve_forwardedWithoutAHopOnTheRight_fallsBackToXForwardedFor(String forwarded) {
         assertThat(resolve(PREFER_FORWARDED, PROXY, List.of(forwarded), List.of(STRANGER)))
@@ -380,6 +390,36 @@ class ClientIpResolverTest {
                 .isEqualTo(CLIENT);
         assertThat(resolve(FORWARDED, PROXY, List.of("for=1.1.1.1, " + element), NONE))
                 .isEqualTo(PROXY);
+    }
+
+    @Test
+    void resolve_quotedValueLongerThanAnElement_isNotRead() {
+        // The quoted string alone is one character too long: its opening quote lies beyond the
+        // bound, so the element is not read even though its quotes are balanced.
+        String quoted = "\"" + " ".repeat(HopScanner.MAX_ELEMENT_LENGTH - 1 - CLIENT.length()) + CLIENT + "\"";
+        assertThat(quoted).hasSize(HopScanner.MAX_ELEMENT_LENGTH + 1);
+        assertThat(resolve(FORWARDED, PROXY, List.of("for=" + quoted), NONE)).isEqualTo(PROXY);
+        assertThat(resolve(FORWARDED, PROXY, List.of("for=1.1.1.1, for=" + quoted), NONE))
+                .isEqualTo(PROXY);
+        // Short enough for the element to fit, the same value is the client.
+        String fits = "for=\"" + quoted.substring(6);
+        assertThat(fits).hasSize(HopScanner.MAX_ELEMENT_LENGTH);
+        assertThat(resolve(FORWARDED, PROXY, List.of(fits), NONE)).isEqualTo(CLIENT);
+    }
+
+    @Test
+    void resolve_emptyFirstElementOfALine_countsTowardsTheBound() {
+        List<String> trusted = new ArrayList<>();
+        for (int i = 1; i < ClientIpResolver.MAX_HOPS; i++) {
+            trusted.add("10.0.0." + (i + 1));
+        }
+        // MAX_HOPS - 1 trusted hops, then the empty element before the leading comma: the bound
+        // is reached before the line with the client.
+        List<String> lines = List.of(CLIENT, "," + String.join(",", trusted));
+        assertThat(resolve(X_FORWARDED_FOR, PROXY, NONE, lines)).isEqualTo("10.0.0.2");
+        // Without the comma the client is the last element examined.
+        assertThat(resolve(X_FORWARDED_FOR, PROXY, NONE, List.of(CLIENT, String.join(",", trusted))))
+                .isEqualTo(CLIENT);
     }
 
     @Test

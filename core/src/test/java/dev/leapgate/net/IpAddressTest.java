@@ -113,7 +113,12 @@ class IpAddressTest {
                 "fe80::1%eth0                              | fe80::1", // zone id dropped
                 "fe80::1%2                                 | fe80::1",
                 "fe80::1%25en0                             | fe80::1",
-                "00ab:0cd::0001                            | ab:cd::1"
+                "00ab:0cd::0001                            | ab:cd::1",
+                "0:0:1:2:0:1:0:0                           | ::1:2:0:1:0:0", // tie at the end: first run
+                "::1:2:3:4:5:1.2.3.4                       | 0:1:2:3:4:5:102:304", // tail beyond 64 bits
+                "1::3:4:5:6:1.2.3.4                        | 1:0:3:4:5:6:102:304",
+                "::0.0.0.0                                 | ::", // an all-zero quad is still a quad
+                "fe80::1%09azAZ-._~                        | fe80::1" // every kind of zone id character
             })
     void parse_validIpv6_formatsInRfc5952Form(String text, String canonical) {
         IpAddress address = IpAddress.parse(text);
@@ -139,6 +144,14 @@ class IpAddressTest {
         assertThat(address.isIpv4()).isTrue();
         assertThat(address).isEqualTo(IpAddress.parse("192.0.2.1")).hasToString("192.0.2.1");
         assertThat(address.hashCode()).isEqualTo(IpAddress.parse("192.0.2.1").hashCode());
+    }
+
+    @Test
+    void parse_ipv4MappedAllZeroQuad_isTheIpv4AddressZero() {
+        IpAddress address = IpAddress.parse("::ffff:0.0.0.0");
+
+        assertThat(address.isIpv4()).isTrue();
+        assertThat(address).isEqualTo(IpAddress.parse("0.0.0.0")).hasToString("0.0.0.0");
     }
 
     @ParameterizedTest
