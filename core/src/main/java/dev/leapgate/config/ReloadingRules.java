@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A rules file that a gate follows: when the file changes, its rules replace the ones in force; when the new file is invalid, the previous rules stay in force and the problems are
- * logged at WARN.
+ * logged at WARN (also when {@link #reload()} finds it, which throws them too).
  *
  * <p>No watcher thread: {@link #maybeReload()} is called on the request path and looks at the file
  * at most once per interval; the one request that looks pays for reading the file (a rules file
@@ -32,12 +32,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A change is different content (a SHA-256 digest of the file's bytes): a modification time
  * cannot tell two versions written within one tick of the file system's clock, nor a version
- * copied with its old time. A file rejected once is not parsed again until it changes again.
+ * copied with its old time. A file rejected once is not parsed again until it changes again. A file
+ * back to the version in force (written back, or there again after it was missing, empty or a
+ * directory for a moment) is no change: nothing is applied, and the last error is cleared.
  *
  * <p>Concurrency: the next check time is claimed by CAS, so one thread checks per interval; the
- * stamp of the last file seen is guarded by a lock, held only while checking. A request thread
- * never waits for it: if {@link #reload()} is checking (a management endpoint), the request's
- * check is skipped, since that one reads the file as it is now.
+ * stamps of the last file seen and of the rules in force are guarded by a lock, held only while
+ * checking. A request thread never waits for it: if {@link #reload()} is checking (a management
+ * endpoint), the request's check is skipped, since that one reads the file as it is now.
  */
 public final class ReloadingRules {
 
@@ -45,6 +47,9 @@ public final class ReloadingRules {
 
     /** The size that the message of a file too large gives ("is 1048577 bytes, larger than"). */
     private static final Pattern SIZE = Pattern.compile("\\d+ bytes, ");
+
+    /** How the stamp of a file that cannot be read begins; a digest never does. */
+    private static final String UNREADABLE = "unreadable: ";
 
     private final Path file;
     private final long intervalNanos;
@@ -54,7 +59,8 @@ public final class ReloadingRules {
     private final AtomicLong nextCheckNanos;
     private final UnaryOperator<RuleSet> adjust;
     private final ReentrantLock checking = new ReentrantLock();
-    private String stamp; // guarded by checking
+    private String stamp; // guarded by checking: the version last seen, applied or rejected
+    private String inForce; // guarded by checking: the version whose rules are in force
     private final AtomicLong applied = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private volatile Instant lastApplied; // null until a change is applied
@@ -110,6 +116,8 @@ public final class ReloadingRules {
         this.origin = Objects.requireNonNull(origin, "origin");
         this.apply = Objects.requireNonNull(apply, "apply");
         this.stamp = stamp;
+        // A file unreadable when first read: no version of it is in force yet.
+        this.inForce = stamp.startsWith(UNREADABLE) ? null : stamp;
         this.nextCheckNanos = new AtomicLong(clock.nanoTime() + intervalNanos);
     }
 
@@ -147,7 +155,7 @@ public final class ReloadingRules {
         try {
             check();
         } catch (ConfigException e) {
-            LOG.warn("Leapgate keeps its previous rules: {}", e.getMessage(), e.getCause());
+            // logged where it was rejected
         } finally {
             checking.unlock();
         }
@@ -158,7 +166,7 @@ public final class ReloadingRules {
      *
      * @return whether new rules were applied
      * @throws ConfigException if the file changed but is unreadable or invalid; the previous rules
-     *     stay in force
+     *     stay in force, and the problems are logged as a request's check logs them
      */
     public boolean reload() {
         checking.lock();
@@ -187,6 +195,12 @@ public final class ReloadingRules {
             return false;
         }
         stamp = current; // a broken file is reported once, not on every check
+        if (current.equals(inForce)) {
+            // Back to the rules in force after a version that was rejected: nothing to apply again.
+            lastError = null;
+            LOG.info("Leapgate rules file {} holds the rules in force again", file);
+            return false;
+        }
         try {
             if (unreadable != null) {
                 throw unreadable;
@@ -205,6 +219,7 @@ public final class ReloadingRules {
             problem.initCause(e);
             throw rejected(problem);
         }
+        inForce = current;
         applied.incrementAndGet();
         lastApplied = Instant.now();
         lastError = null;
@@ -213,6 +228,7 @@ public final class ReloadingRules {
     }
 
     private ConfigException rejected(ConfigException e) {
+        LOG.warn("Leapgate keeps its previous rules: {}", e.getMessage(), e.getCause());
         rejected.incrementAndGet();
         lastError = e.getMessage();
         return e;
@@ -233,7 +249,10 @@ public final class ReloadingRules {
         return Optional.ofNullable(lastApplied);
     }
 
-    /** Why the last changed version was rejected; empty if it was applied, or none changed yet. */
+    /**
+     * Why the last changed version was rejected; empty if it was applied, the file is back to the
+     * version in force, or none changed yet.
+     */
     public Optional<String> lastError() {
         return Optional.ofNullable(lastError);
     }
@@ -252,7 +271,7 @@ public final class ReloadingRules {
      * check while it grows.
      */
     private static String unreadableStamp(ConfigException e) {
-        return "unreadable: " + SIZE.matcher(e.getMessage()).replaceAll("");
+        return UNREADABLE + SIZE.matcher(e.getMessage()).replaceAll("");
     }
 
     private static String stampOf(byte[] content) {

@@ -11,9 +11,12 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.testing.Configs;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -374,5 +377,73 @@ class ReloadingRulesTest {
         assertThat(gate.enter("GET", "/a", client).admitted())
                 .as("the second request of the new limit")
                 .isTrue();
+    }
+
+    /**
+     * A file deleted, emptied or replaced for a moment (a copy that deletes first, an editor's save
+     * caught halfway, a volume remounted) and then back as it was holds the rules in force: nothing
+     * new is applied, and nothing is wrong any more.
+     */
+    @Test
+    void theVersionInForce_backAfterARejectedOne_isNotAppliedAgain() throws IOException {
+        String inForce = "rule.a.match=/a\nrule.a.limit=1/1m\n";
+        Path file = write(dir.resolve("rules.properties"), inForce);
+        HttpGate gate = gateFor(file);
+        int[] updates = {0};
+        gate.addRulesListener(rules -> updates[0]++);
+        ReloadingRules reloading = following(file, gate);
+
+        Files.delete(file);
+        requestChecks(reloading);
+        write(file, inForce);
+        assertThat(reloading.reload()).as("no new rules").isFalse();
+
+        write(file, ""); // truncated, caught before it is written again
+        requestChecks(reloading);
+        write(file, inForce);
+        requestChecks(reloading);
+
+        assertThat(updates[0]).as("rules replaced").isZero();
+        assertThat(reloading.appliedReloads()).isZero();
+        assertThat(reloading.lastApplied()).isEmpty();
+        assertThat(reloading.rejectedReloads()).isEqualTo(2);
+        assertThat(reloading.lastError())
+                .as("the file holds the rules in force")
+                .isEmpty();
+    }
+
+    private static String logged(Runnable action) {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(err);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A version that an operator's reload (a management endpoint, or a sidecar that calls it when
+     * the file changes) finds broken is logged as one a request finds: the request path reports a
+     * rejected version once, so it would never be logged at all.
+     */
+    @Test
+    void aVersionRejectedByAReload_isLoggedAtWarn_namingTheFile() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = gateFor(file);
+        ReloadingRules reloading = following(file, gate);
+        write(file, "rule.a.match=/a\nrule.a.limit=1/1 m\n");
+
+        String byReload = logged(() -> assertThatThrownBy(reloading::reload).isInstanceOf(ConfigException.class));
+        String byRequest = logged(() -> requestChecks(reloading));
+
+        assertThat(byReload)
+                .contains("WARN")
+                .contains("Leapgate keeps its previous rules: 1 problem in " + file)
+                .contains("line 2: rule.a.limit");
+        assertThat(byRequest).as("reported once").doesNotContain("keeps its previous rules");
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
     }
 }
