@@ -62,7 +62,8 @@ class LeapgateListFailureAnalyzer extends AbstractFailureAnalyzer<UnboundConfigu
                 cause);
     }
 
-    private static String problem(ConfigurationPropertyName setting, List<ConfigurationProperty> elements) {
+    /** Why the list {@code elements} given for {@code setting} is refused, and what to write instead. */
+    static String problem(ConfigurationPropertyName setting, List<ConfigurationProperty> elements) {
         String where = elements.get(0).getOrigin() == null
                 ? ""
                 : " (" + elements.get(0).getOrigin() + ")";

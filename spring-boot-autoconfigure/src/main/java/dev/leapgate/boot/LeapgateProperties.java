@@ -389,7 +389,8 @@ public class LeapgateProperties {
      * starter binds them), which tell what Boot's binding does not: where each value was written.
      * Refused besides the reader's problems: a Leapgate setting outside leapgate., which nothing
      * binds; a setting written twice in one file in spellings Boot reads as one; two rules whose
-     * names, written in files, differ only in dashes, underscores or case; a value of
+     * names, written in files, differ only in dashes, underscores or case; a list given beside one
+     * value of its setting (a profile's list over the main file's value), which Boot drops; a value of
      * application.yml that YAML 1.1 read as another number or as a boolean from another word than
      * true or false, or a rule name YAML read so ({@link WrittenYaml}; the reader is given a value's
      * text as written); an environment variable or JVM system property of Leapgate's that binds to
@@ -401,6 +402,7 @@ public class LeapgateProperties {
     LeapgateConfig toConfig(Iterable<ConfigurationPropertySource> sources) {
         List<String> problems = misplacedKeys(sources);
         problems.addAll(ignoredInEnvironment(sources));
+        problems.addAll(listsBesideOneValue(sources));
         problems.addAll(settingsWrittenTwice(sources));
         Set<String> written = ruleNamesWritten(sources);
         problems.addAll(rulesSharingSettings(written));
@@ -538,6 +540,38 @@ public class LeapgateProperties {
                                                 : "; every setting takes one value: a list's entries go in"
                                                         + " that one value, separated by commas"));
                     });
+        }
+        return problems;
+    }
+
+    /**
+     * Lists (YAML items, or indexed properties) given for a setting that is also given one value,
+     * such as a profile's deny list over the main file's one address: Boot binds the one value and
+     * leaves the list's entries out of its check for unbound properties, so they were dropped
+     * without a word. A list alone already fails the binding ({@link LeapgateListFailureAnalyzer},
+     * whose explanation this gives); environment variables and JVM system properties are {@link
+     * #ignoredInEnvironment}'s. A rule's name is a map key, not an index, also when YAML reads it as
+     * a number (a rule 8: is leapgate.rule[8]).
+     */
+    private static List<String> listsBesideOneValue(Iterable<ConfigurationPropertySource> sources) {
+        List<String> problems = new ArrayList<>();
+        for (ConfigurationPropertySource source : sources) {
+            if (!(source instanceof IterableConfigurationPropertySource iterable)
+                    || !(source.getUnderlyingSource() instanceof PropertySource<?> underlying)
+                    || SYSTEM_SOURCES.contains(underlying.getName())) {
+                continue;
+            }
+            Map<ConfigurationPropertyName, List<ConfigurationProperty>> lists = new LinkedHashMap<>();
+            iterable.stream().filter(LEAPGATE::isAncestorOf).forEach(name -> {
+                for (int i = RULES.isAncestorOf(name) ? 3 : 1; i < name.getNumberOfElements(); i++) {
+                    if (name.isNumericIndex(i)) {
+                        lists.computeIfAbsent(name.chop(i), setting -> new ArrayList<>())
+                                .add(iterable.getConfigurationProperty(name));
+                        return;
+                    }
+                }
+            });
+            lists.forEach((setting, elements) -> problems.add(LeapgateListFailureAnalyzer.problem(setting, elements)));
         }
         return problems;
     }

@@ -575,6 +575,44 @@ class ApplicationYmlTest {
     }
 
     /**
+     * A YAML list where the setting is also given one value, in the main file, as a profile
+     * overrides it: Boot binds the one value and drops the list's elements without a word (its
+     * check for unbound properties skips the elements of a list whose setting is bound), so the
+     * profile's deny list, exempt list or trusted proxies were silently not in force.
+     */
+    @Test
+    void aYamlListOverridingASettingOfTheMainFile_failsTheStart_ratherThanBeingDropped() throws Exception {
+        Files.writeString(dir.resolve("application.yml"), """
+                leapgate:
+                  deny: 203.0.113.5
+                  rule:
+                    login:
+                      match: GET /ok
+                      limit: 5/1m
+                """);
+        Files.writeString(dir.resolve("application-prod.yml"), """
+                leapgate:
+                  deny:
+                    - 203.0.113.5
+                    - 198.51.100.7
+                """);
+        Throwable failure = catchThrowable(() -> BootApps.start(
+                        Map.of("spring.config.location", "file:" + dir + "/", "spring.profiles.active", "prod"),
+                        new ManualClock())
+                .close());
+
+        assertThat(failure)
+                .as("the start fails, rather than deny 198.51.100.7 being dropped")
+                .isNotNull();
+        FailureAnalysis analysis = bootsAnalysis(failure);
+        assertThat(analysis).isNotNull();
+        assertThat(analysis.getDescription())
+                .contains("leapgate.deny is written as a list (203.0.113.5, 198.51.100.7), but it takes one value:"
+                        + " write the entries on one line, separated by commas: deny: 203.0.113.5, 198.51.100.7")
+                .contains("application-prod.yml");
+    }
+
+    /**
      * Boot reads trusted-proxies and trustedProxies (or limit and LIMIT) as one property: written
      * both in one file, one of the two values was taken and the other ignored without a word.
      */

@@ -35,6 +35,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -53,6 +55,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.ByteArrayResource;
+import tools.jackson.databind.ObjectMapper;
 
 /** The starter's auto-configuration in a real Boot application: properties, failures, metrics, Actuator. */
 class LeapgateAutoConfigurationTest {
@@ -116,6 +119,86 @@ class LeapgateAutoConfigurationTest {
                 .contains("\"name\": \"leapgate.rule\"")
                 .contains("\"name\": \"leapgate.filter-order\"")
                 .contains("\"name\": \"leapgate.enabled\"");
+    }
+
+    /** What a setting needs beside it to be accepted: the setting it applies with. */
+    private static final Map<String, Map<String, String>> APPLIES_WITH = Map.of(
+            "forwarded-header", Map.of("trusted-proxies", "10.0.0.0/8"),
+            "header-origin-shown", Map.of("origin", "header:X-Api-Key"),
+            "store-key-prefix", Map.of("store", "redis://127.0.0.1:6379"),
+            "store-timeout", Map.of("store", "redis://127.0.0.1:6379"),
+            "store-on-failure", Map.of("store", "redis://127.0.0.1:6379"),
+            "store-instances", Map.of("store", "redis://127.0.0.1:6379"));
+
+    /**
+     * The IDE shows each setting's default, and offers the values of a setting that takes one of a
+     * few: the metadata generated from the properties, whose fields are unset text (a default given
+     * there would be a setting given), had neither, only a description to read.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theConfigurationMetadata_givesTheDocumentedDefaults_andOffersTheValuesOfEnumeratedSettings() throws Exception {
+        Map<String, Object> metadata;
+        try (var in = LeapgateProperties.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+            metadata = new ObjectMapper().readValue(in.readAllBytes(), Map.class);
+        }
+        Map<String, String> defaults = new LinkedHashMap<>();
+        for (Map<String, Object> property : (List<Map<String, Object>>) metadata.get("properties")) {
+            if (property.containsKey("defaultValue") && ((String) property.get("name")).startsWith("leapgate.")) {
+                defaults.put((String) property.get("name"), String.valueOf(property.get("defaultValue")));
+            }
+        }
+        // CONFIGURATION.md's main keys whose default is a value: | `key` | `default` | values |
+        String configuration = Files.readString(Path.of("../CONFIGURATION.md"));
+        String mainKeys = configuration.substring(
+                configuration.indexOf("\n## Main keys\n"), configuration.indexOf("\n## Rule keys\n"));
+        Matcher row =
+                Pattern.compile("(?m)^\\| `([a-z0-9-]+)` \\| `([^`|]+)` \\|").matcher(mainKeys);
+        Map<String, String> documented = new LinkedHashMap<>();
+        while (row.find()) {
+            documented.put("leapgate." + row.group(1), row.group(2));
+        }
+        assertThat(documented).hasSizeGreaterThan(10).containsEntry("leapgate.status-allow", "127.0.0.0/8, ::1");
+        documented.put("leapgate.enabled", "true");
+        documented.put("leapgate.filter-order", String.valueOf(LeapgateProperties.DEFAULT_FILTER_ORDER));
+        assertThat(defaults).containsExactlyInAnyOrderEntriesOf(documented);
+
+        Map<String, List<String>> hinted = new LinkedHashMap<>();
+        for (Map<String, Object> hint : (List<Map<String, Object>>) metadata.get("hints")) {
+            hinted.put(
+                    (String) hint.get("name"),
+                    ((List<Map<String, Object>>) hint.get("values"))
+                            .stream()
+                                    .map(value -> String.valueOf(value.get("value")))
+                                    .toList());
+        }
+        assertThat(hinted)
+                .containsOnlyKeys(
+                        "leapgate.forwarded-header",
+                        "leapgate.origin",
+                        "leapgate.header-origin-shown",
+                        "leapgate.allow-wide-trusted-proxies",
+                        "leapgate.allow-wide-exempt",
+                        "leapgate.rate-limit-headers",
+                        "leapgate.body",
+                        "leapgate.store-on-failure",
+                        "leapgate.store-instances",
+                        "leapgate.rules")
+                .containsEntry("leapgate.forwarded-header", List.of("x-forwarded-for", "forwarded", "prefer-forwarded"))
+                .containsEntry("leapgate.store-on-failure", List.of("local-share", "open", "closed"));
+        hinted.forEach((name, values) -> {
+            String key = name.substring("leapgate.".length());
+            if (defaults.containsKey(name)) {
+                assertThat(values).as(name).contains(defaults.get(name));
+            }
+            for (String value : values) {
+                Map<String, String> settings = new LinkedHashMap<>(APPLIES_WITH.getOrDefault(key, Map.of()));
+                settings.put(key, value);
+                assertThat(catchThrowable(() -> ConfigParser.parse(settings, "metadata")))
+                        .as(name + ": " + value + " is accepted")
+                        .isNull();
+            }
+        });
     }
 
     @Test
