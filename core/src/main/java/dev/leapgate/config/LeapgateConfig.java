@@ -87,7 +87,8 @@ public record LeapgateConfig(
     /**
      * This configuration with a relative {@code rulesFile} resolved against {@code baseDirectory}:
      * for the servlet filter the web application's root, for the JAX-RS provider the directory of
-     * its configuration file (or the application's root). Both adapters resolve files this one way.
+     * its configuration file (without one, the working directory). Both adapters resolve files this
+     * one way.
      */
     public LeapgateConfig withBaseDirectory(Path baseDirectory) {
         Objects.requireNonNull(baseDirectory, "baseDirectory");
