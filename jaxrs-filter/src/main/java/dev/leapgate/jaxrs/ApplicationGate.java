@@ -6,6 +6,7 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RuleChecks;
 import dev.leapgate.rule.FlowRule;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,8 @@ final class ApplicationGate {
     private volatile boolean started;
     private volatile HttpGate gate;
     private RuntimeException failure;
+    /** Whether a request has passed the gate's filter: the first one is where a container learns of it. */
+    private final AtomicBoolean served = new AtomicBoolean();
 
     ApplicationGate(ProviderSettings settings, AnnotationRules annotations) {
         this.settings = settings;
@@ -171,6 +174,11 @@ final class ApplicationGate {
         public long nanoTime() {
             return started ? clock.nanoTime() : startNanos;
         }
+    }
+
+    /** True once, for the first request the filter sees with a gate. */
+    boolean firstRequest() {
+        return !served.get() && served.compareAndSet(false, true);
     }
 
     /** Closes the gate (its shared store's connection), if it was built. */

@@ -79,6 +79,9 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         if (gate == null) {
             return;
         }
+        if (application.firstRequest()) {
+            started(request);
+        }
         application.leases().sweep();
         String template;
         try {
@@ -117,6 +120,9 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
     /** A rejected dispatch within an admitted one of the same servlet request: what to put back. */
     private record Rejected(Object enclosing) {}
+
+    /** At the first request with a gate: whatever the runtime's container needs to close it at its end. */
+    void started(ContainerRequestContext request) {}
 
     /** The runtime's view of this request's end, if it has one. */
     RequestEnd requestEnd(ContainerRequestContext request) {

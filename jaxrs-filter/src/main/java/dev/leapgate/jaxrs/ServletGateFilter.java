@@ -33,6 +33,15 @@ final class ServletGateFilter extends GateFilter {
         return super.requestEnd(request);
     }
 
+    /** Has the gate closed when the servlet context ends ({@link ServletRequests}), where installed. */
+    @Override
+    void started(ContainerRequestContext request) {
+        HttpServletRequest current = servlet.current(servletRequest);
+        if (current != null) {
+            ServletRequests.closeWith(current.getServletContext(), application());
+        }
+    }
+
     @Override
     String peerAddress(ContainerRequestContext request) {
         HttpServletRequest current = servlet.current(servletRequest);

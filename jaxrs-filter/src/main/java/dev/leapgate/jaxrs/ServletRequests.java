@@ -1,10 +1,15 @@
 package dev.leapgate.jaxrs;
 
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletRequestEvent;
 import jakarta.servlet.ServletRequestListener;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The optional servlet container adapter: the container's own view of the end of each request.
@@ -21,7 +26,40 @@ import java.util.List;
  * destroys the request, which may be another one (an asynchronous response); both lock the
  * request's {@code End}, and the trackers are finished outside the lock.
  */
-final class ServletRequests implements ServletRequestListener {
+final class ServletRequests implements ServletRequestListener, ServletContextListener {
+
+    /**
+     * The servlet-context attribute holding the applications whose gates the context's end closes:
+     * RESTEasy and CXF tell a provider nothing when they stop (Jersey does, {@link JerseyEvents}),
+     * and a gate left open keeps its shared store's connection and threads after an undeployment.
+     */
+    static final String GATES = "dev.leapgate.jaxrs.gates";
+
+    @Override
+    public void contextInitialized(ServletContextEvent event) {
+        event.getServletContext().setAttribute(GATES, new Gates());
+    }
+
+    /** The application has stopped: its servlets are destroyed, no request comes any more. */
+    @Override
+    public void contextDestroyed(ServletContextEvent event) {
+        if (event.getServletContext().getAttribute(GATES) instanceof Gates gates) {
+            gates.applications.forEach(ApplicationGate::close);
+            gates.applications.clear();
+        }
+    }
+
+    /** Has the gate of {@code application} closed with {@code context}, if this listener is installed there. */
+    static void closeWith(ServletContext context, ApplicationGate application) {
+        if (context.getAttribute(GATES) instanceof Gates gates) {
+            gates.applications.add(application);
+        }
+    }
+
+    /** The applications of one servlet context; a class of the provider's, unlike a JDK set any code may fill. */
+    private static final class Gates {
+        final Set<ApplicationGate> applications = ConcurrentHashMap.newKeySet();
+    }
 
     @Override
     public void requestInitialized(ServletRequestEvent event) {

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +81,15 @@ public class LeapgateFilter implements Filter {
      * closes it (its shared store); a gate handed to {@link #forGate} is the caller's.
      */
     private boolean ownsGate;
+    /**
+     * Whether {@link #destroy} closed the gate this filter built: a container that starts the same
+     * instance again (Jetty, when a context it was given the instance for is stopped and started)
+     * calls {@link #init} again, which then builds a gate of its own again. The closed gate stays
+     * until then, for a request still running.
+     */
+    private boolean destroyed;
+    /** Builds the gate of a filter made by its {@link Builder} again; null otherwise. */
+    private Supplier<HttpGate> builtInCode;
 
     private BlockHandler blockHandler = BlockHandler.STANDARD;
     /**
@@ -136,6 +146,20 @@ public class LeapgateFilter implements Filter {
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
         ServletContext context = filterConfig.getServletContext();
+        if (destroyed) {
+            // Started again after a destroy: from the builder's configuration, or the init-params.
+            if (builtInCode != null) {
+                try {
+                    gate = builtInCode.get();
+                } catch (ConfigException e) { // the rules file changed meanwhile
+                    throw new ServletException(e.getMessage(), e);
+                }
+            } else {
+                gate = null;
+                ownsGate = false;
+            }
+            destroyed = false;
+        }
         if (gate == null) {
             Map<String, String> params = new LinkedHashMap<>();
             for (String name : Collections.list(filterConfig.getInitParameterNames())) {
@@ -459,6 +483,7 @@ public class LeapgateFilter implements Filter {
     public void destroy() {
         if (ownsGate) {
             gate.close();
+            destroyed = true;
         }
     }
 
@@ -492,9 +517,13 @@ public class LeapgateFilter implements Filter {
          * @throws ConfigException if the configured rules file cannot be read or is invalid
          */
         public LeapgateFilter build() {
-            LeapgateFilter filter =
-                    new LeapgateFilter(HttpGate.builder(config).clock(clock).build(), blockHandler);
+            LeapgateConfig config = this.config;
+            Clock clock = this.clock;
+            Supplier<HttpGate> gate =
+                    () -> HttpGate.builder(config).clock(clock).build();
+            LeapgateFilter filter = new LeapgateFilter(gate.get(), blockHandler);
             filter.ownsGate = true;
+            filter.builtInCode = gate;
             return filter;
         }
     }

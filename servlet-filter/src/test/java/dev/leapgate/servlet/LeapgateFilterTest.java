@@ -16,6 +16,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -645,6 +646,72 @@ class LeapgateFilterTest {
         assertThat(RecordingStoreProvider.OPENED.subList(opened, RecordingStoreProvider.OPENED.size()))
                 .as("stores the refused configuration opened")
                 .allSatisfy(store -> assertThat(store.closed).isTrue());
+    }
+
+    /**
+     * Jetty keeps a filter instance it was given and initializes it again when the context starts
+     * again (a context stopped and started in place, a hot redeploy): the restarted filter must
+     * decide with a gate whose store is open, not with the one its destroy closed.
+     */
+    @Test
+    void aFilterBuiltInCode_startedAgainAfterItsDestroy_decidesWithAnOpenStore() throws Exception {
+        int opened = RecordingStoreProvider.OPENED.size();
+        LeapgateFilter filter = LeapgateFilter.builder()
+                .config(ConfigParser.parseProperties(
+                        "store=recording://test\nrule.api.match=/api/**\nrule.api.limit=100/10s\n", "code"))
+                .build();
+        jetty = new JettyHarness(filter)
+                .servlet("/api/hello", new TestServlets.Text("hello"))
+                .start();
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+
+        jetty.close(); // destroy(): the store is closed
+        assertThat(jetty.startExpectingFailure()).isNull();
+
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+        assertThat(jetty.gate()).isSameAs(filter.gate());
+        List<RecordingStoreProvider.Store> stores =
+                RecordingStoreProvider.OPENED.subList(opened, RecordingStoreProvider.OPENED.size());
+        assertThat(stores).as("stores opened by the two starts").hasSize(2);
+        assertThat(stores.get(0).closed).as("the first start's store").isTrue();
+        assertThat(stores.get(1).closed)
+                .as("the store in use after the restart")
+                .isFalse();
+        jetty.close();
+        assertThat(stores.get(1).closed)
+                .as("the second start's store, after the second stop")
+                .isTrue();
+    }
+
+    /**
+     * A filter instance configured by init-params on its registration ({@code
+     * ServletContext.addFilter(name, new LeapgateFilter())} and {@code setInitParameter}): Jetty
+     * initializes the same instance again when the context starts again, and the filter reads its
+     * init-params again rather than refusing them as those of a filter built in code.
+     */
+    @Test
+    void aFilterInstanceWithInitParams_startsAgainAfterItsDestroy() throws Exception {
+        int opened = RecordingStoreProvider.OPENED.size();
+        LeapgateFilter filter = new LeapgateFilter();
+        jetty = new JettyHarness(
+                        filter,
+                        Map.of("store", "recording://test", "rule.api.match", "/api/**", "rule.api.limit", "1/10s"))
+                .servlet("/api/hello", new TestServlets.Text("hello"));
+        jetty.start();
+        HttpGate first = filter.gate();
+
+        jetty.close();
+        assertThat(jetty.startExpectingFailure()).as("the second start").isNull();
+
+        assertThat(filter.gate()).isNotSameAs(first);
+        assertThat(jetty.gate()).isSameAs(filter.gate());
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+        List<RecordingStoreProvider.Store> stores =
+                RecordingStoreProvider.OPENED.subList(opened, RecordingStoreProvider.OPENED.size());
+        assertThat(stores).hasSize(2);
+        assertThat(stores.get(1).closed)
+                .as("the store in use after the restart")
+                .isFalse();
     }
 
     @Test
