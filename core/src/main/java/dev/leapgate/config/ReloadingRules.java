@@ -121,6 +121,20 @@ public final class ReloadingRules {
         this.nextCheckNanos = new AtomicLong(clock.nanoTime() + intervalNanos);
     }
 
+    /**
+     * Notes that rules not read from the file replaced the ones in force (the application's {@code
+     * update}): no version of the file is in force, so that the next version the file changes to
+     * is applied, also the one that was in force before. Not for the {@code apply} of a reload.
+     */
+    public void replacedElsewhere() {
+        checking.lock();
+        try {
+            inForce = null;
+        } finally {
+            checking.unlock();
+        }
+    }
+
     /** The rules of a file and the stamp of the content they were read from, read once. */
     public record Loaded(RuleSet rules, String stamp) {}
 

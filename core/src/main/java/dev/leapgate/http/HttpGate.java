@@ -228,7 +228,7 @@ public final class HttpGate implements AutoCloseable {
                         config.reloadInterval(),
                         builder.clock,
                         config.origin(),
-                        this::update,
+                        this::updateRules,
                         withCodeRules))
                 .orElse(null);
     }
@@ -340,9 +340,20 @@ public final class HttpGate implements AutoCloseable {
     /**
      * Replaces the rules atomically; concurrent calls take effect one after the other. Unchanged
      * rules keep their counters; see the class comment. Rules added in code ({@link
-     * Builder#addRules}) are not kept: pass them in {@code rules}.
+     * Builder#addRules}) are not kept: pass them in {@code rules}. With a rules file, its next
+     * change replaces them, also back to the version read before.
      */
     public void update(RuleSet rules) {
+        updateRules(rules);
+        if (reloading != null) {
+            // After the update, outside its lock (a reload holds the file's lock, then this one):
+            // the file's version is no longer the one in force.
+            reloading.replacedElsewhere();
+        }
+    }
+
+    /** {@link #update}, also for a version of the rules file. */
+    private void updateRules(RuleSet rules) {
         Objects.requireNonNull(rules, "rules");
         updating.lock();
         try {

@@ -921,11 +921,15 @@ public abstract sealed class Limit {
                 if (history == previous) {
                     decidedWithoutStore.add(previous.decidedWithoutStore.sum());
                     outages.set(previous.outages.get());
+                } else if (unavailable) {
+                    outages.set(1); // statistics started over in another mode, within this outage
                 }
                 // No fresh allowance: this instance's share goes on from what the previous
                 // version's counted (as a changed rule in this process does), against the new share.
-                Fallback share = previous.fallback;
-                if (share != null && previous.rule.scope().equals(rule.scope())) {
+                // Made now if the previous version has none yet: the requests that read the rules
+                // before this reload and meet a failing store after it count in that one's share.
+                if (policy == FailurePolicy.LOCAL_SHARE && previous.rule.scope().equals(rule.scope())) {
+                    Fallback share = previous.localShare(nowNanos);
                     this.fallback =
                             new Fallback(new Window(shareRule(), recorder, nowNanos, false, null, share.window), 0);
                     this.fallbackUsedNanos = previous.fallbackUsedNanos;

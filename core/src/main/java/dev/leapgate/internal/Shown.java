@@ -71,7 +71,8 @@ public final class Shown {
     /**
      * How the rejection log and the status name a client (not escaped): an IPv6 client by the
      * prefix it is counted as, {@code 2001:db8:1:2::/64}, not by whichever of its addresses came
-     * first; an identifier cut as {@link #identifier} cuts it; else as {@link Origin#toString()}.
+     * first (an IPv4 client written in the NAT64 well-known prefix by that address, as deny and
+     * exempt match it); an identifier cut as {@link #identifier} cuts it; else as {@link Origin#toString()}.
      *
      * @param ipv6PrefixLength the gate's {@code ipv6-prefix}; an origin made with another prefix
      *     (by a caller of the gate) is named by its address
@@ -79,7 +80,12 @@ public final class Shown {
     public static String client(Origin origin, int ipv6PrefixLength) {
         IpAddress ip = origin.ip();
         if (ip != null && !ip.isIpv4() && origin.key() == ClientKey.of(ip, ipv6PrefixLength)) {
-            return ClientKey.format(origin.key(), ipv6PrefixLength);
+            // An IPv4 client written in 64:ff9b::/96 (see ClientKey) by its address as written,
+            // which deny and exempt match, not by the IPv4 address its key shows.
+            String client = ClientKey.format(origin.key(), ipv6PrefixLength);
+            if (client.indexOf('/') >= 0) {
+                return client;
+            }
         }
         return identifier(origin.toString());
     }

@@ -446,4 +446,27 @@ class ReloadingRulesTest {
         assertThat(byRequest).as("reported once").doesNotContain("keeps its previous rules");
         assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
     }
+    /**
+     * Rules the application put in force with {@code gate.update} are not the file's: a file
+     * changed and then back to the version read before them (an operator's edit reverted after a
+     * typo) was taken for the rules in force, and the application's rules stayed instead of the
+     * file's.
+     */
+    @Test
+    void theVersionReadBeforeAnUpdateInCode_backAfterARejectedOne_isApplied() throws IOException {
+        String read = "rule.a.match=/a\nrule.a.limit=1/1m\n";
+        Path file = write(dir.resolve("rules.properties"), read);
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(Map.of("rules-file", file.toString()), "test"))
+                .clock(clock)
+                .build();
+        ReloadingRules reloading = gate.rulesFile().orElseThrow();
+        gate.update(ConfigParser.parseRules("rule.a.match=/a\nrule.a.limit=100/1m\n", "code"));
+
+        write(file, "rule.a.match=/a\nrule.a.limit=1/1 m\n");
+        assertThatThrownBy(reloading::reload).isInstanceOf(ConfigException.class);
+        write(file, read);
+
+        assertThat(reloading.reload()).as("the file's rules applied").isTrue();
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
+    }
 }

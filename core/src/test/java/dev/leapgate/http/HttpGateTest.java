@@ -94,6 +94,31 @@ class HttpGateTest {
                 .isFalse();
     }
 
+    /**
+     * deny and exempt match a client behind a NAT64 translator by the address as written
+     * (64:ff9b::c633:6401); the status named it by the IPv4 address it embeds, so that the deny an
+     * operator wrote from the status (198.51.100.1) never matched it.
+     */
+    @Test
+    void aNat64WrittenClient_namedByTheStatus_isDeniedByThatName() {
+        HttpGate gate = gate(
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "1/1m",
+                "rule.login.scope", "per-origin");
+        gate.enter(Request.of("POST", "/login", "64:ff9b::198.51.100.1"));
+        gate.enter(Request.of("POST", "/login", "64:ff9b::198.51.100.1"));
+        String status = gate.statusJson();
+        String marker = "\"rejectedMost\":[{\"client\":\"";
+        int at = status.indexOf(marker) + marker.length();
+        String named = status.substring(at, status.indexOf('"', at));
+
+        gate.update(ConfigParser.parseRules("rules = none\ndeny = " + named, "rules.properties"));
+
+        assertThat(gate.enter(Request.of("GET", "/x", "64:ff9b::198.51.100.1")).admitted())
+                .as("the client the status names %s, denied by that name", named)
+                .isFalse();
+    }
+
     @Test
     void forgedForwardingHeader_fromAnUntrustedPeer_getsNoExtraQuota() {
         HttpGate gate = gate(

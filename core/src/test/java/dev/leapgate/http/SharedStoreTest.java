@@ -353,6 +353,23 @@ class SharedStoreTest {
         assertThat(gate.store("login")).as("one outage, not two").contains(new StoreStats(false, 9, 1));
     }
 
+    /**
+     * A rule put into shadow mode during an outage starts its statistics over, and the outage it
+     * is in is one of them: they read the store unavailable with no outage, and no later request
+     * of the outage counted one.
+     */
+    @Test
+    void aSharedRuleSwitchedToShadowWhileTheStoreIsDown_countsTheOutageItIsIn() {
+        HttpGate gate = loginOnTwoInstances();
+        store.down = true;
+        sendLogins(gate, 3);
+
+        gate.update(ConfigParser.parseRules(LOGIN_LOWERED + "rule.login.mode = shadow\n", "test"));
+        sendLogins(gate, 2);
+
+        assertThat(gate.store("login")).contains(new StoreStats(false, 2, 1));
+    }
+
     @Test
     void theLocalShare_dividesByTheInstancesTheStoreCounts_whenNotConfigured() {
         store.instances = 5;

@@ -1,0 +1,93 @@
+package dev.leapgate.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.Origin;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.Scope;
+import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.store.FailurePolicy;
+import dev.leapgate.store.StoreSettings;
+import dev.leapgate.testing.FakeWindowStore;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A shared rule changed by a reload while the store cannot decide goes on from this instance's
+ * share: also for the requests that read the rules before the reload and decide on the previous
+ * version after it, on other threads.
+ */
+class SharedRuleReloadTest {
+
+    private static final int THREADS = 16;
+
+    private final ManualClock clock = new ManualClock(5_000_000_000L);
+    private final ResourceRecorder recorder = new ResourceRecorder("login", clock);
+    private final FakeWindowStore windows = new FakeWindowStore(clock);
+    private final Limit.Store store = new Limit.Store(
+            windows,
+            new StoreSettings(
+                    URI.create("redis://localhost:6379"),
+                    "leapgate",
+                    Duration.ofMillis(50),
+                    FailurePolicy.LOCAL_SHARE,
+                    2));
+    private final Origin client = Origin.ip("203.0.113.7");
+
+    /**
+     * The store fails as the rule is changed (10 a minute on two instances, a share of 5, lowered
+     * to 8, a share of 4): the previous version's requests in flight took the share of 5, each
+     * against the limit it read; the new version's count them, and admit none within the minute.
+     */
+    @Test
+    void theOutageBeginningAsTheRuleChanges_theVersionsInFlight_shareOneWindow() throws Exception {
+        Limit previous = Limit.create(rule(10), recorder, clock.nanoTime(), store);
+        windows.down = true;
+        Limit changed = Limit.create(rule(8), recorder, clock.nanoTime(), store, previous);
+
+        assertThat(admittedTogether(previous))
+                .as("the requests that read the rules before")
+                .isEqualTo(5);
+        assertThat(admittedTogether(changed)).as("the share counted them").isZero();
+    }
+
+    /** Admissions of {@value #THREADS} requests of the client, one a thread, started together. */
+    private int admittedTogether(Limit limit) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Boolean>> decided = new ArrayList<>();
+        try {
+            for (int i = 0; i < THREADS; i++) {
+                decided.add(pool.submit(() -> {
+                    start.await();
+                    return limit.tryAcquire(clock.nanoTime(), client, 1) >= 0;
+                }));
+            }
+            start.countDown();
+            int admitted = 0;
+            for (Future<Boolean> one : decided) {
+                admitted += one.get(10, TimeUnit.SECONDS) ? 1 : 0;
+            }
+            return admitted;
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private static FlowRule rule(long limit) {
+        return FlowRule.builder("login")
+                .limit(limit, WindowSpec.of(Duration.ofMinutes(1), 10))
+                .scope(Scope.perOrigin())
+                .build();
+    }
+}
