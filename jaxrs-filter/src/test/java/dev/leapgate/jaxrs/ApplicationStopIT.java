@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.GateLookupResource;
+import dev.leapgate.testing.RecordingStoreProvider;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -8,6 +8,7 @@ import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RejectionResponse;
 import dev.leapgate.stats.StatsSnapshot;
+import dev.leapgate.testing.RecordingStoreProvider;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletResponse;

@@ -1,4 +1,4 @@
-package dev.leapgate.jaxrs;
+package dev.leapgate.testing;
 
 import dev.leapgate.store.SharedWindow;
 import dev.leapgate.store.StoreSettings;
@@ -12,13 +12,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A shared store for the scheme {@code recording://} that decides nothing (every call fails, so
- * the failure policy decides) and records the stores it opened, to tell whether the provider closes
- * what it opened. Found by the {@code ServiceLoader} through this module's test resources.
+ * the failure policy decides) and records the stores it opened, to tell whether an adapter (the
+ * servlet filter, the JAX-RS provider) closes what it opened. Found by the {@code ServiceLoader}
+ * through core's test resources, which the adapters' tests share.
  */
 public final class RecordingStoreProvider implements WindowStoreProvider {
 
     /** The stores opened, in order. */
-    static final List<Store> OPENED = new CopyOnWriteArrayList<>();
+    public static final List<Store> OPENED = new CopyOnWriteArrayList<>();
 
     @Override
     public boolean supports(String scheme) {
@@ -32,8 +33,8 @@ public final class RecordingStoreProvider implements WindowStoreProvider {
         return store;
     }
 
-    static final class Store implements WindowStore {
-        volatile boolean closed;
+    public static final class Store implements WindowStore {
+        public volatile boolean closed;
 
         @Override
         public CompletionStage<Verdict> tryAcquire(SharedWindow window, String key, int permits) {
