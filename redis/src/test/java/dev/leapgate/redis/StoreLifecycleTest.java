@@ -75,10 +75,10 @@ class StoreLifecycleTest {
             }
         }
         gate.close();
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!started(before).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
+        Polling.eventually(
+                "the closed gate's threads ending",
+                Duration.ofSeconds(10),
+                () -> started(before).isEmpty());
         assertThat(started(before)).as("threads left running by a closed gate").isEmpty();
     }
 
@@ -97,10 +97,10 @@ class StoreLifecycleTest {
             if (after instanceof Entry e) {
                 e.close();
             }
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (!started(before).isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            Polling.eventually(
+                    "the closed gate's threads ending",
+                    Duration.ofSeconds(10),
+                    () -> started(before).isEmpty());
             assertThat(started(before))
                     .as("threads left running by a closed gate")
                     .isEmpty();
