@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -41,6 +42,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       many (the 1,000 clients above stay in its caches);
  *   <li>{@link #leapgateTableNewClient}: the per-client table beneath, alone ({@code
  *       KeyedRateCounter.tryAcquire} for a new key: no rule, no entry, no statistics);
+ *   <li>{@link #leapgateTableTrackedClient}: the table alone for one of 90,000 or 900,000 keys
+ *       drawn at random, read in order from an array (no client object to fetch): the index slot
+ *       and the entry, the two cache misses of a tracked client's lookup;
  *   <li>{@link #bucket4jCaffeineNewClient}: Bucket4j with a bucket per key in a Caffeine cache of
  *       the same size, for a new key (a lookup, a new bucket, an insertion and an eviction);
  *       Caffeine evicts on the common pool, its default, so on this 2-core machine part of the
@@ -187,6 +191,35 @@ public class ClientFloodBenchmark {
         }
     }
 
+    /**
+     * A table like {@link Table}'s holding {@code tracked} keys, nine-tenths of its {@code
+     * max-origins}, and the keys of a random sequence of them, read in order: a tracked client's
+     * decision in the table alone. At {@link #TRACKED} (the default {@code max-origins}) the table,
+     * about 5 MB, fits in this machine's 32 MB last-level cache; at ten times that it does not.
+     */
+    @State(Scope.Benchmark)
+    public static class TrackedTable {
+        @Param({"90000", "900000"})
+        int tracked;
+
+        KeyedRateCounter counter;
+        long[] draws;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            counter = new KeyedRateCounter(
+                    WindowSpec.of(Duration.ofSeconds(1)), LIMIT, System.nanoTime(), tracked / 9 * 10);
+            for (int i = 0; i < tracked; i++) {
+                counter.tryAcquire(Workload.key(i), System.nanoTime(), 1);
+            }
+            draws = new long[1 << 20];
+            SplittableRandom random = new SplittableRandom(42);
+            for (int i = 0; i < draws.length; i++) {
+                draws[i] = Workload.key(random.nextInt(tracked));
+            }
+        }
+    }
+
     @State(Scope.Benchmark)
     public static class Bucket4jCaffeine {
         Peers.Bucket4jPerKey buckets;
@@ -217,6 +250,12 @@ public class ClientFloodBenchmark {
     @Benchmark
     public long leapgateTableNewClient(Table table, Cursor cursor) {
         return table.counter.tryAcquire(table.keys[cursor.position++ & (FLOOD - 1)], System.nanoTime(), 1);
+    }
+
+    @Benchmark
+    public long leapgateTableTrackedClient(TrackedTable table, Cursor cursor) {
+        return table.counter.tryAcquire(
+                table.draws[cursor.position++ & (table.draws.length - 1)], System.nanoTime(), 1);
     }
 
     @Benchmark

@@ -19,16 +19,21 @@ import java.util.concurrent.locks.StampedLock;
  * The table is split into segments. A segment keeps its origins in one dense array of
  * <em>entries</em>: entry {@code e} is the origin's key in {@code cells[e * width]} followed by
  * the state's {@code stride} cells ({@code width = stride + 1}). An entry never moves while its
- * origin is tracked, and a freed entry is reused in place (free entries are linked through their
- * key cell). Origins find their entry through an open-addressing <em>index</em> with linear
- * probing, one {@code long} a slot packing the low 32 bits of the key's hash (which also give the
- * slot the key belongs in), a referenced bit and the entry number; the index is kept at most three
- * quarters full, and deleting shifts later slots back (no tombstones), never the cells. So a lookup
- * reads one index slot (or a few adjacent ones) and, when the hash bits match, the entry it must
- * read anyway. Keys are spread by a seeded mix (a fresh random seed per table), so a client cannot
- * pick addresses that collide. A segment's arrays grow by half when its entries are all taken, up
- * to its share of {@code maxOrigins} (with some slack, as keys never spread evenly), and never
- * while it is at that size.
+ * origin is tracked (until the arrays grow), and a freed entry is zeroed and reused in place (a
+ * bitmap marks the entries taken). Origins find their entry through an open-addressing
+ * <em>index</em> with linear probing, one {@code long} a slot packing the low 32 bits of the key's
+ * hash (which also give the slot the key belongs in), a referenced bit and the entry number; the
+ * index is kept at most three quarters full, and deleting shifts later slots back (no tombstones),
+ * never the cells. So a lookup reads one index slot (or a few adjacent ones) and, when the hash bits
+ * match, the entry it must read anyway. For a client whose state is in no processor cache, these
+ * are two cache misses, which would follow one another (the slot names the entry). So each key
+ * also has a <em>predicted</em> entry, from the same hash bits as its slot: a new origin takes it
+ * if it is free (else any free entry), and a lookup reads the predicted entry's key at the same
+ * time as the slot, for about two thirds of the origins the one the slot then names. Keys are
+ * spread by a seeded mix (a fresh random seed per table), so a client cannot pick addresses that
+ * collide. A segment's arrays grow by half when its entries are all taken, up to its share of
+ * {@code maxOrigins} (with some slack, as keys never spread evenly), and never while it is at that
+ * size; growing moves each entry to its predicted place in the new arrays where it can.
  *
  * <h2>Bounded, without a background thread</h2>
  *
@@ -594,6 +599,27 @@ final class OriginTable {
         return count;
     }
 
+    /**
+     * Origins whose entry is their predicted one (see the class comment), whose lookups read the
+     * index and the entry at once: for the tests and the benchmarks' reports.
+     */
+    int atPredictedEntry() {
+        int count = 0;
+        for (Segment segment : segments) {
+            long stamp = segment.lock.readLock();
+            try {
+                for (long word : segment.slots) {
+                    if (word != 0 && entry(word) == segment.predicted(word >>> 32)) {
+                        count++;
+                    }
+                }
+            } finally {
+                segment.lock.unlockRead(stamp);
+            }
+        }
+        return count;
+    }
+
     /** Origins evicted since the table was made, each to make room for a new one. */
     long evictions() {
         return evicted.sum();
@@ -610,6 +636,7 @@ final class OriginTable {
             long stamp = segment.lock.readLock();
             try {
                 bytes += 16 + 8L * segment.slots.length + 16 + 8L * segment.cells.length() + 64; // + Segment, lock
+                bytes += 16 + 8L * segment.taken.length;
                 bytes += segment.memory == null ? 0 : 16 + 8L * segment.memory.length;
             } finally {
                 segment.lock.unlockRead(stamp);
@@ -650,12 +677,14 @@ final class OriginTable {
         /** The index: hash bits | referenced | entry + 1, by slot; 0 for an empty slot. */
         long[] slots;
 
-        /** The entries, {@code width} longs each: the key, then the state. */
+        /** The entries, {@code width} longs each: the key, then the state; all zero while free. */
         AtomicLongArray cells;
-        /** Entries below this have been handed out at least once; above it, never. */
-        int allocated;
-        /** The first free entry below {@code allocated}, -1 if none; each links the next in its key cell. */
-        int freeEntry = -1;
+        /** Entries the arrays hold: {@code cells.length() / width}. */
+        int entries;
+        /** A bit per entry, set while an origin uses it (and for the bits past {@code entries}). */
+        long[] taken;
+        /** The word of {@code taken} that {@link #anyFreeEntry} looks at first. */
+        int freeCursor;
 
         int size;
         int hand;
@@ -686,13 +715,16 @@ final class OriginTable {
 
         Segment(int maxEntries) {
             this.maxEntries = Math.max(1, maxEntries);
-            int entries = Math.min(MIN_CAPACITY, this.maxEntries);
-            slots = new long[indexCapacityFor(entries)];
-            cells = new AtomicLongArray(entries * width);
+            int capacity = Math.min(MIN_CAPACITY, this.maxEntries);
+            slots = new long[indexCapacityFor(capacity)];
+            cells = new AtomicLongArray(capacity * width);
+            entries = capacity;
+            taken = emptyTaken(capacity);
         }
 
-        private int entryCapacity() {
-            return cells.length() / width;
+        /** The entry a hash's origin takes if it is free: from the same bits as the home slot, scaled to the entries. */
+        private int predicted(long hash) {
+            return (int) (((hash & 0xffffffffL) * entries) >>> 32);
         }
 
         /** Home slot of a hash: the high bits of its low word scaled to the index (no power of two needed). */
@@ -706,13 +738,21 @@ final class OriginTable {
 
         int find(long key, long hash) {
             int bits = (int) hash;
+            int predicted = predicted(hash);
+            // Read with the index slot, not after it (an opaque read stays where it is written):
+            // both are likely cache misses, which the processor then waits for at once; for most
+            // origins the key read is the one the slot names (see the class comment).
+            long predictedKey = cells.getOpaque(predicted * width);
             for (int slot = home(hash); ; slot = next(slot)) {
                 long word = slots[slot];
                 if (word == 0) {
                     return -1;
                 }
-                if ((int) (word >>> 32) == bits && cells.getPlain(entry(word) * width) == key) {
-                    return slot;
+                if ((int) (word >>> 32) == bits) {
+                    int entry = entry(word);
+                    if ((entry == predicted ? predictedKey : cells.getPlain(entry * width)) == key) {
+                        return slot;
+                    }
                 }
             }
         }
@@ -734,7 +774,7 @@ final class OriginTable {
                 for (int i = 0; i < SWEEP_PER_INSERT; i++) {
                     sweep(nowNanos);
                 }
-                entry = freeEntry();
+                entry = freeEntry(hash);
             } else {
                 int victim = recentVictim(nowNanos);
                 if (victim < 0) {
@@ -743,12 +783,20 @@ final class OriginTable {
                 if (victim < 0) {
                     return -1;
                 }
-                // The new origin takes over the victim's entry and its place in `tracked`.
+                // The new origin takes over the victim's place in `tracked`, and its entry unless
+                // its own predicted one is free (find() has just read it).
                 evicted.increment();
                 entry = entry(slots[victim]);
                 remember(slots[victim], entry, nowNanos);
                 unlink(victim);
-                clearCells(entry);
+                int predicted = predicted(hash);
+                if (predicted != entry && !isTaken(predicted)) {
+                    release(entry);
+                    entry = predicted;
+                    take(entry);
+                } else {
+                    clearCells(entry);
+                }
             }
             int slot = home(hash);
             while (slots[slot] != 0) {
@@ -791,18 +839,49 @@ final class OriginTable {
             return false;
         }
 
-        /** A zeroed entry no origin uses, growing the arrays if every entry is taken (size < maxEntries). */
-        private int freeEntry() {
-            if (freeEntry < 0 && allocated == entryCapacity()) {
-                resize(Math.min(maxEntries, Math.max(MIN_CAPACITY, allocated + allocated / 2)));
+        /**
+         * A zeroed entry no origin uses, now taken, for an origin of this hash: its predicted entry
+         * if free, else any free one; the arrays grow first if every entry is taken (size <
+         * maxEntries).
+         */
+        private int freeEntry(long hash) {
+            if (size == entries) {
+                resize(Math.min(maxEntries, Math.max(MIN_CAPACITY, entries + entries / 2)));
             }
-            if (freeEntry < 0) {
-                return allocated++;
+            int entry = predicted(hash);
+            if (isTaken(entry)) {
+                entry = anyFreeEntry();
             }
-            int entry = freeEntry;
-            freeEntry = (int) cells.getPlain(entry * width) - 1;
-            cells.setPlain(entry * width, 0);
+            take(entry);
             return entry;
+        }
+
+        /** A free entry (one must be), from the word of {@link #taken} at the cursor on. */
+        private int anyFreeEntry() {
+            for (int w = freeCursor; ; w = w + 1 == taken.length ? 0 : w + 1) {
+                long free = ~taken[w];
+                if (free != 0) {
+                    freeCursor = w;
+                    return w * Long.SIZE + Long.numberOfTrailingZeros(free);
+                }
+            }
+        }
+
+        private boolean isTaken(int entry) {
+            return (taken[entry >>> 6] & (1L << entry)) != 0;
+        }
+
+        private void take(int entry) {
+            taken[entry >>> 6] |= 1L << entry;
+        }
+
+        /** A bitmap of {@code capacity} free entries, the bits past them set (never handed out). */
+        private static long[] emptyTaken(int capacity) {
+            long[] bits = new long[(capacity + Long.SIZE - 1) / Long.SIZE];
+            if (capacity % Long.SIZE != 0) {
+                bits[bits.length - 1] = -1L << capacity;
+            }
+            return bits;
         }
 
         /** Index slots for {@code entries} at most three quarters full, plus one free slot. */
@@ -831,7 +910,7 @@ final class OriginTable {
         private int recentVictim(long nowNanos) {
             long recentWord = recent[recentNext];
             int entry = (int) recentWord - 1;
-            if (entry < 0 || entry >= allocated) {
+            if (entry < 0 || entry >= entries) {
                 return -1;
             }
             int slot = (int) (recentWord >>> 32);
@@ -1050,11 +1129,10 @@ final class OriginTable {
             size--;
         }
 
-        /** Zeroes an unlinked entry and puts it on the free list. */
+        /** Zeroes an unlinked entry and frees it. */
         private void release(int entry) {
             clearCells(entry);
-            cells.setPlain(entry * width, freeEntry + 1L);
-            freeEntry = entry;
+            taken[entry >>> 6] &= ~(1L << entry);
         }
 
         private void clearCells(int entry) {
@@ -1065,14 +1143,21 @@ final class OriginTable {
 
         /**
          * Moves the live entries into arrays of {@code capacity} entries (at least {@code size}),
-         * renumbered from 0, and rebuilds the index for them.
+         * each to its predicted entry in them if no other took it first, and rebuilds the index for
+         * them.
          */
         private void resize(int capacity) {
             long[] oldSlots = slots;
             AtomicLongArray oldCells = cells;
             slots = new long[indexCapacityFor(capacity)];
             cells = new AtomicLongArray(capacity * width);
-            int entry = 0;
+            entries = capacity;
+            taken = emptyTaken(capacity);
+            freeCursor = 0;
+            // The new slots of entries whose predicted entry another took: placed once all others are.
+            int[] displaced = new int[size];
+            int[] displacedFrom = new int[size];
+            int count = 0;
             for (long word : oldSlots) {
                 if (word == 0) {
                     continue;
@@ -1081,18 +1166,32 @@ final class OriginTable {
                 while (slots[to] != 0) {
                     to = next(to);
                 }
-                slots[to] = (word & ~ENTRY) | (entry + 1);
-                int source = entry(word) * width;
-                for (int i = 0; i < width; i++) {
-                    cells.setPlain(entry * width + i, oldCells.getPlain(source + i));
+                int entry = predicted(word >>> 32);
+                if (isTaken(entry)) {
+                    slots[to] = word; // a placeholder, until the entry is chosen below
+                    displaced[count] = to;
+                    displacedFrom[count++] = entry(word);
+                } else {
+                    take(entry);
+                    moveEntry(oldCells, entry(word), entry);
+                    slots[to] = (word & ~ENTRY) | (entry + 1);
                 }
-                entry++;
             }
-            allocated = entry;
-            freeEntry = -1;
+            for (int i = 0; i < count; i++) {
+                int entry = anyFreeEntry();
+                take(entry);
+                moveEntry(oldCells, displacedFrom[i], entry);
+                slots[displaced[i]] = (slots[displaced[i]] & ~ENTRY) | (entry + 1);
+            }
             Arrays.fill(recent, 0);
             hand = 0;
             sweepCursor = 0;
+        }
+
+        private void moveEntry(AtomicLongArray from, int source, int entry) {
+            for (int i = 0; i < width; i++) {
+                cells.setPlain(entry * width + i, from.getPlain(source * width + i));
+            }
         }
     }
 }

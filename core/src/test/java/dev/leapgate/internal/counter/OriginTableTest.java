@@ -78,6 +78,44 @@ class OriginTableTest {
     }
 
     /**
+     * Most origins sit in the entry their hash predicts, so that a lookup reads the index slot and
+     * the entry at once: while the arrays grow (each growth moves every entry), and at a full table
+     * through a flood of new origins (each takes its predicted entry when it is free, not only the
+     * victim's). Every origin keeps its own count through the moves.
+     */
+    @Test
+    void mostOriginsSitInTheirPredictedEntry_throughGrowthAndAFlood() {
+        int max = 20_000;
+        for (int run = 0; run < 5; run++) {
+            OriginTable table = new OriginTable(new Count(Long.MAX_VALUE), max);
+            double lowest = 1;
+            for (long key = 0; key < max; key++) {
+                table.apply(key, 0, key + 1, 0, ADD, true);
+                if (key % 1_000 == 999) {
+                    lowest = Math.min(lowest, (double) table.atPredictedEntry() / table.size());
+                }
+            }
+            for (long key = 0; key < max; key++) {
+                assertThat(table.apply(key, 0, 0, 0, ADD, false))
+                        .as("run %d: origin %d", run, key)
+                        .isEqualTo(key + 1);
+            }
+            assertThat(lowest)
+                    .as("run %d: the lowest share while the table grew", run)
+                    .isGreaterThan(0.55);
+
+            for (long key = max; key < 5L * max; key++) {
+                table.apply(key, 0, 1, 0, ADD, true);
+            }
+            assertThat(table.size()).isEqualTo(max);
+            assertThat(table.evictions()).isEqualTo(4L * max);
+            assertThat((double) table.atPredictedEntry() / table.size())
+                    .as("run %d: after the flood", run)
+                    .isGreaterThan(0.55);
+        }
+    }
+
+    /**
      * Random additions and removals over six times as many origins as the table holds, checked
      * against a model: an origin the table drops must have been below saturation, and every other
      * holds exactly what the model says (no operation ever lands on another origin's entry). A few
