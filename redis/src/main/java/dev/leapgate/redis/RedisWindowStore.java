@@ -203,7 +203,8 @@ public final class RedisWindowStore implements WindowStore {
      * decision that writes nothing, so that the first decisions after a start are Redis's, not the
      * failure policy's while the client connects and the decisions' code loads. Redis need not be
      * reachable: when it refuses the connection (down, or a wrong password) the store returns at
-     * once, and the failure policy decides until Redis is reached.
+     * once, and the failure policy decides until Redis is reached. A Redis not reached at the start
+     * is logged then, once, at WARN (a store set up wrong, at ERROR, as what it is).
      *
      * @throws IllegalArgumentException if the URI is not one Lettuce can use
      */
@@ -249,7 +250,10 @@ public final class RedisWindowStore implements WindowStore {
             long deadline = System.nanoTime() + START_WAIT.toNanos();
             started.get(START_WAIT.toMillis(), TimeUnit.MILLISECONDS);
             CompletableFuture<StatefulConnection<String, String>> c = connection();
-            if (c.isDone() && !c.isCompletedExceptionally()) {
+            // Null once connected; a failed connection's stage completes a moment after `started`.
+            Throwable failure =
+                    c.handle((connected, t) -> t).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (failure == null) {
                 // One decision on the decisions' own path, so that its code is loaded before the
                 // first decision: at a start, 1 to 4 of a gate's first 8 decisions overran the
                 // default 50 ms budget; with a no-op sent straight on the connection instead, the
@@ -258,9 +262,17 @@ public final class RedisWindowStore implements WindowStore {
                 tryAcquire(START_DECISION, START_KEY, 2)
                         .toCompletableFuture()
                         .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } else {
+                failure = failure instanceof CompletionException ? failure.getCause() : failure;
+                // A store set up wrong was logged (at ERROR) as what it is.
+                if (!(classified(failure) instanceof Misconfigured)) {
+                    unreachedAtStart("cannot connect (" + StoreSettings.withoutPassword(causes(failure)) + ")");
+                }
             }
-        } catch (TimeoutException | ExecutionException e) {
-            // Not reached yet: decisions go by the failure policy, which logs it, until it is.
+        } catch (TimeoutException e) {
+            unreachedAtStart("no answer within " + START_WAIT.toSeconds() + " s");
+        } catch (ExecutionException e) {
+            // The start's decision refused, not the connection: each decision says what it meets.
         } catch (RuntimeException e) {
             // Not thrown by anything known; the store is made, and decides, all the same.
             LOG.debug("Leapgate Redis store {}: the start's decision failed", settings.shownUri(), e);
@@ -268,6 +280,30 @@ public final class RedisWindowStore implements WindowStore {
             Thread.currentThread().interrupt();
         }
         return this;
+    }
+
+    /**
+     * Says once, at the start, that Redis was not reached: otherwise a gate that serves no request
+     * yet would say nothing (each rule logs its switch to its failure policy at its first decision),
+     * and its rules' statuses would read as available.
+     */
+    private void unreachedAtStart(String why) {
+        LOG.warn(
+                "Leapgate Redis store {}: {} at the start; until Redis answers, each shared rule is decided by"
+                        + " its store-on-failure",
+                settings.shownUri(),
+                why);
+    }
+
+    /** A failure's message, and its root cause's if it has one ("Unable to connect to ...: Connection refused: ..."). */
+    private static String causes(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == failure || root.getMessage() == null
+                ? String.valueOf(failure.getMessage())
+                : failure.getMessage() + ": " + root.getMessage();
     }
 
     /** Whether the start {@link #open} waits for is over: connected with the script loaded, or failed. */

@@ -163,6 +163,7 @@ class StoreMisconfigurationTest {
                 .contains("store = " + shown + ":")
                 .doesNotContain("Unable to connect");
         assertThat(log).doesNotContain(PASSWORD).doesNotContain("wrong-pw");
+        assertThat(log).as("not as an unreachable Redis").doesNotContain("at the start; until Redis answers");
     }
 
     /**

@@ -1,0 +1,86 @@
+package dev.leapgate.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.http.HttpGate;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A gate whose store cannot be reached at its start says so once, at the start, before any
+ * request: a gate that serves none yet would otherwise say nothing (each rule logs its switch to
+ * its failure policy at its first decision).
+ */
+class StoreStartTest {
+
+    /** The log lines the building of a gate with a store at {@code uri} writes. */
+    private static List<String> startLog(String uri) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", uri);
+        settings.put("rule.api.match", "/api/**");
+        settings.put("rule.api.limit", "100/1m");
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try (HttpGate gate =
+                HttpGate.builder(ConfigParser.parse(settings, "test")).build()) {
+            assertThat(gate.store("api")).isPresent();
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        err.print(log);
+        return log.lines().filter(line -> line.contains("WARN")).toList();
+    }
+
+    @Test
+    void aRedisNobodyListensFor_isSaidOnceAtTheStart_withTheCause() throws Exception {
+        String uri = "redis://:secret-pw@127.0.0.1:" + RedisProcess.freePort();
+
+        assertThat(startLog(uri))
+                .singleElement()
+                .asString()
+                .contains("Leapgate Redis store " + uri.replace(":secret-pw@", ":***@") + ": cannot connect (")
+                .contains("Connection refused")
+                .contains("at the start; until Redis answers, each shared rule is decided by its store-on-failure")
+                .doesNotContain("secret-pw");
+    }
+
+    @Test
+    void aRedisThatNeverAnswers_isSaidOnceAtTheStart() throws Exception {
+        List<Socket> accepted = new ArrayList<>();
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        accepted.add(silent.accept()); // and never a byte back
+                    }
+                } catch (Exception closed) {
+                    // the test is over
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+
+            assertThat(startLog("redis://127.0.0.1:" + silent.getLocalPort()))
+                    .singleElement()
+                    .asString()
+                    .contains("Leapgate Redis store redis://127.0.0.1:" + silent.getLocalPort()
+                            + ": no answer within 2 s at the start; until Redis answers");
+        } finally {
+            for (Socket socket : accepted) {
+                socket.close();
+            }
+        }
+    }
+}
