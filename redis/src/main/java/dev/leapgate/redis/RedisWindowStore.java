@@ -266,7 +266,8 @@ public final class RedisWindowStore implements WindowStore {
                 failure = failure instanceof CompletionException ? failure.getCause() : failure;
                 // A store set up wrong was logged (at ERROR) as what it is.
                 if (!(classified(failure) instanceof Misconfigured)) {
-                    unreachedAtStart("cannot connect (" + StoreSettings.withoutPassword(causes(failure)) + ")");
+                    unreachedAtStart(
+                            "cannot connect (" + StoreSettings.withoutPassword(messageWithRootCause(failure)) + ")");
                 }
             }
         } catch (TimeoutException e) {
@@ -296,7 +297,7 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /** A failure's message, and its root cause's if it has one ("Unable to connect to ...: Connection refused: ..."). */
-    private static String causes(Throwable failure) {
+    private static String messageWithRootCause(Throwable failure) {
         Throwable root = failure;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();

@@ -601,7 +601,7 @@ final class OriginTable {
 
     /**
      * Origins whose entry is their predicted one (see the class comment), whose lookups read the
-     * index and the entry at once: for the tests and the benchmarks' reports.
+     * index and the entry at once: for the tests.
      */
     int atPredictedEntry() {
         int count = 0;
