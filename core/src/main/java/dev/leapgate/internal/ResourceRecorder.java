@@ -9,6 +9,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Records the statistics of one resource on the request path, for two uncontended atomic additions
@@ -29,17 +30,17 @@ import java.util.Objects;
  *
  * <pre>
  *   running (request path)             ring of seconds (filed once a second, under the roll lock)
- *   admissions = entered | instant     [s-2: adm 840, rej 3, ...] [s-1: adm 911, ...]
- *   successes = count | rt             live second s = running - running at the last roll
+ *   admissions (with an entry)         [s-2: adm 840, rej 3, ...] [s-1: adm 911, ...]
+ *   instants, rejections (striped)     live second s = running - running at the last roll
+ *   successes = count | rt
  *   failures = count | rt
- *   rejections, late failures, borrowed, shadow rejections
+ *   late failures, borrowed, shadow rejections
  * </pre>
  *
  * <h2>Two atomic additions per request</h2>
  *
- * An admission adds 1 to {@code admissions} (its low 32 bits count requests admitted with an entry,
- * its high 32 bits requests admitted without one, {@code Limiter.tryAcquire}); a rejection adds 1
- * to {@code rejections}; a completion adds {@code 1 | rt << 24} to {@code successes}, or to {@code
+ * An admission with an entry adds 1 to {@code admissions}, one without ({@code Limiter.tryAcquire})
+ * 1 to {@code instants}, a rejection 1 to {@code rejections}; a completion adds {@code 1 | rt << 24} to {@code successes}, or to {@code
  * failures} if it failed (a count in the low 24 bits, the response time in microseconds in the high
  * 40). One word per outcome, so that a failed request is counted, as completed and as failed, by
  * one addition: a reader that saw its completion before its failure (two words) would show one
@@ -48,11 +49,20 @@ import java.util.Objects;
  * minus late failures. Requests in flight are not counted either: they are admissions with an
  * entry minus both outcomes' completions. The packed fields wrap; only their differences over one
  * second are ever used, which are exact while a second holds fewer than 2<sup>24</sup> completions
- * of each outcome and 2<sup>32</sup> admissions. A low field's wrap carries 1 into the field above
- * it, so a difference is taken of the whole words and then split: {@code (adm - seen) >>> 32},
- * never {@code (adm >>> 32) - (seen >>> 32)}, which would count each carry as an admission without
- * an entry (one per 2<sup>32</sup> with one), or, in the completions, as a microsecond of response
- * time (one per 2<sup>24</sup> completions).
+ * of each outcome. A count's wrap carries 1 into the response time above it, so a difference is
+ * taken of the whole words and then split: {@code (suc - seen) >>> 24}, never {@code (suc >>> 24)
+ * - (seen >>> 24)}, which would count each carry as a microsecond of response time (one per
+ * 2<sup>24</sup> completions).
+ *
+ * <p>{@code instants} and {@code rejections} are {@link LongAdder}s: one compare-and-set while a
+ * single thread adds, a cell per thread once threads collide. They are what the cheapest calls
+ * add, a rate limit's {@code tryAcquire} and every rejection, and those calls write nothing else
+ * but the limit's window (a rejection not even that): threads deciding on one limit at once then
+ * contend on the window's word alone, not also on a statistics word (at 2 threads,
+ * {@code tryAcquire} went from 165-261 to 95-128 ns, and a rejection from 92-100 to 31 ns, in the
+ * slower of the two modes this machine runs two threads in: BENCHMARKS.md). Their sums are read
+ * only by a roll and by readers; each part only grows and is read with a volatile read, so a later
+ * sum is never below an earlier one, and an addition a sum misses is in the next.
  *
  * <p>A response time of {@value #LONG_RT_UNITS} microseconds (65 ms) or more is not packed: it
  * adds to {@code longRtUnits}, a count of its own, besides the completion's 1 (a second atomic
@@ -130,7 +140,6 @@ public final class ResourceRecorder implements ResourceStats {
     private static final VarHandle SUCCESSES;
     private static final VarHandle FAILURES;
     private static final VarHandle LONG_RT;
-    private static final VarHandle REJECTIONS;
     private static final VarHandle LATE_FAILURES;
     private static final VarHandle BORROWED;
     private static final VarHandle SHADOW_REJECTIONS;
@@ -145,7 +154,6 @@ public final class ResourceRecorder implements ResourceStats {
             SUCCESSES = l.findVarHandle(ResourceRecorder.class, "successes", long.class);
             FAILURES = l.findVarHandle(ResourceRecorder.class, "failures", long.class);
             LONG_RT = l.findVarHandle(ResourceRecorder.class, "longRtUnits", long.class);
-            REJECTIONS = l.findVarHandle(ResourceRecorder.class, "rejections", long.class);
             LATE_FAILURES = l.findVarHandle(ResourceRecorder.class, "lateFailures", long.class);
             BORROWED = l.findVarHandle(ResourceRecorder.class, "borrowed", long.class);
             SHADOW_REJECTIONS = l.findVarHandle(ResourceRecorder.class, "shadowRejections", long.class);
@@ -163,7 +171,10 @@ public final class ResourceRecorder implements ResourceStats {
     private final long originNanos;
 
     // Running counts, written by any thread with atomic additions.
+    /** Admissions with an entry. */
     private volatile long admissions;
+    /** Admissions without an entry: striped (see the class comment). */
+    private final LongAdder instants = new LongAdder();
     /** Completions that succeeded: count | rt. */
     private volatile long successes;
     /** Completions that failed: count | rt. */
@@ -171,7 +182,8 @@ public final class ResourceRecorder implements ResourceStats {
     /** The response times of {@link #LONG_RT_UNITS} units or more, in units: never packed, never wraps. */
     private volatile long longRtUnits;
 
-    private volatile long rejections;
+    /** Striped (see the class comment). */
+    private final LongAdder rejections = new LongAdder();
     /** Successes failed after their close. */
     private volatile long lateFailures;
 
@@ -192,6 +204,7 @@ public final class ResourceRecorder implements ResourceStats {
     private long rolledSecond; // the second the running counts since the last roll belong to
     private long rolledInFlight; // requests in flight at the last roll, into rolledSecond
     private long seenAdmissions;
+    private long seenInstants;
     private long seenSuccesses;
     private long seenFailures;
     private long seenLongRtUnits;
@@ -235,7 +248,7 @@ public final class ResourceRecorder implements ResourceStats {
     /** Records an admission without an entry: nothing is held, nothing will complete. */
     public void onInstant(long nowNanos) {
         maybeRoll(nowNanos);
-        ADMISSIONS.getAndAdd(this, 1L << 32);
+        instants.increment();
     }
 
     /** Records an admission that borrowed from the next bucket (besides its {@link #onEnter}). */
@@ -246,7 +259,7 @@ public final class ResourceRecorder implements ResourceStats {
     /** Records a rejection. */
     public void onReject(long nowNanos) {
         maybeRoll(nowNanos);
-        REJECTIONS.getAndAdd(this, 1L);
+        rejections.increment();
     }
 
     /** Records a request that a shadow rule would have rejected, and let through. */
@@ -330,15 +343,17 @@ public final class ResourceRecorder implements ResourceStats {
             return;
         }
         long adm = admissions;
+        long inst = instants.sum();
         long suc = successes;
         long fail = failures;
         long longRt = longRtUnits;
-        long rej = rejections;
+        long rej = rejections.sum();
         long late = lateFailures;
         long bor = borrowed;
         long shadow = shadowRejections;
         if (ring == null) {
             if (adm == seenAdmissions
+                    && inst == seenInstants
                     && suc == seenSuccesses
                     && fail == seenFailures
                     && longRt == seenLongRtUnits
@@ -360,8 +375,8 @@ public final class ResourceRecorder implements ResourceStats {
         long inFlight = inFlight(adm, suc, fail);
         long peakInFlight = (long) PEAK.getAndSet(this, inFlight);
         long minUnits = (long) MIN.getAndSet(this, Long.MAX_VALUE);
-        long entered = (adm - seenAdmissions) & LOW32;
-        long instant = ((adm - seenAdmissions) >>> 32) & LOW32;
+        long entered = adm - seenAdmissions;
+        long instant = inst - seenInstants;
         long succeeded = (suc - seenSuccesses) & COUNT24;
         long failedFirst = (fail - seenFailures) & COUNT24;
         long failed = failedFirst + (late - seenLateFailures);
@@ -381,6 +396,7 @@ public final class ResourceRecorder implements ResourceStats {
         totalFailed += failed;
         totalRtUnits += rtUnits;
         seenAdmissions = adm;
+        seenInstants = inst;
         seenSuccesses = suc;
         seenFailures = fail;
         seenLongRtUnits = longRt;
@@ -498,8 +514,8 @@ public final class ResourceRecorder implements ResourceStats {
             long adm = admissions;
             long suc = successes;
             long fail = failures;
-            long admitted = ((adm - seenAdmissions) & LOW32) + (((adm - seenAdmissions) >>> 32) & LOW32);
-            long rejected = rejections - seenRejections;
+            long admitted = (adm - seenAdmissions) + (instants.sum() - seenInstants);
+            long rejected = rejections.sum() - seenRejections;
             long failedFirst = (fail - seenFailures) & COUNT24;
             long completed = ((suc - seenSuccesses) & COUNT24) + failedFirst;
             long failed = failedFirst + (lateFailures - seenLateFailures);
@@ -626,8 +642,8 @@ public final class ResourceRecorder implements ResourceStats {
             long adm = admissions;
             long suc = successes;
             long fail = failures;
-            long entered = totalEntered + ((adm - seenAdmissions) & LOW32);
-            long instant = totalInstant + (((adm - seenAdmissions) >>> 32) & LOW32);
+            long entered = totalEntered + (adm - seenAdmissions);
+            long instant = totalInstant + (instants.sum() - seenInstants);
             long failedFirst = (fail - seenFailures) & COUNT24;
             long completed = totalCompleted + ((suc - seenSuccesses) & COUNT24) + failedFirst;
             long failed = totalFailed + failedFirst + (lateFailures - seenLateFailures);
@@ -637,7 +653,7 @@ public final class ResourceRecorder implements ResourceStats {
                     + (longRtUnits - seenLongRtUnits);
             return new StatsTotals(
                     entered + instant,
-                    rejections,
+                    rejections.sum(),
                     shadowRejections,
                     Math.max(0, completed - failed),
                     failed,

@@ -541,10 +541,10 @@ class ResourceRecorderTest {
     }
 
     /**
-     * The running counts wrap: after 2^32 admissions with an entry the low half of {@code
-     * admissions} carries into the high half (admissions without one), and after 2^24 completions
-     * the count carries into the response times. Neither carry is an admission or a microsecond.
-     * The test starts the running counts where a long life leaves them, one short of the carry.
+     * After 2^24 completions the packed count carries into the response times: the carry is no
+     * microsecond. Admissions past 2^32 (once packed beside the admissions without an entry, whose
+     * half a carry reached) still count one each. The test starts the running counts where a long
+     * life leaves them, one short of 2^24 completions and 2^32 admissions.
      */
     @Test
     void theRunningCountsCarries_addNoAdmissionAndNoResponseTime() throws Exception {
