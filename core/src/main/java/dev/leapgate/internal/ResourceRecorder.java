@@ -62,7 +62,9 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code tryAcquire} went from 165-261 to 95-128 ns, and a rejection from 92-100 to 31 ns, in the
  * slower of the two modes this machine runs two threads in: BENCHMARKS.md). Their sums are read
  * only by a roll and by readers; each part only grows and is read with a volatile read, so a later
- * sum is never below an earlier one, and an addition a sum misses is in the next.
+ * sum is never below an earlier one, and an addition a sum misses is in the next. The price in
+ * memory: an adder is a few dozen bytes until threads collide on it, then it gains cells, padded to
+ * lines of their own, at most about one per processor.
  *
  * <p>A response time of {@value #LONG_RT_UNITS} microseconds (65 ms) or more is not packed: it
  * adds to {@code longRtUnits}, a count of its own, besides the completion's 1 (a second atomic
