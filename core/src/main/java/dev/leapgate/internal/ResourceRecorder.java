@@ -39,10 +39,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <h2>Two atomic additions per request</h2>
  *
- * An admission with an entry adds 1 to {@code admissions}, one without ({@code Limiter.tryAcquire})
- * 1 to {@code instants}, a rejection 1 to {@code rejections}; a completion adds {@code 1 | rt << 24} to {@code successes}, or to {@code
- * failures} if it failed (a count in the low 24 bits, the response time in microseconds in the high
- * 40). One word per outcome, so that a failed request is counted, as completed and as failed, by
+ * An admission with an entry adds 1 to {@code admissions}, one without ({@code
+ * Limiter.tryAcquire}) 1 to {@code instants}, a rejection 1 to {@code rejections}; a completion
+ * adds {@code 1 | rt << 24} to {@code successes}, or to {@code failures} if it failed (a count in
+ * the low 24 bits, the response time in microseconds in the high 40). One word per outcome, so that a failed request is counted, as completed and as failed, by
  * one addition: a reader that saw its completion before its failure (two words) would show one
  * success too many, taken back a moment later. A request failed after its close (a success
  * turned into a failure) adds 1 to {@code lateFailures}: the statistics' successes are successes
