@@ -42,9 +42,10 @@ import java.util.concurrent.atomic.LongAdder;
  * An admission with an entry adds 1 to {@code admissions}, one without ({@code
  * Limiter.tryAcquire}) 1 to {@code instants}, a rejection 1 to {@code rejections}; a completion
  * adds {@code 1 | rt << 24} to {@code successes}, or to {@code failures} if it failed (a count in
- * the low 24 bits, the response time in microseconds in the high 40). One word per outcome, so that a failed request is counted, as completed and as failed, by
- * one addition: a reader that saw its completion before its failure (two words) would show one
- * success too many, taken back a moment later. A request failed after its close (a success
+ * the low 24 bits, the response time in microseconds in the high 40). One word per outcome, so
+ * that a failed request is counted, as completed and as failed, by one addition: a reader that saw
+ * its completion before its failure (two words) would show one success too many, taken back a
+ * moment later. A request failed after its close (a success
  * turned into a failure) adds 1 to {@code lateFailures}: the statistics' successes are successes
  * minus late failures. Requests in flight are not counted either: they are admissions with an
  * entry minus both outcomes' completions. The packed fields wrap; only their differences over one
