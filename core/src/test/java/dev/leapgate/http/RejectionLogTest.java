@@ -4,14 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGateTest.Request;
 import dev.leapgate.net.IpAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,7 +27,8 @@ import org.junit.jupiter.api.Test;
 class RejectionLogTest {
 
     private final ManualClock clock = new ManualClock();
-    private final List<String> lines = new ArrayList<>();
+    /** Written by whichever thread's rejection ends an interval. */
+    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
 
     private HttpGate gate(String... keyValues) {
         Map<String, String> settings = new LinkedHashMap<>();
@@ -269,6 +276,55 @@ class RejectionLogTest {
                 .singleElement()
                 .asString()
                 .startsWith("Leapgate: rule 'all' rejected " + threads * each + " requests in the last 10.0 s");
+    }
+
+    /**
+     * Threads reject while the clock crosses many intervals, so that lines are written (by the
+     * rejection that ends each interval) while other threads go on counting: the lines together
+     * say every rejection, none twice.
+     */
+    @Test
+    void rejectionsFromManyThreads_acrossManyLines_areEachInExactlyOneLine() throws Exception {
+        HttpGate gate = gate("rule.all.match", "/**", "rule.all.limit", "1/1h", "rejection-log", "1s");
+        gate.enter("GET", "/x", client(250));
+        int threads = 4;
+        int each = 50_000;
+        LongAdder rejected = new LongAdder(); // as the callers saw it: the clock may pass the hour, and admit
+        AtomicBoolean done = new AtomicBoolean();
+        Thread driver = new Thread(() -> {
+            while (!done.get()) {
+                clock.advance(Duration.ofMillis(3));
+                Thread.onSpinWait();
+            }
+        });
+        driver.start();
+        try {
+            dev.leapgate.testing.Together.run(threads, t -> {
+                for (int i = 0; i < each; i++) {
+                    if (gate.enter("GET", "/x", client(t + 1)) instanceof Rejection) {
+                        rejected.increment();
+                    }
+                }
+            });
+        } finally {
+            done.set(true);
+            driver.join();
+        }
+        clock.advance(Duration.ofSeconds(2));
+        gate.enter("GET", "/x", client(1)); // ends the last interval; counted in the next, never written
+
+        Pattern count = Pattern.compile("rejected (\\d+) requests? in the last");
+        long said = 0;
+        synchronized (lines) {
+            assertThat(lines).as("lines written while the threads rejected").hasSizeGreaterThan(3);
+            for (String line : lines) {
+                Matcher m = count.matcher(line);
+                assertThat(m.find()).as(line).isTrue();
+                said += Long.parseLong(m.group(1));
+            }
+        }
+        assertThat(rejected.sum()).as("rejected, of all the threads sent").isGreaterThan(threads * each / 2L);
+        assertThat(said).isEqualTo(rejected.sum());
     }
 
     @Test
