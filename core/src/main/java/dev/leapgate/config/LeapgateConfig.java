@@ -1,10 +1,17 @@
 package dev.leapgate.config;
 
+import dev.leapgate.Origin;
 import dev.leapgate.net.ClientIpResolver;
+import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.OriginList;
 import dev.leapgate.rule.RuleSet;
+import dev.leapgate.rule.Scope;
 import dev.leapgate.store.StoreSettings;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -105,6 +112,56 @@ public record LeapgateConfig(
                 monitoring,
                 store,
                 rulesNone);
+    }
+
+    /**
+     * The record's text, but where origins are a header's values shown by their fingerprints (API
+     * keys: {@code origin = header:...} without {@code header-origin-shown}), each identifier in the
+     * rules, {@code exempt} and {@code deny} is its fingerprint, as the log and the status name that
+     * client: a configuration printed, by the application or a debugger, never prints a key.
+     */
+    @Override
+    public String toString() {
+        boolean secret = origin.kind() == OriginSource.Kind.HEADER && !origin.valuesShown();
+        return "LeapgateConfig[rules=" + (secret ? fingerprinted(rules) : rules) + ", rulesFile=" + rulesFile
+                + ", reloadInterval=" + reloadInterval + ", clientIp=" + clientIp + ", origin=" + origin
+                + ", response=" + response + ", monitoring=" + monitoring + ", store=" + store + ", rulesNone="
+                + rulesNone + "]";
+    }
+
+    /** {@code rules}' text with every identifier its fingerprint. */
+    private static String fingerprinted(RuleSet rules) {
+        List<String> shown = new ArrayList<>();
+        for (FlowRule rule : rules.rules()) {
+            String text = rule.toString();
+            if (rule.scope().kind() == Scope.Kind.ORIGIN) {
+                String scope = ", " + rule.scope() + ", "; // FlowRule's text: "..., <scope>, <on-excess>..."
+                int at = text.indexOf(scope);
+                text = at < 0
+                        ? "rule '" + rule.name() + "'" // never the key, whatever the rule's text became
+                        : text.substring(0, at) + ", origin:"
+                                + fingerprinted(rule.scope().origin()) + ", " + text.substring(at + scope.length());
+            }
+            shown.add(text);
+        }
+        return "RuleSet[rules=" + shown + ", exempt=" + fingerprinted(rules.exempt()) + ", deny="
+                + fingerprinted(rules.deny()) + "]";
+    }
+
+    private static String fingerprinted(OriginList origins) {
+        List<String> shown = new ArrayList<>();
+        origins.ranges().cidrs().forEach(c -> shown.add(c.toString()));
+        origins.identifiers().stream().sorted().forEach(id -> shown.add(fingerprinted(id)));
+        return String.join(", ", shown);
+    }
+
+    /** An identifier's fingerprint ({@link Origin#secret}); an IP address as it is, no secret. */
+    private static String fingerprinted(String origin) {
+        try {
+            return IpAddress.parse(origin).toString();
+        } catch (IllegalArgumentException anIdentifier) {
+            return Origin.secret(origin).toString();
+        }
     }
 
     /**

@@ -40,6 +40,41 @@ class SecretOriginProblemsTest {
         return rulesProblems(API_KEY, lines);
     }
 
+    /**
+     * A configuration's text (a record's, which an application may log or a debugger show) names
+     * the keys of exempt, deny and a rule's scope by their fingerprints too; as sent only when
+     * configured so.
+     */
+    @Test
+    void aConfigurationPrinted_namesEveryKeyByItsFingerprint() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("origin", "header:X-Api-Key");
+        settings.put("exempt", KEY + ", 10.0.0.0/8");
+        settings.put("deny", "sk_test_other");
+        settings.put("rule.a.match", "/a");
+        settings.put("rule.a.limit", "5/1m");
+        settings.put("rule.a.scope", "origin:sk_live_partner");
+        settings.put("rule.b.match", "/b");
+        settings.put("rule.b.limit", "5/1m");
+        settings.put("rule.b.scope", "origin:203.0.113.7");
+
+        String text = ConfigParser.parse(settings, "test").toString();
+
+        assertThat(text)
+                .doesNotContain("4f8a9b", "sk_test_other", "sk_live_partner")
+                .contains("exempt=10.0.0.0/8, " + FINGERPRINT)
+                .contains("deny=" + Origin.secret("sk_test_other"))
+                .contains("rule 'a': /a, 5 per 1m in 10 buckets, strict, origin:" + Origin.secret("sk_live_partner")
+                        + ", reject")
+                .contains("origin:203.0.113.7, reject") // an address is no secret
+                .contains("origin=header:X-Api-Key");
+
+        settings.put("header-origin-shown", "as-sent");
+        assertThat(ConfigParser.parse(settings, "test").toString())
+                .contains("exempt=10.0.0.0/8, " + KEY)
+                .contains("origin:sk_live_partner, reject");
+    }
+
     @Test
     void aRuleForAnExemptKey_namesTheKeyByItsFingerprint() {
         String message = rulesProblems(
