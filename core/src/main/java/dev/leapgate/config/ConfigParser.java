@@ -211,7 +211,7 @@ public final class ConfigParser {
 
     /** Whether {@code origin}'s values are API keys, shown only by their fingerprints. */
     private static boolean secretOrigins(OriginSource origin) {
-        return origin.kind() == OriginSource.Kind.HEADER && !origin.valuesShown();
+        return origin.fingerprinted();
     }
 
     /**
@@ -413,8 +413,7 @@ public final class ConfigParser {
         Objects.requireNonNull(keyPrefix, "keyPrefix");
         String text = "origin:" + Objects.requireNonNull(origin, "origin").strip();
         // Shown as the configuration's problems show origins: an API key by its fingerprint.
-        Problems shown = new Problems(
-                "@RateLimited", keyPrefix, source.kind() == OriginSource.Kind.HEADER && !source.valuesShown());
+        Problems shown = new Problems("@RateLimited", keyPrefix, source.fingerprinted());
         Scope scope = RuleReader.scope(text, shown);
         if (source.kind() == OriginSource.Kind.IP && !isAddress(scope.origin())) {
             throw new IllegalArgumentException(nameWhereClientsAreAddresses(shown.origins(text), keyPrefix + "origin"));

@@ -4,7 +4,6 @@ import dev.leapgate.Origin;
 import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
-import dev.leapgate.rule.OriginList;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.store.StoreSettings;
@@ -122,7 +121,7 @@ public record LeapgateConfig(
      */
     @Override
     public String toString() {
-        boolean secret = origin.kind() == OriginSource.Kind.HEADER && !origin.valuesShown();
+        boolean secret = origin.fingerprinted();
         return "LeapgateConfig[rules=" + (secret ? fingerprinted(rules) : rules) + ", rulesFile=" + rulesFile
                 + ", reloadInterval=" + reloadInterval + ", clientIp=" + clientIp + ", origin=" + origin
                 + ", response=" + response + ", monitoring=" + monitoring + ", store=" + store + ", rulesNone="
@@ -144,15 +143,8 @@ public record LeapgateConfig(
             }
             shown.add(text);
         }
-        return "RuleSet[rules=" + shown + ", exempt=" + fingerprinted(rules.exempt()) + ", deny="
-                + fingerprinted(rules.deny()) + "]";
-    }
-
-    private static String fingerprinted(OriginList origins) {
-        List<String> shown = new ArrayList<>();
-        origins.ranges().cidrs().forEach(c -> shown.add(c.toString()));
-        origins.identifiers().stream().sorted().forEach(id -> shown.add(fingerprinted(id)));
-        return String.join(", ", shown);
+        return "RuleSet[rules=" + shown + ", exempt=" + rules.exempt().fingerprinted() + ", deny="
+                + rules.deny().fingerprinted() + "]";
     }
 
     /** An identifier's fingerprint ({@link Origin#secret}); an IP address as it is, no secret. */

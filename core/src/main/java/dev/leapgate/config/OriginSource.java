@@ -95,6 +95,14 @@ public record OriginSource(Kind kind, String headerName, boolean valuesShown) {
         return PRINCIPAL;
     }
 
+    /**
+     * Whether clients are named by the fingerprints of their values, never as sent: a header's values
+     * (API keys, most often) unless {@code header-origin-shown = as-sent}.
+     */
+    public boolean fingerprinted() {
+        return kind == Kind.HEADER && !valuesShown;
+    }
+
     /** This header source, with its values shown as sent ({@code header-origin-shown = as-sent}). */
     public OriginSource valuesShownAsSent() {
         return new OriginSource(kind, headerName, true);

@@ -431,21 +431,12 @@ public final class HttpGate implements AutoCloseable {
 
     /** Whether origins are a header's values shown as fingerprints: API keys, never printed. */
     private boolean secretOrigins() {
-        return originSource.kind() == OriginSource.Kind.HEADER && !originSource.valuesShown();
+        return originSource.fingerprinted();
     }
 
     /** An exempt or deny list as the log shows it: with secret origins, an identifier by its fingerprint. */
     private String shown(OriginList list) {
-        if (!secretOrigins() || list.identifiers().isEmpty()) {
-            return list.toString();
-        }
-        List<String> all = new ArrayList<>();
-        list.ranges().cidrs().forEach(block -> all.add(block.toString()));
-        list.identifiers().stream()
-                .map(id -> Origin.secret(id).toString())
-                .sorted()
-                .forEach(all::add);
-        return String.join(", ", all);
+        return secretOrigins() ? list.fingerprinted() : list.toString();
     }
 
     /**

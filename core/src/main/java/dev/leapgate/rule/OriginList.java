@@ -110,6 +110,17 @@ public final class OriginList {
         return ranges.cidrs().hashCode() * 31 + ids.hashCode();
     }
 
+    /**
+     * As {@link #toString()}, with each identifier by its fingerprint ({@link Origin#secret}), as the
+     * log and the status name a client whose identifiers are secrets (API keys).
+     */
+    public String fingerprinted() {
+        List<String> all = new ArrayList<>();
+        ranges.cidrs().forEach(c -> all.add(c.toString()));
+        ids.stream().map(id -> Origin.secret(id).toString()).sorted().forEach(all::add);
+        return String.join(", ", all);
+    }
+
     @Override
     public String toString() {
         List<String> all = new ArrayList<>();
