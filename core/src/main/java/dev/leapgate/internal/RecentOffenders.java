@@ -55,10 +55,7 @@ public final class RecentOffenders {
                 continue;
             }
             for (TopOrigins.Counted counted : minute.top.top(PLACES, false)) {
-                merged.merge(
-                        counted.origin().key(),
-                        counted,
-                        (a, b) -> new TopOrigins.Counted(a.origin(), a.count() + b.count()));
+                TopOrigins.merge(merged, counted);
             }
         }
         List<TopOrigins.Counted> all = new ArrayList<>(merged.values());

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
@@ -20,18 +21,23 @@ import java.util.function.Consumer;
  * <p>The top senders of each rule are counted in a space-saving summary of {@value #TRACKED}
  * origins ({@link TopOrigins}): an origin that sent more than a {@value #TRACKED}th of the
  * rejections the summary counted is in it, its count over-estimated by at most the smallest
- * tracked count, so the line says "about". A rejection that finds the summary busy (another
- * rejection of the rule being counted on another thread at that moment, or the line being
- * written) is counted in the rule's total but names no origin: under concurrent rejections a
- * named count can also be too low, while the totals of the lines count every rejection.
+ * tracked counts, so the line says "about". A rejection that finds its part of the summary busy
+ * (another rejection of the rule being counted there on another thread at that moment, or the
+ * line being written) is counted in the rule's total but names no origin: under concurrent
+ * rejections a named count can also be too low, while the totals of the lines count every
+ * rejection.
  *
  * <p>An IPv6 client is named by its prefix, as it is counted. Identifiers (an API key header, a
  * principal) are the client's text: cut after {@value Shown#IDENTIFIER_CHARS} characters ({@link Shown#identifier}), and characters one cannot
  * see, line breaks first, written as escapes ({@link Shown#escaped}).
  *
- * <p>Concurrency: a rejection adds to its rule's count with one atomic addition and updates the
- * summary under a lock that it only tries (a rejection that finds it taken counts, without
- * naming its origin); the line is written by the one thread that moves the interval on.
+ * <p>Concurrency: a rejection adds to its rule's count, a {@link LongAdder} (a cell per thread
+ * once threads collide), and updates the summary under a lock that it only tries (a rejection
+ * that finds it taken counts, without naming its origin); the line is written by the one thread
+ * that moves the interval on, which takes the count with {@link LongAdder#sumThenReset()}: each
+ * part of the count is taken and zeroed in one atomic step, so each rejection is in exactly one
+ * line. So threads rejecting one client at once write no word in common here (nor in the summary,
+ * {@link TopOrigins}).
  */
 public final class RejectionLog {
 
@@ -84,13 +90,10 @@ public final class RejectionLog {
     }
 
     private static final VarHandle START;
-    private static final VarHandle COUNT;
 
     static {
         try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            START = l.findVarHandle(Tally.class, "start", long.class);
-            COUNT = l.findVarHandle(Tally.class, "count", long.class);
+            START = MethodHandles.lookup().findVarHandle(Tally.class, "start", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -101,7 +104,7 @@ public final class RejectionLog {
         private final String rule;
         private final boolean shadow;
         private volatile long start;
-        private volatile long count;
+        private final LongAdder count = new LongAdder();
 
         private final TopOrigins senders = new TopOrigins(TRACKED);
 
@@ -116,7 +119,7 @@ public final class RejectionLog {
             if (nowNanos - since >= intervalNanos && START.compareAndSet(this, since, nowNanos)) {
                 report(nowNanos - since);
             }
-            COUNT.getAndAdd(this, 1L);
+            count.increment();
             if (origin != null) {
                 senders.offer(origin);
             }
@@ -124,7 +127,7 @@ public final class RejectionLog {
 
         /** Writes the line of the interval that just ended, and starts the next one empty. */
         private void report(long periodNanos) {
-            long rejected = (long) COUNT.getAndSet(this, 0L);
+            long rejected = count.sumThenReset();
             List<TopOrigins.Counted> top = senders.top(TRACKED, true);
             long counted = 0;
             for (TopOrigins.Counted c : top) {

@@ -5,98 +5,154 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The origins seen most, in a space-saving summary of a fixed number of places: an origin that
+ * The origins seen most, in space-saving summaries of a fixed number of places: an origin that
  * accounts for more than one in {@code places} of the offers counted is in it, and its count
- * over-estimates its counted offers by at most the smallest count kept, so readers say "about".
+ * over-estimates its counted offers by at most the sum of the smallest counts the summaries kept,
+ * so readers say "about".
  *
- * <p>Concurrency: {@link #offer} only tries the summary's lock; an offer that finds it taken is
- * dropped (the summary is an estimate anyway, and the request path never waits for it). Readers
- * wait for the lock. So offers made at the same moment on several threads, or while a reader
- * holds the summary, are not all counted: against everything offered, a count can be too low as
- * well as too high, and an origin just above one in {@code places} can be missing. Without
- * contention (one thread offering at a time, no reader) nothing is dropped.
+ * <p>Concurrency: one summary per stripe, a thread offering to the stripe of its identifier (a
+ * server's threads have consecutive identifiers, so up to {@link #STRIPES} of them have stripes of
+ * their own), each stripe made when first offered to. Threads rejecting one abusive client at
+ * once then write nothing another thread writes: a single summary for all had its lock and counts
+ * move between the processors on every offer, which made each rejection of that client several
+ * times dearer on two threads than on one (BENCHMARKS.md). A reader merges the stripes, adding up
+ * an origin's counts. {@link #offer} only tries its stripe's lock; an offer that finds it taken
+ * is dropped (the summary is an estimate anyway, and the request path never waits for it). Readers
+ * wait for each lock in turn. So offers made at the same moment on threads that share a stripe, or
+ * while a reader holds it, are not all counted: against everything offered, a count can be too
+ * low as well as too high, and an origin just above one in {@code places} can be missing. Offers
+ * made one at a time, with no reader, are all counted.
  */
 public final class TopOrigins {
 
     /** An origin and about how often it was offered. */
     public record Counted(Origin origin, long count) {}
 
-    private static final VarHandle LOCK;
+    /** Stripes: the processors rounded up to a power of two, at most 16 (a stripe is about 600 bytes). */
+    static final int STRIPES =
+            Math.min(16, Integer.highestOneBit(Math.max(1, Runtime.getRuntime().availableProcessors() * 2 - 1)));
 
-    static {
-        try {
-            LOCK = MethodHandles.lookup().findVarHandle(TopOrigins.class, "lock", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
 
-    @SuppressWarnings("unused") // through LOCK
-    private volatile int lock;
-
-    // Guarded by the lock.
-    private final long[] keys;
-    private final Origin[] origins;
-    private final long[] counts;
+    private final int places;
+    private final AtomicReferenceArray<Stripe> stripes = new AtomicReferenceArray<>(STRIPES);
 
     public TopOrigins(int places) {
-        keys = new long[places];
-        origins = new Origin[places];
-        counts = new long[places];
+        this.places = places;
     }
 
-    /** Counts one more for {@code origin}, unless another thread holds the summary right now. */
+    /** Counts one more for {@code origin}, unless another thread holds its stripe right now. */
+    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
     public void offer(Origin origin) {
-        if (!LOCK.compareAndSet(this, 0, 1)) {
-            return;
+        int i = (int) Thread.currentThread().getId() & (STRIPES - 1);
+        Stripe stripe = stripes.getAcquire(i);
+        if (stripe == null) {
+            stripes.compareAndExchange(i, null, new Stripe(places));
+            stripe = stripes.getAcquire(i);
         }
-        try {
-            long key = origin.key();
-            int least = 0;
-            for (int i = 0; i < keys.length; i++) {
-                if (origins[i] == null) {
-                    keys[i] = key;
-                    origins[i] = origin;
-                    counts[i] = 1;
-                    return;
-                }
-                if (keys[i] == key) {
-                    counts[i]++;
-                    return;
-                }
-                if (counts[i] < counts[least]) {
-                    least = i;
-                }
-            }
-            keys[least] = key;
-            origins[least] = origin;
-            counts[least]++;
-        } finally {
-            LOCK.setVolatile(this, 0);
-        }
+        stripe.offer(origin);
     }
 
     /** The {@code n} origins counted most, most first; with {@code reset}, the summary starts empty. */
     public List<Counted> top(int n, boolean reset) {
-        while (!LOCK.compareAndSet(this, 0, 1)) {
-            Thread.onSpinWait();
-        }
-        List<Counted> all = new ArrayList<>(keys.length);
-        try {
-            for (int i = 0; i < keys.length && origins[i] != null; i++) {
-                all.add(new Counted(origins[i], counts[i]));
-                if (reset) {
-                    origins[i] = null;
-                    counts[i] = 0;
-                }
+        Map<Long, Counted> merged = new LinkedHashMap<>();
+        for (int i = 0; i < STRIPES; i++) {
+            Stripe stripe = stripes.getAcquire(i);
+            if (stripe != null) {
+                stripe.drainTo(merged, reset);
             }
-        } finally {
-            LOCK.setVolatile(this, 0);
         }
+        List<Counted> all = new ArrayList<>(merged.values());
         all.sort(Comparator.comparingLong(Counted::count).reversed());
         return all.size() > n ? List.copyOf(all.subList(0, n)) : List.copyOf(all);
+    }
+
+    /** Adds {@code counted} to what {@code merged} holds for its origin. */
+    static void merge(Map<Long, Counted> merged, Counted counted) {
+        merged.merge(counted.origin().key(), counted, (a, b) -> new Counted(a.origin(), a.count() + b.count()));
+    }
+
+    /**
+     * One space-saving summary, guarded by its lock. The words its thread writes on every offer
+     * (the lock and the counts) are in one array, a cache line away from either end, so that no
+     * other object shares their lines: next to the array of stripes, which every thread reads,
+     * they moved between the processors as if the threads shared a stripe.
+     */
+    private static final class Stripe {
+        /** Longs on each side of the written words: a cache line. */
+        private static final int PAD = 8;
+
+        private static final int LOCK_AT = PAD;
+
+        /** The lock (0 free, 1 taken) at {@link #LOCK_AT}, then each place's key, then its count; guarded by the lock. */
+        private final long[] words;
+        /** The origin in each place, guarded by the lock. */
+        private final Origin[] origins;
+
+        Stripe(int places) {
+            words = new long[PAD + 1 + 2 * places + PAD];
+            origins = new Origin[places];
+        }
+
+        private int key(int place) {
+            return LOCK_AT + 1 + place;
+        }
+
+        private int count(int place) {
+            return LOCK_AT + 1 + origins.length + place;
+        }
+
+        void offer(Origin origin) {
+            if (!WORD.compareAndSet(words, LOCK_AT, 0L, 1L)) {
+                return;
+            }
+            try {
+                long key = origin.key();
+                int least = 0;
+                for (int i = 0; i < origins.length; i++) {
+                    if (origins[i] == null) {
+                        words[key(i)] = key;
+                        origins[i] = origin;
+                        words[count(i)] = 1;
+                        return;
+                    }
+                    if (words[key(i)] == key) {
+                        words[count(i)]++;
+                        return;
+                    }
+                    if (words[count(i)] < words[count(least)]) {
+                        least = i;
+                    }
+                }
+                words[key(least)] = key;
+                origins[least] = origin;
+                words[count(least)]++;
+            } finally {
+                WORD.setVolatile(words, LOCK_AT, 0L);
+            }
+        }
+
+        void drainTo(Map<Long, Counted> merged, boolean reset) {
+            while (!WORD.compareAndSet(words, LOCK_AT, 0L, 1L)) {
+                Thread.onSpinWait();
+            }
+            try {
+                for (int i = 0; i < origins.length && origins[i] != null; i++) {
+                    merge(merged, new Counted(origins[i], words[count(i)]));
+                    if (reset) {
+                        origins[i] = null;
+                        words[count(i)] = 0;
+                    }
+                }
+            } finally {
+                WORD.setVolatile(words, LOCK_AT, 0L);
+            }
+        }
     }
 }

@@ -42,6 +42,9 @@ public final class KeyedRateCounter {
     private final RateWindow layout;
     private final OriginTable table;
     private final OriginTable.Op acquire;
+    /** {@link #acquire}'s rejection, told by reading alone; else {@link OriginTable#UNDECIDED}. */
+    private final OriginTable.Op rejects;
+
     private final OriginTable.Op refund;
     private final OriginTable.Op used;
     private final OriginTable.Op untilAvailable;
@@ -76,6 +79,8 @@ public final class KeyedRateCounter {
         this.table = table;
         RateWindow w = layout;
         this.acquire = (cells, base, now, permits, maxWait) -> w.tryAcquire(cells, base, now, (int) permits, maxWait);
+        this.rejects = (cells, base, now, permits, maxWait) ->
+                w.rejectsNow(cells, base, now, (int) permits, maxWait) ? RateCounter.REJECTED : OriginTable.UNDECIDED;
         this.refund = (cells, base, now, ticket, permits) -> {
             return w.refund(cells, base, ticket, (int) permits) ? 1 : 0;
         };
@@ -187,7 +192,8 @@ public final class KeyedRateCounter {
     /** As {@link RateCounter#tryAcquire(long, int, long)}, for one origin. */
     public long tryAcquire(long origin, long nowNanos, int permits, long maxWaitNanos) {
         layout.checkPermits(permits);
-        long ticket = table.apply(origin, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1, acquire, true);
+        long ticket =
+                table.apply(origin, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1, acquire, rejects, true);
         return ticket != OriginTable.RETIRED ? ticket : heirTryAcquire(origin, nowNanos, permits, maxWaitNanos);
     }
 

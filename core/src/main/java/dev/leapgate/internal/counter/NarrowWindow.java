@@ -230,6 +230,20 @@ final class NarrowWindow extends RateWindow {
         }
     }
 
+    @Override
+    boolean rejectsNow(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
+        long head = cells.get(base);
+        if ((head & rolling) != 0) {
+            return false; // being rolled: tryAcquire waits for it
+        }
+        long intoHead = nowNanos - startNanos(headEpoch(head));
+        // As tryAcquire decides with a current head, the ring read between two readings of it.
+        return intoHead >= 0
+                && intoHead < bucketNanos
+                && ringSum(cells, base) + headCount(head) + permits > limit
+                && cells.get(base) == head;
+    }
+
     /**
      * Moves the window of {@code head} (whose rolling bit this thread has just set) on to epoch
      * {@code now}, counting {@code permits} into the new head if they fit, and releases it.

@@ -80,6 +80,17 @@ import java.util.concurrent.locks.StampedLock;
  * sets it); inserting, deleting, evicting and resizing take the write lock, so an entry can never
  * be moved or reused while a thread works on its cells, and write cells with plain stores, which
  * releasing the lock publishes.
+ *
+ * <p>The lookup itself is an optimistic read ({@link StampedLock#tryOptimisticRead()}): it finds
+ * the key's slot without writing the lock's word, then converts the read into the read lock (one
+ * compare-and-swap, as taking it would be, which fails if a writer came in between: then the
+ * lookup is made again under the lock) or, for an absent key, into the write lock. An operation
+ * that can be decided by reading alone (a rejection: {@link #apply(long, long, long, long, Op, Op,
+ * boolean)}'s {@code readOnly}) is decided without taking the lock at all, and its answer kept if
+ * the lock's word shows no writer since the read began. Many threads rejecting one client (an
+ * abusive one, sending from many connections at once) then write no word in common: taking the
+ * read lock, each wrote the lock's word twice, and the line holding it moved between the
+ * processors on every request (BENCHMARKS.md).
  */
 final class OriginTable {
 
@@ -157,6 +168,8 @@ final class OriginTable {
 
     /** Returned when the origin is not in the table (and was not to be inserted). */
     static final long ABSENT = Long.MIN_VALUE;
+    /** Returned by an operation that only reads when it cannot tell the result without writing. */
+    static final long UNDECIDED = Long.MIN_VALUE + 3;
     /** Returned when the origin could not be inserted: every candidate for eviction is saturated. */
     static final long FULL = Long.MIN_VALUE + 1;
     /**
@@ -274,12 +287,69 @@ final class OriginTable {
      *     {@link #FULL} if it could not be inserted
      */
     long apply(long key, long nowNanos, long a, long b, Op op, boolean insert) {
+        return apply(key, nowNanos, a, b, op, null, insert);
+    }
+
+    /**
+     * As {@link #apply(long, long, long, long, Op, boolean)}; first, if {@code readOnly} is not
+     * null and the key is tracked, {@code readOnly} is applied to its cells without the segment's
+     * lock (see the class comment): an operation that only reads, and returns what {@code op}
+     * would return when it can tell without writing (a rejection: nothing to count), else {@link
+     * #UNDECIDED}. It may read cells that another origin's entry holds by then, or that the
+     * arrays no longer hold; its answer is used only if no writer took the lock meanwhile.
+     */
+    long apply(long key, long nowNanos, long a, long b, Op op, Op readOnly, boolean insert) {
         long hash = mix(key);
         Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
         StampedLock lock = segment.lock;
-        long stamp = lock.readLock();
+        segment.prefetchRecall(hash);
+        long stamp = lock.tryOptimisticRead();
+        if (stamp != 0) {
+            // Read the arrays once: a writer may replace them, and nothing read here counts until
+            // the stamp is validated or converted.
+            long[] slots = segment.slots;
+            AtomicLongArray cells = segment.cells;
+            int slot = segment.find(slots, cells, key, hash);
+            if (slot >= 0) {
+                long word = slots[slot];
+                int base = base(word);
+                // (The slot's word read again: a writer may have changed it since find() did.)
+                if (readOnly != null && (word & REFERENCED) != 0 && base > 0 && base + stride <= cells.length()) {
+                    long result = readOnly.apply(cells, base, nowNanos, a, b);
+                    if (result != UNDECIDED && lock.validate(stamp)) {
+                        return result;
+                    }
+                }
+                long readStamp = lock.tryConvertToReadLock(stamp);
+                if (readStamp != 0) {
+                    // No writer since the stamp: the slot, its word and the arrays are as read.
+                    try {
+                        if ((word & REFERENCED) == 0) {
+                            slots[slot] = word | REFERENCED; // only ever set by readers
+                        }
+                        return op.apply(cells, base, nowNanos, a, b);
+                    } finally {
+                        lock.unlockRead(readStamp);
+                    }
+                }
+            } else if (!insert) {
+                if (lock.validate(stamp)) {
+                    return ABSENT;
+                }
+            } else if (successor == null) {
+                // Absent, and the write lock at once if no thread holds the segment.
+                long writeStamp = lock.tryConvertToWriteLock(stamp);
+                if (writeStamp != 0) {
+                    try {
+                        return insertLocked(segment, key, hash, nowNanos, a, b, op);
+                    } finally {
+                        lock.unlockWrite(writeStamp);
+                    }
+                }
+            }
+        }
+        stamp = lock.readLock();
         try {
-            segment.prefetchRecall(hash);
             int slot = segment.find(key, hash);
             if (slot >= 0) {
                 long word = segment.slots[slot];
@@ -301,24 +371,29 @@ final class OriginTable {
                 stamp = 0; // nothing held until the write lock is
                 stamp = lock.writeLock();
                 slot = segment.find(key, hash); // another thread may have inserted it meanwhile
+                if (slot >= 0) {
+                    return op.apply(segment.cells, base(segment.slots[slot]), nowNanos, a, b);
+                }
             } else {
                 stamp = writeStamp;
             }
-            if (slot >= 0) {
-                return op.apply(segment.cells, base(segment.slots[slot]), nowNanos, a, b);
-            }
-            long at = segment.latest(nowNanos);
-            int entry = segment.insert(key, hash, at);
-            if (entry < 0) {
-                return successor != null ? RETIRED : FULL;
-            }
-            // Later than `at` if the table taken over from forgot the key at a later reading.
-            return op.apply(segment.cells, entry * width + 1, segment.latest(at), a, b);
+            return insertLocked(segment, key, hash, nowNanos, a, b, op);
         } finally {
             if (stamp != 0) {
                 lock.unlock(stamp);
             }
         }
+    }
+
+    /** Inserts {@code key}, known absent, and applies {@code op} to its cells; the write lock held. */
+    private long insertLocked(Segment segment, long key, long hash, long nowNanos, long a, long b, Op op) {
+        long at = segment.latest(nowNanos);
+        int entry = segment.insert(key, hash, at);
+        if (entry < 0) {
+            return successor != null ? RETIRED : FULL;
+        }
+        // Later than `at` if the table taken over from forgot the key at a later reading.
+        return op.apply(segment.cells, entry * width + 1, segment.latest(at), a, b);
     }
 
     /**
@@ -737,24 +812,40 @@ final class OriginTable {
         }
 
         int find(long key, long hash) {
+            return find(slots, cells, key, hash);
+        }
+
+        /**
+         * The slot of {@code key} in {@code slots}, whose entries are in {@code cells}, or -1. Also
+         * with the lock not held (an optimistic read): the arrays may then be another time's than
+         * each other and than {@link #entries}, so no index is trusted before it is checked, and
+         * the probe stops after one turn.
+         */
+        int find(long[] slots, AtomicLongArray cells, long key, long hash) {
             int bits = (int) hash;
-            int predicted = predicted(hash);
+            int predicted = predicted(hash) * width;
             // Read with the index slot, not after it (an opaque read stays where it is written):
             // both are likely cache misses, which the processor then waits for at once; for most
             // origins the key read is the one the slot names (see the class comment).
-            long predictedKey = cells.getOpaque(predicted * width);
-            for (int slot = home(hash); ; slot = next(slot)) {
+            long predictedKey = predicted < cells.length() ? cells.getOpaque(predicted) : 0;
+            int length = slots.length;
+            int slot = (int) (((hash & 0xffffffffL) * length) >>> 32);
+            for (int probes = length; probes > 0; probes--) {
                 long word = slots[slot];
                 if (word == 0) {
                     return -1;
                 }
                 if ((int) (word >>> 32) == bits) {
-                    int entry = entry(word);
-                    if ((entry == predicted ? predictedKey : cells.getPlain(entry * width)) == key) {
+                    int at = entry(word) * width;
+                    if (at == predicted
+                            ? predictedKey == key
+                            : at >= 0 && at < cells.length() && cells.getPlain(at) == key) {
                         return slot;
                     }
                 }
+                slot = slot + 1 == length ? 0 : slot + 1;
             }
+            return -1;
         }
 
         /**

@@ -272,6 +272,23 @@ final class PackedWindow extends RateWindow {
         return decide(cells, base, nowNanos, permits, maxWaitNanos);
     }
 
+    @Override
+    boolean rejectsNow(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
+        if (borrowing && maxWaitNanos >= 0) {
+            return false; // may borrow: decided with the next bucket
+        }
+        long head = cells.get(base);
+        long headEpoch = headEpoch(head);
+        long intoHead = nowNanos - startNanos(headEpoch);
+        // The past's sum only if cached for this head: past() would write it.
+        long cached = cells.get(base + PAST);
+        return head >= 0
+                && intoHead >= 0
+                && intoHead < bucketNanos
+                && epoch(cached) == headEpoch
+                && count(cached) + headCount(head) + headBorrowed(head) + permits > limit;
+    }
+
     /** {@link #tryAcquire(AtomicLongArray, int, long, int, long)} in every case. */
     private long decide(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos) {
         long now = -1;

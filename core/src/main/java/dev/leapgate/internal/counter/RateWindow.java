@@ -62,6 +62,16 @@ abstract sealed class RateWindow implements OriginTable.State permits PackedWind
      */
     abstract long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos);
 
+    /**
+     * Whether {@link #tryAcquire(AtomicLongArray, int, long, int, long)} would reject now, told by
+     * reading alone: true only when the window's newest bucket is {@code nowNanos}'s and the
+     * permits do not fit (and the caller may not borrow); false when it cannot tell without
+     * writing (a bucket to move on to) or would admit. Reads only and never waits: the cells may
+     * be another origin's by then (an optimistic read, {@link OriginTable}), whose answer the
+     * caller discards.
+     */
+    abstract boolean rejectsNow(AtomicLongArray cells, int base, long nowNanos, int permits, long maxWaitNanos);
+
     /** As {@link #tryAcquire(AtomicLongArray, int, long, int, long)}, never borrowing. */
     final long tryAcquire(AtomicLongArray cells, int base, long nowNanos, int permits) {
         return tryAcquire(cells, base, nowNanos, permits, -1);

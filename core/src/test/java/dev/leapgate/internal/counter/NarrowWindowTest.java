@@ -30,6 +30,8 @@ class NarrowWindowTest {
 
     @Test
     void decidesExactlyAsTheWordPerBucketWindow_onRandomSchedules() {
+        long rejections = 0;
+        long toldByReading = 0;
         for (int seed = 0; seed < 400; seed++) {
             SplittableRandom random = new SplittableRandom(seed);
             WindowMode mode = random.nextBoolean() ? WindowMode.STRICT : WindowMode.SLIDING;
@@ -58,9 +60,23 @@ class NarrowWindowTest {
                 int permits = random.nextInt(4) == 0
                         ? 1 + random.nextInt((int) Math.min(limit, Math.max(300, limit / 8)))
                         : 1;
+                // A rejection told by reading alone (RateWindow.rejectsNow) writes nothing, and is
+                // what tryAcquire then decides.
+                String wideCellsBefore = wideCells.toString();
+                String narrowCellsBefore = narrowCells.toString();
+                boolean wideRejects = wide.rejectsNow(wideCells, 0, t, permits, -1);
+                boolean narrowRejects = narrow.rejectsNow(narrowCells, 0, t, permits, -1);
+                assertThat(wideCells).as(at).hasToString(wideCellsBefore);
+                assertThat(narrowCells).as(at).hasToString(narrowCellsBefore);
                 long w = wide.tryAcquire(wideCells, 0, t, permits);
                 long n = narrow.tryAcquire(narrowCells, 0, t, permits);
                 assertThat(n >= 0).as(at).isEqualTo(w >= 0);
+                if (wideRejects || narrowRejects) {
+                    assertThat(w).as(at + ": told rejected by reading").isEqualTo(RateCounter.REJECTED);
+                    assertThat(n).as(at + ": told rejected by reading").isEqualTo(RateCounter.REJECTED);
+                }
+                rejections += w < 0 ? 1 : 0;
+                toldByReading += narrowRejects ? 1 : 0;
                 if (w >= 0) {
                     assertThat(narrow.ticketEpoch(n)).as(at).isEqualTo(wide.ticketEpoch(w));
                     assertThat(narrow.ticketRemaining(n)).as(at).isEqualTo(wide.ticketRemaining(w));
@@ -88,6 +104,8 @@ class NarrowWindowTest {
                         .isEqualTo(wide.nanosUntilAvailable(wideCells, 0, t, ask));
             }
         }
+        // Most rejections come in a burst within the newest bucket: those are told by reading.
+        assertThat(toldByReading).as("of %d rejections", rejections).isGreaterThan(rejections / 2);
     }
 
     /** Drops refunded tickets (marked -1), keeping the others in order; returns how many remain. */

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -179,6 +181,108 @@ class OriginTableTest {
                             .isEqualTo(e.getValue());
                 }
             }
+        }
+    }
+
+    /**
+     * An answer read without the lock is kept only if no writer came in between: here, while the
+     * read-only operation looks at origin 1's cells, another thread evicts origin 1 and gives its
+     * entry to origin 2 (a table of one origin). The operation then reads origin 2's count and
+     * answers with it; the table must throw that answer away and decide again under the lock,
+     * where origin 1 is absent and comes back empty.
+     */
+    @Test
+    void anAnswerReadWithoutTheLock_whileAWriterGaveTheEntryToAnotherOrigin_isDecidedAgain() {
+        OriginTable table = new OriginTable(new Count(1L << 40), 1);
+        assertThat(table.apply(1, 0, 5, 0, ADD, true)).isEqualTo(5);
+        assertThat(table.apply(1, 0, 0, 0, ADD, false))
+                .as("looked up: referenced")
+                .isEqualTo(5);
+        AtomicInteger reads = new AtomicInteger();
+        OriginTable.Op readOnly = (cells, base, now, a, b) -> {
+            if (reads.getAndIncrement() == 0) {
+                onAnotherThread(() -> assertThat(table.apply(2, 0, 1_000, 0, ADD, true))
+                        .as("origin 2 evicts origin 1")
+                        .isEqualTo(1_000));
+            }
+            return cells.get(base); // by now origin 2's
+        };
+
+        long answer = table.apply(1, 0, 0, 0, ADD, readOnly, true);
+
+        assertThat(reads.get()).as("the read-only operation ran, once").isEqualTo(1);
+        assertThat(answer).as("origin 1, back in the table, empty").isEqualTo(0);
+        assertThat(table.apply(2, 0, 0, 0, ADD, false))
+                .as("origin 2 evicted in turn")
+                .isEqualTo(OriginTable.ABSENT);
+    }
+
+    /**
+     * A lookup made without the lock goes on under the read lock only if no writer came in
+     * between: here the read-only operation cannot tell (it answers {@link OriginTable#UNDECIDED}),
+     * and meanwhile another thread grows origin 1's segment, moving its cells to new arrays. The
+     * addition must go to the cells the table holds now, not to those the lookup found.
+     */
+    @Test
+    void aLookupWithoutTheLock_whileAWriterMovedTheCells_appliesTheOperationWhereTheCellsAreNow() {
+        OriginTable table = new OriginTable(new Count(1L << 40), 1_000);
+        assertThat(table.apply(1, 0, 5, 0, ADD, true)).isEqualTo(5);
+        assertThat(table.apply(1, 0, 0, 0, ADD, false))
+                .as("looked up: referenced")
+                .isEqualTo(5);
+        AtomicInteger reads = new AtomicInteger();
+        OriginTable.Op readOnly = (cells, base, now, a, b) -> {
+            if (reads.getAndIncrement() == 0) {
+                onAnotherThread(() -> {
+                    for (long key = 100; key < 600; key++) {
+                        table.apply(key, 0, 1, 0, ADD, true); // every segment's arrays grow
+                    }
+                });
+            }
+            return OriginTable.UNDECIDED;
+        };
+
+        assertThat(table.apply(1, 0, 7, 0, ADD, readOnly, true)).isEqualTo(12);
+
+        assertThat(reads.get()).as("the read-only operation ran, once").isEqualTo(1);
+        assertThat(table.apply(1, 0, 0, 0, ADD, false)).as("the addition kept").isEqualTo(12);
+        assertThat(table.size()).isEqualTo(501);
+    }
+
+    /** A read-only answer with no writer in between is the answer, and the operation does not run. */
+    @Test
+    void anAnswerReadWithoutTheLock_withNoWriterInBetween_isTheAnswer() {
+        OriginTable table = new OriginTable(new Count(1L << 40), 10);
+        assertThat(table.apply(1, 0, 5, 0, ADD, true)).isEqualTo(5);
+        OriginTable.Op readOnly = (cells, base, now, a, b) -> -cells.get(base);
+        assertThat(table.apply(1, 0, 7, 0, ADD, readOnly, true))
+                .as("not referenced yet (inserted, never looked up): the operation runs")
+                .isEqualTo(12);
+        assertThat(table.apply(1, 0, 7, 0, ADD, readOnly, true))
+                .as("referenced: the read-only answer")
+                .isEqualTo(-12);
+        assertThat(table.apply(1, 0, 0, 0, ADD, false)).as("nothing added").isEqualTo(12);
+    }
+
+    /** Runs {@code task} on a thread of its own and waits for it, failing with what it threw. */
+    private static void onAnotherThread(Runnable task) {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread thread = new Thread(() -> {
+            try {
+                task.run();
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        thread.start();
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("the writer failed", failure.get());
         }
     }
 }

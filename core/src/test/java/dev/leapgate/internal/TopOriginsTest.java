@@ -1,0 +1,85 @@
+package dev.leapgate.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.Origin;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link TopOrigins} counts each thread's offers in a stripe of its own (by thread identifier):
+ * what the threads offered is read as one summary, an origin's counts added up across stripes.
+ */
+class TopOriginsTest {
+
+    private static final Origin ABUSER = Origin.ip("203.0.113.7");
+
+    /**
+     * Threads one after another (so no offer finds a stripe busy, and none is dropped), each
+     * offering the same abusive origin and one of its own: the abuser is counted once, with every
+     * offer of every thread; each thread's own origin with its offers; a reset empties every stripe.
+     */
+    @Test
+    void offersOfManyThreads_readAsOneSummary_anOriginsCountsAddedUp() {
+        int threads = 2 * TopOrigins.STRIPES + 1; // every stripe, some by two threads or more
+        TopOrigins top = new TopOrigins(threads + 1); // places enough for all in any stripe
+        for (int i = 0; i < threads; i++) {
+            Origin own = Origin.ip("198.51.100." + i);
+            int offers = 10 + i;
+            runAlone(() -> {
+                for (int k = 0; k < 100; k++) {
+                    top.offer(ABUSER);
+                }
+                for (int k = 0; k < offers; k++) {
+                    top.offer(own);
+                }
+            });
+        }
+
+        List<TopOrigins.Counted> counted = top.top(threads + 1, true);
+
+        assertThat(counted).hasSize(threads + 1);
+        assertThat(counted.get(0)).isEqualTo(new TopOrigins.Counted(ABUSER, 100L * threads));
+        for (int i = 0; i < threads; i++) {
+            // Sorted most first: the last thread's origin, with the most offers, comes next.
+            assertThat(counted.get(threads - i))
+                    .isEqualTo(new TopOrigins.Counted(Origin.ip("198.51.100." + i), 10L + i));
+        }
+        assertThat(top.top(10, false)).as("after the reset").isEmpty();
+    }
+
+    /** More origins than places: the summary keeps the most offered, within its error bound. */
+    @Test
+    void moreOriginsThanPlaces_keepsTheOneOfferedMost() {
+        TopOrigins top = new TopOrigins(3);
+        for (int i = 0; i < 1_000; i++) {
+            top.offer(ABUSER);
+            top.offer(Origin.ip("198.51.100." + (i % 200)));
+        }
+        List<TopOrigins.Counted> counted = top.top(1, false);
+        assertThat(counted).hasSize(1);
+        assertThat(counted.get(0).origin()).isEqualTo(ABUSER);
+        // Space-saving: at least its offers, over-estimated by at most the smallest count kept.
+        assertThat(counted.get(0).count()).isBetween(1_000L, 2_000L);
+    }
+
+    private static void runAlone(Runnable task) {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread thread = new Thread(() -> {
+            try {
+                task.run();
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        thread.start();
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        assertThat(failure.get()).isNull();
+    }
+}
