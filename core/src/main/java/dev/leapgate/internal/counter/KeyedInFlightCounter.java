@@ -34,6 +34,8 @@ public final class KeyedInFlightCounter {
     };
 
     private final OriginTable.Op acquire;
+    /** {@link #acquire}'s refusal, told by reading alone; else {@link OriginTable#UNDECIDED}. */
+    private final OriginTable.Op refuses;
 
     private static final OriginTable.Op RELEASE = (cells, base, now, permits, unused) -> {
         long after = cells.addAndGet(base, -permits);
@@ -68,6 +70,8 @@ public final class KeyedInFlightCounter {
                 }
             }
         };
+        this.refuses =
+                (cells, base, now, permits, unused) -> cells.get(base) + permits > limit ? 0 : OriginTable.UNDECIDED;
     }
 
     /**
@@ -97,7 +101,7 @@ public final class KeyedInFlightCounter {
      *     origin is new and the table is full of origins with requests in flight
      */
     public long tryAcquire(long origin, int permits) {
-        return table.apply(origin, 0, permits, 0, acquire, true);
+        return table.apply(origin, 0, permits, 0, acquire, refuses, true);
     }
 
     /**
