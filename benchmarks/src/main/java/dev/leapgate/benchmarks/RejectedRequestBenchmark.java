@@ -21,9 +21,11 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What the rejection log costs a rejected request (issue #14): {@code HttpGate.enter} on an
- * exhausted per-client rule, for one client, with the log off ({@code rejection-log = 0s}) and on
- * (the default, 10 s; its lines go to the logger, at most one per 10 s).
+ * What a rejected request costs: {@code HttpGate.enter} on an exhausted per-client rule, for one
+ * client, with the rejection log off ({@code rejection-log = 0s}) and on (the default, 10 s; its
+ * lines go to the logger, at most one per 10 s; issue #14), for a rate and a concurrency limit.
+ * Run with {@code -t 2} as well: threads rejecting one abusive client at once should each cost
+ * what one thread does.
  *
  * <pre>java -jar benchmarks.jar RejectedRequestBenchmark</pre>
  */
@@ -41,6 +43,13 @@ public class RejectedRequestBenchmark {
         @Param({"0s", "10s"})
         String rejectionLog;
 
+        /**
+         * The per-client rule: {@code limit} 1 per hour (its one request made in the set-up), or
+         * {@code in-flight} 1 (its one request held open through the run).
+         */
+        @Param({"limit", "in-flight"})
+        String rule;
+
         HttpGate gate;
         Origin origin;
         // Read from fields, not literals in the measured code, so that the JIT cannot fold them.
@@ -51,16 +60,22 @@ public class RejectedRequestBenchmark {
         public void setUp() {
             gate = HttpGate.builder(ConfigParser.parse(
                             Map.of(
-                                    "rule.api.match", "/api/**",
-                                    "rule.api.limit", "1/1h",
-                                    "rule.api.scope", "per-origin",
-                                    "rejection-log", rejectionLog),
+                                    "rule.api.match",
+                                    "/api/**",
+                                    "rule.api." + rule,
+                                    rule.equals("limit") ? "1/1h" : "1",
+                                    "rule.api.scope",
+                                    "per-origin",
+                                    "rejection-log",
+                                    rejectionLog),
                             "benchmark"))
                     .build();
             origin = Workload.origin(7);
-            Decision first = gate.enter(method, path, origin);
-            if (first instanceof Entry entry) {
-                entry.close();
+            if (!(gate.enter(method, path, origin) instanceof Entry first)) {
+                throw new IllegalStateException("the client's first request was not admitted");
+            }
+            if (rule.equals("limit")) {
+                first.close(); // an in-flight rule's stays open: every request after it is rejected
             }
         }
     }
