@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.leapgate.testing.Together;
 import java.time.Duration;
+import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -196,5 +197,46 @@ class OriginTableConcurrencyTest {
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> table.apply(6, 0, 1, 0, ADD, true));
         assertThat(table.apply(1, 0, 0, 0, ADD, false)).isEqualTo(1);
         assertThat(table.apply(6, 0, 0, 0, ADD, false)).isEqualTo(1);
+    }
+
+    /**
+     * Answers read without the lock, while other threads evict and reuse the entries they read
+     * (a table of 4 origins, 8 clients): "heavy" clients hold a count of at least {@code HEAVY},
+     * "light" ones always 0. A read-only operation answers {@code MARK} for a count of at least
+     * {@code HEAVY}, so a light client told {@code MARK}, or given a count, was answered from a
+     * heavy client's cells: an answer kept although a writer came in between.
+     */
+    @Test
+    void answersReadWithoutTheLock_whileOtherThreadsReuseTheEntries_areEachTheirOwnOrigins() throws Exception {
+        long heavy = 1_000;
+        long mark = -42;
+        OriginTable.Op makeHeavy = (cells, base, now, unused1, unused2) -> {
+            long value = cells.get(base);
+            return value >= heavy ? value : cells.addAndGet(base, heavy);
+        };
+        OriginTable.Op readOnly =
+                (cells, base, now, unused1, unused2) -> cells.get(base) >= heavy ? mark : OriginTable.UNDECIDED;
+        OriginTable table = new OriginTable(new OriginTableTest.Count(Long.MAX_VALUE), 4);
+        AtomicLong toldByReading = new AtomicLong();
+        Together.run(THREADS, id -> {
+            SplittableRandom random = new SplittableRandom(id);
+            for (int i = 0; i < 500_000; i++) {
+                long key = random.nextInt(8);
+                if (key < 4) { // heavy
+                    long result = table.apply(key, 0, 0, 0, makeHeavy, readOnly, true);
+                    assertThat(result == mark || result >= heavy)
+                            .as("heavy %d: %d", key, result)
+                            .isTrue();
+                    toldByReading.addAndGet(result == mark ? 1 : 0);
+                } else { // light: nothing is ever added
+                    assertThat(table.apply(key, 0, 0, 0, ADD, readOnly, true))
+                            .as("light %d", key)
+                            .isZero();
+                }
+            }
+        });
+        assertThat(toldByReading.get()).as("heavy clients told by reading").isGreaterThan(10_000);
+        assertThat(table.evictions()).as("entries reused all along").isGreaterThan(100_000);
+        assertThat(table.size()).isEqualTo(4);
     }
 }
