@@ -3,8 +3,8 @@ package dev.leapgate.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.Origin;
+import dev.leapgate.testing.Together;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,20 +21,22 @@ class TopOriginsTest {
      * offer of every thread; each thread's own origin with its offers; a reset empties every stripe.
      */
     @Test
-    void offersOfManyThreads_readAsOneSummary_anOriginsCountsAddedUp() {
+    void offersOfManyThreads_readAsOneSummary_anOriginsCountsAddedUp() throws InterruptedException {
         int threads = 2 * TopOrigins.STRIPES + 1; // every stripe, some by two threads or more
         TopOrigins top = new TopOrigins(threads + 1); // places enough for all in any stripe
         for (int i = 0; i < threads; i++) {
             Origin own = Origin.ip("198.51.100." + i);
             int offers = 10 + i;
-            runAlone(() -> {
-                for (int k = 0; k < 100; k++) {
-                    top.offer(ABUSER);
-                }
-                for (int k = 0; k < offers; k++) {
-                    top.offer(own);
-                }
-            });
+            Together.run(
+                    1,
+                    unused -> { // one thread at a time
+                        for (int k = 0; k < 100; k++) {
+                            top.offer(ABUSER);
+                        }
+                        for (int k = 0; k < offers; k++) {
+                            top.offer(own);
+                        }
+                    });
         }
 
         List<TopOrigins.Counted> counted = top.top(threads + 1, true);
@@ -62,24 +64,5 @@ class TopOriginsTest {
         assertThat(counted.get(0).origin()).isEqualTo(ABUSER);
         // Space-saving: at least its offers, over-estimated by at most the smallest count kept.
         assertThat(counted.get(0).count()).isBetween(1_000L, 2_000L);
-    }
-
-    private static void runAlone(Runnable task) {
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread thread = new Thread(() -> {
-            try {
-                task.run();
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        });
-        thread.start();
-        try {
-            thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-        assertThat(failure.get()).isNull();
     }
 }

@@ -2,12 +2,12 @@ package dev.leapgate.internal.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.testing.Together;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -193,20 +193,14 @@ class OriginTableTest {
      */
     @Test
     void anAnswerReadWithoutTheLock_whileAWriterGaveTheEntryToAnotherOrigin_isDecidedAgain() {
-        OriginTable table = new OriginTable(new Count(1L << 40), 1);
-        assertThat(table.apply(1, 0, 5, 0, ADD, true)).isEqualTo(5);
-        assertThat(table.apply(1, 0, 0, 0, ADD, false))
-                .as("looked up: referenced")
-                .isEqualTo(5);
+        OriginTable table = referencedOrigin(1);
         AtomicInteger reads = new AtomicInteger();
-        OriginTable.Op readOnly = (cells, base, now, a, b) -> {
-            if (reads.getAndIncrement() == 0) {
-                onAnotherThread(() -> assertThat(table.apply(2, 0, 1_000, 0, ADD, true))
+        OriginTable.Op readOnly = afterAWriter(
+                reads,
+                () -> assertThat(table.apply(2, 0, 1_000, 0, ADD, true))
                         .as("origin 2 evicts origin 1")
-                        .isEqualTo(1_000));
-            }
-            return cells.get(base); // by now origin 2's
-        };
+                        .isEqualTo(1_000),
+                (cells, base, now, a, b) -> cells.get(base)); // by now origin 2's
 
         long answer = table.apply(1, 0, 0, 0, ADD, readOnly, true);
 
@@ -225,28 +219,51 @@ class OriginTableTest {
      */
     @Test
     void aLookupWithoutTheLock_whileAWriterMovedTheCells_appliesTheOperationWhereTheCellsAreNow() {
-        OriginTable table = new OriginTable(new Count(1L << 40), 1_000);
-        assertThat(table.apply(1, 0, 5, 0, ADD, true)).isEqualTo(5);
-        assertThat(table.apply(1, 0, 0, 0, ADD, false))
-                .as("looked up: referenced")
-                .isEqualTo(5);
+        OriginTable table = referencedOrigin(1_000);
         AtomicInteger reads = new AtomicInteger();
-        OriginTable.Op readOnly = (cells, base, now, a, b) -> {
-            if (reads.getAndIncrement() == 0) {
-                onAnotherThread(() -> {
+        OriginTable.Op readOnly = afterAWriter(
+                reads,
+                () -> {
                     for (long key = 100; key < 600; key++) {
                         table.apply(key, 0, 1, 0, ADD, true); // every segment's arrays grow
                     }
-                });
-            }
-            return OriginTable.UNDECIDED;
-        };
+                },
+                (cells, base, now, a, b) -> OriginTable.UNDECIDED);
 
         assertThat(table.apply(1, 0, 7, 0, ADD, readOnly, true)).isEqualTo(12);
 
         assertThat(reads.get()).as("the read-only operation ran, once").isEqualTo(1);
         assertThat(table.apply(1, 0, 0, 0, ADD, false)).as("the addition kept").isEqualTo(12);
         assertThat(table.size()).isEqualTo(501);
+    }
+
+    /** A table of {@code maxOrigins} holding origin 1, with a count of 5, looked up once (referenced). */
+    private static OriginTable referencedOrigin(int maxOrigins) {
+        OriginTable table = new OriginTable(new Count(1L << 40), maxOrigins);
+        assertThat(table.apply(1, 0, 5, 0, ADD, true)).isEqualTo(5);
+        assertThat(table.apply(1, 0, 0, 0, ADD, false))
+                .as("looked up: referenced")
+                .isEqualTo(5);
+        return table;
+    }
+
+    /**
+     * A read-only operation that answers as {@code answer} does, the first time after {@code
+     * writer} has run on another thread (the calling thread holds no lock then); counted in {@code
+     * reads}.
+     */
+    private static OriginTable.Op afterAWriter(AtomicInteger reads, Runnable writer, OriginTable.Op answer) {
+        return (cells, base, now, a, b) -> {
+            if (reads.getAndIncrement() == 0) {
+                try {
+                    Together.run(1, unused -> writer.run());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new AssertionError(e);
+                }
+            }
+            return answer.apply(cells, base, now, a, b);
+        };
     }
 
     /** A read-only answer with no writer in between is the answer, and the operation does not run. */
@@ -262,27 +279,5 @@ class OriginTableTest {
                 .as("referenced: the read-only answer")
                 .isEqualTo(-12);
         assertThat(table.apply(1, 0, 0, 0, ADD, false)).as("nothing added").isEqualTo(12);
-    }
-
-    /** Runs {@code task} on a thread of its own and waits for it, failing with what it threw. */
-    private static void onAnotherThread(Runnable task) {
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread thread = new Thread(() -> {
-            try {
-                task.run();
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        });
-        thread.start();
-        try {
-            thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
-        if (failure.get() != null) {
-            throw new AssertionError("the writer failed", failure.get());
-        }
     }
 }
