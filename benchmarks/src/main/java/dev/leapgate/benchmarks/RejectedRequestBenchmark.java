@@ -3,8 +3,10 @@ package dev.leapgate.benchmarks;
 import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.http.RejectionResponse;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -83,5 +85,14 @@ public class RejectedRequestBenchmark {
     @Benchmark
     public Decision rejected(Gate state) {
         return state.gate.enter(state.method, state.path, state.origin);
+    }
+
+    /**
+     * The rejection and its answer, as an adapter makes it ({@code HttpGate.rejection}): the 429's
+     * {@code Retry-After}, rate-limit fields and problem body, read from the client's window.
+     */
+    @Benchmark
+    public RejectionResponse rejectedAndAnswered(Gate state) {
+        return state.gate.rejection((Rejection) state.gate.enter(state.method, state.path, state.origin));
     }
 }

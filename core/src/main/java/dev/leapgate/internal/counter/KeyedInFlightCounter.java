@@ -117,9 +117,9 @@ public final class KeyedInFlightCounter {
         }
     }
 
-    /** Permits the origin holds now. */
+    /** Permits the origin holds now (read without the segment's lock, as a refusal is). */
     public long inFlight(long origin) {
-        long result = table.apply(origin, 0, 0, 0, GET, false);
+        long result = table.apply(origin, 0, 0, 0, GET, GET, false);
         return result == OriginTable.ABSENT ? 0 : result;
     }
 

@@ -86,11 +86,13 @@ import java.util.concurrent.locks.StampedLock;
  * compare-and-swap, as taking it would be, which fails if a writer came in between: then the
  * lookup is made again under the lock) or, for an absent key, into the write lock. An operation
  * that can be decided by reading alone (a rejection: {@link #apply(long, long, long, long, Op, Op,
- * boolean)}'s {@code readOnly}) is decided without taking the lock at all, and its answer kept if
- * the lock's word shows no writer since the read began. Many threads rejecting one client (an
- * abusive one, sending from many connections at once) then write no word in common: taking the
- * read lock, each wrote the lock's word twice, and the line holding it moved between the
- * processors on every request (BENCHMARKS.md).
+ * boolean)}'s {@code readOnly}; what {@link #read} reads of a tracked origin: the retry time and
+ * quota of a rejection) is decided without taking the lock at all, and its answer kept if the
+ * lock's word shows no writer since the read began. Many threads rejecting one client (an abusive
+ * one, sending from many connections at once) then write no word in common: taking the read lock,
+ * each wrote the lock's word twice, and the line holding it moved between the processors on every
+ * request (BENCHMARKS.md). Such an operation must stay within the cells it is given and end
+ * whatever they hold: they may be another origin's, or half cleared, by the time it reads them.
  */
 final class OriginTable {
 
@@ -311,23 +313,21 @@ final class OriginTable {
             AtomicLongArray cells = segment.cells;
             int slot = segment.find(slots, cells, key, hash);
             if (slot >= 0) {
-                long word = slots[slot];
-                int base = base(word);
-                // (The slot's word read again: a writer may have changed it since find() did.)
-                if (readOnly != null && (word & REFERENCED) != 0 && base > 0 && base + stride <= cells.length()) {
-                    long result = readOnly.apply(cells, base, nowNanos, a, b);
-                    if (result != UNDECIDED && lock.validate(stamp)) {
-                        return result;
-                    }
+                long answer = readOnly == null
+                        ? UNDECIDED
+                        : answerUnlocked(lock, stamp, slots, cells, slot, nowNanos, a, b, readOnly);
+                if (answer != UNDECIDED) {
+                    return answer;
                 }
                 long readStamp = lock.tryConvertToReadLock(stamp);
                 if (readStamp != 0) {
-                    // No writer since the stamp: the slot, its word and the arrays are as read.
+                    // No writer since the stamp: the slot and the arrays are as find() read them.
                     try {
+                        long word = slots[slot];
                         if ((word & REFERENCED) == 0) {
                             slots[slot] = word | REFERENCED; // only ever set by readers
                         }
-                        return op.apply(cells, base, nowNanos, a, b);
+                        return op.apply(cells, base(word), nowNanos, a, b);
                     } finally {
                         lock.unlockRead(readStamp);
                     }
@@ -385,6 +385,32 @@ final class OriginTable {
         }
     }
 
+    /**
+     * What {@code readOnly} answers from the cells of the key that {@code find} found at {@code
+     * slot} of {@code slots}, read under the optimistic {@code stamp} with no lock held; {@link
+     * #UNDECIDED} if it cannot tell, if a writer came in since the stamp (the cells may be another
+     * origin's by then, or no longer the table's), or if the key was not looked up since it was
+     * inserted (its referenced bit is for a lock holder to set).
+     */
+    private long answerUnlocked(
+            StampedLock lock,
+            long stamp,
+            long[] slots,
+            AtomicLongArray cells,
+            int slot,
+            long nowNanos,
+            long a,
+            long b,
+            Op readOnly) {
+        long word = slots[slot]; // read again: a writer may have changed it since find() did
+        int base = base(word);
+        if ((word & REFERENCED) == 0 || base <= 0 || base + stride > cells.length()) {
+            return UNDECIDED;
+        }
+        long answer = readOnly.apply(cells, base, nowNanos, a, b);
+        return answer != UNDECIDED && lock.validate(stamp) ? answer : UNDECIDED;
+    }
+
     /** Inserts {@code key}, known absent, and applies {@code op} to its cells; the write lock held. */
     private long insertLocked(Segment segment, long key, long hash, long nowNanos, long a, long b, Op op) {
         long at = segment.latest(nowNanos);
@@ -417,6 +443,19 @@ final class OriginTable {
     long read(long key, long nowNanos, long a, long b, Op op) {
         long hash = mix(key);
         Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
+        // A tracked key's answer without the lock, as apply() reads a rejection (the class comment).
+        long optimistic = segment.lock.tryOptimisticRead();
+        if (optimistic != 0) {
+            long[] slots = segment.slots;
+            AtomicLongArray cells = segment.cells;
+            int slot = segment.find(slots, cells, key, hash);
+            if (slot >= 0) {
+                long answer = answerUnlocked(segment.lock, optimistic, slots, cells, slot, nowNanos, a, b, op);
+                if (answer != UNDECIDED) {
+                    return answer;
+                }
+            }
+        }
         long stamp = segment.lock.readLock();
         try {
             int slot = segment.find(key, hash);

@@ -237,6 +237,25 @@ class OriginTableTest {
         assertThat(table.size()).isEqualTo(501);
     }
 
+    /**
+     * What {@link OriginTable#read} reads of a tracked origin without the lock is kept only if no
+     * writer came in between: here origin 1's entry goes to origin 2 while the read looks at it.
+     * Read again under the lock, origin 1 is absent (and this state leaves nothing behind).
+     */
+    @Test
+    void aReadWithoutTheLock_whileAWriterGaveTheEntryToAnotherOrigin_isReadAgain() {
+        OriginTable table = referencedOrigin(1);
+        AtomicInteger reads = new AtomicInteger();
+        OriginTable.Op count = afterAWriter(
+                reads,
+                () -> assertThat(table.apply(2, 0, 1_000, 0, ADD, true)).isEqualTo(1_000),
+                (cells, base, now, a, b) -> cells.get(base)); // by now origin 2's
+
+        assertThat(table.read(1, 0, 0, 0, count)).isEqualTo(OriginTable.ABSENT);
+        assertThat(reads.get()).as("read once, without the lock").isEqualTo(1);
+        assertThat(table.read(2, 0, 0, 0, count)).isEqualTo(1_000);
+    }
+
     /** A table of {@code maxOrigins} holding origin 1, with a count of 5, looked up once (referenced). */
     private static OriginTable referencedOrigin(int maxOrigins) {
         OriginTable table = new OriginTable(new Count(1L << 40), maxOrigins);
