@@ -35,12 +35,13 @@ public final class ProblemBody {
         StringBuilder json = new StringBuilder(192);
         json.append("{\"type\":\"about:blank\",\"title\":");
         quote(json, reasonPhrase(status));
-        json.append(",\"status\":").append(status).append(",\"detail\":");
-        quote(
-                json,
-                "Rule '" + rejection.rule() + "' rejected the request: " + rejection.reason() + ". Retry after "
-                        + retryAfter + " s.");
-        json.append(",\"rule\":");
+        // The detail "Rule '<rule>' rejected the request: <reason>. Retry after <n> s.", its parts
+        // escaped in turn (the text around them needs no escape).
+        json.append(",\"status\":").append(status).append(",\"detail\":\"Rule '");
+        escape(json, rejection.rule());
+        json.append("' rejected the request: ");
+        escape(json, rejection.reason());
+        json.append(". Retry after ").append(retryAfter).append(" s.\",\"rule\":");
         quote(json, rejection.rule());
         json.append(",\"retryAfter\":").append(retryAfter).append('}');
         return json.toString();
@@ -124,6 +125,16 @@ public final class ProblemBody {
      */
     static void quote(StringBuilder json, String text) {
         json.append('"');
+        escape(json, text);
+        json.append('"');
+    }
+
+    /** Appends {@code text} escaped as {@link #quote} does, without the quotation marks. */
+    private static void escape(StringBuilder json, String text) {
+        if (plain(text)) {
+            json.append(text); // the common case, at once rather than a character at a time
+            return;
+        }
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             switch (c) {
@@ -147,6 +158,16 @@ public final class ProblemBody {
                 }
             }
         }
-        json.append('"');
+    }
+
+    /** Whether {@code text} needs no escape: printable ASCII alone, without a quotation mark or backslash. */
+    private static boolean plain(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+                return false;
+            }
+        }
+        return true;
     }
 }

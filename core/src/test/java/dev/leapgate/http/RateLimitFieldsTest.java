@@ -121,6 +121,16 @@ class RateLimitFieldsTest {
                 .contains("origin \\\"a\\\\b\\\"\\n\\u0001 is denied");
     }
 
+    @Test
+    void problemBody_escapesTheRuleName_inTheDetailAndTheRule() {
+        Rejection r = rejection("we\"ird\\\u202e", "limit exceeded", Duration.ofSeconds(2));
+
+        assertThat(ProblemBody.json(r, 429))
+                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                        + "\"detail\":\"Rule 'we\\\"ird\\\\\\u202e' rejected the request: limit exceeded."
+                        + " Retry after 2 s.\",\"rule\":\"we\\\"ird\\\\\\u202e\",\"retryAfter\":2}");
+    }
+
     private static Rejection rejection(String rule, String reason, Duration retryAfter) {
         return new Rejection() {
             @Override
