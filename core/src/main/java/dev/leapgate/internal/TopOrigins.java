@@ -53,8 +53,9 @@ public final class TopOrigins {
         int i = (int) Thread.currentThread().getId() & (STRIPES - 1);
         Stripe stripe = stripes.getAcquire(i);
         if (stripe == null) {
-            stripes.compareAndExchange(i, null, new Stripe(places));
-            stripe = stripes.getAcquire(i);
+            Stripe fresh = new Stripe(places);
+            Stripe first = stripes.compareAndExchange(i, null, fresh);
+            stripe = first == null ? fresh : first;
         }
         stripe.offer(origin);
     }
