@@ -135,7 +135,9 @@ public final class TopOrigins {
                 origins[least] = origin;
                 words[count(least)]++;
             } finally {
-                WORD.setVolatile(words, LOCK_AT, 0L);
+                // A release store suffices to unlock (the next holder's compare-and-set reads it
+                // with everything written before it); a volatile store is a full fence here.
+                WORD.setRelease(words, LOCK_AT, 0L);
             }
         }
 
@@ -152,7 +154,7 @@ public final class TopOrigins {
                     }
                 }
             } finally {
-                WORD.setVolatile(words, LOCK_AT, 0L);
+                WORD.setRelease(words, LOCK_AT, 0L);
             }
         }
     }
