@@ -278,15 +278,21 @@ final class PackedWindow extends RateWindow {
             return false; // may borrow: decided with the next bucket
         }
         long head = cells.get(base);
+        if (head < 0) {
+            return false; // sealed: tryAcquire says so
+        }
         long headEpoch = headEpoch(head);
         long intoHead = nowNanos - startNanos(headEpoch);
-        // The past's sum only if cached for this head: past() would write it.
-        long cached = cells.get(base + PAST);
-        return head >= 0
-                && intoHead >= 0
-                && intoHead < bucketNanos
-                && epoch(cached) == headEpoch
-                && count(cached) + headCount(head) + headBorrowed(head) + permits > limit;
+        if (intoHead >= 0 && intoHead < bucketNanos) {
+            // As tryAcquire's fast path, with the past's sum only if cached for this head: past()
+            // would write it.
+            long cached = cells.get(base + PAST);
+            return epoch(cached) == headEpoch && count(cached) + headCount(head) + headBorrowed(head) + permits > limit;
+        }
+        // Time has moved on past the head (which this window moves only to admit): as decide()
+        // reads the window then. Behind the head, decide() would write the past's cache.
+        long now = epochAt(nowNanos);
+        return now > headEpoch && used(cells, base, head, now) + permits > limit;
     }
 
     /** {@link #tryAcquire(AtomicLongArray, int, long, int, long)} in every case. */
