@@ -35,9 +35,11 @@ import java.util.function.Consumer;
  * once threads collide), and updates the summary under a lock that it only tries (a rejection
  * that finds it taken counts, without naming its origin); the line is written by the one thread
  * that moves the interval on, which takes the count with {@link LongAdder#sumThenReset()}: each
- * part of the count is taken and zeroed in one atomic step, so each rejection is in exactly one
- * line. So threads rejecting one client at once write no word in common here (nor in the summary,
- * {@link TopOrigins}).
+ * part of the count is taken and zeroed in one atomic step, so no rejection is in two lines, and
+ * each is in the line that the rule's next rejection after the interval writes (none if the rule
+ * rejects no more; the statistics count it all the same). A sink that throws (an appender set
+ * not to ignore its failures) loses its line, never the request. So threads rejecting one client
+ * at once write no word in common here (nor in the summary, {@link TopOrigins}).
  */
 public final class RejectionLog {
 
@@ -155,7 +157,12 @@ public final class RejectionLog {
                         .append(top.get(k).count())
                         .append(')');
             }
-            sink.accept(line.toString());
+            try {
+                sink.accept(line.toString());
+            } catch (RuntimeException e) {
+                // The logger failed: there is nowhere to say so, and the request it came with,
+                // rejected already, must still get its answer rather than this exception.
+            }
         }
     }
 }

@@ -41,29 +41,44 @@ public final class TopOrigins {
     private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final int places;
-    private final AtomicReferenceArray<Stripe> stripes = new AtomicReferenceArray<>(STRIPES);
+    private final AtomicReferenceArray<Stripe> stripes;
 
+    /** @param places the origins each stripe keeps; at least 1 */
     public TopOrigins(int places) {
-        this.places = places;
+        this(places, STRIPES);
     }
 
-    /** Counts one more for {@code origin}, unless another thread holds its stripe right now. */
+    /** With {@code stripes} stripes, a power of two: tests merge several whatever the processors. */
+    TopOrigins(int places, int stripes) {
+        if (places < 1 || stripes < 1 || Integer.bitCount(stripes) != 1) {
+            throw new IllegalArgumentException(
+                    "places must be at least 1 and stripes a power of two, were " + places + " and " + stripes);
+        }
+        this.places = places;
+        this.stripes = new AtomicReferenceArray<>(stripes);
+    }
+
+    /**
+     * Counts one more for {@code origin}, unless another thread holds its stripe right now.
+     *
+     * @return whether the offer was counted
+     */
     @SuppressWarnings("deprecation") // Thread.getId(): threadId() is Java 19+
-    public void offer(Origin origin) {
-        int i = (int) Thread.currentThread().getId() & (STRIPES - 1);
+    public boolean offer(Origin origin) {
+        int i = (int) Thread.currentThread().getId() & (stripes.length() - 1);
         Stripe stripe = stripes.getAcquire(i);
         if (stripe == null) {
             Stripe fresh = new Stripe(places);
             Stripe first = stripes.compareAndExchange(i, null, fresh);
             stripe = first == null ? fresh : first;
         }
-        stripe.offer(origin);
+        return stripe.offer(origin);
     }
 
     /** The {@code n} origins counted most, most first; with {@code reset}, the summary starts empty. */
     public List<Counted> top(int n, boolean reset) {
         Map<Long, Counted> merged = new LinkedHashMap<>();
-        for (int i = 0; i < STRIPES; i++) {
+        for (int i = 0; i < stripes.length(); i++) {
             Stripe stripe = stripes.getAcquire(i);
             if (stripe != null) {
                 stripe.drainTo(merged, reset);
@@ -109,9 +124,9 @@ public final class TopOrigins {
             return LOCK_AT + 1 + origins.length + place;
         }
 
-        void offer(Origin origin) {
+        boolean offer(Origin origin) {
             if (!WORD.compareAndSet(words, LOCK_AT, 0L, 1L)) {
-                return;
+                return false;
             }
             try {
                 long key = origin.key();
@@ -121,11 +136,11 @@ public final class TopOrigins {
                         words[key(i)] = key;
                         origins[i] = origin;
                         words[count(i)] = 1;
-                        return;
+                        return true;
                     }
                     if (words[key(i)] == key) {
                         words[count(i)]++;
-                        return;
+                        return true;
                     }
                     if (words[count(i)] < words[count(least)]) {
                         least = i;
@@ -134,6 +149,7 @@ public final class TopOrigins {
                 words[key(least)] = key;
                 origins[least] = origin;
                 words[count(least)]++;
+                return true;
             } finally {
                 // A release store suffices to unlock (the next holder's compare-and-set reads it
                 // with everything written before it); a volatile store is a full fence here.
@@ -142,8 +158,14 @@ public final class TopOrigins {
         }
 
         void drainTo(Map<Long, Counted> merged, boolean reset) {
-            while (!WORD.compareAndSet(words, LOCK_AT, 0L, 1L)) {
-                Thread.onSpinWait();
+            for (int spins = 0; !WORD.compareAndSet(words, LOCK_AT, 0L, 1L); spins++) {
+                // An offer holds it for a few nanoseconds, unless its thread lost its processor
+                // there: then let that thread run.
+                if (spins < 100) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
             }
             try {
                 for (int i = 0; i < origins.length && origins[i] != null; i++) {

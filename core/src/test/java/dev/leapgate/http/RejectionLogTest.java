@@ -238,6 +238,38 @@ class RejectionLogTest {
         assertThat(lines).isEmpty();
     }
 
+    /**
+     * A logger may throw (Log4j's appenders when told not to ignore their errors): the rejection
+     * that writes the line still gets its answer, is counted, and the next line is written.
+     */
+    @Test
+    void aLoggerThatThrows_losesItsLine_neverTheRequest() {
+        List<String> written = new ArrayList<>();
+        HttpGate gate = HttpGate.builder(
+                        ConfigParser.parse(Map.of("rule.api.match", "/api/**", "rule.api.limit", "1/1h"), "test"))
+                .clock(clock)
+                .rejectionLines(line -> {
+                    written.add(line);
+                    if (written.size() == 1) {
+                        throw new IllegalStateException("appender failed");
+                    }
+                })
+                .build();
+        gate.enter("GET", "/api/x", client(1));
+        gate.enter("GET", "/api/x", client(1));
+        clock.advance(Duration.ofSeconds(10));
+
+        assertThat(gate.enter("GET", "/api/x", client(1)))
+                .as("the line's rejection")
+                .isInstanceOf(Rejection.class);
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/api/x", client(1));
+
+        assertThat(written).hasSize(2);
+        assertThat(written.get(1)).startsWith("Leapgate: rule 'api' rejected 1 request in the last 10.0 s");
+        assertThat(gate.stats("/api/**").orElseThrow().totals().rejected()).isEqualTo(3);
+    }
+
     @Test
     void manySenders_nameTheHeaviestOnes_andCountEveryRejection() {
         HttpGate gate = gate("rule.all.match", "/**", "rule.all.limit", "1/1h");

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.Origin;
 import dev.leapgate.testing.Together;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +18,8 @@ import org.junit.jupiter.api.Test;
 class TopOriginsTest {
 
     private static final Origin ABUSER = Origin.ip("203.0.113.7");
+    /** Several stripes whatever the processors (one on a machine with one). */
+    private static final int STRIPES = 4;
 
     /**
      * Threads one after another (so no offer finds a stripe busy, and none is dropped), each
@@ -22,8 +28,8 @@ class TopOriginsTest {
      */
     @Test
     void offersOfManyThreads_readAsOneSummary_anOriginsCountsAddedUp() throws InterruptedException {
-        int threads = 2 * TopOrigins.STRIPES + 1; // every stripe, some by two threads or more
-        TopOrigins top = new TopOrigins(threads + 1); // places enough for all in any stripe
+        int threads = 2 * STRIPES + 1; // every stripe, some by two threads or more
+        TopOrigins top = new TopOrigins(threads + 1, STRIPES); // places enough for all in any stripe
         for (int i = 0; i < threads; i++) {
             Origin own = Origin.ip("198.51.100." + i);
             int offers = 10 + i;
@@ -49,6 +55,54 @@ class TopOriginsTest {
                     .isEqualTo(new TopOrigins.Counted(Origin.ip("198.51.100." + i), 10L + i));
         }
         assertThat(top.top(10, false)).as("after the reset").isEmpty();
+    }
+
+    /**
+     * Threads offer at once, sharing stripes, while a reader drains the summary again and again,
+     * each offerer offering again what it was refused (its stripe busy) until it is counted: every
+     * offer is in exactly one reading (places enough for every origin, so none is over-estimated),
+     * and no stripe's lock is left taken (the offers and the readings end). A refusal that counted
+     * anyway would read too many; an offer lost by a reset, or a stripe lost when installed, too few.
+     */
+    @Test
+    void offersAndReadsAtOnce_everyOfferCounted_inExactlyOneReading() throws InterruptedException {
+        int offerers = 6;
+        int each = 100_000;
+        TopOrigins top = new TopOrigins(offerers, 2); // three offerers a stripe on average
+        Origin[] origins = new Origin[offerers];
+        Arrays.setAll(origins, t -> Origin.ip("198.51.100." + t));
+        Map<Origin, Long> read = new HashMap<>(); // the reader's, then the test thread's
+        AtomicInteger finished = new AtomicInteger();
+        AtomicInteger readings = new AtomicInteger();
+
+        Together.run(offerers + 1, t -> {
+            if (t == offerers) {
+                while (finished.get() < offerers) {
+                    addUp(top.top(offerers, true), read);
+                    readings.incrementAndGet();
+                }
+                return;
+            }
+            for (int k = 0; k < each; k++) {
+                while (!top.offer(origins[t])) {
+                    Thread.yield(); // the holder may have lost its processor
+                }
+            }
+            finished.incrementAndGet();
+        });
+        addUp(top.top(offerers, true), read);
+
+        assertThat(top.top(offerers, false)).as("after the last reset").isEmpty();
+        for (int t = 0; t < offerers; t++) {
+            assertThat(read.getOrDefault(origins[t], 0L)).as("origin %d", t).isEqualTo(each);
+        }
+        assertThat(readings.get()).as("readings while the offerers offered").isGreaterThan(1);
+    }
+
+    private static void addUp(List<TopOrigins.Counted> counted, Map<Origin, Long> read) {
+        for (TopOrigins.Counted c : counted) {
+            read.merge(c.origin(), c.count(), Long::sum);
+        }
     }
 
     /** More origins than places: the summary keeps the most offered, within its error bound. */
