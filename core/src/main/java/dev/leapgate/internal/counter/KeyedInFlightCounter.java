@@ -101,7 +101,7 @@ public final class KeyedInFlightCounter {
      *     origin is new and the table is full of origins with requests in flight
      */
     public long tryAcquire(long origin, int permits) {
-        return table.apply(origin, 0, permits, 0, acquire, refuses, true);
+        return table.apply(origin, 0, permits, 0, acquire, refuses, 0, true);
     }
 
     /**

@@ -192,8 +192,15 @@ public final class KeyedRateCounter {
     /** As {@link RateCounter#tryAcquire(long, int, long)}, for one origin. */
     public long tryAcquire(long origin, long nowNanos, int permits, long maxWaitNanos) {
         layout.checkPermits(permits);
-        long ticket =
-                table.apply(origin, nowNanos, permits, layout.borrowing ? maxWaitNanos : -1, acquire, rejects, true);
+        long ticket = table.apply(
+                origin,
+                nowNanos,
+                permits,
+                layout.borrowing ? maxWaitNanos : -1,
+                acquire,
+                rejects,
+                RateCounter.REJECTED,
+                true);
         return ticket != OriginTable.RETIRED ? ticket : heirTryAcquire(origin, nowNanos, permits, maxWaitNanos);
     }
 

@@ -88,7 +88,9 @@ import java.util.concurrent.locks.StampedLock;
  * that can be decided by reading alone (a rejection: {@link #apply(long, long, long, long, Op, Op,
  * boolean)}'s {@code readOnly}; what {@link #read} reads of a tracked origin: the retry time and
  * quota of a rejection) is decided without taking the lock at all, and its answer kept if the
- * lock's word shows no writer since the read began. Many threads rejecting one client (an abusive
+ * lock's word shows no writer since the read began. A decision is tried that way only while the
+ * origin's last decision under the lock was a rejection (a bit in its index slot, which readers
+ * set and clear), so that an admission does not read the origin's cells twice. Many threads rejecting one client (an abusive
  * one, sending from many connections at once) then write no word in common: taking the read lock,
  * each wrote the lock's word twice, and the line holding it moved between the processors on every
  * request (BENCHMARKS.md). Such an operation must stay within the cells it is given and end
@@ -218,9 +220,18 @@ final class OriginTable {
     /** The tag of a memory word written by origins of different tags. */
     private static final int SHARED = 0;
 
-    // An index slot: hash bits (high 32) | referenced (bit 31) | entry + 1 (low 31); 0 when empty.
+    // An index slot: hash bits (high 32) | referenced (bit 31) | limited (bit 30) | entry + 1 (low
+    // 30: a segment holds fewer than 2^30 entries, as maxOrigins is at most 100,000,000); 0 when empty.
     private static final long REFERENCED = 1L << 31;
-    private static final long ENTRY = REFERENCED - 1;
+    /**
+     * Set by a reader whose operation the key's last locked decision refused, cleared by one it
+     * admitted ({@link #apply(long, long, long, long, Op, Op, long, boolean)}'s {@code refusal}): only
+     * then is the read-only operation tried without the lock, so that an admission does not read
+     * the cells twice. A hint: readers may write it in any order, and no answer depends on it.
+     */
+    private static final long LIMITED = 1L << 30;
+
+    private static final long ENTRY = LIMITED - 1;
 
     /**
      * What the cells mean. Replaced only by a state that reads and writes them in the same way (a
@@ -301,6 +312,16 @@ final class OriginTable {
      * arrays no longer hold; its answer is used only if no writer took the lock meanwhile.
      */
     long apply(long key, long nowNanos, long a, long b, Op op, Op readOnly, boolean insert) {
+        return apply(key, nowNanos, a, b, op, readOnly, UNDECIDED, insert);
+    }
+
+    /**
+     * As {@link #apply(long, long, long, long, Op, Op, boolean)}, trying {@code readOnly} only while
+     * the key's last decision under the lock returned {@code refusal} (a rejection is likely again:
+     * a client at its limit), so that a client below it is not read twice; {@code refusal} {@link
+     * #UNDECIDED}: always.
+     */
+    long apply(long key, long nowNanos, long a, long b, Op op, Op readOnly, long refusal, boolean insert) {
         long hash = mix(key);
         Segment segment = segments[segmentShift == 64 ? 0 : (int) (hash >>> segmentShift)];
         StampedLock lock = segment.lock;
@@ -315,7 +336,7 @@ final class OriginTable {
             if (slot >= 0) {
                 long answer = readOnly == null
                         ? UNDECIDED
-                        : answerUnlocked(lock, stamp, slots, cells, slot, nowNanos, a, b, readOnly);
+                        : answerUnlocked(lock, stamp, slots, cells, slot, nowNanos, a, b, readOnly, refusal);
                 if (answer != UNDECIDED) {
                     return answer;
                 }
@@ -323,11 +344,7 @@ final class OriginTable {
                 if (readStamp != 0) {
                     // No writer since the stamp: the slot and the arrays are as find() read them.
                     try {
-                        long word = slots[slot];
-                        if ((word & REFERENCED) == 0) {
-                            slots[slot] = word | REFERENCED; // only ever set by readers
-                        }
-                        return op.apply(cells, base(word), nowNanos, a, b);
+                        return applyRead(slots, cells, slot, nowNanos, a, b, op, refusal);
                     } finally {
                         lock.unlockRead(readStamp);
                     }
@@ -352,11 +369,7 @@ final class OriginTable {
         try {
             int slot = segment.find(key, hash);
             if (slot >= 0) {
-                long word = segment.slots[slot];
-                if ((word & REFERENCED) == 0) {
-                    segment.slots[slot] = word | REFERENCED; // only ever set by readers
-                }
-                return op.apply(segment.cells, base(word), nowNanos, a, b);
+                return applyRead(segment.slots, segment.cells, slot, nowNanos, a, b, op, refusal);
             }
             if (!insert) {
                 return ABSENT;
@@ -401,14 +414,36 @@ final class OriginTable {
             long nowNanos,
             long a,
             long b,
-            Op readOnly) {
+            Op readOnly,
+            long refusal) {
         long word = slots[slot]; // read again: a writer may have changed it since find() did
         int base = base(word);
-        if ((word & REFERENCED) == 0 || base <= 0 || base + stride > cells.length()) {
+        long needed = refusal == UNDECIDED ? REFERENCED : REFERENCED | LIMITED;
+        if ((word & needed) != needed || base <= 0 || base + stride > cells.length()) {
             return UNDECIDED;
         }
         long answer = readOnly.apply(cells, base, nowNanos, a, b);
         return answer != UNDECIDED && lock.validate(stamp) ? answer : UNDECIDED;
+    }
+
+    /**
+     * Applies {@code op} to the cells of the key at {@code slot}, the read lock held, and marks the
+     * slot referenced and, for an operation with a {@code refusal}, limited or not by its result.
+     * Only readers set these bits (a writer, which excludes them, clears the referenced one), so
+     * readers racing here write the same hash bits and entry; the limited bit is a hint.
+     */
+    private long applyRead(
+            long[] slots, AtomicLongArray cells, int slot, long nowNanos, long a, long b, Op op, long refusal) {
+        long word = slots[slot];
+        long result = op.apply(cells, base(word), nowNanos, a, b);
+        long marked = word | REFERENCED;
+        if (refusal != UNDECIDED) {
+            marked = result == refusal ? marked | LIMITED : marked & ~LIMITED;
+        }
+        if (marked != word) {
+            slots[slot] = marked;
+        }
+        return result;
     }
 
     /** Inserts {@code key}, known absent, and applies {@code op} to its cells; the write lock held. */
@@ -450,7 +485,8 @@ final class OriginTable {
             AtomicLongArray cells = segment.cells;
             int slot = segment.find(slots, cells, key, hash);
             if (slot >= 0) {
-                long answer = answerUnlocked(segment.lock, optimistic, slots, cells, slot, nowNanos, a, b, op);
+                long answer =
+                        answerUnlocked(segment.lock, optimistic, slots, cells, slot, nowNanos, a, b, op, UNDECIDED);
                 if (answer != UNDECIDED) {
                     return answer;
                 }
@@ -460,11 +496,7 @@ final class OriginTable {
         try {
             int slot = segment.find(key, hash);
             if (slot >= 0) {
-                long word = segment.slots[slot];
-                if ((word & REFERENCED) == 0) {
-                    segment.slots[slot] = word | REFERENCED; // as apply does
-                }
-                return op.apply(segment.cells, base(word), nowNanos, a, b);
+                return applyRead(segment.slots, segment.cells, slot, nowNanos, a, b, op, UNDECIDED);
             }
             if (successor != null) {
                 return RETIRED;

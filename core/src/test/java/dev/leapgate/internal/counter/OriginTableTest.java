@@ -285,6 +285,53 @@ class OriginTableTest {
         };
     }
 
+    /**
+     * With a refusal: the read-only operation is tried only while the key's last decision under
+     * the lock was that refusal, so that an admission does not read the cells twice, and a client
+     * kept at its limit is answered by reading alone.
+     */
+    @Test
+    void aReadOnlyAnswer_isTriedOnlyWhileTheLastLockedDecisionRefused() {
+        OriginTable table = new OriginTable(new Count(1L << 40), 10);
+        long refused = -1;
+        int limit = 3;
+        AtomicInteger takes = new AtomicInteger();
+        AtomicInteger reads = new AtomicInteger();
+        OriginTable.Op take = (cells, base, now, permits, unused) -> {
+            takes.incrementAndGet();
+            long held = cells.get(base);
+            if (held + permits > limit) {
+                return refused;
+            }
+            cells.set(base, held + permits);
+            return held + permits;
+        };
+        OriginTable.Op refuses = (cells, base, now, permits, unused) -> {
+            reads.incrementAndGet();
+            return cells.get(base) + permits > limit ? refused : OriginTable.UNDECIDED;
+        };
+
+        for (int i = 1; i <= limit; i++) {
+            assertThat(table.apply(1, 0, 1, 0, take, refuses, refused, true)).isEqualTo(i);
+        }
+        assertThat(reads).as("admissions, none refused under the lock before").hasValue(0);
+        assertThat(table.apply(1, 0, 1, 0, take, refuses, refused, true)).isEqualTo(refused);
+        assertThat(takes).as("the first refusal, under the lock").hasValue(limit + 1);
+        for (int i = 0; i < 5; i++) {
+            assertThat(table.apply(1, 0, 1, 0, take, refuses, refused, true)).isEqualTo(refused);
+        }
+        assertThat(takes).as("the next refusals, by reading alone").hasValue(limit + 1);
+        assertThat(reads).hasValue(5);
+
+        table.apply(1, 0, -1, 0, ADD, false); // a permit back, by an operation with no refusal
+        assertThat(table.apply(1, 0, 1, 0, take, refuses, refused, true)).isEqualTo(limit);
+        assertThat(reads).as("read once more: the last locked decision refused").hasValue(6);
+        table.apply(1, 0, -1, 0, ADD, false);
+        assertThat(table.apply(1, 0, 1, 0, take, refuses, refused, true)).isEqualTo(limit);
+        assertThat(reads).as("not read: the last locked decision admitted").hasValue(6);
+        assertThat(takes).hasValue(limit + 3);
+    }
+
     /** A read-only answer with no writer in between is the answer, and the operation does not run. */
     @Test
     void anAnswerReadWithoutTheLock_withNoWriterInBetween_isTheAnswer() {
