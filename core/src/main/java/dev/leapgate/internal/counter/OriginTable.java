@@ -22,9 +22,9 @@ import java.util.concurrent.locks.StampedLock;
  * origin is tracked (until the arrays grow), and a freed entry is zeroed and reused in place (a
  * bitmap marks the entries taken). Origins find their entry through an open-addressing
  * <em>index</em> with linear probing, one {@code long} a slot packing the low 32 bits of the key's
- * hash (which also give the slot the key belongs in), a referenced bit and the entry number; the
- * index is kept at most three quarters full, and deleting shifts later slots back (no tombstones),
- * never the cells. So a lookup reads one index slot (or a few adjacent ones) and, when the hash bits
+ * hash (which also give the slot the key belongs in), a referenced and a limited bit and the entry
+ * number; the index is kept at most three quarters full, and deleting shifts later slots back (no
+ * tombstones), never the cells. So a lookup reads one index slot (or a few adjacent ones) and, when the hash bits
  * match, the entry it must read anyway. For a client whose state is in no processor cache, these
  * are two cache misses, which would follow one another (the slot names the entry). So each key
  * also has a <em>predicted</em> entry, from the same hash bits as its slot: a new origin takes it
@@ -221,7 +221,8 @@ final class OriginTable {
     private static final int SHARED = 0;
 
     // An index slot: hash bits (high 32) | referenced (bit 31) | limited (bit 30) | entry + 1 (low
-    // 30: a segment holds fewer than 2^30 entries, as maxOrigins is at most 100,000,000); 0 when empty.
+    // 30: a segment holds at most its share of maxOrigins, an int, over up to 1,024 segments, with
+    // slack, about 2.6 million at most); 0 when empty.
     private static final long REFERENCED = 1L << 31;
     /**
      * Set by a reader whose operation the key's last locked decision refused, cleared by one it
@@ -402,8 +403,9 @@ final class OriginTable {
      * What {@code readOnly} answers from the cells of the key that {@code find} found at {@code
      * slot} of {@code slots}, read under the optimistic {@code stamp} with no lock held; {@link
      * #UNDECIDED} if it cannot tell, if a writer came in since the stamp (the cells may be another
-     * origin's by then, or no longer the table's), or if the key was not looked up since it was
-     * inserted (its referenced bit is for a lock holder to set).
+     * origin's by then, or no longer the table's), if the key was not looked up since it was
+     * inserted (its referenced bit is for a lock holder to set), or, for an operation with a {@code
+     * refusal}, if its last decision under the lock was not that refusal (its limited bit).
      */
     private long answerUnlocked(
             StampedLock lock,
@@ -812,15 +814,15 @@ final class OriginTable {
     }
 
     /**
-     * One segment. Fields are guarded by {@code lock}; cells are also CAS-updated, and referenced
-     * bits set, under the read lock.
+     * One segment. Fields are guarded by {@code lock}; cells are also CAS-updated, referenced bits
+     * set and limited bits set or cleared, under the read lock.
      */
     private final class Segment {
         final StampedLock lock = new StampedLock();
         /** The most origins this segment tracks. */
         final int maxEntries;
 
-        /** The index: hash bits | referenced | entry + 1, by slot; 0 for an empty slot. */
+        /** The index: hash bits | referenced | limited | entry + 1, by slot; 0 for an empty slot. */
         long[] slots;
 
         /** The entries, {@code width} longs each: the key, then the state; all zero while free. */
