@@ -24,8 +24,8 @@ import java.util.concurrent.locks.StampedLock;
  * <em>index</em> with linear probing, one {@code long} a slot packing the low 32 bits of the key's
  * hash (which also give the slot the key belongs in), a referenced and a limited bit and the entry
  * number; the index is kept at most three quarters full, and deleting shifts later slots back (no
- * tombstones), never the cells. So a lookup reads one index slot (or a few adjacent ones) and, when the hash bits
- * match, the entry it must read anyway. For a client whose state is in no processor cache, these
+ * tombstones), never the cells. So a lookup reads one index slot (or a few adjacent ones) and,
+ * when the hash bits match, the entry it must read anyway. For a client whose state is in no processor cache, these
  * are two cache misses, which would follow one another (the slot names the entry). So each key
  * also has a <em>predicted</em> entry, from the same hash bits as its slot: a new origin takes it
  * if it is free (else any free entry), and a lookup reads the predicted entry's key at the same
@@ -90,10 +90,10 @@ import java.util.concurrent.locks.StampedLock;
  * quota of a rejection) is decided without taking the lock at all, and its answer kept if the
  * lock's word shows no writer since the read began. A decision is tried that way only while the
  * origin's last decision under the lock was a rejection (a bit in its index slot, which readers
- * set and clear), so that an admission does not read the origin's cells twice. Many threads rejecting one client (an abusive
- * one, sending from many connections at once) then write no word in common: taking the read lock,
- * each wrote the lock's word twice, and the line holding it moved between the processors on every
- * request (BENCHMARKS.md). Such an operation must stay within the cells it is given and end
+ * set and clear), so that an admission does not read the origin's cells twice. Many threads
+ * rejecting one client (an abusive one, sending from many connections at once) then write no word
+ * in common: taking the read lock, each wrote the lock's word twice, and the line holding it moved
+ * between the processors on every request (BENCHMARKS.md). Such an operation must stay within the cells it is given and end
  * whatever they hold: they may be another origin's, or half cleared, by the time it reads them.
  */
 final class OriginTable {
