@@ -11,6 +11,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -48,6 +49,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -460,53 +462,16 @@ public final class RedisWindowStore implements WindowStore {
     /** Connects; the stage returned completes once the script is loaded, or either failed. */
     private CompletableFuture<Void> connect() {
         CompletableFuture<Void> loaded = new CompletableFuture<>();
-        CompletableFuture<StatefulConnection<String, String>> future;
-        if (client instanceof RedisClusterClient cluster) {
-            // Lettuce's connectAsync needs the topology loaded first, which connect() does, blocking:
-            // on a thread of its own (never one of Lettuce's, which the connection itself needs).
-            CompletableFuture<StatefulConnection<String, String>> connecting = new CompletableFuture<>();
-            Thread connector = new Thread(
-                    () -> {
-                        StatefulRedisClusterConnection<String, String> c;
-                        try {
-                            c = cluster.connect(StringCodec.UTF8);
-                        } catch (RuntimeException e) {
-                            connecting.completeExceptionally(e);
-                            return;
-                        }
-                        // Connections to the nodes are made on first use, and a command to a node
-                        // not yet connected is rejected (no queueing): connect to the masters, which
-                        // serve every command, now. A master that cannot be reached fails the
-                        // decisions of its slots only (each by its rule's failure policy), and is
-                        // connected again on use; replicas are never asked.
-                        for (RedisClusterNode node : c.getPartitions()) {
-                            if (node.getRole() == null || !node.getRole().isUpstream()) {
-                                continue;
-                            }
-                            try {
-                                c.getConnection(
-                                        node.getUri().getHost(), node.getUri().getPort());
-                            } catch (RuntimeException e) {
-                                LOG.debug(
-                                        "Leapgate Redis store {}: cannot connect to {}",
-                                        settings.shownUri(),
-                                        node.getUri(),
-                                        e);
-                            }
-                        }
-                        connecting.complete(c);
-                    },
-                    "leapgate-redis-connect");
-            connector.setDaemon(true);
-            connector.start();
-            future = connecting;
-        } else {
-            RedisClient single = (RedisClient) client;
-            future = single.connectAsync(
-                            StringCodec.UTF8, redisUri(settings.uri().toString()))
-                    .thenApply(c -> (StatefulConnection<String, String>) c)
-                    .toCompletableFuture();
-        }
+        CompletableFuture<StatefulConnection<String, String>> future = triedAgainWhenCutShort(
+                client instanceof RedisClusterClient cluster
+                        ? () -> connectCluster(cluster)
+                        : () -> ((RedisClient) client)
+                                .connectAsync(
+                                        StringCodec.UTF8,
+                                        redisUri(settings.uri().toString()))
+                                .thenApply(c -> (StatefulConnection<String, String>) c)
+                                .toCompletableFuture(),
+                CUT_SHORT_TRIES);
         // Decisions wait for this stage, not for the connection: the script's SCRIPT LOAD is then
         // sent before any decision's EVALSHA on the connection, which keeps the order.
         CompletableFuture<StatefulConnection<String, String>> ready = future.whenComplete((c, failure) -> {
@@ -535,13 +500,93 @@ public final class RedisWindowStore implements WindowStore {
     }
 
     /**
+     * A connection to a Redis Cluster: Lettuce's connectAsync needs the topology loaded first, which
+     * connect() does, blocking: on a thread of its own (never one of Lettuce's, which the connection
+     * itself needs).
+     */
+    private CompletableFuture<StatefulConnection<String, String>> connectCluster(RedisClusterClient cluster) {
+        CompletableFuture<StatefulConnection<String, String>> connecting = new CompletableFuture<>();
+        Thread connector = new Thread(
+                () -> {
+                    StatefulRedisClusterConnection<String, String> c;
+                    try {
+                        c = cluster.connect(StringCodec.UTF8);
+                    } catch (RuntimeException e) {
+                        connecting.completeExceptionally(e);
+                        return;
+                    }
+                    // Connections to the nodes are made on first use, and a command to a node
+                    // not yet connected is rejected (no queueing): connect to the masters, which
+                    // serve every command, now. A master that cannot be reached fails the
+                    // decisions of its slots only (each by its rule's failure policy), and is
+                    // connected again on use; replicas are never asked.
+                    for (RedisClusterNode node : c.getPartitions()) {
+                        if (node.getRole() == null || !node.getRole().isUpstream()) {
+                            continue;
+                        }
+                        try {
+                            c.getConnection(
+                                    node.getUri().getHost(), node.getUri().getPort());
+                        } catch (RuntimeException e) {
+                            LOG.debug(
+                                    "Leapgate Redis store {}: cannot connect to {}",
+                                    settings.shownUri(),
+                                    node.getUri(),
+                                    e);
+                        }
+                    }
+                    connecting.complete(c);
+                },
+                "leapgate-redis-connect");
+        connector.setDaemon(true);
+        connector.start();
+        return connecting;
+    }
+
+    /** How many times a connection is tried at once while its handshake is cut short ({@link #cutShort}). */
+    static final int CUT_SHORT_TRIES = 3;
+
+    /**
+     * {@code attempt}'s connection, tried again at once, {@code tries} times in all, while it fails
+     * {@link #cutShort}: Lettuce (7.7) closes the channel of a handshake Redis refused before it
+     * reports the refusal, and in about 1 of 150 such handshakes (measured here against a wrong
+     * password) the close wins and the refusal reads "Connection closed prematurely". A store set
+     * up wrong was then reported as a Redis that cannot be reached, at the start and in each rule's
+     * switch to its failure policy (the refusal itself only at the next attempt, 500 ms later).
+     */
+    static <T> CompletableFuture<T> triedAgainWhenCutShort(Supplier<CompletableFuture<T>> attempt, int tries) {
+        return attempt.get()
+                .handle((connected, failure) -> tries > 1 && cutShort(failure)
+                        ? triedAgainWhenCutShort(attempt, tries - 1)
+                        : failure == null
+                                ? CompletableFuture.completedFuture(connected)
+                                : CompletableFuture.<T>failedFuture(failure))
+                .thenCompose(next -> next);
+    }
+
+    /** Whether {@code failure} is a handshake cut short: Lettuce's "Connection closed prematurely". */
+    static boolean cutShort(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof RedisConnectionException && "Connection closed prematurely".equals(t.getMessage())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Lettuce reconnects by itself after a connection is lost; an attempt refused for a reason no
      * retry mends (NOAUTH, WRONGPASS: Redis restarted with a password) is classified (logged
      * once) as at a start, where it used to show only as "not connected" for as long as it lasted.
+     * An attempt {@link #cutShort} keeps the refusal known before it: it may be one, misreported.
      */
     private void connectionEvent(Event event) {
         if (event instanceof ReconnectFailedEvent failed) {
-            reconnectRefused = classified(failed.getCause()) instanceof Misconfigured refused ? refused : null;
+            if (classified(failed.getCause()) instanceof Misconfigured refused) {
+                reconnectRefused = refused;
+            } else if (!cutShort(failed.getCause())) {
+                reconnectRefused = null;
+            }
         } else if (event instanceof ConnectionActivatedEvent) {
             reconnectRefused = null;
         }

@@ -9,6 +9,8 @@ import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
 import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.protocol.CommandType;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -17,8 +19,12 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -192,5 +198,69 @@ class StoreMisconfigurationTest {
             })
     void aRefusalForKeys_isToldFromARefusalForTheCommand(String error, boolean forKeys) {
         assertThat(RedisWindowStore.refusedForKeys(error)).isEqualTo(forKeys);
+    }
+
+    /**
+     * Lettuce sometimes reports a handshake Redis refused (a wrong password) as "Connection closed
+     * prematurely" (about 1 in 150 here): such a connection is tried again at once, a bounded number
+     * of times, so that the refusal is reported as what it is; any other failure is not tried again.
+     */
+    @Test
+    void aHandshakeCutShort_isTriedAgainAtOnce_anyOtherFailureIsNot() {
+        RedisConnectionException cutShort = new RedisConnectionException(
+                "Unable to connect to 127.0.0.1:6379", new RedisConnectionException("Connection closed prematurely"));
+        RedisCommandExecutionException refused =
+                new RedisCommandExecutionException("WRONGPASS invalid username-password pair or user is disabled.");
+        AtomicInteger attempts = new AtomicInteger();
+
+        // Cut short twice, then refused: the refusal is what the caller sees.
+        CompletableFuture<String> connected = RedisWindowStore.triedAgainWhenCutShort(
+                () -> CompletableFuture.failedFuture(attempts.incrementAndGet() < 3 ? cutShort : refused),
+                RedisWindowStore.CUT_SHORT_TRIES);
+        assertThat(connected)
+                .failsWithin(Duration.ZERO)
+                .withThrowableOfType(ExecutionException.class)
+                .havingRootCause()
+                .isSameAs(refused);
+        assertThat(attempts).hasValue(3);
+
+        // Cut short once, then connected.
+        attempts.set(0);
+        assertThat(RedisWindowStore.triedAgainWhenCutShort(
+                        () -> attempts.incrementAndGet() == 1
+                                ? CompletableFuture.failedFuture(cutShort)
+                                : CompletableFuture.completedFuture("connection"),
+                        RedisWindowStore.CUT_SHORT_TRIES))
+                .isCompletedWithValue("connection");
+        assertThat(attempts).hasValue(2);
+
+        // Cut short every time: given up after the bound, with the last failure.
+        attempts.set(0);
+        assertThat(RedisWindowStore.triedAgainWhenCutShort(
+                        () -> {
+                            attempts.incrementAndGet();
+                            return CompletableFuture.<String>failedFuture(cutShort);
+                        },
+                        RedisWindowStore.CUT_SHORT_TRIES))
+                .failsWithin(Duration.ZERO)
+                .withThrowableOfType(ExecutionException.class)
+                .satisfies(e -> assertThat(RedisWindowStore.cutShort(e)).isTrue());
+        assertThat(attempts).hasValue(RedisWindowStore.CUT_SHORT_TRIES);
+
+        // Refused, or Redis not there: tried once.
+        for (Throwable failure : List.of(
+                refused,
+                new RedisConnectionException(
+                        "Unable to connect to 127.0.0.1:1", new java.net.ConnectException("Connection refused")))) {
+            attempts.set(0);
+            assertThat(RedisWindowStore.triedAgainWhenCutShort(
+                            () -> {
+                                attempts.incrementAndGet();
+                                return CompletableFuture.<String>failedFuture(failure);
+                            },
+                            RedisWindowStore.CUT_SHORT_TRIES))
+                    .isCompletedExceptionally();
+            assertThat(attempts).as("%s", failure).hasValue(1);
+        }
     }
 }
