@@ -41,7 +41,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -1023,7 +1022,14 @@ public final class HttpGate implements AutoCloseable {
     }
 
     /** The header field that keeps a rejection out of every cache. */
-    private static final Map<String, String> NOT_STORED = Map.of(RateLimitFields.CACHE_CONTROL, "no-store");
+    private static final HeaderFields NOT_STORED = new HeaderFields(RateLimitFields.CACHE_CONTROL, "no-store");
+
+    /**
+     * The body of the last rejection answered ({@link #rejection}) but for its retry time: a client
+     * over a limit is rejected again and again by the same rule. One field for every rule, and
+     * replaced when another rule rejects; null until the first.
+     */
+    private volatile ProblemBody.Template lastBody;
 
     /**
      * The complete response for a rejection: status, header fields, body. A request over a limit
@@ -1042,21 +1048,34 @@ public final class HttpGate implements AutoCloseable {
             byte[] body = ProblemBody.denied(status).getBytes(StandardCharsets.UTF_8);
             return new RejectionResponse(status, NOT_STORED, ProblemBody.CONTENT_TYPE, body);
         }
-        Map<String, String> headers = new LinkedHashMap<>();
         Duration retry = rejection.retryAfter();
         long retryAfter = RateLimitFields.retryAfterSeconds(retry); // once: the body says the same
-        headers.put(RateLimitFields.RETRY_AFTER, Long.toString(retryAfter));
         List<Quota> quotas = notPastTheRetry(rejection.quotas(), retry);
-        if (response.headers() != RateLimitHeaders.NONE && !quotas.isEmpty()) {
-            headers.put(RateLimitFields.RATE_LIMIT_POLICY, RateLimitFields.policy(quotas));
-            headers.put(RateLimitFields.RATE_LIMIT, RateLimitFields.rateLimit(quotas));
-        }
-        headers.putAll(NOT_STORED);
+        HeaderFields headers = response.headers() != RateLimitHeaders.NONE && !quotas.isEmpty()
+                ? new HeaderFields(
+                        RateLimitFields.RETRY_AFTER,
+                        Long.toString(retryAfter),
+                        RateLimitFields.RATE_LIMIT_POLICY,
+                        RateLimitFields.policy(quotas),
+                        RateLimitFields.RATE_LIMIT,
+                        RateLimitFields.rateLimit(quotas),
+                        RateLimitFields.CACHE_CONTROL,
+                        "no-store")
+                : new HeaderFields(
+                        RateLimitFields.RETRY_AFTER,
+                        Long.toString(retryAfter),
+                        RateLimitFields.CACHE_CONTROL,
+                        "no-store");
+        int status = response.status();
         if (!response.problemBody()) {
-            return new RejectionResponse(response.status(), headers, null, new byte[0]);
+            return new RejectionResponse(status, headers, null, new byte[0]);
         }
-        byte[] body = ProblemBody.json(rejection, response.status(), retryAfter).getBytes(StandardCharsets.UTF_8);
-        return new RejectionResponse(response.status(), headers, ProblemBody.CONTENT_TYPE, body);
+        ProblemBody.Template body = lastBody;
+        if (body == null || !body.isFor(rejection.rule(), rejection.reason(), status)) {
+            body = ProblemBody.template(rejection.rule(), rejection.reason(), status);
+            lastBody = body;
+        }
+        return new RejectionResponse(status, headers, ProblemBody.CONTENT_TYPE, body.bytes(retryAfter));
     }
 
     /**

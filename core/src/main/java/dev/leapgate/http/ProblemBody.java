@@ -1,5 +1,7 @@
 package dev.leapgate.http;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import dev.leapgate.Rejection;
 import dev.leapgate.internal.Shown;
 
@@ -23,28 +25,86 @@ public final class ProblemBody {
 
     /** The JSON text for a rejection answered with {@code status}. */
     public static String json(Rejection rejection, int status) {
-        return json(rejection, status, RateLimitFields.retryAfterSeconds(rejection.retryAfter()));
+        long retryAfter = RateLimitFields.retryAfterSeconds(rejection.retryAfter());
+        return new String(template(rejection.rule(), rejection.reason(), status).bytes(retryAfter), UTF_8);
     }
 
     /**
-     * The JSON text for a rejection answered with {@code status} and {@code Retry-After: retryAfter}:
-     * the body says what the field does (a rejection's retry time is computed when asked, and a
-     * second asking may fall in the next second).
+     * The body of a rejection by {@code rule} for {@code reason}, answered with {@code status}, but
+     * for its retry time, which it says twice (in the detail and as {@code retryAfter}): as UTF-8,
+     * the part before the first, and the part between the two. A gate keeps the last it made, so
+     * that a rejection's body is one array (a builder, its string and the string's bytes before).
      */
-    static String json(Rejection rejection, int status, long retryAfter) {
-        StringBuilder json = new StringBuilder(192);
-        json.append("{\"type\":\"about:blank\",\"title\":");
-        quote(json, reasonPhrase(status));
+    static Template template(String rule, String reason, int status) {
+        StringBuilder head = new StringBuilder(160);
+        head.append("{\"type\":\"about:blank\",\"title\":");
+        quote(head, reasonPhrase(status));
         // The detail "Rule '<rule>' rejected the request: <reason>. Retry after <n> s.", its parts
         // escaped in turn (the text around them needs no escape).
-        json.append(",\"status\":").append(status).append(",\"detail\":\"Rule '");
-        escape(json, rejection.rule());
-        json.append("' rejected the request: ");
-        escape(json, rejection.reason());
-        json.append(". Retry after ").append(retryAfter).append(" s.\",\"rule\":");
-        quote(json, rejection.rule());
-        json.append(",\"retryAfter\":").append(retryAfter).append('}');
-        return json.toString();
+        head.append(",\"status\":").append(status).append(",\"detail\":\"Rule '");
+        escape(head, rule);
+        head.append("' rejected the request: ");
+        escape(head, reason);
+        head.append(". Retry after ");
+        StringBuilder middle = new StringBuilder(48).append(" s.\",\"rule\":");
+        quote(middle, rule);
+        middle.append(",\"retryAfter\":");
+        return new Template(
+                rule,
+                reason,
+                status,
+                head.toString().getBytes(UTF_8),
+                middle.toString().getBytes(UTF_8));
+    }
+
+    /** {@link #template}'s answer. */
+    static final class Template {
+        private final String rule;
+        private final String reason;
+        private final int status;
+        private final byte[] head;
+        private final byte[] middle;
+
+        private Template(String rule, String reason, int status, byte[] head, byte[] middle) {
+            this.rule = rule;
+            this.reason = reason;
+            this.status = status;
+            this.head = head;
+            this.middle = middle;
+        }
+
+        /** Whether this is the body of a rejection by {@code rule} for {@code reason} answered with {@code status}. */
+        boolean isFor(String rule, String reason, int status) {
+            return this.status == status && this.rule.equals(rule) && this.reason.equals(reason);
+        }
+
+        /** The whole body, UTF-8, with {@code Retry-After: retryAfter} (seconds, not negative). */
+        byte[] bytes(long retryAfter) {
+            if (retryAfter < 0) {
+                throw new IllegalArgumentException("retryAfter " + retryAfter + " < 0");
+            }
+            int digits = 1;
+            for (long rest = retryAfter / 10; rest > 0; rest /= 10) {
+                digits++;
+            }
+            byte[] body = new byte[head.length + middle.length + 2 * digits + 1];
+            System.arraycopy(head, 0, body, 0, head.length);
+            int at = digits(body, head.length + digits, retryAfter);
+            System.arraycopy(middle, 0, body, at, middle.length);
+            digits(body, at + middle.length + digits, retryAfter);
+            body[body.length - 1] = '}';
+            return body;
+        }
+
+        /** Writes {@code value}'s decimal digits into {@code body}, ending before {@code end}; returns {@code end}. */
+        private static int digits(byte[] body, int end, long value) {
+            int at = end;
+            do {
+                body[--at] = (byte) ('0' + value % 10);
+                value /= 10;
+            } while (value > 0);
+            return end;
+        }
     }
 
     /**

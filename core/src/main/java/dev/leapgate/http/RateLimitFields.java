@@ -112,33 +112,36 @@ public final class RateLimitFields {
 
     /** The {@code RateLimit-Policy} value for these quotas; empty for none. */
     public static String policy(List<Quota> quotas) {
+        if (quotas.size() == 1) { // the common case (a rejection by one rule), as one concatenation
+            Quota quota = quotas.get(0);
+            return policyItem(quota.rule(), quota.limit(), quota.window());
+        }
         StringBuilder value = new StringBuilder();
         for (Quota quota : quotas) {
             if (value.length() > 0) {
                 value.append(", ");
             }
-            appendPolicy(value, quota.rule(), quota.limit(), quota.window());
+            value.append(policyItem(quota.rule(), quota.limit(), quota.window()));
         }
         return value.toString();
     }
 
     /** One rule's item of {@code RateLimit-Policy}; {@code window} null for an in-flight limit. */
     static String policyItem(String rule, long limit, Duration window) {
-        return appendPolicy(new StringBuilder(32), rule, limit, window).toString();
-    }
-
-    private static StringBuilder appendPolicy(StringBuilder value, String rule, long limit, Duration window) {
-        value.append('"').append(rule).append("\";q=").append(limit);
-        if (window == null) {
-            value.append(";qu=\"concurrent-requests\"");
-        } else {
-            value.append(";w=").append(Math.max(1, ceilSeconds(window.toNanos())));
-        }
-        return value;
+        return window == null
+                ? '"' + rule + "\";q=" + limit + ";qu=\"concurrent-requests\""
+                : '"' + rule + "\";q=" + limit + ";w=" + Math.max(1, ceilSeconds(window.toNanos()));
     }
 
     /** The {@code RateLimit} value for these quotas; empty for none. */
     public static String rateLimit(List<Quota> quotas) {
+        if (quotas.size() == 1) { // as one concatenation, as policy
+            Quota quota = quotas.get(0);
+            return rateLimit(
+                    rateLimitPrefix(quota.rule()),
+                    quota.remaining(),
+                    quota.isInFlight() ? -1 : quota.reset().toNanos());
+        }
         StringBuilder value = new StringBuilder();
         for (Quota quota : quotas) {
             if (value.length() > 0) {

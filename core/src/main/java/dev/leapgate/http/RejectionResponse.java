@@ -15,7 +15,10 @@ import java.util.Objects;
 public record RejectionResponse(int status, Map<String, String> headers, String contentType, byte[] body) {
 
     public RejectionResponse {
-        headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
+        // The gate's own fields are unmodifiable already; a map from anywhere else is copied, in its order.
+        headers = headers instanceof HeaderFields
+                ? headers
+                : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
         Objects.requireNonNull(body, "body");
     }
 }

@@ -1,6 +1,7 @@
 package dev.leapgate.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.Decision;
 import dev.leapgate.Entry;
@@ -330,6 +331,73 @@ class HttpGateTest {
         assertThat(new String(r.body(), StandardCharsets.UTF_8))
                 .startsWith("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,")
                 .endsWith("\"rule\":\"per-ip\",\"retryAfter\":8}");
+    }
+
+    @Test
+    void rejection_bodiesOfRulesRejectingInTurn_eachNameItsOwnRuleAndRetryTime() {
+        // The gate keeps the last rejection's body but for its retry time: a rule rejecting after
+        // another must get its own, and each its own retry time, whatever its digits.
+        HttpGate gate = gate(
+                "rule.slow.match",
+                "/slow/**",
+                "rule.slow.limit",
+                "1/1h",
+                "rule.fast.match",
+                "/fast/**",
+                "rule.fast.limit",
+                "1/5s");
+        gate.enter(Request.of("GET", "/slow/x", "203.0.113.1"));
+        gate.enter(Request.of("GET", "/fast/x", "203.0.113.1"));
+        for (int round = 0; round < 2; round++) {
+            for (String rule : List.of("slow", "fast", "fast", "slow")) {
+                RejectionResponse r =
+                        gate.rejection((Rejection) gate.enter(Request.of("GET", "/" + rule + "/x", "203.0.113.1")));
+                String retryAfter = r.headers().get("Retry-After");
+                // A strict window of 10 buckets frees its oldest a bucket after the window: 3,960 s and 5.5 s.
+                assertThat(retryAfter).isEqualTo(rule.equals("slow") ? "3960" : "6");
+                assertThat(new String(r.body(), StandardCharsets.UTF_8))
+                        .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                                + "\"detail\":\"Rule '" + rule + "' rejected the request: limit exceeded. Retry after "
+                                + retryAfter + " s.\",\"rule\":\"" + rule + "\",\"retryAfter\":" + retryAfter + "}");
+            }
+        }
+    }
+
+    @Test
+    void rejection_headerFields_cannotBeChanged_andAMapFromElsewhereIsCopied() {
+        HttpGate gate = gate("rule.per-ip.match", "/api/**", "rule.per-ip.limit", "1/10s");
+        gate.enter(Request.of("GET", "/api/x", "203.0.113.1"));
+        Map<String, String> headers = gate.rejection((Rejection) gate.enter(Request.of("GET", "/api/x", "203.0.113.1")))
+                .headers();
+
+        assertThat(headers)
+                .isEqualTo(Map.of(
+                        "Retry-After", "11",
+                        "RateLimit-Policy", "\"per-ip\";q=1;w=10",
+                        "RateLimit", "\"per-ip\";r=0;t=11",
+                        "Cache-Control", "no-store"));
+        assertThat(headers.hashCode()).isEqualTo(new HashMap<>(headers).hashCode());
+        assertThat(headers.get("Content-Type")).isNull();
+        assertThat(headers.containsKey("RateLimit")).isTrue();
+        java.util.List<Runnable> changes = List.of(
+                () -> headers.put("Retry-After", "0"),
+                () -> headers.remove("Retry-After"),
+                headers::clear,
+                () -> headers.entrySet().iterator().next().setValue("0"),
+                () -> {
+                    var fields = headers.keySet().iterator();
+                    fields.next();
+                    fields.remove();
+                });
+        for (Runnable change : changes) {
+            assertThatThrownBy(change::run).isInstanceOf(UnsupportedOperationException.class);
+        }
+        assertThat(headers).hasSize(4).containsEntry("Retry-After", "11");
+
+        Map<String, String> mine = new LinkedHashMap<>(Map.of("Retry-After", "3"));
+        RejectionResponse copied = new RejectionResponse(429, mine, null, new byte[0]);
+        mine.put("Retry-After", "0");
+        assertThat(copied.headers()).containsExactly(Map.entry("Retry-After", "3"));
     }
 
     @Test

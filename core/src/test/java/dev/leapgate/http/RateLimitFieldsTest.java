@@ -50,6 +50,13 @@ class RateLimitFieldsTest {
         assertThat(RateLimitFields.policy(quotas))
                 .isEqualTo("\"per-ip\";q=100;w=10, \"fast\";q=5;w=1, \"slots\";q=20;qu=\"concurrent-requests\"");
         assertThat(RateLimitFields.rateLimit(quotas)).isEqualTo("\"per-ip\";r=0;t=7, \"fast\";r=4;t=0, \"slots\";r=19");
+        // One quota alone (a rejection by one rule) is written another way: the same items.
+        String[] policies = {"\"per-ip\";q=100;w=10", "\"fast\";q=5;w=1", "\"slots\";q=20;qu=\"concurrent-requests\""};
+        String[] rateLimits = {"\"per-ip\";r=0;t=7", "\"fast\";r=4;t=0", "\"slots\";r=19"};
+        for (int i = 0; i < quotas.size(); i++) {
+            assertThat(RateLimitFields.policy(List.of(quotas.get(i)))).isEqualTo(policies[i]);
+            assertThat(RateLimitFields.rateLimit(List.of(quotas.get(i)))).isEqualTo(rateLimits[i]);
+        }
     }
 
     @Test
@@ -91,6 +98,30 @@ class RateLimitFieldsTest {
                 .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
                         + "\"detail\":\"Rule 'per-ip' rejected the request: limit exceeded. Retry after 7 s.\","
                         + "\"rule\":\"per-ip\",\"retryAfter\":7}");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"0, 1", "9, 9", "10, 10", "99, 99", "100, 100", "86400, 86400", "31622400, 31622400"})
+    void problemBody_saysTheRetryTimeTwice_whateverItsDigits(long seconds, String shown) {
+        Rejection r = rejection("per-ip", "limit exceeded", Duration.ofSeconds(seconds));
+
+        assertThat(ProblemBody.json(r, 429))
+                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                        + "\"detail\":\"Rule 'per-ip' rejected the request: limit exceeded. Retry after " + shown
+                        + " s.\",\"rule\":\"per-ip\",\"retryAfter\":" + shown + "}");
+        assertThat(ProblemBody.template("per-ip", "limit exceeded", 429).bytes(Long.MAX_VALUE))
+                .asString(java.nio.charset.StandardCharsets.UTF_8)
+                .contains("Retry after " + Long.MAX_VALUE + " s.")
+                .endsWith("\"retryAfter\":" + Long.MAX_VALUE + "}");
+    }
+
+    @Test
+    void problemBody_isUtf8_forARuleNameBeyondAscii() {
+        Rejection r = rejection("café-☕", "limit exceeded", Duration.ofSeconds(3));
+
+        assertThat(ProblemBody.json(r, 429)).contains("\"rule\":\"café-☕\",\"retryAfter\":3}");
+        assertThat(ProblemBody.template("café-☕", "limit exceeded", 429).bytes(3))
+                .isEqualTo(ProblemBody.json(r, 429).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     @ParameterizedTest
