@@ -35,7 +35,11 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -49,6 +53,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -566,12 +571,39 @@ public final class RedisWindowStore implements WindowStore {
 
     /** Whether {@code failure} is a handshake cut short: Lettuce's "Connection closed prematurely". */
     static boolean cutShort(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof RedisConnectionException && "Connection closed prematurely".equals(t.getMessage())) {
-                return true;
-            }
+        return within(
+                        failure,
+                        t -> t instanceof RedisConnectionException
+                                && "Connection closed prematurely".equals(t.getMessage()))
+                != null;
+    }
+
+    /**
+     * The first of {@code failure}, its causes and the failures suppressed in any of them that
+     * {@code test} accepts (causes before suppressed ones), or null. Lettuce reports why no node of
+     * a Redis Cluster answered as failures suppressed in the one it throws, one per node: a wrong
+     * password is found there, or the cluster would be reported as unreachable.
+     */
+    static Throwable within(Throwable failure, Predicate<Throwable> test) {
+        Deque<Throwable> next = new ArrayDeque<>();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        if (failure != null) {
+            next.add(failure);
         }
-        return false;
+        while (!next.isEmpty()) {
+            Throwable t = next.poll();
+            if (!seen.add(t)) {
+                continue;
+            }
+            if (test.test(t)) {
+                return t;
+            }
+            if (t.getCause() != null) {
+                next.add(t.getCause());
+            }
+            Collections.addAll(next, t.getSuppressed());
+        }
+        return null;
     }
 
     /**
@@ -972,12 +1004,8 @@ public final class RedisWindowStore implements WindowStore {
                 && String.valueOf(failure.getMessage()).contains("not connected")) {
             return refused; // rejected while Lettuce reconnects, which Redis refuses: say why
         }
-        String error = null;
-        for (Throwable t = failure; t != null && error == null; t = t.getCause()) {
-            if (t instanceof RedisCommandExecutionException) {
-                error = t.getMessage();
-            }
-        }
+        Throwable refusal = within(failure, t -> t instanceof RedisCommandExecutionException);
+        String error = refusal == null ? null : refusal.getMessage();
         if (error == null || failure instanceof Misconfigured) {
             return failure;
         }

@@ -11,6 +11,7 @@ import dev.leapgate.net.IpAddress;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.protocol.CommandType;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,6 +44,7 @@ class StoreMisconfigurationTest {
 
     private static RedisProcess redis;
     private static RedisProcess replica;
+    private static RedisProcess clusterNode;
 
     @BeforeAll
     static void start() throws Exception {
@@ -81,17 +84,36 @@ class StoreMisconfigurationTest {
         }
         // A replica of a master that is not there: read-only, as any replica is.
         replica = RedisProcess.start("--replicaof", "127.0.0.1", Integer.toString(RedisProcess.freePort()));
+        // A cluster of one master that serves every slot, with a password.
+        clusterNode = RedisProcess.start(
+                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--requirepass", PASSWORD);
+        client = io.lettuce.core.RedisClient.create("redis://:" + PASSWORD + "@127.0.0.1:" + clusterNode.port());
+        try (var connection = client.connect()) {
+            connection.sync().clusterAddSlots(IntStream.range(0, 16384).toArray());
+            Polling.eventually(
+                    "the cluster is ok",
+                    Duration.ofSeconds(30),
+                    () -> connection.sync().clusterInfo().contains("cluster_state:ok"));
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+        }
     }
 
     @AfterAll
     static void stop() throws Exception {
         try {
-            if (replica != null) {
-                replica.close();
+            if (clusterNode != null) {
+                clusterNode.close();
             }
         } finally {
-            if (redis != null) {
-                redis.close();
+            try {
+                if (replica != null) {
+                    replica.close();
+                }
+            } finally {
+                if (redis != null) {
+                    redis.close();
+                }
             }
         }
     }
@@ -106,12 +128,14 @@ class StoreMisconfigurationTest {
                 "no TIME        | redis://notime:pw@127.0.0.1:{port}        | may not do what the store needs",
                 "other keys     | redis://otherkeys:pw@127.0.0.1:{port}     | allow it the keys ~leapgate:*",
                 "a replica      | redis://127.0.0.1:{replica}               | read-only replica",
+                "a cluster's wrong password | redis-cluster://:wrong-pw@127.0.0.1:{cluster} | refused the user name or password",
                 "no database 16 | redis://:{pw}@127.0.0.1:{port}/16         | database 16",
             })
     void aStoreSetUpWrong_isReportedOnceAsAConfigurationError_namingTheSetting(
             String what, String uri, String explained) throws Exception {
         String store = uri.replace("{port}", Integer.toString(redis.port()))
                 .replace("{replica}", Integer.toString(replica.port()))
+                .replace("{cluster}", Integer.toString(clusterNode.port()))
                 .replace("{pw}", PASSWORD);
         String shown =
                 store.replace(":wrong-pw@", ":***@").replace(":pw@", ":***@").replace(":" + PASSWORD + "@", ":***@");
@@ -246,6 +270,21 @@ class StoreMisconfigurationTest {
                 .withThrowableOfType(ExecutionException.class)
                 .satisfies(e -> assertThat(RedisWindowStore.cutShort(e)).isTrue());
         assertThat(attempts).hasValue(RedisWindowStore.CUT_SHORT_TRIES);
+
+        // A Redis Cluster's first connection: each seed node's failure is suppressed in the one
+        // thrown (Lettuce 7.7), and a node cut short is found there.
+        RedisException nodesFailed = new RedisException("Cannot retrieve cluster partitions from [redis://127.0.0.1]");
+        nodesFailed.addSuppressed(cutShort);
+        RedisConnectionException clusterCutShort =
+                new RedisConnectionException("Unable to establish a connection to Redis Cluster", nodesFailed);
+        attempts.set(0);
+        assertThat(RedisWindowStore.triedAgainWhenCutShort(
+                        () -> attempts.incrementAndGet() == 1
+                                ? CompletableFuture.failedFuture(clusterCutShort)
+                                : CompletableFuture.completedFuture("connection"),
+                        RedisWindowStore.CUT_SHORT_TRIES))
+                .isCompletedWithValue("connection");
+        assertThat(attempts).hasValue(2);
 
         // Refused, or Redis not there: tried once.
         for (Throwable failure : List.of(
