@@ -7,6 +7,7 @@ import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RejectionResponse;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -47,9 +48,10 @@ public class RejectedRequestBenchmark {
 
         /**
          * The per-client rule: {@code limit} 1 per hour (its one request made in the set-up), or
-         * {@code in-flight} 1 (its one request held open through the run).
+         * {@code in-flight} 1 (its one request held open through the run); or {@code denied}, the
+         * client's address on the {@code deny} list (a 403 answered before any rule).
          */
-        @Param({"limit", "in-flight"})
+        @Param({"limit", "in-flight", "denied"})
         String rule;
 
         HttpGate gate;
@@ -60,19 +62,26 @@ public class RejectedRequestBenchmark {
 
         @Setup(Level.Trial)
         public void setUp() {
-            gate = HttpGate.builder(ConfigParser.parse(
-                            Map.of(
-                                    "rule.api.match",
-                                    "/api/**",
-                                    "rule.api." + rule,
-                                    rule.equals("limit") ? "1/1h" : "1",
-                                    "rule.api.scope",
-                                    "per-origin",
-                                    "rejection-log",
-                                    rejectionLog),
-                            "benchmark"))
-                    .build();
+            Map<String, String> settings = new HashMap<>(Map.of(
+                    "rule.api.match",
+                    "/api/**",
+                    "rule.api." + (rule.equals("in-flight") ? "in-flight" : "limit"),
+                    rule.equals("in-flight") ? "1" : "1/1h",
+                    "rule.api.scope",
+                    "per-origin",
+                    "rejection-log",
+                    rejectionLog));
+            if (rule.equals("denied")) {
+                settings.put("deny", Workload.keyText(7));
+            }
+            gate = HttpGate.builder(ConfigParser.parse(settings, "benchmark")).build();
             origin = Workload.origin(7);
+            if (rule.equals("denied")) {
+                if (!(gate.enter(method, path, origin) instanceof Rejection)) {
+                    throw new IllegalStateException("the denied client was not rejected");
+                }
+                return;
+            }
             if (!(gate.enter(method, path, origin) instanceof Entry first)) {
                 throw new IllegalStateException("the client's first request was not admitted");
             }
@@ -89,7 +98,8 @@ public class RejectedRequestBenchmark {
 
     /**
      * The rejection and its answer, as an adapter makes it ({@code HttpGate.rejection}): the 429's
-     * {@code Retry-After}, rate-limit fields and problem body, read from the client's window.
+     * {@code Retry-After}, rate-limit fields and problem body, read from the client's window (a
+     * denied client's 403: its problem body).
      */
     @Benchmark
     public RejectionResponse rejectedAndAnswered(Gate state) {

@@ -103,6 +103,9 @@ public final class HttpGate implements AutoCloseable {
     private final ClientIpResolver clientIp;
     private final OriginSource originSource;
     private final ResponseSettings response;
+    /** A denied origin's body, written once (an answer gets a copy: its array can be changed). */
+    private final byte[] deniedBody;
+
     private final ReloadingRules reloading; // null without a rules file
     private final AtomicReference<Snapshot> snapshot;
     /** Held by {@link #update}: one update at a time, each from the snapshot the previous one set. */
@@ -193,6 +196,9 @@ public final class HttpGate implements AutoCloseable {
         this.clientIp = config.clientIp();
         this.originSource = config.origin();
         this.response = config.response();
+        this.deniedBody = response.problemBody()
+                ? ProblemBody.denied(response.denyStatus()).getBytes(StandardCharsets.UTF_8)
+                : NO_BODY;
         List<FlowRule> codeRules = List.copyOf(builder.codeRules);
         UnaryOperator<RuleSet> withCodeRules = rules -> rules.withRules(codeRules);
         // A rules file is read once: its rules, and the stamp of those very bytes, from which the
@@ -1022,6 +1028,9 @@ public final class HttpGate implements AutoCloseable {
     }
 
     /** The header field that keeps a rejection out of every cache. */
+    /** No body: empty, so that no answer can change it for another. */
+    private static final byte[] NO_BODY = new byte[0];
+
     private static final HeaderFields NOT_STORED = new HeaderFields(RateLimitFields.CACHE_CONTROL, "no-store");
 
     /**
@@ -1042,11 +1051,9 @@ public final class HttpGate implements AutoCloseable {
     public RejectionResponse rejection(Rejection rejection) {
         if (rejection instanceof DeniedRejection) {
             int status = response.denyStatus();
-            if (!response.problemBody()) {
-                return new RejectionResponse(status, NOT_STORED, null, new byte[0]);
-            }
-            byte[] body = ProblemBody.denied(status).getBytes(StandardCharsets.UTF_8);
-            return new RejectionResponse(status, NOT_STORED, ProblemBody.CONTENT_TYPE, body);
+            return response.problemBody()
+                    ? new RejectionResponse(status, NOT_STORED, ProblemBody.CONTENT_TYPE, deniedBody.clone())
+                    : new RejectionResponse(status, NOT_STORED, null, NO_BODY);
         }
         Duration retry = rejection.retryAfter();
         long retryAfter = RateLimitFields.retryAfterSeconds(retry); // once: the body says the same
@@ -1068,7 +1075,7 @@ public final class HttpGate implements AutoCloseable {
                         "no-store");
         int status = response.status();
         if (!response.problemBody()) {
-            return new RejectionResponse(status, headers, null, new byte[0]);
+            return new RejectionResponse(status, headers, null, NO_BODY);
         }
         ProblemBody.Template body = lastBody;
         if (body == null || !body.isFor(rejection.rule(), rejection.reason(), status)) {

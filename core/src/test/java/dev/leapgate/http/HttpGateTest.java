@@ -770,6 +770,10 @@ class HttpGateTest {
         assertThat(new String(response.body(), StandardCharsets.UTF_8))
                 .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Forbidden\",\"status\":403,"
                         + "\"detail\":\"Requests from this origin are denied.\",\"rule\":\"deny\"}");
+        // Each answer has a body of its own: one changed does not change the next.
+        java.util.Arrays.fill(response.body(), (byte) 'x');
+        RejectionResponse next = gate.rejection(denied);
+        assertThat(new String(next.body(), StandardCharsets.UTF_8)).startsWith("{\"type\":\"about:blank\"");
 
         HttpGate custom = gate("deny", "198.51.100.0/24", "deny-status", "404", "body", "none");
         RejectionResponse notFound =
