@@ -55,6 +55,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -273,8 +274,7 @@ public final class RedisWindowStore implements WindowStore {
                 failure = failure instanceof CompletionException ? failure.getCause() : failure;
                 // A store set up wrong was logged (at ERROR) as what it is.
                 if (!(classified(failure) instanceof Misconfigured)) {
-                    unreachedAtStart(
-                            "cannot connect (" + StoreSettings.withoutPassword(messageWithRootCause(failure)) + ")");
+                    unreachedAtStart("cannot connect (" + oneLine(messageWithRootCause(failure)) + ")");
                 }
             }
         } catch (TimeoutException e) {
@@ -301,6 +301,21 @@ public final class RedisWindowStore implements WindowStore {
                         + " its store-on-failure",
                 settings.shownUri(),
                 why);
+    }
+
+    /** A URI's user information, to its last '@' (a password's '/', ',' and brackets are escaped in a URI). */
+    private static final Pattern USER_INFO = Pattern.compile("(?i)([a-z][a-z0-9+.-]*://)[^\\s/\\[\\],]*@");
+
+    /**
+     * {@code text} for a log line: on one line (Lettuce writes a cluster's failure with a line for
+     * each seed node), and the user information of any URI in it masked.
+     */
+    static String oneLine(String text) {
+        return USER_INFO
+                .matcher(text)
+                .replaceAll("$1***@")
+                .replaceAll("\\s+", " ")
+                .strip();
     }
 
     /** A failure's message, and its root cause's if it has one ("Unable to connect to ...: Connection refused: ..."). */

@@ -57,6 +57,31 @@ class StoreStartTest {
                 .doesNotContain("secret-pw");
     }
 
+    /** A cluster's seed nodes each give their own cause, which Lettuce writes on lines of their own. */
+    @Test
+    void aClusterNobodyListensFor_isSaidOnceAtTheStart_onOneLine_withEachNodesCause() throws Exception {
+        String uri = "redis-cluster://:secret-pw@127.0.0.1:" + RedisProcess.freePort() + ",127.0.0.1:"
+                + RedisProcess.freePort();
+
+        assertThat(startLog(uri))
+                .singleElement()
+                .asString()
+                .contains("Leapgate Redis store " + uri.replace(":secret-pw@", ":***@") + ": cannot connect (")
+                .contains("Connection refused")
+                .contains("at the start; until Redis answers, each shared rule is decided by its store-on-failure")
+                .doesNotContain("secret-pw");
+    }
+
+    @Test
+    void aFailuresText_isShownOnOneLine_withEveryUrisUserInformationMasked() {
+        assertThat(RedisWindowStore.oneLine("Cannot retrieve cluster partitions from [redis://user:p@ss@127.0.0.1:1,"
+                        + " rediss://*****@[::1]:2]\n\nDetails:\n\t[redis://:pw@127.0.0.1:1]: Connection refused\n"))
+                .isEqualTo("Cannot retrieve cluster partitions from [redis://***@127.0.0.1:1, rediss://***@[::1]:2]"
+                        + " Details: [redis://***@127.0.0.1:1]: Connection refused");
+        assertThat(RedisWindowStore.oneLine("Unable to connect to 127.0.0.1/<unresolved>:6379"))
+                .isEqualTo("Unable to connect to 127.0.0.1/<unresolved>:6379");
+    }
+
     @Test
     void aRedisThatNeverAnswers_isSaidOnceAtTheStart() throws Exception {
         List<Socket> accepted = new ArrayList<>();
