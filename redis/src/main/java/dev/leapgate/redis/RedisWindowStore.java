@@ -28,6 +28,8 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.event.Event;
 import io.lettuce.core.event.connection.ConnectionActivatedEvent;
 import io.lettuce.core.event.connection.ReconnectFailedEvent;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -147,6 +149,12 @@ public final class RedisWindowStore implements WindowStore {
     static final Duration START_WAIT = Duration.ofSeconds(2);
     /** The shortest time between two attempts to connect while Redis has never been reached. */
     private static final long RECONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /**
+     * The longest wait between two of Lettuce's attempts to reconnect a connection it lost. Its
+     * default doubles up to 30 s: after a long outage the store went on with its failure policy for
+     * up to 30 s after Redis answered again (19 s measured after 45 s down).
+     */
+    static final Duration RECONNECT_DELAY_CAP = Duration.ofMillis(500);
 
     private final AbstractRedisClient client;
     private final StoreSettings settings;
@@ -227,7 +235,7 @@ public final class RedisWindowStore implements WindowStore {
         Duration timeout = settings.timeout().plus(LATE_REPLIES);
         if (scheme.endsWith("-cluster")) {
             List<RedisURI> seeds = seeds(uri, scheme.substring(0, scheme.length() - "-cluster".length()));
-            RedisClusterClient cluster = RedisClusterClient.create(seeds);
+            RedisClusterClient cluster = RedisClusterClient.create(resources(), seeds);
             cluster.setOptions(ClusterClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.enabled(timeout))
@@ -235,12 +243,27 @@ public final class RedisWindowStore implements WindowStore {
             return new RedisWindowStore(cluster, settings).awaitStart();
         }
         RedisURI redisUri = redisUri(uri.toString());
-        RedisClient single = RedisClient.create(redisUri);
+        RedisClient single = RedisClient.create(resources(), redisUri);
         single.setOptions(ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .build());
         return new RedisWindowStore(single, settings).awaitStart();
+    }
+
+    /**
+     * The client's resources (its threads), the store's own as a client's by default are, but
+     * with reconnection attempts at most {@link #RECONNECT_DELAY_CAP} apart; shut down by {@link #close}.
+     */
+    private static ClientResources resources() {
+        return ClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(1), RECONNECT_DELAY_CAP, 2, TimeUnit.MILLISECONDS))
+                .build();
+    }
+
+    /** The wait before Lettuce's {@code attempt}th attempt (from 1) to reconnect a lost connection. */
+    Duration reconnectDelay(long attempt) {
+        return client.getResources().reconnectDelay().createDelay(attempt);
     }
 
     /** The window of the decision {@link #awaitStart} makes (2 permits), which Redis rejects and writes nothing for. */
@@ -1251,6 +1274,7 @@ public final class RedisWindowStore implements WindowStore {
         Connecting current = connection.get();
         current.future.thenAccept(StatefulConnection::close);
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        client.getResources().shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
 
     @Override

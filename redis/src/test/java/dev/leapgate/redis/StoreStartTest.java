@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.store.FailurePolicy;
+import dev.leapgate.store.StoreSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,6 +74,30 @@ class StoreStartTest {
                 .contains("Connection refused")
                 .contains("at the start; until Redis answers, each shared rule is decided by its store-on-failure")
                 .doesNotContain("secret-pw");
+    }
+
+    /**
+     * Lettuce reconnects a connection it lost by itself, its waits between attempts doubling: to 30
+     * s by default, so that after a long outage (45 s) the store went on with its failure policy
+     * for 19 s after Redis answered again. The store's client waits at most half a second.
+     */
+    @Test
+    void aLostConnection_isTriedAgainAtLeastEveryHalfSecond_howeverLongRedisWasDown() throws Exception {
+        for (String uri : List.of(
+                "redis://127.0.0.1:" + RedisProcess.freePort(),
+                "redis-cluster://127.0.0.1:" + RedisProcess.freePort())) {
+            try (RedisWindowStore store = RedisWindowStore.open(
+                    new StoreSettings(URI.create(uri), "p", Duration.ofMillis(50), FailurePolicy.OPEN, 1))) {
+                assertThat(store.reconnectDelay(1)).as(uri).isLessThan(Duration.ofMillis(10));
+                for (long attempt = 1; attempt <= 1_000; attempt++) {
+                    assertThat(store.reconnectDelay(attempt))
+                            .as("%s, attempt %d", uri, attempt)
+                            .isPositive()
+                            .isLessThanOrEqualTo(Duration.ofMillis(500));
+                }
+                assertThat(store.reconnectDelay(1_000)).as(uri).isEqualTo(Duration.ofMillis(500));
+            }
+        }
     }
 
     @Test
