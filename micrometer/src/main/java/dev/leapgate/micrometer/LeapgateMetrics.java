@@ -329,7 +329,6 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                                     .orElse(0))
                     .description("1 while the shared store decides the rule, 0 while its failure policy does")
                     .tags(ruleTags)
-                    .strongReference(true)
                     .register(registry));
             registered.add(FunctionCounter.builder(
                             "leapgate.store.decided.without",
@@ -362,7 +361,6 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                             g -> g.trackedOrigins(name).orElse(0))
                     .description("Clients a per-client rule tracks now, at most its max-origins")
                     .tags(ruleTags)
-                    .strongReference(true)
                     .register(registry));
             registered.add(Gauge.builder(
                             "leapgate.clients.limited",
@@ -370,7 +368,6 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                             g -> g.limitedOrigins(name).orElse(0))
                     .description("Clients a per-client rule holds at their limit now (a scan of its table per read)")
                     .tags(ruleTags)
-                    .strongReference(true)
                     .register(registry));
             registered.add(FunctionCounter.builder(
                             "leapgate.clients.evicted",
@@ -388,7 +385,6 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                             g -> g.waits(name).map(WaitStats::waitingNow).orElse(0))
                     .description("Requests waiting for their turn now (a paced, warming-up or borrowing rule)")
                     .tags(ruleTags)
-                    .strongReference(true)
                     .register(registry));
             registered.add(FunctionTimer.builder(
                             "leapgate.queue.wait",
@@ -442,7 +438,6 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                         g -> stats(g, resource).map(ResourceStats::inFlight).orElse(0L))
                 .description("Requests admitted and not yet completed")
                 .tags(resourceTags)
-                .strongReference(true)
                 .register(registry));
         registered.add(FunctionTimer.builder(
                         "leapgate.response.time",

@@ -14,6 +14,7 @@ import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.testing.FakeWindowStore;
 import dev.leapgate.testing.HeldSleeper;
 import dev.leapgate.testing.Together;
 import io.micrometer.core.instrument.Counter;
@@ -724,6 +725,56 @@ class LeapgateMetricsTest {
                 .as("the closed binder, reachable from its gate")
                 .isNull();
         Reference.reachabilityFence(gate);
+    }
+
+    /**
+     * A binder never closed (an application undeployed without it, a registry that outlives it)
+     * does not keep its gate, with its per-client tables, from being collected: its gauges read
+     * NaN then, as the README says.
+     */
+    @Test
+    void aGateWhoseBinderWasNotClosed_canStillBeCollected_itsGaugesThenReadNaN() {
+        MeterRegistry registry = new SimpleMeterRegistry();
+        WeakReference<HttpGate> gate = boundNotClosed(registry);
+
+        for (int i = 0; i < 50 && gate.get() != null; i++) {
+            System.gc();
+        }
+
+        assertThat(gate.get()).as("the gate, held by the registry's meters").isNull();
+        // One gauge of each kind: a per-client rule's, a resource's, a waiting rule's, a shared rule's.
+        for (String name : List.of(
+                "leapgate.clients.tracked",
+                "leapgate.clients.limited",
+                "leapgate.requests.in.flight",
+                "leapgate.queue.waiting",
+                "leapgate.store.available")) {
+            assertThat(registry.get(name).gauges())
+                    .as(name)
+                    .isNotEmpty()
+                    .allSatisfy(g -> assertThat(g.value()).as(name).isNaN());
+        }
+    }
+
+    /** A gate with a gauge of every kind, bound and never closed, referred to weakly only. */
+    private static WeakReference<HttpGate> boundNotClosed(MeterRegistry registry) {
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(
+                        Map.of(
+                                "rule.api.match", "/api/**",
+                                "rule.api.limit", "2/1h",
+                                "rule.api.scope", "per-origin",
+                                "rule.api.store", "local",
+                                "rule.paced.match", "/slow",
+                                "rule.paced.limit", "10/1s",
+                                "rule.paced.on-excess", "pace",
+                                "rule.shared.match", "/shared",
+                                "rule.shared.limit", "10/1s",
+                                "store", "fake://store.example"),
+                        "test"))
+                .windowStore(new FakeWindowStore(new ManualClock()))
+                .build();
+        new LeapgateMetrics(gate).bindTo(registry);
+        return new WeakReference<>(gate);
     }
 
     /** A binder bound to a registry of its own and closed, referred to weakly only. */
