@@ -2,8 +2,6 @@ package dev.leapgate.boot;
 
 import dev.leapgate.config.ConfigException;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
@@ -31,37 +29,43 @@ final class LeapgateEnabledCondition implements Condition {
         if (value == null || value.strip().equalsIgnoreCase("true")) {
             return true;
         }
-        if (value.strip().equalsIgnoreCase("false")) {
-            // application.yml is YAML 1.1, which reads off, no and n as false too: the value as
-            // written there must be false as well.
-            String written = writtenInYaml(context.getEnvironment());
-            if (written == null) {
-                return false;
-            }
-            value = written;
-        }
         // A ConfigException, as every other invalid leapgate.* value: Boot's failure analysis
         // (LeapgateFailureAnalyzer) explains it, rather than a stack trace.
-        throw new ConfigException(
-                "Spring properties leapgate.*",
-                List.of(PROPERTY + ": '" + value + "' is not allowed; expected true or false (false turns Leapgate"
-                        + " off)"));
+        String problem =
+                value.strip().equalsIgnoreCase("false") ? notWrittenFalse(context.getEnvironment()) : notAllowed(value);
+        if (problem == null) {
+            return false;
+        }
+        throw new ConfigException("Spring properties leapgate.*", List.of(problem));
+    }
+
+    private static String notAllowed(String value) {
+        return PROPERTY + ": '" + value + "' is not allowed; expected true or false (false turns Leapgate off)";
     }
 
     /**
-     * The value of leapgate.enabled as written in the YAML file it comes from, when YAML 1.1 reads
-     * it as false though it is not written false (off, no, n, in any case); null otherwise.
+     * Why leapgate.enabled, read as false, is not written false: application.yml is YAML 1.1, which
+     * reads off, no and n as false too, so a boolean read from a file must be written false there.
+     * One whose text cannot be found there (a file changed since) is refused too: protection is not
+     * switched off on a guess. Null when it is written false, or is text (a properties file, a
+     * command-line argument), or comes from no file (JSON in {@code SPRING_APPLICATION_JSON}).
      */
-    private static String writtenInYaml(Environment environment) {
+    private static String notWrittenFalse(Environment environment) {
         if (!(environment instanceof ConfigurableEnvironment configurable)) {
             return null;
         }
         ConfigurationProperty property = WrittenYaml.effective(
                 ConfigurationPropertySources.get(configurable), ConfigurationPropertyName.of(PROPERTY));
-        String token = property == null ? null : WrittenYaml.written(property);
-        return token != null && YAML_FALSE.contains(token.toLowerCase(Locale.ROOT)) ? token : null;
+        if (property == null || property.getValue() instanceof CharSequence || !WrittenYaml.fromFile(property)) {
+            return null;
+        }
+        String token = WrittenYaml.written(property);
+        if (token != null && token.equalsIgnoreCase("false")) {
+            return null;
+        }
+        return token != null
+                ? notAllowed(token)
+                : PROPERTY + ": read by YAML as false from " + WrittenYaml.place(property)
+                        + ", where it is not found written false; write true or false (false turns Leapgate off)";
     }
-
-    /** What YAML 1.1 reads as false besides false itself (a quoted value is a string, not these). */
-    private static final Set<String> YAML_FALSE = Set.of("off", "no", "n");
 }

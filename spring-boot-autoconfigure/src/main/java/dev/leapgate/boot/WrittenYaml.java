@@ -79,14 +79,37 @@ final class WrittenYaml {
                     .skip(origin.getLocation().getLine())
                     .findFirst()
                     .orElse("");
-            int column = origin.getLocation().getColumn();
-            // A YAML number or boolean has no blank; a comment, or the next item of a flow
-            // collection, may follow it.
-            String token = column < line.length() ? line.substring(column).split("[\\s,}\\]#]", 2)[0] : "";
-            return token.isEmpty() ? null : token;
+            if (origin.getLocation().getLine() == 0 && line.startsWith("\uFEFF")) {
+                line = line.substring(1); // a byte-order mark, which SnakeYAML's columns do not count
+            }
+            int column = origin.getLocation().getColumn(); // in code points, as SnakeYAML counts
+            if (column > line.codePointCount(0, line.length())) {
+                return null;
+            }
+            String rest = line.substring(line.offsetByCodePoints(0, column));
+            // The node may start with its anchor (&name, which an alias *name reads) or its tag
+            // (!!bool); a YAML number or boolean has no blank, and a comment or the next item of a
+            // flow collection may follow it.
+            Matcher scalar = PLAIN_SCALAR.matcher(rest);
+            return scalar.lookingAt() && !scalar.group(1).isEmpty() ? scalar.group(1) : null;
         } catch (IOException | UncheckedIOException e) {
             return null;
         }
+    }
+
+    /** A plain scalar, after the anchor and tag its node may start with. */
+    private static final Pattern PLAIN_SCALAR = Pattern.compile("(?:[&!]\\S*\\s+)*([^\\s,}\\]#]*)");
+
+    /** Whether {@code property} was read from a place in a text file (a YAML or properties file). */
+    static boolean fromFile(ConfigurationProperty property) {
+        return textOrigin(property) != null;
+    }
+
+    /** Where in its text file {@code property} was read: "application.yml, line 3". */
+    static String place(ConfigurationProperty property) {
+        TextResourceOrigin origin = textOrigin(property);
+        return fileName(origin.getResource()) + ", line "
+                + (origin.getLocation().getLine() + 1);
     }
 
     /**

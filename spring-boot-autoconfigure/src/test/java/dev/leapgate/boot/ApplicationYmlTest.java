@@ -316,6 +316,16 @@ class ApplicationYmlTest {
         cases.put(
                 rule + "      limit: 100/10s\n  filter-order: 010\n",
                 "leapgate.filter-order: '010' is read by YAML 1.1 as 8");
+        // After a byte-order mark (not counted in SnakeYAML's columns), behind an anchor, after a tag.
+        cases.put(
+                "\uFEFFleapgate.rule.api.buckets: 010\nleapgate.rule.api.match: GET /ok\nleapgate.rule.api.limit: 100/10s\n",
+                "leapgate.rule.api.buckets: '010' is read by YAML 1.1 as 8");
+        cases.put(
+                "eight: &n 010\n" + rule + "      limit: 100/10s\n      buckets: *n\n",
+                "leapgate.rule.api.buckets: '010' is read by YAML 1.1 as 8");
+        cases.put(
+                rule + "      limit: 100/10s\n      buckets: !!int 010\n",
+                "leapgate.rule.api.buckets: '010' is read by YAML 1.1 as 8");
         cases.forEach((yml, expected) -> assertThat(failure(yml))
                 .as(yml)
                 .contains(expected)

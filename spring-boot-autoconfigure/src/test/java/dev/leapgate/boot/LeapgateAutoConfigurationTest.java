@@ -758,6 +758,46 @@ class LeapgateAutoConfigurationTest {
     }
 
     /**
+     * The value as written was not found, and enabled: off was taken for false, when the file
+     * starts with a byte-order mark (SnakeYAML's columns do not count it), or when the value's node
+     * starts with an anchor (the alias *p reads it) or a tag.
+     */
+    @Test
+    void enabled_offInApplicationYml_afterAByteOrderMark_anAnchor_orATag_stopsTheStart(@TempDir Path dir)
+            throws Exception {
+        for (String text : new String[] {
+            "\uFEFFleapgate.enabled: off\n",
+            "protection: &p off\nleapgate:\n  enabled: *p\n",
+            "leapgate:\n  enabled: !!bool off\n",
+            "leapgate:\n  enabled: &p !!bool off\n",
+            "\uFEFFleapgate.rule.é.match: /x\nleapgate.enabled: off\n",
+        }) {
+            Path yml = dir.resolve("application.yml");
+            Files.writeString(yml, text);
+            Throwable failure = catchThrowable(
+                    () -> BootApps.start(Map.of("spring.config.location", "file:" + yml), new ManualClock())
+                            .close());
+            assertThat(failure)
+                    .as(text)
+                    .hasStackTraceContaining("leapgate.enabled: 'off' is not allowed; expected true or false");
+        }
+        for (String text : new String[] {
+            "\uFEFFleapgate.enabled: false\n",
+            "protection: &p false\nleapgate:\n  enabled: *p\n",
+            "leapgate:\n  enabled: !!bool false\n",
+        }) {
+            Path yml = dir.resolve("application.yml");
+            Files.writeString(yml, text);
+            try (BootApps.Running app =
+                    BootApps.start(Map.of("spring.config.location", "file:" + yml), new ManualClock())) {
+                assertThat(app.context().getBeanNamesForType(HttpGate.class))
+                        .as(text)
+                        .isEmpty();
+            }
+        }
+    }
+
+    /**
      * A reactive (WebFlux) application, or one that is no web application: the starter has no filter
      * it could run there. Not a
      * {@code @Configuration}, which ContractApplication's component scan would pick up.
