@@ -1,6 +1,7 @@
 package dev.leapgate.boot;
 
 import dev.leapgate.Clock;
+import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.OriginSource;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RuleChecks;
@@ -9,6 +10,7 @@ import dev.leapgate.servlet.LeapgateFilter;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.ServletContext;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -78,22 +80,35 @@ public class LeapgateAutoConfiguration {
     }
 
     /**
-     * Backs off when the application registers Leapgate's filter itself: a {@link LeapgateFilter}
-     * bean (which Boot registers on every request) or a {@code FilterRegistrationBean<LeapgateFilter>}
-     * under any name. A second filter would count every request twice, halving every limit. One
-     * whose declared type does not say so (a {@code FilterRegistrationBean<?>}, a raw one, a {@code
-     * Filter} bean) is seen when the filters are registered: see {@code StarterRegistration}.
+     * The starter's filter, which stands down when the application registers a Leapgate filter of
+     * its own on the same gate (see {@code StarterRegistration}): a second filter would count every
+     * request twice, halving every limit.
+     *
+     * <p>With an {@code HttpGate} bean of the application's own, the {@code leapgate.*} settings that
+     * make a gate are read only if that bean was built from them ({@link LeapgateProperties#toConfig()}):
+     * otherwise they would limit nothing, and the start fails, naming them.
      */
     @Bean
-    @ConditionalOnMissingBean(
-            value = LeapgateFilter.class,
-            name = "leapgateFilterRegistration",
-            parameterizedContainer = FilterRegistrationBean.class)
+    @ConditionalOnMissingBean(name = "leapgateFilterRegistration")
     public FilterRegistrationBean<LeapgateFilter> leapgateFilterRegistration(
             HttpGate gate,
+            LeapgateProperties properties,
             ObjectProvider<BlockHandler> blockHandler,
             Environment environment,
             ListableBeanFactory beans) {
+        if (!properties.read()) { // the application's own gate, not built from them
+            List<String> unread = properties.settings().keySet().stream()
+                    .map(key -> LeapgateProperties.PREFIX + key)
+                    .toList();
+            if (!unread.isEmpty()) {
+                throw new ConfigException(
+                        LeapgateProperties.SOURCE,
+                        List.of(String.join(", ", unread) + ": not applied: the application defines its own"
+                                + " HttpGate bean, which the starter's filter, metrics and endpoint use instead of a"
+                                + " gate made from the leapgate.* properties; remove these properties, or build the"
+                                + " bean from them (LeapgateProperties.toConfig())"));
+            }
+        }
         FilterRegistrationBean<LeapgateFilter> registration = new StarterRegistration(
                 LeapgateFilter.forGate(gate, blockHandler.getIfAvailable(() -> BlockHandler.STANDARD)), beans);
         registration.setName(FILTER_NAME);
@@ -111,8 +126,11 @@ public class LeapgateAutoConfiguration {
 
     /**
      * The starter's registration of its filter, which is not registered when the application's
-     * beans hold another Leapgate filter (a registration's, or a filter bean) whose declared type
-     * the bean condition could not see: asked when Boot registers the filters, by then all made.
+     * beans hold another Leapgate filter (a registration's, or a filter bean, whatever its declared
+     * type) on the starter's gate, or on a gate it builds for itself (known only once it starts):
+     * asked when Boot registers the filters, by then all made. A filter of the application's on a
+     * gate of its own (one for an admin area, say) leaves the starter's in place: without it, the
+     * rules of the {@code leapgate.*} properties would limit nothing.
      */
     static final class StarterRegistration extends FilterRegistrationBean<LeapgateFilter> {
         private final ListableBeanFactory beans;
@@ -143,17 +161,23 @@ public class LeapgateAutoConfiguration {
             for (Map.Entry<String, FilterRegistrationBean> bean : beans.getBeansOfType(
                             FilterRegistrationBean.class, false, false)
                     .entrySet()) {
-                if (bean.getValue() != this && bean.getValue().getFilter() instanceof LeapgateFilter) {
+                if (bean.getValue() != this && onThisGate(bean.getValue().getFilter())) {
                     return "the registration '" + bean.getKey() + "'";
                 }
             }
             for (Map.Entry<String, Filter> bean :
                     beans.getBeansOfType(Filter.class, false, false).entrySet()) {
-                if (bean.getValue() instanceof LeapgateFilter) {
+                if (onThisGate(bean.getValue())) {
                     return "the filter bean '" + bean.getKey() + "'";
                 }
             }
             return null;
+        }
+
+        /** Whether {@code filter} is a Leapgate filter on this one's gate, or on one it builds itself. */
+        private boolean onThisGate(Filter filter) {
+            return filter instanceof LeapgateFilter other
+                    && (other.gate() == null || other.gate() == getFilter().gate());
         }
     }
 

@@ -31,9 +31,9 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 @ConfigurationProperties(prefix = "leapgate", ignoreUnknownFields = false)
 public class LeapgateProperties {
 
-    private static final String SOURCE = "Spring properties leapgate.*";
+    static final String SOURCE = "Spring properties leapgate.*";
 
-    private static final String PREFIX = "leapgate.";
+    static final String PREFIX = "leapgate.";
 
     private static final ConfigurationPropertyName LEAPGATE = ConfigurationPropertyName.of("leapgate");
 
@@ -381,7 +381,18 @@ public class LeapgateProperties {
      * @throws dev.leapgate.config.ConfigException with every problem, each naming its leapgate. property
      */
     public LeapgateConfig toConfig() {
+        read = true;
         return ConfigParser.parse(settings(), SOURCE, PREFIX);
+    }
+
+    /**
+     * Whether a configuration was made of these properties ({@link #toConfig}): the starter's gate,
+     * or an application's own built from them. Not a property.
+     */
+    private volatile boolean read;
+
+    boolean read() {
+        return read;
     }
 
     /**
@@ -400,6 +411,7 @@ public class LeapgateProperties {
      * @throws ConfigException with every problem, each naming its leapgate. property
      */
     LeapgateConfig toConfig(Iterable<ConfigurationPropertySource> sources) {
+        read = true;
         List<String> problems = misplacedKeys(sources);
         problems.addAll(ignoredInEnvironment(sources));
         problems.addAll(listsBesideOneValue(sources));

@@ -562,6 +562,88 @@ class LeapgateAutoConfigurationTest {
         }
     }
 
+    /** An admin area's filter of the application's, on a gate of its own. */
+    static class AdminFilterOnAGateOfItsOwn {
+        @Bean
+        FilterRegistrationBean<LeapgateFilter> adminFilter() {
+            HttpGate admin = HttpGate.builder(ConfigParser.parse(
+                            Map.of("rule.admin.match", "/admin/**", "rule.admin.limit", "1/1m"), "admin"))
+                    .build();
+            FilterRegistrationBean<LeapgateFilter> registration =
+                    new FilterRegistrationBean<>(LeapgateFilter.forGate(admin, BlockHandler.STANDARD));
+            registration.addUrlPatterns("/admin/*");
+            return registration;
+        }
+    }
+
+    /**
+     * The starter's filter stood down for any Leapgate filter of the application's, also one on a
+     * gate of its own: the leapgate.* rules, though listed by the metrics and the endpoint, limited
+     * nothing. Only a filter on the starter's gate replaces its filter.
+     */
+    @Test
+    void anApplicationsLeapgateFilterOnAGateOfItsOwn_leavesTheStartersFilterInPlace() throws Exception {
+        try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), AdminFilterOnAGateOfItsOwn.class)) {
+            assertThat(List.of(
+                            get(app, "/ok").statusCode(),
+                            get(app, "/ok").statusCode(),
+                            get(app, "/ok").statusCode()))
+                    .as("leapgate.rule.login: 2 per minute")
+                    .containsExactly(200, 200, 429);
+            assertThat(app.context()
+                            .getBean("leapgateFilterRegistration", FilterRegistrationBean.class)
+                            .isEnabled())
+                    .isTrue();
+        }
+    }
+
+    /** An application's own gate, with no rule, built without the properties. */
+    static class OwnGateWithoutTheProperties {
+        @Bean
+        HttpGate ownGate() {
+            return HttpGate.builder(ConfigParser.parse(Map.of("rules", "none"), "test"))
+                    .build();
+        }
+    }
+
+    /** An application's own gate made from the properties, with a clock of its own, say. */
+    static class OwnGateFromTheProperties {
+        @Bean
+        HttpGate ownGate(LeapgateProperties properties) {
+            return HttpGate.builder(properties.toConfig()).build();
+        }
+    }
+
+    /**
+     * With an HttpGate bean of the application's own, the leapgate.* settings were bound and
+     * checked, and applied by nobody: the rules they wrote limited nothing, without a word. The
+     * start fails, naming them, unless the bean was made from them.
+     */
+    @Test
+    void leapgateSettings_withTheApplicationsOwnGateNotMadeOfThem_failTheStart_namingThem() throws Exception {
+        Throwable failure =
+                catchThrowable(() -> BootApps.start(LOGIN_PER_IP, new ManualClock(), OwnGateWithoutTheProperties.class)
+                        .close());
+        assertThat(findCause(failure, ConfigException.class)).isNotNull();
+        assertThat(new LeapgateFailureAnalyzer().analyze(failure).getDescription())
+                .contains("leapgate.rule.login.")
+                .contains("leapgate.rule.login.match")
+                .contains("leapgate.rule.login.limit")
+                .contains("not applied: the application defines its own HttpGate bean");
+
+        try (BootApps.Running app = BootApps.start(LOGIN_PER_IP, new ManualClock(), OwnGateFromTheProperties.class)) {
+            assertThat(List.of(
+                            get(app, "/ok").statusCode(),
+                            get(app, "/ok").statusCode(),
+                            get(app, "/ok").statusCode()))
+                    .containsExactly(200, 200, 429);
+        }
+        // Without leapgate.* settings an own gate is all there is, as before.
+        try (BootApps.Running app = BootApps.start(Map.of(), new ManualClock(), OwnGateWithoutTheProperties.class)) {
+            assertThat(get(app, "/ok").statusCode()).isEqualTo(200);
+        }
+    }
+
     @Test
     void invalidProperties_failTheStart_withAnAnalysisNamingThePropertyAndTheValue() {
         Throwable failure = catchThrowable(() -> BootApps.start(
