@@ -150,14 +150,20 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         // After the resource and the application's response filters with a higher priority value
         // (on the way out they run first): the application's own fields are all there, and
         // Leapgate's items go after them, in one line.
-        MultivaluedMap<String, Object> headers = response.getHeaders();
-        application
-                .builtGate()
-                .admittedHeaders(
-                        tracker.entry(),
-                        (name, value) -> headers.putSingle(
-                                name, RateLimitFields.combine(response.getHeaderString(name), value)));
-        tracker.ended(response.getStatus());
+        // Ended whatever the fields meet (a header value of the application's that cannot be read
+        // as text): without a runtime's view of the request's end, nothing else would end it before
+        // its lease ran out (max-request-time).
+        try {
+            MultivaluedMap<String, Object> headers = response.getHeaders();
+            application
+                    .builtGate()
+                    .admittedHeaders(
+                            tracker.entry(),
+                            (name, value) -> headers.putSingle(
+                                    name, RateLimitFields.combine(response.getHeaderString(name), value)));
+        } finally {
+            tracker.ended(response.getStatus());
+        }
     }
 
     static Response response(RejectionResponse rejection) {

@@ -141,7 +141,8 @@ final class RouteTemplate {
      * and not the rules of the root path {@code /}.
      */
     private static String unmatched(UriInfo uriInfo) {
-        return "/" + uriInfo.getPath(false);
+        String path = uriInfo.getPath(false);
+        return path.startsWith("/") ? path : "/" + path; // RESTEasy's starts with it, Jersey's and CXF's do not
     }
 
     private static Class<?> classOf(Object resource) {

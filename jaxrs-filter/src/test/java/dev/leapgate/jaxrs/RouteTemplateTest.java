@@ -102,6 +102,26 @@ class RouteTemplateTest {
                 .isNull();
     }
 
+    /**
+     * A request no resource method matched is named by its path, with one leading slash: RESTEasy's
+     * path has it, Jersey's and CXF's do not. Given twice, {@code //users} was named {@code
+     * /%/users} for the rules, as a path with an empty first segment, which {@code /*}{@code /users} matches.
+     */
+    @Test
+    void aRequestNoResourceMatched_isNamedByItsPath_withOneLeadingSlash_whateverTheRuntimeGives() {
+        RouteTemplate templates = new RouteTemplate(new AnnotationRules(Set.of()));
+        for (String path : List.of("users", "/users")) {
+            UriInfo uriInfo = (UriInfo) Proxy.newProxyInstance(
+                    UriInfo.class.getClassLoader(), new Class<?>[] {UriInfo.class}, (proxy, m, args) -> {
+                        if (m.getName().equals("getPath") && args != null && args.length == 1) {
+                            return path;
+                        }
+                        throw new UnsupportedOperationException(m.getName());
+                    });
+            assertThat(templates.of(uriInfo, resource(null, null))).as(path).isEqualTo("/users");
+        }
+    }
+
     /** What the runtime says of a request that reached {@code resource} without a locator. */
     private static UriInfo reached(Object resource) {
         return (UriInfo) Proxy.newProxyInstance(
