@@ -697,8 +697,19 @@ public final class RedisWindowStore implements WindowStore {
         }
     }
 
-    /** Each window's limit, bucket length, span and TTL as the script takes them, made once. */
+    /**
+     * Each window's limit, bucket length, span and TTL as the script takes them, made once; emptied
+     * when it holds {@link #MAX_SHAPES}, so that rules changed again and again (a limit set by code
+     * every second) do not fill it for good.
+     */
     private final ConcurrentHashMap<SharedWindow, String[]> shapes = new ConcurrentHashMap<>();
+
+    static final int MAX_SHAPES = 1024;
+
+    /** How many shapes {@link #shapes} holds now. */
+    int shapesKept() {
+        return shapes.size();
+    }
 
     private static String[] shape(SharedWindow window) {
         return new String[] {
@@ -873,7 +884,13 @@ public final class RedisWindowStore implements WindowStore {
             }
             permits = all.toString();
         }
-        String[] shape = shapes.computeIfAbsent(window, RedisWindowStore::shape);
+        String[] shape = shapes.get(window);
+        if (shape == null) {
+            if (shapes.size() >= MAX_SHAPES) {
+                shapes.clear(); // those in use are made again at their next decision
+            }
+            shape = shapes.computeIfAbsent(window, RedisWindowStore::shape);
+        }
         SharedWindow previous = window.previous();
         String previousKey = previous == null ? null : window.previousKey(key);
         if (previousKey == null) {

@@ -324,6 +324,27 @@ class SharedLimitTest {
     }
 
     /**
+     * Each window's arguments for the script are made once and kept; a limit changed by code again
+     * and again (every second, say) makes a window each time, and the store kept every one of them.
+     */
+    @Test
+    void windowsChangedAgainAndAgain_areNotKeptForGood_andEachStillDecides() throws Exception {
+        try (RedisWindowStore store = RedisWindowStore.open(
+                new StoreSettings(URI.create(redis.uri()), "shapes", Duration.ofSeconds(5), FailurePolicy.CLOSED, 1))) {
+            for (int limit = 1; limit <= RedisWindowStore.MAX_SHAPES + 10; limit++) {
+                SharedWindow window = SharedWindow.of("adaptive", WindowSpec.of(Duration.ofMinutes(1)), limit);
+                assertThat(store.tryAcquire(window, "{r:adaptive" + limit + "}" + window.keySuffix(), limit)
+                                .toCompletableFuture()
+                                .get(5, TimeUnit.SECONDS)
+                                .admitted())
+                        .as("limit %d, all of it", limit)
+                        .isTrue();
+                assertThat(store.shapesKept()).isBetween(1, RedisWindowStore.MAX_SHAPES);
+            }
+        }
+    }
+
+    /**
      * Opening a store waits (a bounded time) for the connection and the script load: a store used
      * right after it is opened decides by Redis, not by its failure policy while it connects (1 to
      * 4 of a gate's first 8 decisions were, with the default 50 ms budget).
