@@ -26,8 +26,16 @@ final class LeapgateEnabledCondition implements Condition {
     @Override
     public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
         String value = context.getEnvironment().getProperty(PROPERTY);
-        if (value == null || value.strip().equalsIgnoreCase("true")) {
+        if (value == null) {
             return true;
+        }
+        if (value.strip().equalsIgnoreCase("true")) {
+            // yes, on and y, which YAML 1.1 reads as true, are refused as in any other file.
+            String written = writtenInYaml(context.getEnvironment());
+            if (written == null || written.equalsIgnoreCase("true")) {
+                return true;
+            }
+            throw new ConfigException("Spring properties leapgate.*", List.of(notAllowed(written)));
         }
         // A ConfigException, as every other invalid leapgate.* value: Boot's failure analysis
         // (LeapgateFailureAnalyzer) explains it, rather than a stack trace.
@@ -37,6 +45,18 @@ final class LeapgateEnabledCondition implements Condition {
             return false;
         }
         throw new ConfigException("Spring properties leapgate.*", List.of(problem));
+    }
+
+    private static ConfigurationProperty property(ConfigurableEnvironment environment) {
+        return WrittenYaml.effective(
+                ConfigurationPropertySources.get(environment), ConfigurationPropertyName.of(PROPERTY));
+    }
+
+    /** leapgate.enabled as written in the file it was read from as a boolean; null if unknown. */
+    private static String writtenInYaml(Environment environment) {
+        ConfigurationProperty property =
+                environment instanceof ConfigurableEnvironment configurable ? property(configurable) : null;
+        return property == null ? null : WrittenYaml.written(property);
     }
 
     private static String notAllowed(String value) {
@@ -54,8 +74,7 @@ final class LeapgateEnabledCondition implements Condition {
         if (!(environment instanceof ConfigurableEnvironment configurable)) {
             return null;
         }
-        ConfigurationProperty property = WrittenYaml.effective(
-                ConfigurationPropertySources.get(configurable), ConfigurationPropertyName.of(PROPERTY));
+        ConfigurationProperty property = property(configurable);
         if (property == null || property.getValue() instanceof CharSequence || !WrittenYaml.fromFile(property)) {
             return null;
         }

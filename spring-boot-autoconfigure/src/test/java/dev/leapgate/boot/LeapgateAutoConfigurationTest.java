@@ -811,7 +811,7 @@ class LeapgateAutoConfigurationTest {
     @Test
     void enabled_writtenInApplicationYml_asOffOrNo_stopsTheStart_ratherThanSwitchingProtectionOff(@TempDir Path dir)
             throws Exception {
-        for (String value : new String[] {"off", "no", "N", "'off'"}) {
+        for (String value : new String[] {"off", "no", "N", "'off'", "yes", "on", "Y"}) {
             Path yml = dir.resolve("application.yml");
             Files.writeString(
                     yml,
@@ -827,14 +827,14 @@ class LeapgateAutoConfigurationTest {
                             "leapgate.enabled: '" + shown + "' is not allowed; expected true or false");
             assertThat(new LeapgateFailureAnalyzer().analyze(failure)).as(value).isNotNull();
         }
-        for (String value : new String[] {"false", "False", "\"false\""}) {
+        for (String value : new String[] {"false", "False", "\"false\"", "true", "True", "'true'"}) {
             Path yml = dir.resolve("application.yml");
             Files.writeString(yml, "leapgate:\n  enabled: " + value + "\n");
             try (BootApps.Running app =
                     BootApps.start(Map.of("spring.config.location", "file:" + yml), new ManualClock())) {
                 assertThat(app.context().getBeanNamesForType(HttpGate.class))
                         .as(value)
-                        .isEmpty();
+                        .hasSize(value.toLowerCase(java.util.Locale.ROOT).contains("true") ? 1 : 0);
             }
         }
     }
