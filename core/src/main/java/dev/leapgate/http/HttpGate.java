@@ -1027,10 +1027,10 @@ public final class HttpGate implements AutoCloseable {
         return joined.value;
     }
 
-    /** The header field that keeps a rejection out of every cache. */
     /** No body: empty, so that no answer can change it for another. */
     private static final byte[] NO_BODY = new byte[0];
 
+    /** The header field that keeps a rejection out of every cache. */
     private static final HeaderFields NOT_STORED = new HeaderFields(RateLimitFields.CACHE_CONTROL, "no-store");
 
     /**
