@@ -123,11 +123,8 @@ final class WrittenYaml {
         if (written == null || sameAsWritten(written, value)) {
             return null;
         }
-        TextResourceOrigin origin = textOrigin(property);
-        String file = fileName(origin.getResource());
-        return key + ": '" + written + "' is read by YAML 1.1 as " + value + ", not as written (" + file + ", line "
-                + (origin.getLocation().getLine() + 1) + "); write the value in quotes, '" + written
-                + "', for Leapgate to read it as written";
+        return key + ": '" + written + "' is read by YAML 1.1 as " + value + ", not as written (" + place(property)
+                + "); write the value in quotes, '" + written + "', for Leapgate to read it as written";
     }
 
     private static boolean sameAsWritten(String written, Object value) {
