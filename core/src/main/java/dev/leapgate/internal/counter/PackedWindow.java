@@ -486,6 +486,9 @@ final class PackedWindow extends RateWindow {
             if (headEpoch < epoch) {
                 return false; // not a ticket of this counter
             }
+            if (epoch < headEpoch - span) {
+                return false; // the bucket has left the window (its slot may still hold it)
+            }
             // The head has moved on, so bucket `epoch` was published before it did.
             int index = base + RING + (int) (epoch % ringSize);
             long slot = cells.get(index);

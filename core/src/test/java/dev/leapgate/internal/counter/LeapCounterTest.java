@@ -138,6 +138,21 @@ class LeapCounterTest {
         assertThat(c.used(2 * S)).isEqualTo(5);
     }
 
+    /**
+     * A bucket that left the window may still sit in its ring slot until a later bucket takes it:
+     * its refund said it was made (true), where the contract says false.
+     */
+    @Test
+    void refund_ofABucketThatLeftTheWindow_whileItsSlotStillHoldsIt_saysSo() {
+        LeapCounter c = new LeapCounter(WindowSpec.of(Duration.ofSeconds(1), 2), 5, 0);
+        long old = c.tryAcquire(0, 1); // bucket 0
+        c.tryAcquire(1_600 * MS, 1); // bucket 3: the window counts buckets 2 and 3
+
+        assertThat(c.used(1_600 * MS)).isEqualTo(1);
+        assertThat(c.refund(old, 1)).as("bucket 0 left the window").isFalse();
+        assertThat(c.used(1_600 * MS)).isEqualTo(1);
+    }
+
     @Test
     void aReadingOlderThanTheHead_countsIntoTheHead_andNeverBelowIt() {
         LeapCounter c = counter(WindowMode.STRICT);
