@@ -102,9 +102,9 @@ public final class RuleBook {
                 limits.add(old);
                 kept++;
             } else {
-                Limit earlier = byName.get(rule.name());
-                Limit limit = Limit.create(
-                        rule, recorder, now, store, earlier != null && earlier.recorder == recorder ? earlier : null);
+                // A rule of the same name goes on from its previous version, also with another match
+                // (its statistics are its resource's, so start with the new one's).
+                Limit limit = Limit.create(rule, recorder, now, store, byName.get(rule.name()));
                 limits.add(limit);
                 continued += limit.continued() ? 1 : 0;
             }

@@ -56,6 +56,38 @@ class ChangedRuleTest {
                 .build();
     }
 
+    /**
+     * A rule whose match alone changes (its name, limit and scope the same) went on counting afresh
+     * from its new resource: a client at its limit got a fresh allowance from the reload.
+     */
+    @Test
+    void aChangedMatch_goesOnFromWhatThePreviousVersionCounted() {
+        HttpGate gate = gate(FlowRule.builder("login")
+                .match("POST /login")
+                .limit(3, TEN_SECONDS)
+                .scope(Scope.perOrigin())
+                .build());
+        Origin client = ip("203.0.113.7");
+        for (int i = 0; i < 3; i++) {
+            ((Entry) gate.enter("POST", "/login", client)).close();
+        }
+        assertThat(gate.enter("POST", "/login", client).admitted()).isFalse();
+
+        gate.update(RuleSet.of(FlowRule.builder("login")
+                .match("/login")
+                .limit(3, TEN_SECONDS)
+                .scope(Scope.perOrigin())
+                .build()));
+
+        assertThat(gate.enter("POST", "/login", client).admitted())
+                .as("no fresh allowance")
+                .isFalse();
+        assertThat(gate.enter("GET", "/login", client).admitted()).isFalse();
+        assertThat(gate.enter("GET", "/login", ip("203.0.113.8")).admitted())
+                .as("another client")
+                .isTrue();
+    }
+
     /** Admissions until the first rejection, each closed at once. */
     private static int admitAll(HttpGate gate, Origin origin) {
         int admitted = 0;
