@@ -14,7 +14,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -313,7 +312,9 @@ class RejectionLogTest {
     /**
      * Threads reject while the clock crosses many intervals, so that lines are written (by the
      * rejection that ends each interval) while other threads go on counting: the lines together
-     * say every rejection, none twice.
+     * say every rejection, none twice. The threads move the clock themselves, 10 ms every 100
+     * rejections (20 s in all): a thread of its own moving it could be left without a processor
+     * while they ran (2 of 2 cores busy), and one run saw a single line written.
      */
     @Test
     void rejectionsFromManyThreads_acrossManyLines_areEachInExactlyOneLine() throws Exception {
@@ -321,41 +322,33 @@ class RejectionLogTest {
         gate.enter("GET", "/x", client(250));
         int threads = 4;
         int each = 50_000;
-        LongAdder rejected = new LongAdder(); // as the callers saw it: the clock may pass the hour, and admit
-        AtomicBoolean done = new AtomicBoolean();
-        Thread driver = new Thread(() -> {
-            while (!done.get()) {
-                clock.advance(Duration.ofMillis(3));
-                Thread.onSpinWait();
+        LongAdder rejected = new LongAdder(); // as the callers saw them
+        dev.leapgate.testing.Together.run(threads, t -> {
+            for (int i = 0; i < each; i++) {
+                if (i % 100 == 0) {
+                    clock.advance(Duration.ofMillis(10));
+                }
+                if (gate.enter("GET", "/x", client(t + 1)) instanceof Rejection) {
+                    rejected.increment();
+                }
             }
         });
-        driver.start();
-        try {
-            dev.leapgate.testing.Together.run(threads, t -> {
-                for (int i = 0; i < each; i++) {
-                    if (gate.enter("GET", "/x", client(t + 1)) instanceof Rejection) {
-                        rejected.increment();
-                    }
-                }
-            });
-        } finally {
-            done.set(true);
-            driver.join();
-        }
         clock.advance(Duration.ofSeconds(2));
         gate.enter("GET", "/x", client(1)); // ends the last interval; counted in the next, never written
 
         Pattern count = Pattern.compile("rejected (\\d+) requests? in the last");
         long said = 0;
         synchronized (lines) {
-            assertThat(lines).as("lines written while the threads rejected").hasSizeGreaterThan(3);
+            assertThat(lines).as("lines written while the threads rejected").hasSizeGreaterThan(10);
             for (String line : lines) {
                 Matcher m = count.matcher(line);
                 assertThat(m.find()).as(line).isTrue();
                 said += Long.parseLong(m.group(1));
             }
         }
-        assertThat(rejected.sum()).as("rejected, of all the threads sent").isGreaterThan(threads * each / 2L);
+        assertThat(rejected.sum())
+                .as("all the threads sent: 20 s of an hour's limit of 1")
+                .isEqualTo(threads * each);
         assertThat(said).isEqualTo(rejected.sum());
     }
 
