@@ -111,6 +111,9 @@ final class Problems {
      * digits with dots or colons.
      */
     private static boolean isAddress(String entry) {
+        if (dev.leapgate.rule.OriginList.misread(entry) != null) {
+            return true; // an address in brackets or with a zone, refused as written
+        }
         for (String part : entry.split("[;|]", -1)) {
             String address = part.indexOf('/') < 0 ? part : part.substring(0, part.indexOf('/'));
             boolean digits = address.chars().allMatch(c -> Character.isDigit(c) || c == '.' || c == ':')

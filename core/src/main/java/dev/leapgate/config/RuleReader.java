@@ -407,6 +407,17 @@ final class RuleReader {
                 throw new IllegalArgumentException(shown + " is a range; origin:<value> takes one IP address or"
                         + " identifier (a rule for a range of addresses is a per-origin rule with exempt)");
             }
+            // Several addresses would be one identifier that no client has: with origin = ip they
+            // are refused as no address; with a header or principal origin they were taken.
+            List<String> parts = List.of(origin.split("[,;|\\s]+"));
+            if (parts.size() > 1 && parts.stream().allMatch(RuleReader::isAddress)) {
+                throw new IllegalArgumentException(shown + " names several addresses; origin:<value> takes one:"
+                        + " write a rule for each (" + String.join(", ", parts) + ")");
+            }
+            String misread = dev.leapgate.rule.OriginList.misread(origin);
+            if (misread != null) {
+                throw new IllegalArgumentException(shown + ": " + misread);
+            }
             // As OriginList does: text meant as an address must not silently become an identifier
             // that no request will ever have.
             if (looksLikeAddress(origin)) {
@@ -422,6 +433,15 @@ final class RuleReader {
         throw new IllegalArgumentException((text.isEmpty() ? "the empty value" : shown)
                 + " is not allowed; expected all, per-origin or"
                 + " origin:<value>" + Spelling.didYouMean(text, List.of("all", "per-origin", "origin:")));
+    }
+
+    private static boolean isAddress(String s) {
+        try {
+            IpAddress.parse(s);
+            return true;
+        } catch (IllegalArgumentException notAnAddress) {
+            return false;
+        }
     }
 
     private static boolean looksLikeAddress(String s) {

@@ -221,10 +221,21 @@ final class ValueSyntax {
         requireNoInvisible(text, shown(text), pathHint);
     }
 
-    /** As {@link #requireNoInvisible(String, boolean)}, quoting the text as {@code shown}. */
+    /**
+     * As {@link #requireNoInvisible(String, boolean)}, quoting the text as {@code shown}. A blank
+     * other than a space or a tab (a no-break space, as copied from a web page; a form feed) is
+     * refused too: a list would not take it for a separator, so that it joins two entries or
+     * sticks to one, which then matches nothing.
+     */
     static void requireNoInvisible(String text, String shown, boolean pathHint) {
         for (int i = 0; i < text.length(); i++) {
             int c = text.codePointAt(i);
+            if ((Character.isSpaceChar(c) && c != ' ') || c == '\f' || c == '\u000B') {
+                throw new IllegalArgumentException(shown + " holds a blank other than a space, "
+                        + Shown.escaped(new String(Character.toChars(c)))
+                        + " (as text copied from a web page may carry): it would count as part of the value,"
+                        + " which would then match nothing clients send; write a plain space, or remove it");
+            }
             if (Character.getType(c) == Character.FORMAT) {
                 String character = new String(Character.toChars(c));
                 StringBuilder encoded = new StringBuilder();

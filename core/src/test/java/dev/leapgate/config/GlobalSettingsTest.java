@@ -437,6 +437,68 @@ class GlobalSettingsTest {
                 .isTrue();
     }
 
+    /**
+     * With a header or principal origin, an entry that is no address is an identifier: a no-break
+     * space (copied from a web page) stuck to an address, a form feed between two keys, an IPv6
+     * address in brackets or with a zone each made one that no client has, so that nothing was
+     * denied or exempted, and nothing said so.
+     */
+    @Test
+    void exemptAndDeny_entriesThatWouldSilentlyBecomeIdentifiers_areRejected() {
+        for (String origin : List.of("header:X-Api-Key", "principal")) {
+            assertThat(problems("origin", origin, "deny", "198.51.100.7\u00A0"))
+                    .singleElement(STRING)
+                    .startsWith("deny: ")
+                    .contains("holds a blank other than a space, \\u00A0");
+            assertThat(problems("origin", origin, "deny", "stolen-key\u00A0# abuser"))
+                    .singleElement(STRING)
+                    .contains("holds a blank other than a space");
+            assertThat(problems("origin", origin, "exempt", "k1\fk2"))
+                    .singleElement(STRING)
+                    .startsWith("exempt: ")
+                    .contains("holds a blank other than a space");
+            assertThat(problems("origin", origin, "deny", "[2001:db8::1]"))
+                    .containsExactly("deny: '[2001:db8::1]' is an address in brackets, as in a URL: write 2001:db8::1");
+            assertThat(problems("origin", origin, "deny", "fe80::1%eth0"))
+                    .containsExactly(
+                            "deny: 'fe80::1%eth0' has a zone (%eth0), which no client's address carries: write fe80::1");
+        }
+        // What is fine stays so.
+        assertThat(parse("origin", "header:X-Api-Key", "deny", "198.51.100.7 key-1,\tkey-2")
+                        .rules()
+                        .deny()
+                        .identifiers())
+                .containsExactlyInAnyOrder("key-1", "key-2");
+    }
+
+    /** origin:<value> names one origin; several addresses were one identifier with a header origin. */
+    @Test
+    void aScopeNamingSeveralAddresses_orAnAddressWithABlank_isRejected() {
+        String[] rule = {"rule.crawlers.match", "/api/**", "rule.crawlers.limit", "1/1m"};
+        for (String scope : List.of("origin:203.0.113.5, 203.0.113.6", "origin:203.0.113.5;203.0.113.6")) {
+            assertThat(problems(with(rule, "origin", "header:X-Api-Key", "rule.crawlers.scope", scope)))
+                    .singleElement(STRING)
+                    .contains("names several addresses; origin:<value> takes one: write a rule for each"
+                            + " (203.0.113.5, 203.0.113.6)");
+        }
+        assertThat(problems(with(rule, "origin", "principal", "rule.crawlers.scope", "origin:203.0.113.7\u00A0")))
+                .singleElement(STRING)
+                .contains("holds a blank other than a space");
+        // A principal's name with a comma is one origin.
+        assertThat(parse(with(rule, "origin", "principal", "rule.crawlers.scope", "origin:CN=a, O=b"))
+                        .rules()
+                        .rules()
+                        .get(0)
+                        .scope())
+                .isEqualTo(dev.leapgate.rule.Scope.origin("CN=a, O=b"));
+    }
+
+    private static String[] with(String[] rule, String... more) {
+        String[] all = java.util.Arrays.copyOf(rule, rule.length + more.length);
+        System.arraycopy(more, 0, all, rule.length, more.length);
+        return all;
+    }
+
     @Test
     void trustedProxiesAndStatusAllow_blocksJoinedBySemicolons_areRejectedSayingHowToSeparate() {
         assertThat(problems("trusted-proxies", "10.0.0.0/8;192.168.0.0/16"))
