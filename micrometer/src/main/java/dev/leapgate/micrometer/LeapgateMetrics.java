@@ -285,7 +285,7 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             // A rule's meters stay while the rule is the same (every setting: a record's equality)
             // and in or out of the shared store (whose meters only a shared rule has). A rule
             // redefined under its name gets new ones: a change may make its counts start over (its
-            // rejections with another pattern, its evictions with another table), and a counter
+            // rejections in another mode, its evictions with another table), and a counter
             // left in the registry must never go down.
             wanted.put(List.of("rule", rule, gate.store(rule.name()).isPresent()), () -> registerRule(registry, rule));
             String resource = rule.resource();

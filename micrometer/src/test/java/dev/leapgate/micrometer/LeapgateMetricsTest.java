@@ -250,14 +250,14 @@ class LeapgateMetricsTest {
                 .as("then removed")
                 .isEmpty();
         assertThat(counter(registry, "leapgate.rule.rejections", "rule", "api", "reason", "limit-exceeded"))
-                .as("the redefined rule's new meter, from 0")
-                .isZero();
+                .as("the redefined rule's new meter, from the rule's counts: a rule of the same name goes on")
+                .isEqualTo(1.0);
     }
 
     /**
      * A counter the registry keeps never goes down: a change that makes a rule's counts start over
-     * (another max-origins gives it a new table, with no evictions yet; another pattern restarts its
-     * rejections) gives the rule new meters, which a registry reads as a counter reset, rather than
+     * (another max-origins gives it a new table, with no evictions yet), or any other change (another
+     * pattern, with which its rejections go on), gives the rule new meters, which a registry reads as a counter reset, rather than
      * leaving a counter in place to go backwards (a negative increment, to a registry that sends
      * increments).
      */
