@@ -476,6 +476,10 @@ public final class HttpGate implements AutoCloseable {
             return Optional.empty();
         }
         List<String> host = request.headers("Host");
+        // Several Host fields (which RFC 9112 answers with 400) are not read as their first alone.
+        if (host.size() > 1) {
+            return Optional.empty();
+        }
         if (!host.isEmpty() && !statusHostAllowed(host.get(0))) {
             if (loggedStatusHost.compareAndSet(false, true)) {
                 LOG.warn(

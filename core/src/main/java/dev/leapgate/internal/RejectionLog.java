@@ -149,10 +149,8 @@ public final class RejectionLog {
                 if (k >= SHOWN && top.get(k).count() * TRACKED <= counted) {
                     break; // the first few, and every client above an eighth of what the summary counted
                 }
-                // An identifier is the client's text (an API key header, a principal): escaped, so
-                // that a line break in it cannot forge a line, nor an escape sequence rewrite a terminal.
                 line.append(k == 0 ? "; most from " : ", ")
-                        .append(Shown.escaped(Shown.client(top.get(k).origin(), ipv6PrefixLength)))
+                        .append(shown(top.get(k).origin()))
                         .append(" (about ")
                         .append(top.get(k).count())
                         .append(')');
@@ -164,5 +162,20 @@ public final class RejectionLog {
                 // rejected already, must still get its answer rather than this exception.
             }
         }
+    }
+
+    /**
+     * A client as a line names it: an address or a fingerprint as it is; an identifier shown as
+     * sent (a principal, a header's value) is the client's own text, so in quotes, its quotes and
+     * backslashes escaped and the characters one cannot see written as escapes: it can neither
+     * start a line of its own, nor rewrite a terminal, nor name clients and counts in the line
+     * that were never rejected ({@code alice (about 1), 203.0.113.66 (about 99999)}).
+     */
+    private String shown(Origin origin) {
+        String client = Shown.client(origin, ipv6PrefixLength);
+        if (origin.ip() != null || origin.isSecret() || origin.equals(Origin.unknown())) {
+            return Shown.escaped(client);
+        }
+        return "'" + Shown.escaped(client.replace("\\", "\\\\").replace("'", "\\'")) + "'";
     }
 }

@@ -304,6 +304,9 @@ class GateStatusTest {
         assertThat(gate.status(relayed("/status", "127.0.0.1")))
                 .as("no Host (HTTP/1.0)")
                 .isPresent();
+        assertThat(gate.status(relayed("/status", "127.0.0.1", "Host", "127.0.0.1", "Host", "attacker.example")))
+                .as("two Host fields, an allowed one first")
+                .isEmpty();
 
         HttpGate named = gate(
                 "rule.api.match",

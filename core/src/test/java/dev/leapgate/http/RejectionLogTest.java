@@ -99,7 +99,7 @@ class RejectionLogTest {
 
         assertThat(lines)
                 .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from"
-                        + " k1\\r\\nLeapgate: rule 'login' rejected 0 requests\\u001B[2J\\u0085\\u2028\\u202E"
+                        + " 'k1\\r\\nLeapgate: rule \\'login\\' rejected 0 requests\\u001B[2J\\u0085\\u2028\\u202E'"
                         + " (about 2)");
     }
 
@@ -124,7 +124,7 @@ class RejectionLogTest {
         assertThat(lines)
                 .as("a visible character beyond the BMP (an emoji) stays as it is")
                 .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from"
-                        + " admin\\uDB40\\uDC41 \ud83d\ude00 \\uD800 (about 2)");
+                        + " 'admin\\uDB40\\uDC41 \ud83d\ude00 \\uD800' (about 2)");
     }
 
     /**
@@ -183,8 +183,8 @@ class RejectionLogTest {
         String shown = "k".repeat(99) + "...(" + key.length() + " characters)";
         assertThat(lines)
                 .as("cut before a character it would split in half")
-                .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from " + shown
-                        + " (about 2)");
+                .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from '" + shown
+                        + "' (about 2)");
         assertThat(gate.statusJson()).contains("\"rejectedMost\":[{\"client\":\"" + shown + "\",\"about\":3}]");
     }
 
@@ -216,12 +216,35 @@ class RejectionLogTest {
             gate.enter(request);
 
             // printf %s k-1f0e2d3c4b5a | sha256sum | cut -c1-12
-            String named = shown.equals("as-sent") ? "k-1f0e2d3c4b5a" : "sha256:7b1976ad0b1e";
+            String named = shown.equals("as-sent") ? "'k-1f0e2d3c4b5a'" : "sha256:7b1976ad0b1e";
             assertThat(lines)
                     .as(shown)
                     .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from " + named
                             + " (about 2)");
         }
+    }
+
+    /**
+     * An identifier shown as sent is the client's text: in quotes, its own quotes and backslashes
+     * escaped, so that it cannot make a line name clients and counts that were never rejected.
+     */
+    @Test
+    void anIdentifierThatReadsLikeOtherClients_isQuoted_andCannotForgeThem() {
+        HttpGate gate = gate(
+                "origin", "principal",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1h",
+                "rule.api.scope", "per-origin");
+        Origin forger = Origin.id("alice' (about 1), 203.0.113.66 (about 99999), \\'x");
+        for (int i = 0; i < 3; i++) {
+            gate.enter("GET", "/api/x", forger);
+        }
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/api/x", forger);
+
+        assertThat(lines)
+                .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from"
+                        + " 'alice\\' (about 1), 203.0.113.66 (about 99999), \\\\\\'x' (about 2)");
     }
 
     @Test
