@@ -1,6 +1,7 @@
 package dev.leapgate.config;
 
 import dev.leapgate.Origin;
+import dev.leapgate.internal.ListSeparators;
 import dev.leapgate.internal.Shown;
 import dev.leapgate.net.IpAddress;
 import java.util.ArrayList;
@@ -111,7 +112,7 @@ final class Problems {
      * digits with dots or colons.
      */
     private static boolean isAddress(String entry) {
-        if (dev.leapgate.rule.OriginList.misread(entry) != null) {
+        if (ListSeparators.misreadAddress(entry) != null) {
             return true; // an address in brackets or with a zone, refused as written
         }
         for (String part : entry.split("[;|]", -1)) {

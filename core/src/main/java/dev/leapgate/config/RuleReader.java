@@ -2,6 +2,7 @@ package dev.leapgate.config;
 
 import dev.leapgate.http.PathPattern;
 import dev.leapgate.internal.DurationText;
+import dev.leapgate.internal.ListSeparators;
 import dev.leapgate.internal.Shown;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
@@ -414,7 +415,7 @@ final class RuleReader {
                 throw new IllegalArgumentException(shown + " names several addresses; origin:<value> takes one:"
                         + " write a rule for each (" + String.join(", ", parts) + ")");
             }
-            String misread = dev.leapgate.rule.OriginList.misread(origin);
+            String misread = ListSeparators.misreadAddress(origin);
             if (misread != null) {
                 throw new IllegalArgumentException(shown + ": " + misread);
             }

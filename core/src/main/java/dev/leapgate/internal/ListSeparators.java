@@ -1,6 +1,7 @@
 package dev.leapgate.internal;
 
 import dev.leapgate.net.Cidr;
+import dev.leapgate.net.IpAddress;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,7 +11,8 @@ import java.util.List;
  * {@code ;} or {@code |}, which makes one entry of several blocks: that entry's own parse error
  * ("prefix length must be between 0 and 32") would blame a prefix that is fine, and a list of
  * origins would take it for one identifier that no client has, so that the addresses in it are
- * silently neither exempted nor denied.
+ * silently neither exempted nor denied. So would an address written as other formats write one, in
+ * brackets or with a zone ({@link #misreadAddress}).
  */
 public final class ListSeparators {
 
@@ -60,6 +62,37 @@ public final class ListSeparators {
             Cidr.parse(text);
             return true;
         } catch (IllegalArgumentException notABlock) {
+            return false;
+        }
+    }
+
+    /**
+     * The problem with an entry that would be read as an identifier though it is an address, or
+     * null: an IPv6 address in brackets or with a zone ({@code [2001:db8::1]}, {@code
+     * fe80::1%eth0}), as a URL or a link-local socket writes it, which no client's address is
+     * compared with.
+     */
+    public static String misreadAddress(String entry) {
+        if (entry.length() > 2
+                && entry.charAt(0) == '['
+                && entry.endsWith("]")
+                && isAddress(entry, 1, entry.length() - 1)) {
+            return Shown.quoted(entry) + " is an address in brackets, as in a URL: write "
+                    + entry.substring(1, entry.length() - 1);
+        }
+        int zone = entry.indexOf('%');
+        if (zone > 0 && isAddress(entry, 0, zone)) {
+            return Shown.quoted(entry) + " has a zone (" + entry.substring(zone)
+                    + "), which no client's address carries: write " + entry.substring(0, zone);
+        }
+        return null;
+    }
+
+    private static boolean isAddress(String text, int from, int to) {
+        try {
+            IpAddress.parse(text.substring(from, to));
+            return true;
+        } catch (IllegalArgumentException notAnAddress) {
             return false;
         }
     }

@@ -52,7 +52,7 @@ public final class OriginList {
                 ranges.add(Cidr.parse(entry));
             } catch (IllegalArgumentException notARange) {
                 String misjoined = ListSeparators.misjoined(entry);
-                String misread = misread(entry);
+                String misread = ListSeparators.misreadAddress(entry);
                 if (misjoined != null) {
                     problems.add(misjoined);
                 } else if (misread != null) {
@@ -72,37 +72,6 @@ public final class OriginList {
                     String.join("; ", problems) + (entries.size() > 1 ? " (in " + Shown.quoted(text) + ")" : ""));
         }
         return new OriginList(CidrList.of(ranges), Set.copyOf(ids));
-    }
-
-    /**
-     * The problem with an entry that would be read as an identifier though it is an address, or
-     * null: an IPv6 address in brackets or with a zone ({@code [2001:db8::1]}, {@code
-     * fe80::1%eth0}), as a URL or a link-local socket writes it, which no client's address is
-     * compared with.
-     */
-    public static String misread(String entry) {
-        if (entry.length() > 2
-                && entry.charAt(0) == '['
-                && entry.endsWith("]")
-                && isAddress(entry, 1, entry.length() - 1)) {
-            return Shown.quoted(entry) + " is an address in brackets, as in a URL: write "
-                    + entry.substring(1, entry.length() - 1);
-        }
-        int zone = entry.indexOf('%');
-        if (zone > 0 && isAddress(entry, 0, zone)) {
-            return Shown.quoted(entry) + " has a zone (" + entry.substring(zone)
-                    + "), which no client's address carries: write " + entry.substring(0, zone);
-        }
-        return null;
-    }
-
-    private static boolean isAddress(String text, int from, int to) {
-        try {
-            dev.leapgate.net.IpAddress.parse(text.substring(from, to));
-            return true;
-        } catch (IllegalArgumentException notAnAddress) {
-            return false;
-        }
     }
 
     /** Digits, dots and colons only: meant as an address, so a typo must not become an identifier. */
