@@ -29,12 +29,6 @@ public interface BlockHandler {
     BlockHandler STANDARD = (request, response, rejection, standard) -> {
         response.setStatus(standard.status());
         standard.headers().forEach(response::setHeader);
-        if (standard.contentType() == null) {
-            response.setContentLength(0);
-            return;
-        }
-        response.setContentType(standard.contentType());
-        response.setContentLength(standard.body().length);
-        response.getOutputStream().write(standard.body());
+        ResponseBodies.write(response, standard.contentType(), standard.body());
     };
 }

@@ -341,10 +341,7 @@ public class LeapgateFilter implements Filter {
             StatusResponse answer = status.get();
             response.setStatus(HttpServletResponse.SC_OK);
             answer.headers().forEach(response::setHeader);
-            response.setContentType(answer.contentType());
-            byte[] body = answer.body();
-            response.setContentLength(body.length);
-            response.getOutputStream().write(body);
+            ResponseBodies.write(response, answer.contentType(), answer.body());
             return;
         }
         Decision decision = gate.enter(view);

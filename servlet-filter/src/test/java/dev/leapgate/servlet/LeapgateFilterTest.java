@@ -17,6 +17,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -181,6 +182,45 @@ class LeapgateFilterTest {
         assertThat(r.headers().allValues("RateLimit")).hasSize(1);
         assertThat(r.headers().firstValue("RateLimit").orElseThrow())
                 .matches("\"hourly\";r=99, \"daily\";r=999, \"api\";r=4;t=\\d+");
+    }
+
+    /**
+     * A filter before Leapgate's that took the response's writer, or wrote bytes still in the
+     * buffer: the rejection's body was refused by the container (the stream after the writer; more
+     * than the length it had set), and the client got a 500 where it should get the 429. So did
+     * the status.
+     */
+    @Test
+    void aRejection_andTheStatus_afterAnEarlierFilterTookTheWriterOrBufferedBytes_areAnsweredWhole() throws Exception {
+        for (boolean writer : new boolean[] {true, false}) {
+            jetty = new JettyHarness(Map.of(
+                            "rule.api.match", "/api/**", "rule.api.limit", "1/1m", "status-path", "/leapgate/status"))
+                    .servlet("/api/hello", new TestServlets.Text("hello"));
+            jetty.upstream((request, response, chain) -> {
+                if (writer) {
+                    response.getWriter(); // taken, nothing written yet
+                } else {
+                    response.getOutputStream().write("PREFIX".getBytes(StandardCharsets.UTF_8));
+                }
+                chain.doFilter(request, response);
+            });
+            jetty.start();
+
+            jetty.get("/api/hello");
+            HttpResponse<String> rejected = jetty.get("/api/hello");
+            HttpResponse<String> status = jetty.get("/leapgate/status");
+            jetty.close();
+            jetty = null;
+
+            String what = writer ? "after the writer was taken" : "after bytes were buffered";
+            assertThat(rejected.statusCode()).as(what).isEqualTo(429);
+            assertThat(rejected.body())
+                    .as(what)
+                    .startsWith("{\"type\":\"about:blank\"")
+                    .endsWith("}");
+            assertThat(status.statusCode()).as(what).isEqualTo(200);
+            assertThat(status.body()).as(what).startsWith("{").endsWith("}");
+        }
     }
 
     /**
