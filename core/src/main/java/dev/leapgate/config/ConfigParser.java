@@ -1,6 +1,7 @@
 package dev.leapgate.config;
 
 import dev.leapgate.internal.DurationText;
+import dev.leapgate.internal.ListSeparators;
 import dev.leapgate.internal.Shown;
 import dev.leapgate.net.Cidr;
 import dev.leapgate.net.CidrList;
@@ -415,7 +416,7 @@ public final class ConfigParser {
         // Shown as the configuration's problems show origins: an API key by its fingerprint.
         Problems shown = new Problems("@RateLimited", keyPrefix, source.fingerprinted());
         Scope scope = RuleReader.scope(text, shown);
-        if (source.kind() == OriginSource.Kind.IP && !isAddress(scope.origin())) {
+        if (source.kind() == OriginSource.Kind.IP && !ListSeparators.isAddress(scope.origin())) {
             throw new IllegalArgumentException(nameWhereClientsAreAddresses(shown.origins(text), keyPrefix + "origin"));
         }
         String listedAs = exemptListing(scope, source, exempt);
@@ -753,7 +754,7 @@ public final class ConfigParser {
                 } catch (IllegalArgumentException reportedByTheRule) {
                     continue;
                 }
-                if (!isAddress(scope.origin())) {
+                if (!ListSeparators.isAddress(scope.origin())) {
                     problems.add(
                             rule,
                             nameWhereClientsAreAddresses(
@@ -815,7 +816,7 @@ public final class ConfigParser {
      */
     private static String exemptListing(Scope scope, OriginSource source, OriginList exempt) {
         String named = scope.origin();
-        if (isAddress(named)) {
+        if (ListSeparators.isAddress(named)) {
             IpAddress address = IpAddress.parse(named);
             for (Cidr block : exempt.ranges().cidrs()) {
                 if (block.contains(address)) {
@@ -848,15 +849,6 @@ public final class ConfigParser {
                 + "), and an exempt origin passes every rule, so this rule can never apply and "
                 + named + " is not limited at all; to limit it, take it out of " + exemptKey
                 + " (narrow or split the block), or remove the rule";
-    }
-
-    private static boolean isAddress(String text) {
-        try {
-            IpAddress.parse(text);
-            return true;
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
     }
 
     private static boolean isWide(Cidr block) {

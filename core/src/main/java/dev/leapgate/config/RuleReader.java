@@ -411,7 +411,7 @@ final class RuleReader {
             // Several addresses would be one identifier that no client has: with origin = ip they
             // are refused as no address; with a header or principal origin they were taken.
             List<String> parts = List.of(origin.split("[,;|\\s]+"));
-            if (parts.size() > 1 && parts.stream().allMatch(RuleReader::isAddress)) {
+            if (parts.size() > 1 && parts.stream().allMatch(ListSeparators::isAddress)) {
                 throw new IllegalArgumentException(shown + " names several addresses; origin:<value> takes one:"
                         + " write a rule for each (" + String.join(", ", parts) + ")");
             }
@@ -434,15 +434,6 @@ final class RuleReader {
         throw new IllegalArgumentException((text.isEmpty() ? "the empty value" : shown)
                 + " is not allowed; expected all, per-origin or"
                 + " origin:<value>" + Spelling.didYouMean(text, List.of("all", "per-origin", "origin:")));
-    }
-
-    private static boolean isAddress(String s) {
-        try {
-            IpAddress.parse(s);
-            return true;
-        } catch (IllegalArgumentException notAnAddress) {
-            return false;
-        }
     }
 
     private static boolean looksLikeAddress(String s) {

@@ -76,21 +76,22 @@ public final class ListSeparators {
         if (entry.length() > 2
                 && entry.charAt(0) == '['
                 && entry.endsWith("]")
-                && isAddress(entry, 1, entry.length() - 1)) {
+                && isAddress(entry.substring(1, entry.length() - 1))) {
             return Shown.quoted(entry) + " is an address in brackets, as in a URL: write "
                     + entry.substring(1, entry.length() - 1);
         }
         int zone = entry.indexOf('%');
-        if (zone > 0 && isAddress(entry, 0, zone)) {
+        if (zone > 0 && isAddress(entry.substring(0, zone))) {
             return Shown.quoted(entry) + " has a zone (" + entry.substring(zone)
                     + "), which no client's address carries: write " + entry.substring(0, zone);
         }
         return null;
     }
 
-    private static boolean isAddress(String text, int from, int to) {
+    /** Whether {@code text} is an IP address ({@link IpAddress#parse} takes it). */
+    public static boolean isAddress(String text) {
         try {
-            IpAddress.parse(text.substring(from, to));
+            IpAddress.parse(text);
             return true;
         } catch (IllegalArgumentException notAnAddress) {
             return false;

@@ -91,11 +91,7 @@ class RejectionLogTest {
                 "rule.api.limit", "1/1h",
                 "rule.api.scope", "per-origin");
         Origin forger = Origin.id("k1\r\nLeapgate: rule 'login' rejected 0 requests\u001b[2J\u0085\u2028\u202e");
-        for (int i = 0; i < 3; i++) {
-            gate.enter("GET", "/api/x", forger);
-        }
-        clock.advance(Duration.ofSeconds(10));
-        gate.enter("GET", "/api/x", forger);
+        sendThreeThenOneAfterTheInterval(gate, forger);
 
         assertThat(lines)
                 .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from"
@@ -115,11 +111,7 @@ class RejectionLogTest {
                 "rule.api.limit", "1/1h",
                 "rule.api.scope", "per-origin");
         Origin tagged = Origin.id("admin\udb40\udc41 \ud83d\ude00 \ud800");
-        for (int i = 0; i < 3; i++) {
-            gate.enter("GET", "/api/x", tagged);
-        }
-        clock.advance(Duration.ofSeconds(10));
-        gate.enter("GET", "/api/x", tagged);
+        sendThreeThenOneAfterTheInterval(gate, tagged);
 
         assertThat(lines)
                 .as("a visible character beyond the BMP (an emoji) stays as it is")
@@ -236,11 +228,7 @@ class RejectionLogTest {
                 "rule.api.limit", "1/1h",
                 "rule.api.scope", "per-origin");
         Origin forger = Origin.id("alice' (about 1), 203.0.113.66 (about 99999), \\'x");
-        for (int i = 0; i < 3; i++) {
-            gate.enter("GET", "/api/x", forger);
-        }
-        clock.advance(Duration.ofSeconds(10));
-        gate.enter("GET", "/api/x", forger);
+        sendThreeThenOneAfterTheInterval(gate, forger);
 
         assertThat(lines)
                 .containsExactly("Leapgate: rule 'api' rejected 2 requests in the last 10.0 s; most from"
@@ -393,5 +381,14 @@ class RejectionLogTest {
         assertThat(lines)
                 .containsExactly("Leapgate: shadow rule 'trial' would have rejected 8 requests in the last 10.0 s;"
                         + " most from 203.0.113.9 (about 8)");
+    }
+
+    /** Three requests (one admitted, two rejected), then one 10 s later, which writes the line. */
+    private void sendThreeThenOneAfterTheInterval(HttpGate gate, Origin origin) {
+        for (int i = 0; i < 3; i++) {
+            gate.enter("GET", "/api/x", origin);
+        }
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/api/x", origin);
     }
 }
