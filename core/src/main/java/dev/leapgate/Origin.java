@@ -1,6 +1,7 @@
 package dev.leapgate;
 
 import dev.leapgate.internal.Sha256;
+import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.ClientKey;
 import dev.leapgate.net.IpAddress;
 import java.util.Objects;
@@ -47,6 +48,18 @@ public final class Origin {
     public static Origin ip(IpAddress ip, int ipv6PrefixLength) {
         Objects.requireNonNull(ip, "ip");
         return new Origin(ClientKey.of(ip, ipv6PrefixLength), ip, null, false);
+    }
+
+    /**
+     * The client at {@code ip}, counted as {@code clients} counts it: IPv6 clients grouped by its
+     * {@linkplain ClientIpResolver#ipv6PrefixLength() prefix length}, an address in one of its
+     * {@linkplain ClientIpResolver#nat64Prefixes() NAT64 prefixes} as the IPv4 address it embeds.
+     *
+     * @throws IllegalArgumentException if {@code ip} is a multicast address
+     */
+    public static Origin ip(IpAddress ip, ClientIpResolver clients) {
+        Objects.requireNonNull(ip, "ip");
+        return new Origin(clients.key(ip), ip, null, false);
     }
 
     /**

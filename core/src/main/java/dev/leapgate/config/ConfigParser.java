@@ -64,6 +64,7 @@ public final class ConfigParser {
             "allow-wide-trusted-proxies",
             "forwarded-header",
             "ipv6-prefix",
+            "nat64-prefixes",
             "origin",
             "header-origin-shown",
             "exempt",
@@ -996,6 +997,7 @@ public final class ConfigParser {
             }
             // 32..64 as ClientKey allows; checked here so the message speaks of ipv6-prefix.
             case "ipv6-prefix" -> clientIp.ipv6PrefixLength(ValueSyntax.integer(value, 32, 64));
+            case "nat64-prefixes" -> clientIp.nat64Prefixes(CidrList.parse(value));
             case "origin" -> origin = originSource(value, problems.key(""));
             case "header-origin-shown" -> {
                 ValueSyntax.choice(value, ORIGIN_SHOWN); // checked now, applied once origin is known

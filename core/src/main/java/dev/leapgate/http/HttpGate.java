@@ -218,8 +218,8 @@ public final class HttpGate implements AutoCloseable {
             logSharing(initial);
         }
         List<Function<RuleSet, List<String>>> allChecks = new ArrayList<>();
-        int ipv6PrefixLength = config.clientIp().ipv6PrefixLength();
-        allChecks.add(rules -> RuleChecks.narrowerThanAClient(rules, ipv6PrefixLength));
+        ClientIpResolver clients = config.clientIp();
+        allChecks.add(rules -> RuleChecks.narrowerThanAClient(rules, clients));
         if (config.rulesFile().isEmpty() && !config.rulesNone()) {
             allChecks.add(HttpGate::limitsNothing);
         }
@@ -847,9 +847,7 @@ public final class HttpGate implements AutoCloseable {
             case IP -> {}
         }
         // The IP: the configured source, and the fallback for a request without header or principal.
-        return clientAddress(request)
-                .map(ip -> Origin.ip(ip, clientIp.ipv6PrefixLength()))
-                .orElse(Origin.unknown());
+        return clientAddress(request).map(ip -> Origin.ip(ip, clientIp)).orElse(Origin.unknown());
     }
 
     /** The client's IP address: the peer's, or, through trusted proxies, what they forwarded. */

@@ -1,6 +1,7 @@
 package dev.leapgate.http;
 
 import dev.leapgate.net.Cidr;
+import dev.leapgate.net.ClientIpResolver;
 import dev.leapgate.net.ClientKey;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
@@ -64,15 +65,16 @@ public final class RuleChecks {
      * prefix is its key); these name one address of it. Valid, so a warning and not an error: on a
      * network that hands out single addresses, or for one server's address, it is what is meant.
      *
-     * @param ipv6PrefixLength the prefix length IPv6 clients are grouped by ({@code ipv6-prefix})
+     * @param clients how clients are counted ({@code ipv6-prefix}, {@code nat64-prefixes})
      */
-    static List<String> narrowerThanAClient(RuleSet rules, int ipv6PrefixLength) {
+    static List<String> narrowerThanAClient(RuleSet rules, ClientIpResolver clients) {
         Objects.requireNonNull(rules, "rules");
+        int ipv6PrefixLength = clients.ipv6PrefixLength();
         List<String> problems = new ArrayList<>();
         String counted = " (per-client rules count each /" + ipv6PrefixLength + " as one client: ipv6-prefix = "
                 + ipv6PrefixLength + ")";
         for (Cidr block : rules.deny().ranges().cidrs()) {
-            String client = clientBlock(block.isIpv4(), block.prefixLength(), block.network(), ipv6PrefixLength);
+            String client = clientBlock(block.isIpv4(), block.prefixLength(), block.network(), clients);
             if (client != null) {
                 problems.add("deny: " + block
                         + (block.prefixLength() == 128
@@ -93,7 +95,7 @@ public final class RuleChecks {
             } catch (IllegalArgumentException anIdentifier) {
                 continue;
             }
-            String client = clientBlock(address.isIpv4(), 128, address, ipv6PrefixLength);
+            String client = clientBlock(address.isIpv4(), 128, address, clients);
             if (client != null) {
                 problems.add("rule '" + rule.name() + "': scope " + rule.scope() + " limits one IPv6 address, but an"
                         + " IPv6 client holds a whole /" + ipv6PrefixLength + " and escapes the rule by taking another"
@@ -107,20 +109,21 @@ public final class RuleChecks {
     /**
      * The client block ({@code 2001:db8:1:2::/64}) that an IPv6 block of {@code prefixLength} bits
      * starting at {@code first} lies in, when it is narrower than that block; else null. Not for
-     * IPv4 (also written in 64:ff9b::/96), multicast (never a client) or addresses in ::/64
+     * IPv4 (also written in a NAT64 prefix), multicast (never a client) or addresses in ::/64
      * (loopback, unspecified: no subscriber holds them).
      */
-    private static String clientBlock(boolean ipv4, int prefixLength, IpAddress first, int ipv6PrefixLength) {
+    private static String clientBlock(boolean ipv4, int prefixLength, IpAddress first, ClientIpResolver clients) {
+        int ipv6PrefixLength = clients.ipv6PrefixLength();
         if (ipv4 || prefixLength <= ipv6PrefixLength) {
             return null;
         }
         long key;
         try {
-            key = ClientKey.of(first, ipv6PrefixLength);
+            key = clients.key(first);
         } catch (IllegalArgumentException multicast) {
             return null;
         }
-        // A key shown without a prefix length is an IPv4 host's (an address in 64:ff9b::/96, see
+        // A key shown without a prefix length is an IPv4 host's (an address in a NAT64 prefix, see
         // ClientKey): a client of one address, which no block is narrower than.
         String client = key == 0 ? null : ClientKey.format(key, ipv6PrefixLength);
         return client == null || client.indexOf('/') < 0 ? null : client;

@@ -55,12 +55,16 @@ public final class ClientIpResolver {
     private final CidrList trustedProxies;
     private final int ipv6PrefixLength;
     private final long ipv6KeyMask;
+    private final CidrList nat64Prefixes;
+    private final long[] nat64Values;
     private final ForwardingHeader forwardingHeader;
 
     private ClientIpResolver(Builder builder) {
         this.trustedProxies = builder.trustedProxies;
         this.ipv6PrefixLength = builder.ipv6PrefixLength;
         this.ipv6KeyMask = ClientKey.ipv6Mask(ipv6PrefixLength);
+        this.nat64Prefixes = builder.nat64Prefixes;
+        this.nat64Values = ClientKey.nat64Prefixes(nat64Prefixes);
         this.forwardingHeader = builder.forwardingHeader;
     }
 
@@ -91,7 +95,19 @@ public final class ClientIpResolver {
      */
     public long resolveKey(String remoteAddr, List<String> forwarded, List<String> xForwardedFor) {
         IpAddress client = resolveAddress(remoteAddr, forwarded, xForwardedFor);
-        return client == null ? ClientKey.UNKNOWN : ClientKey.ofUnchecked(client, ipv6KeyMask);
+        return client == null ? ClientKey.UNKNOWN : ClientKey.ofUnchecked(client, ipv6KeyMask, nat64Values);
+    }
+
+    /**
+     * The {@link ClientKey} of a client at {@code address}, as this resolver counts clients: IPv6
+     * grouped by {@link #ipv6PrefixLength()}, an address in one of {@link #nat64Prefixes()} (or
+     * another form that carries an IPv4 host, see {@link ClientKey}) as the IPv4 address it embeds.
+     *
+     * @throws IllegalArgumentException if the address is multicast (never the source of a connection)
+     */
+    public long key(IpAddress address) {
+        long ofPrefixOnly = ClientKey.of(address, ipv6PrefixLength); // checks the address
+        return nat64Values.length == 0 ? ofPrefixOnly : ClientKey.ofUnchecked(address, ipv6KeyMask, nat64Values);
     }
 
     /** The text of a key from {@link #resolveKey}: {@code 203.0.113.7}, {@code 2001:db8::/64}. */
@@ -105,6 +121,11 @@ public final class ClientIpResolver {
 
     public int ipv6PrefixLength() {
         return ipv6PrefixLength;
+    }
+
+    /** The operator's NAT64 prefixes, besides the well-known {@code 64:ff9b::/96}; empty by default. */
+    public CidrList nat64Prefixes() {
+        return nat64Prefixes;
     }
 
     public ForwardingHeader forwardingHeader() {
@@ -178,7 +199,7 @@ public final class ClientIpResolver {
     @Override
     public String toString() {
         return "ClientIpResolver[trustedProxies=[" + trustedProxies + "], ipv6PrefixLength=" + ipv6PrefixLength
-                + ", forwardingHeader=" + forwardingHeader + "]";
+                + ", nat64Prefixes=[" + nat64Prefixes + "], forwardingHeader=" + forwardingHeader + "]";
     }
 
     /** Validates each setting as it is set. Not thread-safe; build once, share the resolver. */
@@ -186,6 +207,7 @@ public final class ClientIpResolver {
 
         private CidrList trustedProxies = CidrList.empty();
         private int ipv6PrefixLength = ClientKey.DEFAULT_IPV6_PREFIX_LENGTH;
+        private CidrList nat64Prefixes = CidrList.empty();
         private ForwardingHeader forwardingHeader = ForwardingHeader.X_FORWARDED_FOR;
 
         private Builder() {}
@@ -207,6 +229,20 @@ public final class ClientIpResolver {
         public Builder ipv6PrefixLength(int ipv6PrefixLength) {
             ClientKey.checkIpv6PrefixLength(ipv6PrefixLength);
             this.ipv6PrefixLength = ipv6PrefixLength;
+            return this;
+        }
+
+        /**
+         * The IPv6 /96 prefixes in which a translator in front of this server (NAT64, SIIT-DC) writes
+         * IPv4 clients, besides the well-known {@code 64:ff9b::/96}, which always counts: an address
+         * in one is counted as the IPv4 address in its last 32 bits, not with every other IPv4
+         * client in the prefix's /64. Default: none.
+         *
+         * @throws IllegalArgumentException naming a block that is not an IPv6 /96 prefix
+         */
+        public Builder nat64Prefixes(CidrList nat64Prefixes) {
+            ClientKey.nat64Prefixes(Objects.requireNonNull(nat64Prefixes, "nat64Prefixes")); // checks them
+            this.nat64Prefixes = nat64Prefixes;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.leapgate.net;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -30,13 +31,16 @@ import java.util.Objects;
  *   anything else           an IPv6 prefix
  * </pre>
  *
- * An address in the NAT64 well-known prefix {@code 64:ff9b::/96} (RFC 6052) is the IPv4 host it
- * embeds, and gets that host's key: the prefix stands only for global IPv4 addresses, and a
- * server behind a stateless translator (SIIT-DC, RFC 7755) that uses it sees every IPv4 client
- * there is in the one /64 {@code 64:ff9b::/64}.
+ * An IPv6 address that carries an IPv4 host in its last 32 bits is that host, and gets its key:
+ * an address in the NAT64 well-known prefix {@code 64:ff9b::/96} (RFC 6052), in a prefix of the
+ * operator's that a translator uses instead ({@code nat64-prefixes}, /96 only), or in the fixed
+ * forms {@code ::ffff:0:a.b.c.d} (IPv4-translated, RFC 2765) and {@code ::a.b.c.d} (IPv4-compatible,
+ * RFC 4291, when {@code a} is not 0, so that {@code ::1} stays loopback). Otherwise a server
+ * behind a stateless translator (SIIT-DC, RFC 7755) would see every IPv4 client there is in one
+ * /64, and one abusive IPv4 host would exhaust a per-client limit for all of them.
  *
  * <p>Two clients have the same key exactly when they are the same IPv4 address (also when
- * written in the well-known prefix), or other IPv6 addresses in the same prefix. Keys are only
+ * written in one of those forms), or other IPv6 addresses in the same prefix. Keys are only
  * comparable for one prefix length, and rendering an IPv6 key needs it back: it is
  * configuration, not part of the key.
  */
@@ -56,6 +60,12 @@ public final class ClientKey {
     /** The first 64 bits of the NAT64 well-known prefix {@code 64:ff9b::/96}; its next 32 are zero. */
     private static final long NAT64_WELL_KNOWN_HIGH = 0x0064_FF9B_0000_0000L;
 
+    /** Bits 64 to 95 of an IPv4-translated address, {@code ::ffff:0:a.b.c.d}; its first 64 are zero. */
+    private static final long IPV4_TRANSLATED = 0xFFFF_0000L;
+
+    /** No translation prefixes but the fixed ones. */
+    static final long[] NO_PREFIXES = {};
+
     private ClientKey() {}
 
     /**
@@ -71,20 +81,60 @@ public final class ClientKey {
             throw new IllegalArgumentException(
                     "multicast address " + address + " cannot be a client: it is never the source of a connection");
         }
-        return ofUnchecked(address, ipv6Mask(ipv6PrefixLength));
+        return ofUnchecked(address, ipv6Mask(ipv6PrefixLength), NO_PREFIXES);
     }
 
-    /** Unchecked: the caller has validated the mask and excluded multicast addresses. */
-    static long ofUnchecked(IpAddress address, long ipv6Mask) {
-        if (address.isIpv4() || isNat64WellKnown(address)) {
+    /**
+     * Unchecked: the caller has validated the mask and excluded multicast addresses.
+     *
+     * @param nat64Prefixes the operator's /96 translation prefixes, two values each: the first 64
+     *     bits and the next 32 ({@link #nat64Prefixes})
+     */
+    static long ofUnchecked(IpAddress address, long ipv6Mask, long[] nat64Prefixes) {
+        if (address.isIpv4() || embedsIpv4(address, nat64Prefixes)) {
             return IPV4_TAG | (address.low() & 0xFFFF_FFFFL);
         }
         return address.high() & ipv6Mask;
     }
 
-    /** Whether {@code address} is in {@code 64:ff9b::/96}: an IPv4 host, in its last 32 bits. */
-    private static boolean isNat64WellKnown(IpAddress address) {
-        return address.high() == NAT64_WELL_KNOWN_HIGH && (address.low() >>> 32) == 0;
+    /** Whether an IPv6 {@code address} carries an IPv4 host in its last 32 bits (see the class comment). */
+    private static boolean embedsIpv4(IpAddress address, long[] nat64Prefixes) {
+        long high = address.high();
+        long middle = address.low() >>> 32;
+        if (high == 0) {
+            return middle == IPV4_TRANSLATED || (middle == 0 && (address.low() & 0xFF00_0000L) != 0);
+        }
+        if (high == NAT64_WELL_KNOWN_HIGH && middle == 0) {
+            return true;
+        }
+        for (int i = 0; i < nat64Prefixes.length; i += 2) {
+            if (high == nat64Prefixes[i] && middle == nat64Prefixes[i + 1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The translation prefixes of {@code prefixes} as {@link #ofUnchecked} takes them.
+     *
+     * @throws IllegalArgumentException naming a block that is not an IPv6 /96 prefix
+     */
+    static long[] nat64Prefixes(CidrList prefixes) {
+        List<Cidr> cidrs = prefixes.cidrs();
+        long[] values = new long[cidrs.size() * 2];
+        for (int i = 0; i < cidrs.size(); i++) {
+            Cidr prefix = cidrs.get(i);
+            if (prefix.isIpv4() || prefix.prefixLength() != 96) {
+                throw new IllegalArgumentException(prefix + " is not an IPv6 /96 prefix: a translator writes an IPv4"
+                        + " client in the last 32 bits of an address of its /96, such as 64:ff9b:1::/96"
+                        + " (prefixes of other lengths, with the IPv4 address split around bits 64 to 71, are not"
+                        + " supported)");
+            }
+            values[2 * i] = prefix.network().high();
+            values[2 * i + 1] = prefix.network().low() >>> 32;
+        }
+        return values;
     }
 
     /**

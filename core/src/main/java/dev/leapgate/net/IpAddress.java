@@ -10,7 +10,8 @@ import java.util.Objects;
  * quad are the same value: {@code parse("::ffff:192.0.2.1").equals(parse("192.0.2.1"))}, and both
  * report {@link #isIpv4()}. A dual-stack socket that reports an IPv4 peer in mapped form therefore
  * gives the same client, and an IPv4 {@link Cidr} matches it. Other embeddings (IPv4-compatible
- * {@code ::a.b.c.d}, NAT64 {@code 64:ff9b::/96}) stay IPv6.
+ * {@code ::a.b.c.d}, NAT64 {@code 64:ff9b::/96}) stay IPv6 here; {@link ClientKey} counts them as
+ * the IPv4 client they carry.
  *
  * <p>Immutable; {@code equals} compares the 128 bits.
  */

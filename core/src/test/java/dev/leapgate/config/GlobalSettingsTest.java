@@ -316,6 +316,29 @@ class GlobalSettingsTest {
                 .containsExactly("ipv6-prefix: '/64' is not a whole number; expected 32 to 64");
     }
 
+    @Test
+    void nat64Prefixes_ipv6Slash96Only() {
+        assertThat(parse("nat64-prefixes", "64:ff9b:1::/96, 2001:db8:64::/96")
+                        .clientIp()
+                        .nat64Prefixes())
+                .hasToString("64:ff9b:1::/96, 2001:db8:64::/96");
+        assertThat(parse("trusted-proxies", "10.0.0.0/8")
+                        .clientIp()
+                        .nat64Prefixes()
+                        .isEmpty())
+                .as("none by default")
+                .isTrue();
+        assertThat(problems("nat64-prefixes", "64:ff9b:1::/64"))
+                .singleElement()
+                .asString()
+                .startsWith("nat64-prefixes: 64:ff9b:1::/64 is not an IPv6 /96 prefix: a translator writes an IPv4"
+                        + " client in the last 32 bits of an address of its /96");
+        assertThat(problems("nat64-prefixes", "nat64.example"))
+                .singleElement()
+                .asString()
+                .startsWith("nat64-prefixes: invalid CIDR 'nat64.example': not an IP address");
+    }
+
     // --- origin
 
     @Test
@@ -552,7 +575,7 @@ class GlobalSettingsTest {
                         + " e.g. rule.login.match",
                 "limits            | limits: unknown key; expected rule.<name>.<setting> or rules-file,"
                         + " reload-interval, trusted-proxies, allow-wide-trusted-proxies, forwarded-header,"
-                        + " ipv6-prefix, origin, header-origin-shown, exempt, allow-wide-exempt, deny, status, deny-status,"
+                        + " ipv6-prefix, nat64-prefixes, origin, header-origin-shown, exempt, allow-wide-exempt, deny, status, deny-status,"
                         + " rate-limit-headers, body, rejection-log, status-path, status-allow, status-hosts, store, store-key-prefix, store-timeout, store-on-failure or store-instances",
             })
     void unknownKey_isRejected_withTheLikeliestKey(String key, String message) {

@@ -96,6 +96,42 @@ class HttpGateTest {
     }
 
     /**
+     * A translator with a prefix of the operator's (nat64-prefixes) or in the fixed forms
+     * ::ffff:0:a.b.c.d and ::a.b.c.d wrote every IPv4 client into one /64: one abusive IPv4 host
+     * exhausted a per-client limit for all of them. Found by a review helper.
+     */
+    @Test
+    void ipv4ClientsInTheOperatorsNat64PrefixAndTheFixedForms_areCountedOnePerIpv4Address() {
+        HttpGate gate = gate(
+                "nat64-prefixes", "64:ff9b:1::/96",
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "1/1m",
+                "rule.login.scope", "per-origin");
+
+        for (String[] pair : new String[][] {
+            {"64:ff9b:1::203.0.113.7", "64:ff9b:1::198.51.100.1"},
+            {"::ffff:0:203.0.113.8", "::ffff:0:198.51.100.2"},
+            {"::203.0.113.9", "::198.51.100.3"}
+        }) {
+            assertThat(gate.enter(Request.of("POST", "/login", pair[0])).admitted())
+                    .isTrue();
+            assertThat(gate.enter(Request.of("POST", "/login", pair[1])).admitted())
+                    .as("%s is another IPv4 host than %s", pair[1], pair[0])
+                    .isTrue();
+            assertThat(gate.enter(Request.of("POST", "/login", pair[0])).admitted())
+                    .as("%s again", pair[0])
+                    .isFalse();
+        }
+        assertThat(gate.enter(Request.of("POST", "/login", "198.51.100.1")).admitted())
+                .as("the IPv4 host of 64:ff9b:1::198.51.100.1, written as IPv4")
+                .isFalse();
+        assertThat(gate("nat64-prefixes", "64:ff9b:1::/96", "deny", "64:ff9b:1::198.51.100.1")
+                        .warnings())
+                .as("one IPv4 client, not one address of an IPv6 client's /64")
+                .isEmpty();
+    }
+
+    /**
      * deny and exempt match a client behind a NAT64 translator by the address as written
      * (64:ff9b::c633:6401); the status named it by the IPv4 address it embeds, so that the deny an
      * operator wrote from the status (198.51.100.1) never matched it.

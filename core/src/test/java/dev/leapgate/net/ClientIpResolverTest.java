@@ -630,6 +630,42 @@ class ClientIpResolverTest {
     void toString_showsTheConfiguration() {
         assertThat(resolver(X_FORWARDED_FOR))
                 .hasToString("ClientIpResolver[trustedProxies=[10.0.0.0/8, 192.168.0.0/16, 2001:db8:cafe::/48],"
-                        + " ipv6PrefixLength=64, forwardingHeader=X_FORWARDED_FOR]");
+                        + " ipv6PrefixLength=64, nat64Prefixes=[], forwardingHeader=X_FORWARDED_FOR]");
+    }
+
+    /**
+     * A translator in front of an IPv6-only server (SIIT-DC) with a prefix of the operator's writes
+     * every IPv4 client in one /64 of it: without the setting, they are all one client.
+     */
+    @Test
+    void nat64Prefixes_countEachIpv4HostInThem_asItsIpv4Address() {
+        ClientIpResolver plain = ClientIpResolver.builder().build();
+        ClientIpResolver translated = ClientIpResolver.builder()
+                .nat64Prefixes(CidrList.parse("64:ff9b:1::/96, 2001:db8:64::/96"))
+                .build();
+        IpAddress one = IpAddress.parse("64:ff9b:1::198.51.100.1");
+        IpAddress other = IpAddress.parse("64:ff9b:1::203.0.113.7");
+
+        assertThat(plain.key(one)).as("one /64 for every IPv4 host").isEqualTo(plain.key(other));
+        assertThat(translated.key(one)).isNotEqualTo(translated.key(other));
+        assertThat(translated.key(one))
+                .isEqualTo(translated.key(IpAddress.parse("198.51.100.1")))
+                .isEqualTo(translated.key(IpAddress.parse("2001:db8:64::198.51.100.1")))
+                .isEqualTo(translated.resolveKey("64:ff9b:1::c633:6401", List.of(), List.of()));
+        assertThat(translated.key(IpAddress.parse("64:ff9b:1:0:1::198.51.100.1")))
+                .as("outside the /96: an IPv6 client of 64:ff9b:1::/64")
+                .isEqualTo(plain.key(one));
+        assertThat(translated.formatKey(translated.key(one))).isEqualTo("198.51.100.1");
+        assertThat(translated.nat64Prefixes()).hasToString("64:ff9b:1::/96, 2001:db8:64::/96");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"64:ff9b:1::/64", "64:ff9b:1::/97", "2001:db8::/32", "198.51.100.0/24"})
+    void nat64Prefixes_otherThanIpv6Slash96_areRefused_naming(String prefix) {
+        CidrList prefixes = CidrList.parse(prefix);
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> ClientIpResolver.builder().nat64Prefixes(prefixes))
+                .withMessageStartingWith(prefixes + " is not an IPv6 /96 prefix: a translator writes an IPv4 client"
+                        + " in the last 32 bits of an address of its /96");
     }
 }

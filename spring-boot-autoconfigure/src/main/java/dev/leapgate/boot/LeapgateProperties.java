@@ -81,6 +81,12 @@ public class LeapgateProperties {
     /** IPv6 clients are grouped by this prefix length, 32 to 64. Default 64. */
     private String ipv6Prefix;
 
+    /**
+     * IPv6 /96 prefixes in which a translator (NAT64, SIIT-DC) writes IPv4 clients, besides the
+     * well-known 64:ff9b::/96: each such client is counted as its IPv4 address. Default none.
+     */
+    private String nat64Prefixes;
+
     /** Who a request is from: ip (default), header:<Name> or principal. */
     private String origin;
 
@@ -326,6 +332,7 @@ public class LeapgateProperties {
         put(settings, "allow-wide-trusted-proxies", allowWideTrustedProxies);
         put(settings, "forwarded-header", forwardedHeader);
         put(settings, "ipv6-prefix", ipv6Prefix);
+        put(settings, "nat64-prefixes", nat64Prefixes);
         put(settings, "origin", origin);
         put(settings, "header-origin-shown", headerOriginShown);
         put(settings, "exempt", exempt);
@@ -770,6 +777,14 @@ public class LeapgateProperties {
 
     public void setIpv6Prefix(String ipv6Prefix) {
         this.ipv6Prefix = ipv6Prefix;
+    }
+
+    public String getNat64Prefixes() {
+        return nat64Prefixes;
+    }
+
+    public void setNat64Prefixes(String nat64Prefixes) {
+        this.nat64Prefixes = nat64Prefixes;
     }
 
     public String getOrigin() {
