@@ -30,6 +30,7 @@ final class StatusFilter implements ContainerRequestFilter {
 
     private final ApplicationGate application;
     private final AtomicBoolean warnedNoPeer = new AtomicBoolean();
+    private final AtomicBoolean closesWithContext = new AtomicBoolean();
 
     /** A proxy to the current request in a servlet container; null elsewhere. */
     @Context
@@ -49,6 +50,12 @@ final class StatusFilter implements ContainerRequestFilter {
         }
         String path = request.getUriInfo().getPath(false);
         HttpServletRequest current = servlet.current(servletRequest);
+        if (current != null && !closesWithContext.get() && closesWithContext.compareAndSet(false, true)) {
+            // The gate may have been built just now, before any request reached a resource (a
+            // monitor polling the status from the start): closed with the servlet context all the
+            // same, as the gate filter has it closed at its first request.
+            ServletRequests.closeWith(current.getServletContext(), application);
+        }
         String peer = current != null ? current.getRemoteAddr() : null;
         Optional<StatusResponse> status = gate.status(new View(
                 request.getMethod(), path.startsWith("/") ? path : "/" + path, peer, request.getHeaders(), current));
