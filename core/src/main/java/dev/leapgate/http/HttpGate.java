@@ -544,7 +544,8 @@ public final class HttpGate implements AutoCloseable {
      * Whether the client behind an allowed peer is allowed too. A reverse proxy on an allowed
      * address (this machine, by default) connects from there for every client it serves, so a
      * request that a proxy says it relayed is answered only when the peer is a trusted proxy and
-     * the client it names (as {@link ClientIpResolver} finds it) is in {@code status-allow}; any
+     * the client it names ({@link ClientIpResolver#resolveNamed}: not the proxy itself, for an entry
+     * that names no client) is in {@code status-allow}; any
      * other peer is not believed about the client, and gets nothing.
      */
     private boolean fromAllowedClient(HttpRequestView request, IpAddress peer) {
@@ -562,9 +563,14 @@ public final class HttpGate implements AutoCloseable {
             case X_FORWARDED_FOR -> hasValue(request, "X-Forwarded-For");
             case PREFER_FORWARDED -> hasValue(request, "Forwarded") || hasValue(request, "X-Forwarded-For");
         };
+        // A proxy that names no client (unknown, a unix socket) is not taken for its client: the
+        // status is not given to whoever it relays because it runs on an allowed address.
         return named
                 && clientIp.trustedProxies().contains(peer)
-                && clientAddress(request).map(statusAllow::contains).orElse(false);
+                && clientIp.resolveNamed(
+                                request.remoteAddr(), request.headers("Forwarded"), request.headers("X-Forwarded-For"))
+                        .map(statusAllow::contains)
+                        .orElse(false);
     }
 
     private static boolean hasValue(HttpRequestView request, String field) {

@@ -66,6 +66,8 @@ public abstract sealed class Limit {
     final Waits waits;
 
     private final String namedOrigin;
+    /** Whether {@link #namedOrigin} is an IP address, which only a client counted by its address is. */
+    private final boolean namedAddress;
 
     /**
      * With {@code alone}, the limit is the only one recording into {@code recorder} and never
@@ -89,6 +91,7 @@ public abstract sealed class Limit {
                 : history != null && history.waits != null ? history.waits : new Waits();
         this.namedOrigin =
                 rule.scope().kind() == Scope.Kind.ORIGIN ? rule.scope().origin() : null;
+        this.namedAddress = namedOrigin != null && ListSeparators.isAddress(namedOrigin);
     }
 
     /**
@@ -187,9 +190,13 @@ public abstract sealed class Limit {
         return recorder;
     }
 
-    /** Whether the rule's scope includes the origin (always, but for a rule of one named origin). */
+    /**
+     * Whether the rule's scope includes the origin (always, but for a rule of one named origin). An
+     * address names a client counted by its address, never an identifier (an API key, a user name)
+     * written the same way: else a key "203.0.113.7" would spend that address's window.
+     */
     public final boolean includes(Origin origin) {
-        return namedOrigin == null || namedOrigin.equals(origin.id());
+        return namedOrigin == null || (namedAddress == (origin.ip() != null) && namedOrigin.equals(origin.id()));
     }
 
     /** The one rejection shared by every rejected request of one permit, for a limit without origins. */
@@ -955,10 +962,13 @@ public abstract sealed class Limit {
             } else if (origin.equals(Origin.unknown())) {
                 id = "u"; // no address: not a client identified as "unknown", which i:unknown keys
             } else {
-                // A secret (an API key) is kept under its hash, like an identifier too long for a key.
-                id = origin.id().length() <= 64 && !origin.isSecret()
-                        ? "i:" + origin.id()
-                        : "h:" + Sha256.hex(origin.id(), 32);
+                // A secret (an API key) is kept under its hash, like an identifier too long for a key
+                // or one with a brace, which would choose the Redis Cluster hash tag: "acme}1",
+                // "acme}2", ... all in the slot of "o:i:acme", a flood of made-up clients on one node.
+                String shown = origin.id();
+                id = shown.length() <= 64 && !origin.isSecret() && shown.indexOf('{') < 0 && shown.indexOf('}') < 0
+                        ? "i:" + shown
+                        : "h:" + Sha256.hex(shown, 32);
             }
             return "{o:" + id + "}" + suffix;
         }

@@ -86,7 +86,21 @@ public final class ClientIpResolver {
      * @param xForwardedFor the values of the {@code X-Forwarded-For} header, likewise
      */
     public Optional<IpAddress> resolve(String remoteAddr, List<String> forwarded, List<String> xForwardedFor) {
-        return Optional.ofNullable(resolveAddress(remoteAddr, forwarded, xForwardedFor));
+        return Optional.ofNullable(resolveAddress(remoteAddr, forwarded, xForwardedFor, false));
+    }
+
+    /**
+     * The client that the trusted proxies name, as {@link #resolve} finds it, but empty where
+     * {@code resolve} falls back to a proxy's own address because the header names no client: an
+     * element that is no address ({@code unknown}, an obfuscated identifier, a unix socket), a
+     * header without an element, or more than {@link #MAX_HOPS} trusted hops. For what must not be
+     * given to a proxy's clients as if they were the proxy, such as the status of a server whose
+     * proxy runs on an allowed address. A peer that is no trusted proxy is the client, as for
+     * {@code resolve}. Arguments as for {@link #resolve}.
+     */
+    public Optional<IpAddress> resolveNamed(String remoteAddr, List<String> forwarded, List<String> xForwardedFor) {
+        IpAddress client = resolveAddress(remoteAddr, forwarded, xForwardedFor, true);
+        return client == UNNAMED ? Optional.empty() : Optional.ofNullable(client);
     }
 
     /**
@@ -94,7 +108,7 @@ public final class ClientIpResolver {
      * unusable. Arguments as for {@link #resolve}.
      */
     public long resolveKey(String remoteAddr, List<String> forwarded, List<String> xForwardedFor) {
-        IpAddress client = resolveAddress(remoteAddr, forwarded, xForwardedFor);
+        IpAddress client = resolveAddress(remoteAddr, forwarded, xForwardedFor, false);
         return client == null ? ClientKey.UNKNOWN : ClientKey.ofUnchecked(client, ipv6KeyMask, nat64Values);
     }
 
@@ -132,17 +146,22 @@ public final class ClientIpResolver {
         return forwardingHeader;
     }
 
-    private IpAddress resolveAddress(String remoteAddr, List<String> forwarded, List<String> xForwardedFor) {
+    /** What {@link #walk} returns, when asked for a named client, where the header names none. */
+    private static final IpAddress UNNAMED = new IpAddress(-1L, -1L);
+
+    /** @param named whether a fallback to a proxy's own address is {@link #UNNAMED} */
+    private IpAddress resolveAddress(
+            String remoteAddr, List<String> forwarded, List<String> xForwardedFor, boolean named) {
         IpAddress peer = parsePeer(remoteAddr);
         if (peer == null || !trustedProxies.contains(peer)) {
             return peer;
         }
         return switch (forwardingHeader) {
-            case FORWARDED -> walk(peer, new ForwardedScanner(forwarded), false);
-            case X_FORWARDED_FOR -> walk(peer, new XForwardedForScanner(xForwardedFor), false);
+            case FORWARDED -> walk(peer, new ForwardedScanner(forwarded), false, named);
+            case X_FORWARDED_FOR -> walk(peer, new XForwardedForScanner(xForwardedFor), false, named);
             case PREFER_FORWARDED -> {
-                IpAddress client = walk(peer, new ForwardedScanner(forwarded), true);
-                yield client != null ? client : walk(peer, new XForwardedForScanner(xForwardedFor), false);
+                IpAddress client = walk(peer, new ForwardedScanner(forwarded), true, named);
+                yield client != null ? client : walk(peer, new XForwardedForScanner(xForwardedFor), false, named);
             }
         };
     }
@@ -152,8 +171,10 @@ public final class ClientIpResolver {
      *
      * @param onlyIfFirstIsHop return null, instead of the peer, if the rightmost non-empty element
      *     is not a hop (or there is none): the header was not written by the peer, try the other
+     * @param named return {@link #UNNAMED} where the walk would fall back to the address of a trusted
+     *     proxy because the header names no client further left (but null as above)
      */
-    private IpAddress walk(IpAddress peer, HopScanner hops, boolean onlyIfFirstIsHop) {
+    private IpAddress walk(IpAddress peer, HopScanner hops, boolean onlyIfFirstIsHop, boolean named) {
         IpAddress lastTrusted = peer;
         boolean sawHop = false;
         for (int examined = 0; examined < MAX_HOPS; examined++) {
@@ -161,20 +182,24 @@ public final class ClientIpResolver {
             if (step == HopScanner.Step.EMPTY) {
                 continue;
             }
-            if (step != HopScanner.Step.NODE) { // END or UNUSABLE
+            if (step == HopScanner.Step.END && sawHop) {
+                return lastTrusted; // every hop it names is a trusted proxy: the leftmost is the client
+            }
+            if (step != HopScanner.Step.NODE) { // END before any hop, or UNUSABLE
                 break;
             }
             sawHop = true;
             IpAddress hop = IpLiteralParser.parseNode(hops.nodeText, hops.nodeFrom, hops.nodeTo);
             if (hop == null || hop.isMulticast()) {
-                return lastTrusted; // unknown, obfuscated or garbage: nobody vouches further left
+                // unknown, obfuscated or garbage: nobody vouches further left
+                return named ? UNNAMED : lastTrusted;
             }
             if (!trustedProxies.contains(hop)) {
                 return hop;
             }
             lastTrusted = hop;
         }
-        return onlyIfFirstIsHop && !sawHop ? null : lastTrusted;
+        return onlyIfFirstIsHop && !sawHop ? null : named ? UNNAMED : lastTrusted;
     }
 
     /**

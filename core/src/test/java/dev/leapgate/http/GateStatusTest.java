@@ -270,6 +270,33 @@ class GateStatusTest {
     }
 
     /**
+     * A trusted proxy on an allowed address that names no client (unknown, obfuscated, a unix
+     * socket behind another proxy) gave every client it relays the status: the resolver fell back
+     * to the proxy's own address, 127.0.0.1. Found by a review helper.
+     */
+    @Test
+    void throughATrustedProxyThatNamesNoClient_noOneGetsTheStatus() {
+        HttpGate rfc7239 = gate(
+                "status-path", "/leapgate/status",
+                "trusted-proxies", "127.0.0.1",
+                "forwarded-header", "forwarded");
+        for (String value : new String[] {"for=unknown", "for=_hidden", "for=\"unix:/run/nginx.sock\"", "by=x", ","}) {
+            assertThat(rfc7239.status(relayed("/leapgate/status", "127.0.0.1", "Forwarded", value)))
+                    .as(value)
+                    .isEmpty();
+        }
+        assertThat(rfc7239.status(relayed("/leapgate/status", "127.0.0.1", "Forwarded", "for=127.0.0.1")))
+                .as("a browser on this machine, named")
+                .isPresent();
+        HttpGate xff = gate("status-path", "/leapgate/status", "trusted-proxies", "127.0.0.1");
+        for (String value : new String[] {"unknown", "unix:", "_hidden", "203.0.113.9, unknown"}) {
+            assertThat(xff.status(relayed("/leapgate/status", "127.0.0.1", "X-Forwarded-For", value)))
+                    .as(value)
+                    .isEmpty();
+        }
+    }
+
+    /**
      * DNS rebinding: a page from another site points its own host name at an allowed address (this
      * machine, by default) and reads the status through the visitor's browser, which still names
      * the site's host in Host. Only IP addresses, localhost and the names in status-hosts get it.

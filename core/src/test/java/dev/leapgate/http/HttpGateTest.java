@@ -96,6 +96,47 @@ class HttpGateTest {
     }
 
     /**
+     * A rule for one address compared the address with an identifier's text too: with a header or
+     * principal origin, a key or user name "203.0.113.7" spent that address's window. Found by a
+     * review helper.
+     */
+    @Test
+    void aRuleForOneAddress_withAHeaderOrPrincipalOrigin_countsThatAddressOnly_notAnIdentifierWrittenSo() {
+        for (String origin : new String[] {"header:X-Api-Key", "principal"}) {
+            HttpGate gate = gate(
+                    "origin", origin,
+                    "rule.partner.match", "/api/**",
+                    "rule.partner.limit", "2/1m",
+                    "rule.partner.scope", "origin:203.0.113.7",
+                    "rule.key.match", "/key/**",
+                    "rule.key.limit", "1/1m",
+                    "rule.key.scope", "origin:k-1");
+            HttpRequestView spelledAsTheAddress = origin.equals("principal")
+                    ? new Request("GET", "/api/x", "198.51.100.66", "203.0.113.7", Map.of())
+                    : Request.of("GET", "/api/x", "198.51.100.66", "X-Api-Key", "203.0.113.7");
+            for (int i = 0; i < 3; i++) {
+                assertThat(gate.enter(spelledAsTheAddress).admitted())
+                        .as("%s: an identifier written as the address is another client", origin)
+                        .isTrue();
+            }
+            assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.7")).admitted())
+                    .isTrue();
+            assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.7")).admitted())
+                    .isTrue();
+            assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.7")).admitted())
+                    .as("%s: the address, counted by its address", origin)
+                    .isFalse();
+            HttpRequestView named = origin.equals("principal")
+                    ? new Request("GET", "/key/x", "198.51.100.66", "k-1", Map.of())
+                    : Request.of("GET", "/key/x", "198.51.100.66", "X-Api-Key", "k-1");
+            assertThat(gate.enter(named).admitted()).isTrue();
+            assertThat(gate.enter(named).admitted())
+                    .as("%s: a rule for an identifier still counts it", origin)
+                    .isFalse();
+        }
+    }
+
+    /**
      * A translator with a prefix of the operator's (nat64-prefixes) or in the fixed forms
      * ::ffff:0:a.b.c.d and ::a.b.c.d wrote every IPv4 client into one /64: one abusive IPv4 host
      * exhausted a per-client limit for all of them. Found by a review helper.

@@ -656,6 +656,25 @@ class SharedStoreTest {
                 .isEqualTo("{o:203.0.113.7}:login:1000x10");
     }
 
+    /**
+     * A brace in an identifier shown as sent chose the Redis Cluster hash tag: "acme}1", "acme}2",
+     * ... all in the slot of "o:i:acme", so that a flood of made-up clients loaded one node. Found by
+     * a review helper.
+     */
+    @Test
+    void anIdentifierWithABrace_isKeptUnderItsHash_soThatItCannotChooseTheHashTag() {
+        HttpGate gate = gate(PER_CLIENT);
+        gate.enter("POST", "/login", Origin.id("acme}1"));
+        gate.enter("POST", "/login", Origin.id("acme{1"));
+        gate.enter("POST", "/login", Origin.id("acme-1"));
+
+        assertThat(store.keys.get(0))
+                .isEqualTo("{o:h:" + dev.leapgate.internal.Sha256.hex("acme}1", 32) + "}:login:1000x10");
+        assertThat(store.keys.get(1))
+                .isEqualTo("{o:h:" + dev.leapgate.internal.Sha256.hex("acme{1", 32) + "}:login:1000x10");
+        assertThat(store.keys.get(2)).isEqualTo("{o:i:acme-1}:login:1000x10");
+    }
+
     @Test
     void storeSettings_areChecked_andNeedAStore() {
         assertThatThrownBy(() -> ConfigParser.parse(Map.of("store-timeout", "20ms"), "test"))

@@ -659,6 +659,59 @@ class ClientIpResolverTest {
         assertThat(translated.nat64Prefixes()).hasToString("64:ff9b:1::/96, 2001:db8:64::/96");
     }
 
+    /**
+     * resolveNamed: a client the trusted proxies name, never a proxy taken for its own client
+     * where the header names none (resolve falls back to the proxy there, for counting).
+     */
+    @Test
+    void resolveNamed_isEmpty_whereResolveFallsBackToAProxyThatNamesNoClient() {
+        ClientIpResolver xff = ClientIpResolver.builder()
+                .trustedProxies(CidrList.parse("127.0.0.1, 10.0.0.0/8"))
+                .build();
+        for (String value : new String[] {"unknown", "unix:", "_hidden", "203.0.113.9, unknown", ",", "0xcb.0.113.9"}) {
+            assertThat(xff.resolve("127.0.0.1", List.of(), List.of(value)))
+                    .as("resolve: %s", value)
+                    .contains(IpAddress.parse("127.0.0.1"));
+            assertThat(xff.resolveNamed("127.0.0.1", List.of(), List.of(value)))
+                    .as("resolveNamed: %s", value)
+                    .isEmpty();
+        }
+        assertThat(xff.resolveNamed("127.0.0.1", List.of(), List.of("unknown, 203.0.113.9")))
+                .contains(IpAddress.parse("203.0.113.9"));
+        assertThat(xff.resolveNamed("127.0.0.1", List.of(), List.of("10.1.1.1, 10.2.2.2")))
+                .as("every hop a trusted proxy: the leftmost is the client")
+                .contains(IpAddress.parse("10.1.1.1"));
+        assertThat(xff.resolveNamed("198.51.100.1", List.of(), List.of("unknown")))
+                .as("an untrusted peer is the client")
+                .contains(IpAddress.parse("198.51.100.1"));
+        assertThat(xff.resolveNamed(
+                        "127.0.0.1",
+                        List.of(),
+                        List.of(String.join(", ", Collections.nCopies(ClientIpResolver.MAX_HOPS + 1, "10.0.0.1")))))
+                .as("more trusted hops than are examined")
+                .isEmpty();
+
+        ClientIpResolver forwarded = ClientIpResolver.builder()
+                .trustedProxies(CidrList.parse("127.0.0.1"))
+                .forwardingHeader(FORWARDED)
+                .build();
+        for (String value :
+                new String[] {"for=unknown", "for=_hidden", "for=\"unix:/run/nginx.sock\"", "by=10.0.0.1"}) {
+            assertThat(forwarded.resolveNamed("127.0.0.1", List.of(value), List.of()))
+                    .as(value)
+                    .isEmpty();
+        }
+        ClientIpResolver prefer = ClientIpResolver.builder()
+                .trustedProxies(CidrList.parse("127.0.0.1"))
+                .forwardingHeader(PREFER_FORWARDED)
+                .build();
+        assertThat(prefer.resolveNamed("127.0.0.1", List.of("for=unknown"), List.of("203.0.113.9")))
+                .as("Forwarded written by the proxy, naming no client: X-Forwarded-For is not read")
+                .isEmpty();
+        assertThat(prefer.resolveNamed("127.0.0.1", List.of(), List.of("203.0.113.9")))
+                .contains(IpAddress.parse("203.0.113.9"));
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"64:ff9b:1::/64", "64:ff9b:1::/97", "2001:db8::/32", "198.51.100.0/24"})
     void nat64Prefixes_otherThanIpv6Slash96_areRefused_naming(String prefix) {

@@ -29,6 +29,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * Leapgate in a Spring Boot servlet application: an {@link HttpGate} from the {@code leapgate.*}
@@ -59,6 +60,9 @@ public class LeapgateAutoConfiguration {
     private static final String SECURITY_FILTER_ORDER = "spring.security.filter.order";
 
     private static final int DEFAULT_SECURITY_FILTER_ORDER = -100;
+
+    /** Spring Security's filter chain, whose presence says that a login may be answered before Leapgate. */
+    private static final String SECURITY_CHAIN = "org.springframework.security.web.FilterChainProxy";
 
     @Bean
     @ConditionalOnMissingBean
@@ -114,6 +118,13 @@ public class LeapgateAutoConfiguration {
         registration.setName(FILTER_NAME);
         registration.setAsyncSupported(true);
         registration.setOrder(filterOrder(gate, environment));
+        String unlimited = answeredBeforeIt(
+                gate,
+                environment,
+                ClassUtils.isPresent(SECURITY_CHAIN, LeapgateAutoConfiguration.class.getClassLoader()));
+        if (unlimited != null) {
+            LOG.warn(unlimited);
+        }
         registration.addUrlPatterns("/*");
         // Forwards and async dispatches too: behind a filter ordered before this one that forwards
         // (a URL rewriter) or dispatches asynchronously before the chain reaches it, a request never
@@ -187,6 +198,29 @@ public class LeapgateAutoConfiguration {
      * own gate) just after it: before it no user is authenticated yet, and every request would
      * silently be counted by its IP address, all users behind one address sharing one limit.
      */
+    /**
+     * The warning for a filter that {@link #filterOrder} put after Spring Security's chain ({@code
+     * origin = principal}, no {@code leapgate.filter-order}) where the chain is there: the requests
+     * it answers itself (a form login's POST, a failed HTTP Basic authentication) never reach
+     * Leapgate, so no rule limits guessing passwords. Null otherwise; an order given says that the
+     * application has placed the filter on purpose.
+     */
+    static String answeredBeforeIt(HttpGate gate, Environment environment, boolean springSecurity) {
+        if (!springSecurity
+                || gate.origin().kind() != OriginSource.Kind.PRINCIPAL
+                || Binder.get(environment)
+                        .bind("leapgate.filter-order", Integer.class)
+                        .isBound()) {
+            return null;
+        }
+        return "Leapgate: origin = principal places the filter just after Spring Security's filter chain (order "
+                + filterOrder(gate, environment) + "), where the user is known; the requests the chain answers"
+                + " itself (a form login's POST, a failed HTTP Basic authentication) never reach it, so no"
+                + " leapgate.* rule limits guessing passwords. Limit those by address with a LeapgateFilter on a"
+                + " gate of its own registered before the chain, and set leapgate.filter-order to say that the"
+                + " order is meant (README, Spring Boot)";
+    }
+
     static int filterOrder(HttpGate gate, Environment environment) {
         Binder binder = Binder.get(environment);
         BindResult<Integer> order = binder.bind("leapgate.filter-order", Integer.class);

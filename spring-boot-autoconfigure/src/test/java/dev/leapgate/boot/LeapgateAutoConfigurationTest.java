@@ -414,6 +414,39 @@ class LeapgateAutoConfigurationTest {
         }
     }
 
+    /**
+     * After Spring Security's chain, the requests it answers itself (a form login's POST, a failed
+     * Basic authentication) never reach the filter: no rule limits guessing passwords, which the
+     * start says (found by a review helper), unless the application gave the order itself.
+     */
+    @Test
+    void withOriginPrincipal_afterSpringSecurity_theStartWarnsThatItsOwnAnswersPassNoRule() {
+        HttpGate principal = HttpGate.builder(
+                        ConfigParser.parse(Map.of("origin", "principal", "rules", "none"), "test"))
+                .build();
+        HttpGate byAddress = HttpGate.builder(ConfigParser.parse(Map.of("rules", "none"), "test"))
+                .build();
+        StandardEnvironment defaults = new StandardEnvironment();
+        StandardEnvironment orderGiven = new StandardEnvironment();
+        orderGiven
+                .getPropertySources()
+                .addFirst(new MapPropertySource("order", Map.of("leapgate.filter-order", "-99")));
+
+        assertThat(LeapgateAutoConfiguration.answeredBeforeIt(principal, defaults, true))
+                .startsWith("Leapgate: origin = principal places the filter just after Spring Security's filter chain"
+                        + " (order -99), where the user is known; the requests the chain answers itself (a form"
+                        + " login's POST, a failed HTTP Basic authentication) never reach it");
+        assertThat(LeapgateAutoConfiguration.answeredBeforeIt(principal, defaults, false))
+                .as("without Spring Security")
+                .isNull();
+        assertThat(LeapgateAutoConfiguration.answeredBeforeIt(principal, orderGiven, true))
+                .as("the application placed the filter itself")
+                .isNull();
+        assertThat(LeapgateAutoConfiguration.answeredBeforeIt(byAddress, defaults, true))
+                .as("origin = ip: before the chain")
+                .isNull();
+    }
+
     /** An application's own gate, limiting per authenticated user, with Spring Security's stand-in. */
     static class OwnPrincipalGate {
         @Bean
