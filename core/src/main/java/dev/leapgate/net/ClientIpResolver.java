@@ -52,6 +52,9 @@ public final class ClientIpResolver {
     /** The most list elements examined in a forwarding header for one request. */
     public static final int MAX_HOPS = 20;
 
+    /** What {@link #walk} returns, when asked for a named client, where the header names none. */
+    private static final IpAddress UNNAMED = new IpAddress(-1L, -1L);
+
     private final CidrList trustedProxies;
     private final int ipv6PrefixLength;
     private final long ipv6KeyMask;
@@ -145,9 +148,6 @@ public final class ClientIpResolver {
     public ForwardingHeader forwardingHeader() {
         return forwardingHeader;
     }
-
-    /** What {@link #walk} returns, when asked for a named client, where the header names none. */
-    private static final IpAddress UNNAMED = new IpAddress(-1L, -1L);
 
     /** @param named whether a fallback to a proxy's own address is {@link #UNNAMED} */
     private IpAddress resolveAddress(
