@@ -21,7 +21,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletRequestWrapper;
-import jakarta.servlet.http.HttpServletResponse;
 import java.lang.reflect.Method;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -446,82 +445,6 @@ class LeapgateAutoConfigurationTest {
         assertThat(LeapgateAutoConfiguration.answeredBeforeIt(byAddress, defaults, true))
                 .as("origin = ip: before the chain")
                 .isNull();
-    }
-
-    /**
-     * Spring Security's stand-in that answers a wrong password itself, as its login filters do
-     * (401, the rest of the chain never called), and authenticates X-User for other requests.
-     */
-    static class FailedLogins {
-        @Bean
-        FilterRegistrationBean<Filter> authentication(@Value("${spring.security.filter.order:-100}") int order) {
-            FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>((request, response, chain) -> {
-                HttpServletRequest http = (HttpServletRequest) request;
-                if ("POST".equals(http.getMethod()) && "/login".equals(http.getRequestURI())) {
-                    ((HttpServletResponse) response).sendError(401);
-                    return;
-                }
-                String user = http.getHeader("X-User");
-                chain.doFilter(
-                        user == null
-                                ? request
-                                : new HttpServletRequestWrapper(http) {
-                                    @Override
-                                    public Principal getUserPrincipal() {
-                                        return () -> user;
-                                    }
-                                },
-                        response);
-            });
-            registration.setOrder(order);
-            return registration;
-        }
-    }
-
-    /** The README's way to limit logins by address beside per-user rules: a filter on a gate of its own. */
-    static class LoginsByAddress {
-        @Bean
-        FilterRegistrationBean<LeapgateFilter> loginsByAddress(dev.leapgate.Clock clock) {
-            HttpGate logins = HttpGate.builder(ConfigParser.parse(
-                            Map.of(
-                                    "rule.login.match", "POST /login",
-                                    "rule.login.limit", "3/1m",
-                                    "rule.login.scope", "per-origin"),
-                            "logins"))
-                    .clock(clock)
-                    .build();
-            FilterRegistrationBean<LeapgateFilter> registration =
-                    new FilterRegistrationBean<>(LeapgateFilter.forGate(logins, BlockHandler.STANDARD));
-            registration.setName("leapgateLogins");
-            registration.setOrder(-110);
-            return registration;
-        }
-    }
-
-    /**
-     * README, Spring Boot: with origin = principal, failed logins that Spring Security answers itself
-     * pass no rule of the starter's; a filter on a gate of its own before the chain limits them by
-     * address, and the starter's filter stays in place for the per-user rules.
-     */
-    @Test
-    void withOriginPrincipal_failedLoginsAreLimitedByAFilterOfTheirOwn_beforeTheChain() throws Exception {
-        Map<String, String> perUser = new LinkedHashMap<>(LOGIN_PER_IP);
-        perUser.put("leapgate.rule.login.match", "GET /ok");
-        perUser.put("leapgate.rule.login.limit", "1/1m");
-        perUser.put("leapgate.origin", "principal");
-        try (BootApps.Running app =
-                BootApps.start(perUser, new ManualClock(), FailedLogins.class, LoginsByAddress.class)) {
-            List<Integer> logins = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                logins.add(send(HttpRequest.newBuilder(app.uri("/login"))
-                                .POST(HttpRequest.BodyPublishers.ofString("password=guess" + i)))
-                        .statusCode());
-            }
-            assertThat(logins).as("wrong passwords, by address").containsExactly(401, 401, 401, 429, 429);
-            assertThat(asUsers(app, "alice", "bob", "alice"))
-                    .as("the starter's per-user rule, still in place")
-                    .containsExactly(200, 200, 429);
-        }
     }
 
     /** An application's own gate, limiting per authenticated user, with Spring Security's stand-in. */
