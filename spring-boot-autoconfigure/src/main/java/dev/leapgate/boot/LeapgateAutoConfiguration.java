@@ -193,12 +193,6 @@ public class LeapgateAutoConfiguration {
     }
 
     /**
-     * {@code leapgate.filter-order} as given; without it, before Spring Security's filter chain, but
-     * when the gate counts by {@code origin = principal} (from the properties, or the application's
-     * own gate) just after it: before it no user is authenticated yet, and every request would
-     * silently be counted by its IP address, all users behind one address sharing one limit.
-     */
-    /**
      * The warning for a filter that {@link #filterOrder} put after Spring Security's chain ({@code
      * origin = principal}, no {@code leapgate.filter-order}) where the chain is there: the requests
      * it answers itself (a form login's POST, a failed HTTP Basic authentication) never reach
@@ -221,6 +215,12 @@ public class LeapgateAutoConfiguration {
                 + " order is meant (README, Spring Boot)";
     }
 
+    /**
+     * {@code leapgate.filter-order} as given; without it, before Spring Security's filter chain, but
+     * when the gate counts by {@code origin = principal} (from the properties, or the application's
+     * own gate) just after it: before it no user is authenticated yet, and every request would
+     * silently be counted by its IP address, all users behind one address sharing one limit.
+     */
     static int filterOrder(HttpGate gate, Environment environment) {
         Binder binder = Binder.get(environment);
         BindResult<Integer> order = binder.bind("leapgate.filter-order", Integer.class);
