@@ -123,8 +123,8 @@ public final class ClientIpResolver {
      * @throws IllegalArgumentException if the address is multicast (never the source of a connection)
      */
     public long key(IpAddress address) {
-        long ofPrefixOnly = ClientKey.of(address, ipv6PrefixLength); // checks the address
-        return nat64Values.length == 0 ? ofPrefixOnly : ClientKey.ofUnchecked(address, ipv6KeyMask, nat64Values);
+        ClientKey.checkClient(address);
+        return ClientKey.ofUnchecked(address, ipv6KeyMask, nat64Values);
     }
 
     /** The text of a key from {@link #resolveKey}: {@code 203.0.113.7}, {@code 2001:db8::/64}. */

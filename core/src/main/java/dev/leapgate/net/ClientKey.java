@@ -75,13 +75,18 @@ public final class ClientKey {
      *     the address is multicast (never a client, and its key would fall in the reserved range)
      */
     public static long of(IpAddress address, int ipv6PrefixLength) {
-        Objects.requireNonNull(address, "address");
         checkIpv6PrefixLength(ipv6PrefixLength);
+        checkClient(address);
+        return ofUnchecked(address, ipv6Mask(ipv6PrefixLength), NO_PREFIXES);
+    }
+
+    /** Checks that {@code address} can be a client's: not null, not multicast. */
+    static void checkClient(IpAddress address) {
+        Objects.requireNonNull(address, "address");
         if (address.isMulticast()) {
             throw new IllegalArgumentException(
                     "multicast address " + address + " cannot be a client: it is never the source of a connection");
         }
-        return ofUnchecked(address, ipv6Mask(ipv6PrefixLength), NO_PREFIXES);
     }
 
     /**
