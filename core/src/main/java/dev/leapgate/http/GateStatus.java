@@ -13,6 +13,7 @@ import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.stats.StatsTotals;
 import dev.leapgate.stats.WaitStats;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToLongFunction;
@@ -50,11 +51,19 @@ final class GateStatus {
     private GateStatus() {}
 
     /**
+     * @param limits the rules in force, and {@code resources} their resources' statistics: of one
+     *     version of the rules
      * @param ipv6PrefixLength the prefix IPv6 clients are counted by, which names them
      * @param secretOrigins whether origins are a header's values shown as fingerprints: a rule's
      *     {@code scope = origin:<value>} naming one is shown by the value's fingerprint too
      */
-    static String json(HttpGate gate, Limit[] limits, int ipv6PrefixLength, boolean secretOrigins, long nowNanos) {
+    static String json(
+            HttpGate gate,
+            Limit[] limits,
+            Collection<ResourceStats> resources,
+            int ipv6PrefixLength,
+            boolean secretOrigins,
+            long nowNanos) {
         StringBuilder json = new StringBuilder(512);
         json.append("{\"rules\":[");
         for (int i = 0; i < limits.length; i++) {
@@ -63,7 +72,7 @@ final class GateStatus {
         }
         json.append("],\"resources\":[");
         boolean first = true;
-        for (ResourceStats stats : gate.stats()) {
+        for (ResourceStats stats : resources) {
             json.append(first ? "" : ",");
             first = false;
             resource(json, stats);

@@ -426,9 +426,13 @@ public final class HttpGate implements AutoCloseable {
      * requests, the rules file's reloads. See the README's "Status endpoint".
      */
     public String statusJson() {
+        // The rules and the resources of one version: a reload between two reads would show a
+        // rule beside another version's resources, without its own.
+        RuleBook book = snapshot.get().book;
         return GateStatus.json(
                 this,
-                snapshot.get().book.limits(),
+                book.limits(),
+                book.stats(),
                 clientIp.ipv6PrefixLength(),
                 secretOrigins(),
                 admission.clock().nanoTime());
@@ -689,7 +693,7 @@ public final class HttpGate implements AutoCloseable {
 
     /**
      * The requests the rule named {@code ruleName} rejected since it came into force (a rule kept
-     * through a reload keeps its counts, as does a changed rule of the same name, resource and
+     * through a reload keeps its counts, as does a changed rule of the same name and
      * shadow mode), by reason; for a rule in shadow mode, those it would have rejected. Empty when
      * no rule of that name is in force.
      */

@@ -72,7 +72,7 @@ public abstract sealed class Limit {
     /**
      * With {@code alone}, the limit is the only one recording into {@code recorder} and never
      * watches in shadow mode, so its rejections are the recorder's, counted once for both. With
-     * {@code history}, the limit of the rule's previous version (same name, resource and shadow
+     * {@code history}, the limit of the rule's previous version (same name and shadow
      * mode), the rule keeps its rejection counts, its offenders and its waits.
      */
     Limit(FlowRule rule, ResourceRecorder recorder, boolean alone, Limit history) {
@@ -115,10 +115,11 @@ public abstract sealed class Limit {
     }
 
     /**
-     * Compiles {@code rule}, a changed version of {@code previous}'s rule (same name, same
-     * resource), so that it goes on from what {@code previous} counts where it can: a window or an
-     * in-flight limit of the same scope (and window) keeps counting the requests {@code previous}
-     * counted, against the new limit; see {@link #continued}. Else as {@link #create(FlowRule,
+     * Compiles {@code rule}, a changed version of {@code previous}'s rule (same name, whatever its
+     * match), so that it goes on from what {@code previous} counts where it can: a window or an
+     * in-flight limit of the same scope keeps counting the requests {@code previous} counted,
+     * against the new limit, also where the rule moves into or out of the store (from this
+     * instance's share); see {@link #continued}. Else as {@link #create(FlowRule,
      * ResourceRecorder, long, Store)}.
      */
     public static Limit create(FlowRule rule, ResourceRecorder recorder, long nowNanos, Store store, Limit previous) {
@@ -131,15 +132,21 @@ public abstract sealed class Limit {
         // keeps the counts and the clients it rejected most.
         Limit history = previous != null && previous.shadow == rule.shadow() ? previous : null;
         if (store != null && rule.isShared()) {
-            return new Shared(
-                    rule, recorder, nowNanos, store, alone, history, previous instanceof Shared same ? same : null);
+            return new Shared(rule, recorder, nowNanos, store, alone, history, previous);
         }
         if (rule.isInFlight()) {
             return new InFlight(rule, recorder, alone, history, previous instanceof InFlight same ? same : null);
         }
         return switch (rule.onExcess().kind()) {
-            case REJECT, BORROW ->
-                new Window(rule, recorder, nowNanos, alone, history, previous instanceof Window same ? same : null);
+            case REJECT, BORROW -> {
+                // A rule that leaves the shared store goes on from this instance's share, what the
+                // instance admitted without the store (during an outage); what the store counted
+                // stays there.
+                Window counted = previous instanceof Window same
+                        ? same
+                        : previous instanceof Shared shared ? shared.shareWindow() : null;
+                yield new Window(rule, recorder, nowNanos, alone, history, counted);
+            }
             case PACE, WARM_UP, WARM_UP_PACE ->
                 new Smooth(rule, recorder, nowNanos, alone, history, previous instanceof Smooth same ? same : null);
         };
@@ -893,7 +900,10 @@ public abstract sealed class Limit {
 
         private record Remembered(String key, int permits, long untilNanos, long used) {}
 
-        /** With {@code previous} (or null), the limit of the rule's previous version, shared too. */
+        /**
+         * With {@code before} (or null), the limit of the rule's previous version: shared too, or
+         * decided by this instance alone (a rule that joins the store).
+         */
         Shared(
                 FlowRule rule,
                 ResourceRecorder recorder,
@@ -901,8 +911,9 @@ public abstract sealed class Limit {
                 Store store,
                 boolean alone,
                 Limit history,
-                Shared previous) {
+                Limit before) {
             super(rule, recorder, alone, history);
+            Shared previous = before instanceof Shared same ? same : null;
             this.store = store.windows();
             this.window = SharedWindow.of(rule.name(), rule.window(), rule.limit());
             boolean reshaped = previous != null
@@ -942,7 +953,22 @@ public abstract sealed class Limit {
                     this.fallbackUsedNanos = previous.fallbackUsedNanos;
                     this.fallbacks = 1;
                 }
+            } else if (before instanceof Window local
+                    && policy == FailurePolicy.LOCAL_SHARE
+                    && local.rule.scope().equals(rule.scope())) {
+                // A rule this instance decided alone until now: while the store cannot decide, its
+                // share goes on from what the instance counted, not from a fresh share. (The store's
+                // windows start from what they hold: see the README's "Hot reload".)
+                this.fallback = new Fallback(new Window(shareRule(), recorder, nowNanos, false, null, local), 0);
+                this.fallbackUsedNanos = nowNanos;
+                this.fallbacks = 1;
             }
+        }
+
+        /** The window of this instance's share, if it has one: what it admitted without the store. */
+        Window shareWindow() {
+            Fallback share = fallback;
+            return share == null ? null : share.window;
         }
 
         /** The key of the origin's window, without the store's prefix; the braces make it one Redis Cluster slot per client. */

@@ -229,7 +229,11 @@ public final class ResourceRecorder implements ResourceStats {
     public ResourceRecorder(String resource, Clock clock) {
         this.resource = Objects.requireNonNull(resource, "resource");
         this.clock = Objects.requireNonNull(clock, "clock");
-        this.originNanos = clock.nanoTime();
+        // Whole seconds of the clock, not of this recorder: every recorder of one clock files its
+        // counts in the same seconds (a rule's rejections and its resource's, a resource added by
+        // a reload and the others), so their series can be read side by side.
+        long now = clock.nanoTime();
+        this.originNanos = now - Math.floorMod(now, SECOND_NANOS);
         this.nextRollNanos = originNanos + SECOND_NANOS;
     }
 

@@ -3,6 +3,7 @@ package dev.leapgate.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leapgate.Clock;
 import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
@@ -15,16 +16,19 @@ import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.stats.StatsSnapshot;
 import dev.leapgate.testing.HeldSleeper;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -557,6 +561,78 @@ class GateStatusTest {
 
         clock.advance(Duration.ofSeconds(24));
         assertThat(gate.limitedOrigins("api")).as("25 s: past both windows").hasValue(0);
+    }
+
+    @Test
+    void theJson_duringAReload_showsTheRulesAndTheResourcesOfOneVersion() {
+        AtomicReference<Runnable> onClockRead = new AtomicReference<>();
+        Clock hooked = () -> {
+            Runnable reload = onClockRead.getAndSet(null);
+            if (reload != null) {
+                reload.run();
+            }
+            return clock.nanoTime();
+        };
+        HttpGate gate = HttpGate.builder(
+                        ConfigParser.parse(Map.of("rule.old.match", "/old/**", "rule.old.limit", "5/1m"), "test"))
+                .clock(hooked)
+                .build();
+        ((Entry) gate.enter("GET", "/old/x", ip("203.0.113.7"))).close();
+        // A reload on another thread, landing between the status's reading of the rules and of
+        // the resources (statusJson reads the clock between the two).
+        onClockRead.set(() -> gate.update(RuleSet.of(FlowRule.builder("new")
+                .match("/new/**")
+                .limit(5, WindowSpec.of(Duration.ofMinutes(1), 10))
+                .build())));
+
+        String json = gate.statusJson();
+
+        assertThat(onClockRead.get()).as("the reload ran").isNull();
+        assertThat(json)
+                .contains("\"rules\":[{\"name\":\"old\",\"resource\":\"/old/**\"")
+                .contains("\"resources\":[{\"resource\":\"/old/**\"")
+                .doesNotContain("/new/**");
+    }
+
+    @Test
+    void aRuleAddedByAReload_countsItsRejectionsInTheSecondsOfItsResource() {
+        HttpGate gate = gate("rule.wide.match", "/api/**", "rule.wide.limit", "100/1m");
+        clock.advance(Duration.ofMillis(500));
+        gate.update(RuleSet.of(
+                gate.rules().rules().get(0),
+                FlowRule.builder("tight")
+                        .match("/api/**")
+                        .limit(1, WindowSpec.of(Duration.ofMinutes(1), 10))
+                        .build()));
+        clock.advance(Duration.ofMillis(700)); // 1.2 s: in the second second of the resource
+        ((Entry) gate.enter("GET", "/api/x", ip("203.0.113.7"))).close();
+        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.7"))).isInstanceOf(Rejection.class);
+        clock.advance(Duration.ofMillis(500)); // 1.7 s: the rejection's second is not over
+        assertThat(rejectedBySecond(gate, "tight"))
+                .as("the rule's seconds are its resource's")
+                .containsExactly(resourceRejectedBySecond(gate))
+                .containsOnly(0);
+
+        clock.advance(Duration.ofMillis(400)); // 2.1 s: now it is
+        long[] resource = resourceRejectedBySecond(gate);
+        assertThat(resource[59]).as("the resource's second from 1 to 2 s").isEqualTo(1);
+        assertThat(rejectedBySecond(gate, "tight")).containsExactly(resource);
+    }
+
+    private static long[] resourceRejectedBySecond(HttpGate gate) {
+        return gate.stats("/api/**").orElseThrow().lastMinuteBySecond().stream()
+                .mapToLong(StatsSnapshot::rejected)
+                .toArray();
+    }
+
+    private static long[] rejectedBySecond(HttpGate gate, String rule) {
+        String json = gate.statusJson();
+        String series =
+                json.substring(json.indexOf("\"rejectedBySecond\":[", json.indexOf("\"name\":\"" + rule + "\"")));
+        return Arrays.stream(series.substring(series.indexOf('[') + 1, series.indexOf(']'))
+                        .split(","))
+                .mapToLong(Long::parseLong)
+                .toArray();
     }
 
     @Test

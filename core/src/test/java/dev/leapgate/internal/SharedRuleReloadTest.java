@@ -60,6 +60,51 @@ class SharedRuleReloadTest {
         assertThat(admittedTogether(changed)).as("the share counted them").isZero();
     }
 
+    /**
+     * A rule that leaves the store during an outage ({@code store = local}) goes on from what this
+     * instance admitted by its share (5 of 10 on two instances), against the limit it now enforces
+     * alone: 5 more in the minute, not 10.
+     */
+    @Test
+    void aSharedRuleMadeLocal_duringAnOutage_goesOnFromItsShare() {
+        windows.down = true;
+        Limit shared = Limit.create(rule(10), recorder, clock.nanoTime(), store);
+        assertThat(admitted(shared, 8)).as("the share, 10 / 2").isEqualTo(5);
+        clock.advance(Duration.ofSeconds(1));
+
+        Limit local = Limit.create(rule(10, true), recorder, clock.nanoTime(), store, shared);
+
+        assertThat(local.continued()).isTrue();
+        assertThat(admitted(local, 10)).isEqualTo(5);
+    }
+
+    /**
+     * A rule that joins the store during an outage goes on from what this instance counted alone
+     * (10 of 10): over its share of 5 already, it admits nothing more in the minute.
+     */
+    @Test
+    void aLocalRuleMadeShared_duringAnOutage_goesOnFromWhatItCounted() {
+        windows.down = true;
+        Limit local = Limit.create(rule(10, true), recorder, clock.nanoTime(), store);
+        assertThat(admitted(local, 12)).isEqualTo(10);
+        clock.advance(Duration.ofSeconds(1));
+
+        Limit shared = Limit.create(rule(10), recorder, clock.nanoTime(), store, local);
+
+        assertThat(admitted(shared, 10)).isZero();
+        clock.advance(Duration.ofSeconds(70)); // past the strict window's 11 buckets of 6 s
+        assertThat(admitted(shared, 10)).as("then its share").isEqualTo(5);
+    }
+
+    /** Admissions of {@code attempts} requests of the client, one after the other. */
+    private int admitted(Limit limit, int attempts) {
+        int admitted = 0;
+        for (int i = 0; i < attempts; i++) {
+            admitted += limit.tryAcquire(clock.nanoTime(), client, 1) >= 0 ? 1 : 0;
+        }
+        return admitted;
+    }
+
     /** Admissions of {@value #THREADS} requests of the client, one a thread, started together. */
     private int admittedTogether(Limit limit) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
@@ -85,9 +130,14 @@ class SharedRuleReloadTest {
     }
 
     private static FlowRule rule(long limit) {
+        return rule(limit, false);
+    }
+
+    private static FlowRule rule(long limit, boolean local) {
         return FlowRule.builder("login")
                 .limit(limit, WindowSpec.of(Duration.ofMinutes(1), 10))
                 .scope(Scope.perOrigin())
+                .local(local)
                 .build();
     }
 }
