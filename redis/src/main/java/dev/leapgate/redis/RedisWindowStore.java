@@ -109,7 +109,8 @@ import reactor.core.Disposable;
  * <p>Some failures are not an outage but a store that is set up wrong, and no retry mends them: a
  * password Redis refuses or that it needs and the URI lacks ({@code WRONGPASS}, {@code NOAUTH}), a
  * user without a command or key the store needs ({@code NOPERM}), a {@code redis://} URI that
- * names a read-only replica ({@code READONLY}), a database number Redis does not have, a Redis whose clock reads a time before 2025 (the
+ * names a read-only replica ({@code READONLY}) or a Sentinel (which does not know the script's
+ * commands: {@code ERR unknown command}), a database number Redis does not have, a Redis whose clock reads a time before 2025 (the
  * script refuses to decide), a key of another type under the key prefix ({@code WRONGTYPE}: another
  * application's, which fails the decisions on that key alone), a server that answers the script
  * otherwise than Redis does (numbers as strings: a "Redis-compatible" server). Each kind is logged once at ERROR, naming the
@@ -394,16 +395,25 @@ public final class RedisWindowStore implements WindowStore {
     private static final List<String> PARAMETERS = List.of(
             "database", "sentinelMasterId", "verifyPeer", "clientName", "libraryName", "libraryVersion", "timeout");
 
+    /** The values of {@code verifyPeer}, which Lettuce reads in any case ({@code SslVerifyMode}). */
+    private static final List<String> VERIFY_MODES = List.of("NONE", "CA", "FULL");
+
     /**
      * Checks the URI's query parameters: Lettuce ignores a name it does not know ({@code ?databse=3})
      * and a database it cannot read ({@code ?database=x}) without a word, and the store would then
-     * use database 0, with whatever else keeps its keys there.
+     * use database 0, with whatever else keeps its keys there; of two databases ({@code /0?database=3})
+     * it uses one and ignores the other, and it ignores {@code sentinelMasterId} on a URI that names
+     * no Sentinel (it connects to the host as a Redis). A {@code verifyPeer} it cannot read failed
+     * with its "No enum constant io.lettuce.core.SslVerifyMode.FALSE".
      */
     private static void checkParameters(URI uri, String scheme) {
         String query = uri.getRawQuery();
         if (query == null) {
             return;
         }
+        String path = uri.getRawPath();
+        // The database named so far, as written (checkDatabase checked the path's).
+        String database = path == null || path.isEmpty() || path.equals("/") ? null : "the path '" + path + "'";
         for (String parameter : query.split("&")) {
             if (parameter.isEmpty()) {
                 continue;
@@ -411,19 +421,36 @@ public final class RedisWindowStore implements WindowStore {
             int equals = parameter.indexOf('=');
             String name = equals < 0 ? parameter : parameter.substring(0, equals);
             String value = equals < 0 ? "" : parameter.substring(equals + 1);
-            boolean database = name.equals("db") || name.equalsIgnoreCase("database");
-            if (!database && PARAMETERS.stream().noneMatch(name::equalsIgnoreCase)) {
+            boolean isDatabase = name.equals("db") || name.equalsIgnoreCase("database");
+            if (!isDatabase && PARAMETERS.stream().noneMatch(name::equalsIgnoreCase)) {
                 throw new IllegalArgumentException("unknown parameter '" + name + "'; the store's URI takes "
                         + "database (or db), sentinelMasterId, verifyPeer, clientName, libraryName, libraryVersion"
                         + " and timeout");
             }
-            if (database && scheme.endsWith("-cluster")) {
+            if (isDatabase && scheme.endsWith("-cluster")) {
                 throw new IllegalArgumentException("a Redis Cluster has database 0 alone; remove '" + parameter
                         + "' (a key prefix keeps stores apart)");
             }
-            if (database && !value.matches("[0-9]{1,9}")) {
+            if (isDatabase && !value.matches("[0-9]{1,9}")) {
                 throw new IllegalArgumentException("the database (parameter " + name
                         + ") must be a number from 0, was '" + value + "' (redis://host:6379/1)");
+            }
+            if (isDatabase && database != null) {
+                throw new IllegalArgumentException("the database is named twice, by " + database + " and by '"
+                        + parameter + "'; name it once (redis://host:6379/1)");
+            }
+            if (isDatabase) {
+                database = "'" + parameter + "'";
+            }
+            if (name.equalsIgnoreCase("verifyPeer") && VERIFY_MODES.stream().noneMatch(value::equalsIgnoreCase)) {
+                throw new IllegalArgumentException("the parameter verifyPeer must be NONE, CA or FULL (in any case),"
+                        + " was '" + value + "' (rediss://host:6379?verifyPeer=CA)");
+            }
+            if (name.equalsIgnoreCase("sentinelMasterId") && !scheme.endsWith("-sentinel")) {
+                throw new IllegalArgumentException("'" + parameter + "' belongs to redis-sentinel:// and"
+                        + " rediss-sentinel:// URIs, and a " + scheme + ":// URI ignores it (Lettuce connects to the"
+                        + (scheme.endsWith("-cluster") ? " hosts" : " host") + " it names); for a Sentinel write"
+                        + " redis-sentinel://host:port?sentinelMasterId=<the master's name>, else remove it");
             }
         }
     }
@@ -1111,6 +1138,18 @@ public final class RedisWindowStore implements WindowStore {
             kind = "READONLY";
             what = "the URI names a read-only replica; the store writes, and needs the master"
                     + " (redis-sentinel:// finds it)";
+        } else if (UNKNOWN_SCRIPT_COMMAND.matcher(error).find()) {
+            // A Sentinel answers so (6.2: "ERR unknown command `EVALSHA`, with args ...", 7: in
+            // quotes): a redis:// URI with a Sentinel's port, the usual slip for redis-sentinel://.
+            kind = "UNKNOWN-COMMAND";
+            String scheme = settings.uri().getScheme();
+            what = "the server does not know the commands the store's scripts need (EVALSHA, EVAL): a Redis"
+                    + " Sentinel answers so, and a " + scheme + ":// URI names a Redis, not a Sentinel; to reach"
+                    + " the master a Sentinel watches, use " + scheme.replaceFirst("-.*", "")
+                    + "-sentinel://host:port?sentinelMasterId=<the master's name>";
+            // Its arguments, a client's key among them, say nothing of the mistake.
+            int arguments = error.indexOf(", with args");
+            error = arguments < 0 ? error : error.substring(0, arguments);
         } else if (error.contains("DB index is out of range")) {
             // Refused at the connection's SELECT: it looked like a Redis that is down ("Unable to connect").
             kind = "DATABASE";
@@ -1143,6 +1182,10 @@ public final class RedisWindowStore implements WindowStore {
         }
         return misconfigured(kind, what, error, scope, failure);
     }
+
+    /** Redis's answer to a script command it does not know (a Sentinel's), in the words of 6.2 and 7. */
+    private static final Pattern UNKNOWN_SCRIPT_COMMAND =
+            Pattern.compile("unknown command [`'](evalsha|eval|script)[`']", Pattern.CASE_INSENSITIVE);
 
     /**
      * Whether Redis's {@code error} refuses a command for its keys (an ACL key pattern that does not

@@ -32,7 +32,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A store that is set up wrong (a password Redis refuses or needs, a Redis user without the
- * commands or keys the store needs, a read-only replica) is reported as a configuration error, at
+ * commands or keys the store needs, a read-only replica, a Sentinel named by a {@code redis://}
+ * URI) is reported as a configuration error, at
  * ERROR, once, naming the {@code store} setting and its value (without the password) and what is
  * wrong; the failure policy's message names it too. It used to look like a Redis that is down
  * ("Unable to connect to ..."), for as long as the application ran, while the failure policy
@@ -45,6 +46,7 @@ class StoreMisconfigurationTest {
     private static RedisProcess redis;
     private static RedisProcess replica;
     private static RedisProcess clusterNode;
+    private static RedisProcess sentinel;
 
     @BeforeAll
     static void start() throws Exception {
@@ -97,22 +99,31 @@ class StoreMisconfigurationTest {
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
         }
+        // A Sentinel, which answers the store's scripts "ERR unknown command": the master it
+        // watches plays no part.
+        sentinel = RedisProcess.sentinel("mymaster", redis.port(), Duration.ofSeconds(5));
     }
 
     @AfterAll
     static void stop() throws Exception {
         try {
-            if (clusterNode != null) {
-                clusterNode.close();
+            if (sentinel != null) {
+                sentinel.close();
             }
         } finally {
             try {
-                if (replica != null) {
-                    replica.close();
+                if (clusterNode != null) {
+                    clusterNode.close();
                 }
             } finally {
-                if (redis != null) {
-                    redis.close();
+                try {
+                    if (replica != null) {
+                        replica.close();
+                    }
+                } finally {
+                    if (redis != null) {
+                        redis.close();
+                    }
                 }
             }
         }
@@ -130,12 +141,14 @@ class StoreMisconfigurationTest {
                 "a replica      | redis://127.0.0.1:{replica}               | read-only replica",
                 "a cluster's wrong password | redis-cluster://:wrong-pw@127.0.0.1:{cluster} | refused the user name or password",
                 "no database 16 | redis://:{pw}@127.0.0.1:{port}/16         | database 16",
+                "a Sentinel     | redis://127.0.0.1:{sentinel}              | use redis-sentinel://host:port?sentinelMasterId=",
             })
     void aStoreSetUpWrong_isReportedOnceAsAConfigurationError_namingTheSetting(
             String what, String uri, String explained) throws Exception {
         String store = uri.replace("{port}", Integer.toString(redis.port()))
                 .replace("{replica}", Integer.toString(replica.port()))
                 .replace("{cluster}", Integer.toString(clusterNode.port()))
+                .replace("{sentinel}", Integer.toString(sentinel.port()))
                 .replace("{pw}", PASSWORD);
         String shown =
                 store.replace(":wrong-pw@", ":***@").replace(":pw@", ":***@").replace(":" + PASSWORD + "@", ":***@");

@@ -36,7 +36,10 @@ class StoreUriTest {
      * the password: a host that is not {@code host[:port]}; a database that is not a number ({@code
      * /abc} used to fail with Lettuce's "For input string"); a Sentinel URI without its master (it
      * said "URI must contain the sentinelMasterId"); a database on a Redis Cluster URI, which has
-     * database 0 alone (it was dropped without a word).
+     * database 0 alone (it was dropped without a word); a {@code verifyPeer} Lettuce cannot read (it
+     * said "No enum constant io.lettuce.core.SslVerifyMode.FALSE"); a database named twice, or a
+     * {@code sentinelMasterId} on a URI that names no Sentinel (Lettuce used one and ignored the
+     * other, or ignored the master's name and connected to the host as a Redis).
      */
     @ParameterizedTest
     @CsvSource(
@@ -59,6 +62,19 @@ class StoreUriTest {
                         + " was 'x'",
                 "redis://redis.internal:6379?db= | the database (parameter db) must be a number from 0, was ''",
                 "redis-cluster://10.0.0.1:7000?db=2 | a Redis Cluster has database 0 alone; remove 'db=2'",
+                "rediss://:secret@127.0.0.1:1?verifyPeer=false | the parameter verifyPeer must be NONE, CA or FULL"
+                        + " (in any case), was 'false'",
+                "rediss-cluster://10.0.0.1:7000?verifyPeer= | the parameter verifyPeer must be NONE, CA or FULL"
+                        + " (in any case), was ''",
+                "redis://:secret@127.0.0.1:1/0?database=3 | the database is named twice, by the path '/0' and by"
+                        + " 'database=3'; name it once",
+                "redis://127.0.0.1:1?db=1&database=2 | the database is named twice, by 'db=1' and by 'database=2'",
+                "redis://:secret@127.0.0.1:1/?sentinelMasterId=mymaster | 'sentinelMasterId=mymaster' belongs to"
+                        + " redis-sentinel:// and rediss-sentinel:// URIs",
+                "rediss://127.0.0.1:1?SENTINELMASTERID=mymaster | 'SENTINELMASTERID=mymaster' belongs to"
+                        + " redis-sentinel://",
+                "redis-cluster://10.0.0.1:7000?sentinelMasterId=mymaster | 'sentinelMasterId=mymaster' belongs to"
+                        + " redis-sentinel://",
             })
     void aStoreUriThatCannotBeUsed_failsAtStart_namingTheSettingAndWhatIsWrong(String store, String said) {
         ConfigException e =
@@ -98,7 +114,10 @@ class StoreUriTest {
         "redis://127.0.0.1:1?db=3",
         "rediss://127.0.0.1:1?verifyPeer=NONE",
         "rediss://127.0.0.1:1?VERIFYPEER=CA",
+        "rediss://127.0.0.1:1?verifyPeer=full",
+        "redis://127.0.0.1:1/3",
         "redis-sentinel://127.0.0.1:1/?sentinelMasterId=mymaster",
+        "rediss-sentinel://127.0.0.1:1?sentinelMasterId=mymaster",
     })
     void theParametersLettuceReads_areAccepted(String store) {
         gate(store).close();
