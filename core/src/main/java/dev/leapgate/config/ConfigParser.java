@@ -143,7 +143,8 @@ public final class ConfigParser {
             List.of("all", "rejected", "none"),
             List.of(RateLimitHeaders.ALL, RateLimitHeaders.REJECTED, RateLimitHeaders.NONE));
     private static final Map<String, Boolean> BODIES = ordered(List.of("problem", "none"), List.of(true, false));
-    private static final Map<String, FailurePolicy> FAILURE_POLICIES = ordered(
+    /** {@code store-on-failure}, of the store and of a rule ({@link RuleReader}): one spelling for both. */
+    static final Map<String, FailurePolicy> FAILURE_POLICIES = ordered(
             List.of("local-share", "open", "closed"),
             List.of(FailurePolicy.LOCAL_SHARE, FailurePolicy.OPEN, FailurePolicy.CLOSED));
     /** The longest {@code store-timeout}: a request must never hang on the limiter. */

@@ -11,6 +11,7 @@ import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
+import dev.leapgate.store.FailurePolicy;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,7 +52,8 @@ final class RuleReader {
             "max-wait",
             "max-origins",
             "mode",
-            "store");
+            "store",
+            "store-on-failure");
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
@@ -242,6 +244,23 @@ final class RuleReader {
                             + (concurrency ? "in-flight limit" : "on-excess " + OnExcess.name(kind))
                             + " is always per instance (remove store, or write local)");
         }
+        // As the store's own store-on-failure, which it overrides for this rule; without a store it
+        // changes nothing, as store = shared does.
+        Setting onFailureSetting = d.settings.get("store-on-failure");
+        FailurePolicy onFailure = value(onFailureSetting, t -> ValueSyntax.choice(t, ConfigParser.FAILURE_POLICIES));
+        if (onFailure != null
+                && (concurrency || Boolean.TRUE.equals(local) || (kind != null && kind != OnExcess.Kind.REJECT))) {
+            problems.add(
+                    onFailureSetting,
+                    ValueSyntax.shown(onFailureSetting.value()) + " applies only to a rule in the shared store (a rate"
+                            + " limit with on-excess reject); this rule's "
+                            + (concurrency
+                                    ? "in-flight limit is always per instance"
+                                    : Boolean.TRUE.equals(local)
+                                            ? "store is local"
+                                            : "on-excess " + OnExcess.name(kind) + " is always per instance")
+                            + " (remove store-on-failure)");
+        }
 
         if (problems.size() != problemsBefore || d.unknownKey) {
             return null;
@@ -258,7 +277,8 @@ final class RuleReader {
                 .onExcess(control)
                 .maxOrigins(or(maxOrigins, FlowRule.DEFAULT_MAX_ORIGINS))
                 .shadow(or(shadow, false))
-                .local(or(local, false));
+                .local(or(local, false))
+                .storeOnFailure(onFailure);
         if (concurrency) {
             alone.inFlight(inFlight);
             full.inFlight(inFlight);

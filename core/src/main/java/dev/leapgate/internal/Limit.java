@@ -840,7 +840,9 @@ public abstract sealed class Limit {
         /** When nothing the previous version counted is in its window any more, on the gate's clock. */
         private final long changedUntilNanos;
 
+        /** The rule's {@code store-on-failure}, else the store's. */
         private final FailurePolicy policy;
+
         private final int configuredInstances;
         private final long timeoutNanos;
         /** The rule's part of every key ({@link SharedWindow#keySuffix}), so that a changed shape never meets old counts. */
@@ -859,7 +861,8 @@ public abstract sealed class Limit {
          * This instance's window for the decisions the store could not make (local share), and
          * which one it is; null until the first. Kept when the store decides again, since it may
          * fail some keys while it decides others (a Redis Cluster master down): made anew, with the
-         * share of the time, only once its counts have all left the window.
+         * share of the time, only once its counts have all left the window. Under a policy other
+         * than local share, only the previous version's, kept unused ({@link #deciding}).
          */
         private volatile Fallback fallback;
         /** When {@link #fallback} last decided, on the gate's clock. */
@@ -923,7 +926,9 @@ public abstract sealed class Limit {
             // The previous window counts its newest bucket and span more, from the last decision on it.
             this.changedUntilNanos =
                     reshaped ? nowNanos + (previous.window.span() + 2L) * previous.bucketNanos : nowNanos;
-            this.policy = store.settings().onFailure();
+            this.policy = rule.storeOnFailure() != null
+                    ? rule.storeOnFailure()
+                    : store.settings().onFailure();
             this.configuredInstances = store.settings().instances();
             this.timeoutNanos = store.settings().timeout().toNanos();
             this.bucketNanos = window.bucketMicros() * 1000;
@@ -946,8 +951,12 @@ public abstract sealed class Limit {
                 // version's counted (as a changed rule in this process does), against the new share.
                 // Made now if the previous version has none yet: the requests that read the rules
                 // before this reload and meet a failing store after it count in that one's share.
-                if (policy == FailurePolicy.LOCAL_SHARE && previous.rule.scope().equals(rule.scope())) {
-                    Fallback share = previous.localShare(nowNanos);
+                // Under another policy (the rule's store-on-failure changed) a share the previous
+                // version has is kept all the same, unused, for a version that shares again.
+                Fallback share = !previous.rule.scope().equals(rule.scope())
+                        ? null
+                        : policy == FailurePolicy.LOCAL_SHARE ? previous.localShare(nowNanos) : previous.fallback;
+                if (share != null) {
                     this.fallback =
                             new Fallback(new Window(shareRule(), recorder, nowNanos, false, null, share.window), 0);
                     this.fallbackUsedNanos = previous.fallbackUsedNanos;
@@ -1180,6 +1189,15 @@ public abstract sealed class Limit {
             return notLogged;
         }
 
+        /**
+         * The window of this instance's share if the policy is to decide by it, else null: one
+         * kept for a later version under another policy ({@link #fallback}) says nothing of this
+         * version's decisions.
+         */
+        private Fallback deciding() {
+            return policy == FailurePolicy.LOCAL_SHARE ? fallback : null;
+        }
+
         /** This instance's share of the limit. */
         private long share() {
             int instances = configuredInstances > 0 ? configuredInstances : Math.max(1, store.instances());
@@ -1279,7 +1297,7 @@ public abstract sealed class Limit {
         @Override
         public long remaining(long nowNanos, Origin origin, long token) {
             if (token == LOCAL || (token & SHARE) != 0) {
-                Fallback share = fallback;
+                Fallback share = deciding();
                 return share == null
                         ? rule.limit()
                         : Math.max(0, share.window.rule.limit() - share.window.used(nowNanos, origin));
@@ -1321,7 +1339,7 @@ public abstract sealed class Limit {
 
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
-            Fallback share = fallback;
+            Fallback share = deciding();
             if (unavailable && share != null) {
                 return share.window.rejectedQuota(nowNanos, origin, permits);
             }
@@ -1341,7 +1359,7 @@ public abstract sealed class Limit {
          */
         @Override
         long knownRetryNanos(long nowNanos, Origin origin, int permits) {
-            Fallback share = fallback;
+            Fallback share = deciding();
             if (unavailable && share != null) {
                 return share.window.knownRetryNanos(nowNanos, origin, permits);
             }
@@ -1351,7 +1369,7 @@ public abstract sealed class Limit {
 
         @Override
         Duration retryAfter(long nowNanos, Origin origin, int permits) {
-            Fallback share = fallback;
+            Fallback share = deciding();
             if (unavailable && share != null) {
                 // More than this instance's share never fits it: a retry waits for the store, whose
                 // return is not known ahead of time (and the share's window would say "never").

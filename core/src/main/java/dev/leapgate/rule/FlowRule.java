@@ -2,6 +2,7 @@ package dev.leapgate.rule;
 
 import dev.leapgate.http.PathPattern;
 import dev.leapgate.internal.counter.LeapCounter;
+import dev.leapgate.store.FailurePolicy;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -34,6 +35,9 @@ import java.util.regex.Pattern;
  *     request wait and sends no rate-limit fields; only with {@link OnExcess.Kind#REJECT}
  * @param local whether the rule stays per instance when a shared store is configured (see {@link
  *     #isShareable()}); rules that cannot be shared are per instance whatever this says
+ * @param storeOnFailure what the rule does while the shared store cannot decide ({@code
+ *     store-on-failure}); {@code null} for the store's setting. Only for a rule that {@link
+ *     #isShared() is shared}: a login rule may fail closed while a browsing rule fails open
  */
 public record FlowRule(
         String name,
@@ -44,7 +48,8 @@ public record FlowRule(
         OnExcess onExcess,
         int maxOrigins,
         boolean shadow,
-        boolean local) {
+        boolean local,
+        FailurePolicy storeOnFailure) {
 
     /** Origins tracked per rule unless configured otherwise. */
     public static final int DEFAULT_MAX_ORIGINS = 100_000;
@@ -92,6 +97,22 @@ public record FlowRule(
             throw new IllegalArgumentException(
                     "max-origins must be between 1 and " + MAX_ORIGINS_ALLOWED + ", was " + maxOrigins + rule);
         }
+        // The parameters: the fields, which isShared() reads, are not assigned yet.
+        if (storeOnFailure != null && (window == null || onExcess.kind() != OnExcess.Kind.REJECT || local)) {
+            throw new IllegalArgumentException("store-on-failure " + policyName(storeOnFailure)
+                    + " applies only to a rule in the shared store; this rule's "
+                    + (window == null
+                            ? "in-flight limit is always per instance"
+                            : onExcess.kind() != OnExcess.Kind.REJECT
+                                    ? "on-excess " + OnExcess.name(onExcess.kind()) + " is always per instance"
+                                    : "store is local")
+                    + rule);
+        }
+    }
+
+    /** A failure policy as the configuration writes it: {@code local-share}, {@code open} or {@code closed}. */
+    private static String policyName(FailurePolicy policy) {
+        return policy.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 
     /** Starts a rule; see {@link Builder} for the defaults. */
@@ -129,14 +150,16 @@ public record FlowRule(
         return "rule '" + name + "': " + (match == null ? "" : match + ", ")
                 + (window == null ? limit + " in flight" : limit + " per " + window) + ", " + scope + ", " + onExcess
                 + (scope.kind() == Scope.Kind.PER_ORIGIN ? ", max-origins " + maxOrigins : "")
-                + (shadow ? ", shadow" : "") + (local ? ", local" : "");
+                + (shadow ? ", shadow" : "") + (local ? ", local" : "")
+                + (storeOnFailure == null ? "" : ", store-on-failure " + policyName(storeOnFailure));
     }
 
     /**
      * Builds a {@link FlowRule}. Required: either a limit per window or an in-flight limit, and a
      * match for a rule of a {@link dev.leapgate.rule.RuleSet} (HTTP requests). Defaults: scope
      * {@link Scope#all()}, on-excess {@link OnExcess#reject()}, max-origins {@link
-     * #DEFAULT_MAX_ORIGINS}, enforced (not shadow), shared when a store is configured (not local).
+     * #DEFAULT_MAX_ORIGINS}, enforced (not shadow), shared when a store is configured (not local),
+     * and while the store cannot decide, the store's {@code store-on-failure}.
      */
     public static final class Builder {
         private final String name;
@@ -149,6 +172,7 @@ public record FlowRule(
         private int maxOrigins = DEFAULT_MAX_ORIGINS;
         private boolean shadow;
         private boolean local;
+        private FailurePolicy storeOnFailure;
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -213,6 +237,16 @@ public record FlowRule(
             return this;
         }
 
+        /**
+         * What the rule does while the shared store cannot decide (see {@link
+         * FlowRule#storeOnFailure}); {@code null}, the default, for the store's setting. Only for a
+         * rule in the shared store: {@link #build} refuses it on another.
+         */
+        public Builder storeOnFailure(FailurePolicy policy) {
+            this.storeOnFailure = policy;
+            return this;
+        }
+
         private void requireNoLimitYet() {
             if (window != null || inFlight) {
                 throw new IllegalStateException("rule '" + name + "' already has a limit: "
@@ -220,12 +254,16 @@ public record FlowRule(
             }
         }
 
-        /** @throws IllegalStateException if the limit is missing */
+        /**
+         * @throws IllegalStateException if the limit is missing
+         * @throws IllegalArgumentException if a value is out of range, or settings do not go
+         *     together (such as a failure policy on a rule that is not shared)
+         */
         public FlowRule build() {
             if (window == null && !inFlight) {
                 throw new IllegalStateException("rule '" + name + "' needs a limit per window or an in-flight limit");
             }
-            return new FlowRule(name, match, limit, window, scope, onExcess, maxOrigins, shadow, local);
+            return new FlowRule(name, match, limit, window, scope, onExcess, maxOrigins, shadow, local, storeOnFailure);
         }
     }
 }

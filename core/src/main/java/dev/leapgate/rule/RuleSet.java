@@ -87,7 +87,8 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
                     rule.onExcess(),
                     rule.maxOrigins(),
                     rule.shadow(), // a shadow copy of an enforced rule is not a slip: it watches
-                    false); // a local copy of a shared rule is the same limit
+                    false, // a local copy of a shared rule is the same limit
+                    null); // and so is one that fails otherwise while the store cannot decide
             FlowRule twin = byDefinition.putIfAbsent(unnamed, rule);
             if (twin != null) {
                 return "rule '" + rule.name() + "' is the same rule as '" + twin.name() + "' (match, limit, window,"

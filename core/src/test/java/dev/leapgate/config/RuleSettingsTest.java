@@ -469,7 +469,7 @@ class RuleSettingsTest {
         assertThat(problems("rule.a.match=/x", "rule.a.limit=10/s", "rule.a.colour=red"))
                 .containsExactly("line 3: rule.a.colour: unknown rule setting 'colour'; rule settings are match, limit,"
                         + " in-flight, buckets, window, scope, on-excess, max-queue, cold-factor, warm-up, max-wait,"
-                        + " max-origins, mode or store");
+                        + " max-origins, mode, store or store-on-failure");
     }
 
     @Test

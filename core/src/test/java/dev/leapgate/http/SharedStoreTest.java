@@ -11,7 +11,9 @@ import dev.leapgate.Rejection;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.net.IpAddress;
+import dev.leapgate.rule.FlowRule;
 import dev.leapgate.stats.StoreStats;
+import dev.leapgate.store.FailurePolicy;
 import dev.leapgate.testing.FakeWindowStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -694,6 +696,188 @@ class SharedStoreTest {
         assertThatThrownBy(() -> ConfigParser.parse(
                         Map.of("rule.x.match", "/x", "rule.x.in-flight", "3", "rule.x.store", "shared"), "test"))
                 .hasMessageContaining("rule.x.store: only a rate limit with on-excess reject can be shared");
+    }
+
+    /**
+     * A rule's store-on-failure is read with the store's values, spelling checks and message, and
+     * is the rule's; without it the rule has none (null: the store's setting).
+     */
+    @Test
+    void aRulesStoreOnFailure_isRead_withTheValuesAndMessageOfTheStoresOwn() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", "redis://h");
+        settings.put("store-on-failure", "local-share");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "5/1m");
+        settings.put("rule.login.store-on-failure", "closed");
+        settings.put("rule.browse.match", "/pages/**");
+        settings.put("rule.browse.limit", "100/1s");
+        settings.put("rule.browse.store-on-failure", "open");
+        settings.put("rule.api.match", "/api/**");
+        settings.put("rule.api.limit", "10/1s");
+        settings.put("rule.api.store", "shared");
+        settings.put("rule.api.store-on-failure", "local-share");
+        settings.put("rule.other.match", "/other");
+        settings.put("rule.other.limit", "10/1s");
+
+        List<FlowRule> rules = ConfigParser.parse(settings, "test").rules().rules();
+
+        assertThat(rules)
+                .extracting(FlowRule::storeOnFailure)
+                .containsExactly(FailurePolicy.CLOSED, FailurePolicy.OPEN, FailurePolicy.LOCAL_SHARE, null);
+        assertThat(rules.get(0).toString()).endsWith(", store-on-failure closed");
+        assertThat(rules.get(3).toString()).doesNotContain("store-on-failure");
+        settings.put("rule.login.store-on-failure", "clsed");
+        settings.put("rule.browse.store-on-failure", "Open");
+        assertThatThrownBy(() -> ConfigParser.parse(settings, "test"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("rule.login.store-on-failure: 'clsed' is not allowed; expected local-share, open"
+                        + " or closed; did you mean 'closed'?")
+                .hasMessageContaining(
+                        "rule.browse.store-on-failure: 'Open' is not allowed; expected local-share, open or closed");
+    }
+
+    /**
+     * store-on-failure on a rule that is never in the store (in-flight, pace, warm-up, borrow, store
+     * = local) is refused, as store = shared on such a rule is, naming the rule, the setting and the
+     * value; with a store or without one. On a rule that can be shared, without a store it changes
+     * nothing, as store = shared does: accepted, and the rule is per instance.
+     */
+    @Test
+    void aRulesStoreOnFailure_onARuleNeverInTheStore_isRefused_namingTheRuleTheSettingAndTheValue() {
+        Map<String, String[]> perInstance = new LinkedHashMap<>();
+        perInstance.put("in-flight limit is always per instance", new String[] {"rule.x.in-flight", "3"});
+        perInstance.put(
+                "on-excess pace is always per instance",
+                new String[] {"rule.x.limit", "10/1s", "rule.x.on-excess", "pace"});
+        perInstance.put(
+                "on-excess warm-up is always per instance",
+                new String[] {"rule.x.limit", "10/1s", "rule.x.on-excess", "warm-up"});
+        perInstance.put(
+                "on-excess borrow is always per instance",
+                new String[] {"rule.x.limit", "10/1s", "rule.x.on-excess", "borrow"});
+        perInstance.put("store is local", new String[] {"rule.x.limit", "10/1s", "rule.x.store", "local"});
+        for (boolean withStore : new boolean[] {true, false}) {
+            perInstance.forEach((why, rule) -> {
+                Map<String, String> settings = new LinkedHashMap<>();
+                if (withStore) {
+                    settings.put("store", "redis://h");
+                }
+                settings.put("rule.x.match", "/x");
+                for (int i = 0; i < rule.length; i += 2) {
+                    settings.put(rule[i], rule[i + 1]);
+                }
+                settings.put("rule.x.store-on-failure", "closed");
+                assertThatThrownBy(() -> ConfigParser.parse(settings, "test"))
+                        .as(why + (withStore ? "" : ", without a store"))
+                        .isInstanceOf(ConfigException.class)
+                        .hasMessageContaining("rule.x.store-on-failure: 'closed' applies only to a rule in the shared"
+                                + " store (a rate limit with on-excess reject); this rule's " + why
+                                + " (remove store-on-failure)");
+            });
+        }
+        assertThatThrownBy(() -> FlowRule.builder("exports")
+                        .match("POST /reports/*/export")
+                        .inFlight(20)
+                        .storeOnFailure(FailurePolicy.OPEN)
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("store-on-failure open applies only to a rule in the shared store; this rule's in-flight"
+                        + " limit is always per instance (rule 'exports')");
+
+        HttpGate withoutStore = HttpGate.builder(ConfigParser.parse(
+                        Map.of(
+                                "rule.login.match", "POST /login",
+                                "rule.login.limit", "1/10s",
+                                "rule.login.store-on-failure", "closed"),
+                        "test"))
+                .clock(clock)
+                .build();
+        assertThat(withoutStore.store("login")).as("per instance").isEmpty();
+        assertThat(withoutStore.enter("POST", "/login", client)).isInstanceOf(Entry.class);
+        assertThat(((Rejection) withoutStore.enter("POST", "/login", client)).reason())
+                .isNotEqualTo("shared store unavailable");
+    }
+
+    /** A rule's store-on-failure makes it another rule, as its other settings do: a reload recompiles it. */
+    @Test
+    void aRulesStoreOnFailure_isPartOfTheRulesValue() {
+        FlowRule.Builder login = FlowRule.builder("login")
+                .match("POST /login")
+                .limit(5, dev.leapgate.rule.WindowSpec.of(Duration.ofMinutes(1)));
+        FlowRule storeSetting = login.build();
+        FlowRule closed = login.storeOnFailure(FailurePolicy.CLOSED).build();
+
+        assertThat(closed).isNotEqualTo(storeSetting);
+        assertThat(closed).isEqualTo(login.build()).hasSameHashCodeAs(login.build());
+        assertThat(login.storeOnFailure(null).build()).isEqualTo(storeSetting);
+    }
+
+    /**
+     * While the store is down, each rule of one gate fails as it says, under a store that says
+     * local-share: the login rule (closed) rejects with its reason, the browsing rule (open) admits
+     * every request, and a rule without the setting enforces this instance's share (5 of 10 on two
+     * instances). Each switch message says the rule's own policy.
+     */
+    @Test
+    void whileTheStoreIsDown_eachRuleFailsByItsOwnStoreOnFailure() {
+        HttpGate gate = gate(
+                "store-on-failure", "local-share",
+                "store-instances", "2",
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "10/10s",
+                "rule.login.scope", "per-origin",
+                "rule.login.store-on-failure", "closed",
+                "rule.browse.match", "/pages/**",
+                "rule.browse.limit", "10/10s",
+                "rule.browse.scope", "per-origin",
+                "rule.browse.store-on-failure", "open",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "10/10s",
+                "rule.api.scope", "per-origin");
+        store.down = true;
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        Map<String, Integer> admitted = new LinkedHashMap<>();
+        List<String> reasons = new ArrayList<>();
+        try {
+            for (String path : List.of("/login", "/pages/1", "/api/x")) {
+                for (int i = 0; i < 12; i++) {
+                    Decision d = gate.enter(path.equals("/login") ? "POST" : "GET", path, client);
+                    if (d instanceof Entry entry) {
+                        admitted.merge(path, 1, Integer::sum);
+                        entry.close();
+                    } else {
+                        admitted.merge(path, 0, Integer::sum);
+                        reasons.add(path + ": " + ((Rejection) d).reason());
+                    }
+                }
+            }
+        } finally {
+            System.setErr(err);
+        }
+
+        assertThat(admitted).containsExactly(Map.entry("/login", 0), Map.entry("/pages/1", 12), Map.entry("/api/x", 5));
+        assertThat(reasons.stream().filter(r -> r.startsWith("/login: ")))
+                .hasSize(12)
+                .allMatch(r -> r.equals("/login: shared store unavailable"));
+        assertThat(reasons).filteredOn(r -> r.startsWith("/api/x: ")).hasSize(7).noneMatch(r -> r.contains("store"));
+        assertThat(gate.rejections("login").orElseThrow().storeUnavailable()).isEqualTo(12);
+        assertThat(gate.rejections("api").orElseThrow().storeUnavailable()).isZero();
+        String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(log)
+                .contains("rule 'login': the shared store did not decide")
+                .contains("the rule rejects every request (store-on-failure = closed)")
+                .contains("the rule lets every request pass (store-on-failure = open)")
+                .contains("this instance enforces its share of the limit, 5 per");
+        assertThat(log.lines().filter(l -> l.contains("rule 'login'")))
+                .allMatch(l -> l.contains("store-on-failure = closed"));
+        assertThat(log.lines().filter(l -> l.contains("rule 'browse'")))
+                .allMatch(l -> l.contains("store-on-failure = open"));
+        assertThat(log.lines().filter(l -> l.contains("rule 'api'")))
+                .isNotEmpty()
+                .allMatch(l -> l.contains("enforces its share"));
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.store.FailurePolicy;
@@ -96,6 +97,42 @@ class SharedRuleReloadTest {
         assertThat(admitted(shared, 10)).as("then its share").isEqualTo(5);
     }
 
+    /**
+     * A reload that changes only the rule's store-on-failure recompiles the rule (it is another
+     * FlowRule) and goes on from the previous version: during an outage, the share of 5 taken
+     * under local-share, then closed (every request rejected, the store's statistics going on),
+     * then the store's setting again: the share still holds what it admitted, nothing more in
+     * the minute, not a fresh 5.
+     */
+    @Test
+    void aReloadChangingOnlyTheStoreOnFailure_keepsTheSharesCountsAndTheStatistics() {
+        windows.down = true;
+        RuleBook shares = RuleBook.compile(RuleSet.of(rule(10)), null, clock, store);
+        assertThat(admitted(shares.limit("login").orElseThrow(), 8))
+                .as("the share, 10 / 2")
+                .isEqualTo(5);
+        clock.advance(Duration.ofSeconds(1));
+
+        RuleBook closed = RuleBook.compile(RuleSet.of(policy(rule(10), FailurePolicy.CLOSED)), shares, clock, store);
+        Limit closedLimit = closed.limit("login").orElseThrow();
+        assertThat(closed.kept()).as("recompiled").isZero();
+        assertThat(closedLimit.tryAcquire(clock.nanoTime(), client, 1)).isEqualTo(Limit.STORE_UNAVAILABLE);
+        assertThat(closedLimit.retryAfter(clock.nanoTime(), client, 1))
+                .as("as any closed rule's: a bucket of the store's, not the kept share's minute")
+                .isEqualTo(Duration.ofSeconds(6));
+        assertThat(closedLimit.store().orElseThrow())
+                .as("decided without the store: 8, then 1; one outage, going on")
+                .isEqualTo(new dev.leapgate.stats.StoreStats(false, 9, 1));
+        clock.advance(Duration.ofSeconds(1));
+
+        RuleBook sharesAgain = RuleBook.compile(RuleSet.of(rule(10)), closed, clock, store);
+        Limit again = sharesAgain.limit("login").orElseThrow();
+        assertThat(admitted(again, 5)).as("the share's 5 are taken").isZero();
+        assertThat(again.store().orElseThrow()).isEqualTo(new dev.leapgate.stats.StoreStats(false, 14, 1));
+        clock.advance(Duration.ofSeconds(70)); // past the strict window's 11 buckets of 6 s
+        assertThat(admitted(again, 8)).as("then its share").isEqualTo(5);
+    }
+
     /** Admissions of {@code attempts} requests of the client, one after the other. */
     private int admitted(Limit limit, int attempts) {
         int admitted = 0;
@@ -134,10 +171,18 @@ class SharedRuleReloadTest {
     }
 
     private static FlowRule rule(long limit, boolean local) {
+        return builder(limit).local(local).build();
+    }
+
+    /** The rule with its own store-on-failure. */
+    private static FlowRule policy(FlowRule rule, FailurePolicy policy) {
+        return builder(rule.limit()).storeOnFailure(policy).build();
+    }
+
+    private static FlowRule.Builder builder(long limit) {
         return FlowRule.builder("login")
+                .match("POST /login")
                 .limit(limit, WindowSpec.of(Duration.ofMinutes(1), 10))
-                .scope(Scope.perOrigin())
-                .local(local)
-                .build();
+                .scope(Scope.perOrigin());
     }
 }

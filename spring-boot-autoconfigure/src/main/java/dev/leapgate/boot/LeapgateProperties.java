@@ -142,7 +142,10 @@ public class LeapgateProperties {
     /** The most a decision waits for the store before the failure policy decides. Default 50ms. */
     private String storeTimeout;
 
-    /** What a shared rule does while the store cannot decide: local-share (default), open or closed. */
+    /**
+     * What a shared rule does while the store cannot decide: local-share (default), open or closed;
+     * a rule's own leapgate.rule.<name>.store-on-failure overrides it.
+     */
     private String storeOnFailure;
 
     /** The instances sharing the store, for local-share: a count, or auto (default) to count those seen in the store. */
@@ -189,6 +192,11 @@ public class LeapgateProperties {
         private String mode;
         /** shared (default: in the configured store, if any) or local (per instance). */
         private String store;
+        /**
+         * What this shared rule does while the store cannot decide: local-share, open or closed.
+         * Default: leapgate.store-on-failure.
+         */
+        private String storeOnFailure;
 
         public String getMatch() {
             return match;
@@ -302,6 +310,14 @@ public class LeapgateProperties {
             this.store = store;
         }
 
+        public String getStoreOnFailure() {
+            return storeOnFailure;
+        }
+
+        public void setStoreOnFailure(String storeOnFailure) {
+            this.storeOnFailure = storeOnFailure;
+        }
+
         /** The rule's settings by their key, in-flight, ..., those set only. */
         Map<String, String> settings() {
             Map<String, String> settings = new LinkedHashMap<>();
@@ -319,6 +335,7 @@ public class LeapgateProperties {
             put(settings, "max-origins", maxOrigins);
             put(settings, "mode", mode);
             put(settings, "store", store);
+            put(settings, "store-on-failure", storeOnFailure);
             return settings;
         }
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import dev.leapgate.Origin;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.rule.FlowRule;
+import dev.leapgate.store.FailurePolicy;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -67,6 +68,40 @@ class LeapgatePropertiesTest {
                         .rules())
                 .extracting(FlowRule::name, FlowRule::limit)
                 .containsExactlyInAnyOrder(tuple("api-per-ip", 100L), tuple("login", 3L));
+    }
+
+    /**
+     * A rule's store-on-failure binds from application.yml and from an environment variable (which
+     * overrides it), and reaches the rule; a rule without it has none (the store's setting).
+     */
+    @Test
+    void aRulesStoreOnFailure_bindsFromApplicationYml_andAnEnvironmentVariable() {
+        Map<String, Object> yml = Map.of(
+                "leapgate.store", "redis://127.0.0.1:6379",
+                "leapgate.store-on-failure", "open",
+                "leapgate.rule.login.match", "POST /login",
+                "leapgate.rule.login.limit", "5/1m",
+                "leapgate.rule.login.store-on-failure", "closed",
+                "leapgate.rule.api.match", "/api/**",
+                "leapgate.rule.api.limit", "100/10s");
+
+        assertThat(bind(Map.of(), yml).toConfig().rules().rules())
+                .extracting(FlowRule::name, FlowRule::storeOnFailure)
+                .containsExactlyInAnyOrder(tuple("login", FailurePolicy.CLOSED), tuple("api", null));
+        assertThat(bind(Map.of("LEAPGATE_RULE_LOGIN_STOREONFAILURE", "local-share"), yml)
+                        .toConfig()
+                        .rules()
+                        .rules())
+                .extracting(FlowRule::name, FlowRule::storeOnFailure)
+                .containsExactlyInAnyOrder(tuple("login", FailurePolicy.LOCAL_SHARE), tuple("api", null));
+        Map<String, Object> inFlight = new java.util.LinkedHashMap<>(yml);
+        inFlight.remove("leapgate.rule.login.limit");
+        inFlight.put("leapgate.rule.login.in-flight", "3");
+        assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(
+                        ConfigException.class, () -> bind(Map.of(), inFlight).toConfig()))
+                .isNotNull()
+                .hasMessageContaining("leapgate.rule.login.store-on-failure: 'closed' applies only to a rule in the"
+                        + " shared store");
     }
 
     @Test
