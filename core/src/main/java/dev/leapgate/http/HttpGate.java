@@ -100,6 +100,9 @@ public final class HttpGate implements AutoCloseable {
     private static final Logger REJECTIONS = LoggerFactory.getLogger("dev.leapgate.rejections");
 
     private final Admission admission;
+    /** The decisions' rejection log, told of each reload; null when {@code rejection-log = 0s}. */
+    private final RejectionLog rejectionLog;
+
     private final ClientIpResolver clientIp;
     private final OriginSource originSource;
     private final ResponseSettings response;
@@ -178,15 +181,13 @@ public final class HttpGate implements AutoCloseable {
 
     private HttpGate(Builder builder) {
         LeapgateConfig config = builder.config;
-        this.admission = new Admission(
-                builder.clock,
-                builder.sleeper,
-                config.monitoring().rejectionLog().isZero()
-                        ? null
-                        : new RejectionLog(
-                                config.monitoring().rejectionLog(),
-                                config.clientIp().ipv6PrefixLength(),
-                                builder.rejectionLines));
+        this.rejectionLog = config.monitoring().rejectionLog().isZero()
+                ? null
+                : new RejectionLog(
+                        config.monitoring().rejectionLog(),
+                        config.clientIp().ipv6PrefixLength(),
+                        builder.rejectionLines);
+        this.admission = new Admission(builder.clock, builder.sleeper, rejectionLog);
         this.statusPath = config.monitoring().statusPath().orElse(null);
         this.statusLeaf = statusPath == null || statusPath.indexOf('%') >= 0
                 ? null
@@ -372,6 +373,11 @@ public final class HttpGate implements AutoCloseable {
     private void apply(RuleSet rules) {
         Snapshot next = Snapshot.of(rules, snapshot.get(), admission.clock(), store);
         snapshot.set(next);
+        if (rejectionLog != null) {
+            // After the new rules are in force: the rules they removed write what they counted
+            // since their last lines, and the log forgets them (kept rules go on counting).
+            rejectionLog.rulesInForce(rules.rules(), admission.clock().nanoTime());
+        }
         try {
             runChecks(rules);
         } catch (Exception e) { // also a checked one nothing declares (a "sneaky throw")

@@ -1,13 +1,20 @@
 package dev.leapgate.internal;
 
 import dev.leapgate.Origin;
+import dev.leapgate.rule.FlowRule;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -17,6 +24,14 @@ import java.util.function.Consumer;
  * written by its first rejection after the interval: it covers the time since the previous line
  * (at least the interval; longer when rejections paused), and a rule that stops rejecting says
  * nothing more.
+ *
+ * <p>A rule is its name and its mode (a shadow rule's lines are its own): a reload that keeps a
+ * name in its mode, changed or not, keeps its tally, so the rule goes on counting toward its next
+ * line. A reload that removes a rule, or switches it to the other mode, ends that tally ({@link
+ * #rulesInForce}): what it counted since its last line is written at once, sooner than the
+ * interval if need be (a rule that no longer exists has no next rejection to write it), and the
+ * log forgets it, so that its state is bounded by the rules in force however many names reloads
+ * bring and take.
  *
  * <p>The top senders of each rule are counted in a space-saving summary of {@value #TRACKED}
  * origins ({@link TopOrigins}): an origin that sent more than a {@value #TRACKED}th of the
@@ -40,6 +55,15 @@ import java.util.function.Consumer;
  * rejects no more; the statistics count it all the same). A sink that throws (an appender set
  * not to ignore its failures) loses its line, never the request. So threads rejecting one client
  * at once write no word in common here (nor in the summary, {@link TopOrigins}).
+ *
+ * <p>A reload ({@link #rulesInForce}, after the new rules are in force) takes the tallies of the
+ * rules gone from the maps and writes them; rejections by the new rules never reach them. A
+ * request that decided under the rules before may still be rejected by a rule gone while the
+ * reload happens: if it finds no tally, it makes one under the name no longer in force, which the
+ * next reload writes and drops as any other; if it took the tally before the reload did, it counts
+ * there after the line was written, so the reload keeps those tallies ({@code retiring}) until the
+ * next one writes what they counted since and drops them. The rejection path is as it was: no
+ * check of its own for a reload.
  */
 public final class RejectionLog {
 
@@ -53,6 +77,12 @@ public final class RejectionLog {
     private final Consumer<String> sink;
     private final ConcurrentHashMap<String, Tally> tallies = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Tally> shadowTallies = new ConcurrentHashMap<>();
+    /**
+     * The tallies the last reload took from the rules it removed, written then: late rejections by
+     * those rules (under the rules before that reload) still count into them until the next reload
+     * writes them again and drops them. Replaced whole.
+     */
+    private final AtomicReference<List<Tally>> retiring = new AtomicReference<>(List.of());
 
     /**
      * @param interval the shortest time between two lines of one rule; positive
@@ -77,6 +107,50 @@ public final class RejectionLog {
     /** Counts a request that shadow rule {@code rule} would have rejected; its lines say so. */
     public void recordShadow(String rule, Origin origin, long nowNanos) {
         tally(shadowTallies, rule, true, nowNanos).record(origin, nowNanos);
+    }
+
+    /**
+     * Ends the tallies of the rules that are not in {@code rules}, the rules a reload has just put
+     * in force, by name and mode: each writes now what it counted since its last line (the line its
+     * next rejection would have written, covering the time since its previous one), and is
+     * dropped. The tallies of the rules still in force go on as they were. Also writes and drops
+     * what the tallies the previous call ended counted since (late rejections under the rules
+     * before it). Called after the rules are in force, one reload at a time.
+     */
+    public void rulesInForce(Collection<FlowRule> rules, long nowNanos) {
+        Set<String> enforced = new HashSet<>();
+        Set<String> shadow = new HashSet<>();
+        for (FlowRule rule : rules) {
+            (rule.shadow() ? shadow : enforced).add(rule.name());
+        }
+        List<Tally> ended = new ArrayList<>();
+        takeAllBut(tallies, enforced, ended);
+        takeAllBut(shadowTallies, shadow, ended);
+        for (Tally tally : retiring.getAndSet(List.copyOf(ended))) {
+            tally.end(nowNanos);
+        }
+        for (Tally tally : ended) {
+            tally.end(nowNanos);
+        }
+    }
+
+    /** Moves the tallies of {@code byRule} whose names are not in {@code keep} to {@code taken}. */
+    private static void takeAllBut(ConcurrentHashMap<String, Tally> byRule, Set<String> keep, List<Tally> taken) {
+        for (Map.Entry<String, Tally> e : byRule.entrySet()) {
+            if (!keep.contains(e.getKey()) && byRule.remove(e.getKey(), e.getValue())) {
+                taken.add(e.getValue());
+            }
+        }
+    }
+
+    /** How many rules the log holds a tally for (enforced and shadow); for tests. */
+    int tallies() {
+        return tallies.size() + shadowTallies.size();
+    }
+
+    /** How many tallies the last reload ended and keeps for late rejections; for tests. */
+    int retiring() {
+        return retiring.get().size();
     }
 
     private Tally tally(ConcurrentHashMap<String, Tally> byRule, String rule, boolean shadow, long nowNanos) {
@@ -125,6 +199,17 @@ public final class RejectionLog {
             if (origin != null) {
                 senders.offer(origin);
             }
+        }
+
+        /**
+         * Writes what the tally counted since its last line, its rule gone: the line its next
+         * rejection would have written, however short the time. A rejection ending an interval
+         * at the same moment writes its own line; each rejection is in one of the two.
+         */
+        void end(long nowNanos) {
+            long since = (long) START.getAndSet(this, nowNanos);
+            // A late rejection may have moved the start past this reload's clock reading.
+            report(Math.max(0, nowNanos - since));
         }
 
         /** Writes the line of the interval that just ended, and starts the next one empty. */

@@ -383,6 +383,136 @@ class RejectionLogTest {
                         + " most from 203.0.113.9 (about 8)");
     }
 
+    private static dev.leapgate.rule.RuleSet rules(String... keyValues) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            settings.put(keyValues[i], keyValues[i + 1]);
+        }
+        return ConfigParser.parse(settings, "test").rules();
+    }
+
+    /**
+     * A rule a reload removes has no next rejection to write its line: the reload writes what it
+     * counted since its last line, then and there, and the rule the reload keeps says nothing yet.
+     */
+    @Test
+    void aRuleRemovedByAReload_writesWhatItHadPending_atTheReload() {
+        HttpGate gate = gate(
+                "rule.old.match", "/old/**",
+                "rule.old.limit", "1/1h",
+                "rule.old.scope", "per-origin",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1h");
+        gate.enter("GET", "/old/x", client(1));
+        for (int i = 0; i < 3; i++) {
+            gate.enter("GET", "/old/x", client(1));
+        }
+        gate.enter("GET", "/old/x", client(2));
+        gate.enter("GET", "/old/x", client(2));
+        gate.enter("GET", "/api/x", client(1));
+        gate.enter("GET", "/api/x", client(1));
+        clock.advance(Duration.ofSeconds(4));
+
+        gate.update(rules("rule.api.match", "/api/**", "rule.api.limit", "1/1h"));
+
+        assertThat(lines)
+                .containsExactly("Leapgate: rule 'old' rejected 4 requests in the last 4.0 s; most from"
+                        + " 203.0.113.1 (about 3), 203.0.113.2 (about 1)");
+    }
+
+    /**
+     * A rule is its name and its mode: a reload that switches a rule from enforced to shadow ends
+     * the enforced rule's tally with a line, and the shadow rule's lines are a tally of their own.
+     */
+    @Test
+    void aRuleSwitchedToShadowByAReload_writesWhatItRejected_andItsShadowLinesAreTheirOwn() {
+        HttpGate gate = gate(
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "1/1h");
+        gate.enter("GET", "/api/x", client(1));
+        gate.enter("GET", "/api/x", client(1));
+        gate.enter("GET", "/api/x", client(1));
+        clock.advance(Duration.ofSeconds(2));
+
+        gate.update(rules("rule.api.match", "/api/**", "rule.api.limit", "1/1h", "rule.api.mode", "shadow"));
+        gate.enter("GET", "/api/x", client(3));
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("GET", "/api/x", client(3));
+
+        assertThat(lines)
+                .containsExactly(
+                        "Leapgate: rule 'api' rejected 2 requests in the last 2.0 s; most from 203.0.113.1 (about 2)",
+                        "Leapgate: shadow rule 'api' would have rejected 1 request in the last 10.0 s; most from"
+                                + " 203.0.113.3 (about 1)");
+    }
+
+    /**
+     * Threads reject under rule 'kept' while reloads change its limit (a new version of it each
+     * time, going on from its counts) and replace another rule by one of a new name: rejections by
+     * either version of 'kept', also a version a reload has just replaced, count toward its next
+     * line. A last reload removes 'kept', which writes what it still had pending (never nothing:
+     * the rejection that writes a line is counted in the next). The lines of 'kept' together say
+     * every rejection by 'kept', none twice.
+     */
+    @Test
+    void aRuleKeptAcrossReloads_whileThreadsReject_keepsItsPendingCount_andItsLinesSayEveryRejection()
+            throws Exception {
+        HttpGate gate = gate(
+                "rule.kept.match", "/api/**",
+                "rule.kept.limit", "1/1h",
+                "rule.other0.match", "/other/**",
+                "rule.other0.limit", "1/1h",
+                "rejection-log", "1s");
+        gate.enter("GET", "/api/x", client(250));
+        int threads = 4;
+        int each = 20_000;
+        LongAdder rejected = new LongAdder(); // by 'kept', as the callers saw them
+
+        dev.leapgate.testing.Together.run(threads, t -> {
+            for (int i = 0; i < each; i++) {
+                if (i % 100 == 0) {
+                    clock.advance(Duration.ofMillis(10));
+                }
+                if (t == 0 && i % 500 == 0) {
+                    int v = i / 500 + 1;
+                    gate.update(rules(
+                            "rule.kept.match",
+                            "/api/**",
+                            "rule.kept.limit",
+                            v % 2 == 0 ? "1/1h" : "2/1h",
+                            "rule.other" + v + ".match",
+                            "/other/**",
+                            "rule.other" + v + ".limit",
+                            "1/1h"));
+                }
+                if (gate.enter("GET", "/api/x", client(t + 1)) instanceof Rejection r) {
+                    assertThat(r.rule()).isEqualTo("kept");
+                    rejected.increment();
+                }
+            }
+        });
+        synchronized (lines) {
+            assertThat(lines)
+                    .as("lines of 'kept' written while the threads rejected")
+                    .filteredOn(line -> line.startsWith("Leapgate: rule 'kept'"))
+                    .hasSizeGreaterThan(5);
+        }
+        gate.update(rules("rule.last.match", "/other/**", "rule.last.limit", "1/1h"));
+
+        Pattern count = Pattern.compile("^Leapgate: rule 'kept' rejected (\\d+) requests? in the last");
+        long said = 0;
+        synchronized (lines) {
+            for (String line : lines) {
+                Matcher m = count.matcher(line);
+                if (m.find()) {
+                    said += Long.parseLong(m.group(1));
+                }
+            }
+        }
+        assertThat(rejected.sum()).as("rejections by 'kept'").isGreaterThan(threads * each - 100);
+        assertThat(said).as("what the lines of 'kept' say").isEqualTo(rejected.sum());
+    }
+
     /** Three requests (one admitted, two rejected), then one 10 s later, which writes the line. */
     private void sendThreeThenOneAfterTheInterval(HttpGate gate, Origin origin) {
         for (int i = 0; i < 3; i++) {
