@@ -932,7 +932,7 @@ public final class HttpGate implements AutoCloseable {
             if (entry.limit(i).rule().shadow()) {
                 continue;
             }
-            remaining[i] = entry.limit(i).remaining(now, entry.origin(), entry.token(i));
+            remaining[i] = entry.remaining(i);
             // Insertion sort by remaining, stable: lists are short.
             int j = shown++;
             while (j > 0 && remaining[order[j - 1]] > remaining[i]) {
@@ -972,8 +972,8 @@ public final class HttpGate implements AutoCloseable {
         boolean show0 = !entry.limit(0).rule().shadow();
         boolean show1 = n == 2 && !entry.limit(1).rule().shadow();
         if (show0 && show1) {
-            long r0 = entry.limit(0).remaining(now, entry.origin(), entry.token(0));
-            long r1 = entry.limit(1).remaining(now, entry.origin(), entry.token(1));
+            long r0 = entry.remaining(0);
+            long r1 = entry.remaining(1);
             int first = r1 < r0 ? 1 : 0; // the tightest first; in the entry's order when equal
             int second = 1 - first;
             Policy firstPolicy = first == 0 ? p0 : p1;
@@ -996,10 +996,7 @@ public final class HttpGate implements AutoCloseable {
             header.accept(RateLimitFields.RATE_LIMIT_POLICY, policy.item);
             header.accept(
                     RateLimitFields.RATE_LIMIT,
-                    RateLimitFields.rateLimit(
-                            policy.rateLimitPrefix,
-                            entry.limit(i).remaining(now, entry.origin(), entry.token(i)),
-                            resetNanos(entry, i, now)));
+                    RateLimitFields.rateLimit(policy.rateLimitPrefix, entry.remaining(i), resetNanos(entry, i, now)));
         }
         return true;
     }

@@ -208,8 +208,10 @@ public final class Admission {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 giveBack(limits, t0, t1, all, n, 1, origin, permits);
-                waiting(limits, t0, t1, all, now, waitedSince(now, wait));
-                return reject(limits, limits[longest], now, origin, permits, INTERRUPTED);
+                long waited = waitedSince(now, wait);
+                waiting(limits, t0, t1, all, now, waited);
+                // As of the interruption: the retry time and the statistics' second are then's.
+                return reject(limits, limits[longest], now + waited, origin, permits, INTERRUPTED);
             } catch (Throwable e) {
                 // A fault of the sleeper (an application's own) or of the clock after it, not a
                 // decision: the request holds nothing, and waits no more.
@@ -266,7 +268,9 @@ public final class Admission {
                 limits[i].recorder.onShadowReject(start);
             }
         }
-        return instant ? UnlimitedEntry.INSTANCE : new AdmittedEntry(limits, t0, t1, all, origin, permits, start);
+        return instant
+                ? UnlimitedEntry.INSTANCE
+                : new AdmittedEntry(limits, t0, t1, all, origin, permits, start, wait > 0);
     }
 
     /**
@@ -371,7 +375,7 @@ public final class Admission {
             return rejectAtOnce(limit, origin, permits, token, now);
         }
         limit.recorder.onEnter(now);
-        return new AdmittedEntry(limits, token, 0, null, origin, permits, now);
+        return new AdmittedEntry(limits, token, 0, null, origin, permits, now, false);
     }
 
     private Rejection rejectAtOnce(Limit limit, Origin origin, int permits, long token, long now) {
@@ -479,7 +483,7 @@ public final class Admission {
      */
     private static AdmittedEntry admittedByShadowAlone(Limit[] limits, Origin origin, int permits, long now) {
         limits[0].recorder.onEnter(now);
-        return new AdmittedEntry(limits, Limit.SHADOW_REJECTED, 0, null, origin, permits, now);
+        return new AdmittedEntry(limits, Limit.SHADOW_REJECTED, 0, null, origin, permits, now, false);
     }
 
     /**

@@ -52,13 +52,22 @@ public final class AdmittedEntry extends Entry {
     private final int permits;
     /** The clock reading at admission: the decision's, or the end of a wait for a turn. */
     private final long startNanos;
+    /** Whether the request waited (for a turn or a loan) between the decision and {@link #startNanos}. */
+    private final boolean waited;
 
     /** {@code responseNanos << 2 | state}; see the class comment. */
     @SuppressWarnings("unused") // written through STATE
     private volatile long state;
 
     AdmittedEntry(
-            Limit[] limits, long token0, long token1, long[] tokens, Origin origin, int permits, long startNanos) {
+            Limit[] limits,
+            long token0,
+            long token1,
+            long[] tokens,
+            Origin origin,
+            int permits,
+            long startNanos,
+            boolean waited) {
         this.limits = limits;
         this.token0 = token0;
         this.token1 = token1;
@@ -66,6 +75,7 @@ public final class AdmittedEntry extends Entry {
         this.origin = origin;
         this.permits = permits;
         this.startNanos = startNanos;
+        this.waited = waited;
     }
 
     @Override
@@ -106,10 +116,18 @@ public final class AdmittedEntry extends Entry {
      * of a paced or borrowing request, when it goes on and its response starts; a quota as of the
      * decision would tell such a client of a schedule or a loan's bucket as they stood before its
      * wait): a window's from its ticket, so that every call gives an equal quota (but for a request
-     * that waited past the bucket it was counted in: then from the window as it is read); an
+     * that waited: then never more than the window holds as it is read, since others were counted
+     * while it waited, loans of the same bucket or admissions while another rule's turn came); an
      * in-flight limit's and a paced or warming-up rule's from what its counter or schedule holds
      * when asked. Shadow rules are not among them.
      */
+    /** The permits limit {@code i} has left for the request's origin, as its quota says ({@link #quotas}). */
+    public long remaining(int i) {
+        return waited
+                ? limits[i].remainingAfterWait(startNanos, origin, token(i))
+                : limits[i].remaining(startNanos, origin, token(i));
+    }
+
     @Override
     public List<Quota> quotas() {
         int enforced = 0;
@@ -119,7 +137,7 @@ public final class AdmittedEntry extends Entry {
         Quota[] all = new Quota[enforced];
         for (int i = 0, k = 0; i < limits.length; i++) {
             if (!limits[i].shadow) { // a shadow rule limits nothing: it has no quota to show
-                all[k++] = limits[i].quota(startNanos, origin, token(i));
+                all[k++] = limits[i].quota(startNanos, origin, token(i), waited);
             }
         }
         if (all.length > 1) {

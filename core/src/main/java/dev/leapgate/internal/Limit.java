@@ -362,13 +362,24 @@ public abstract sealed class Limit {
      */
     public abstract long resetNanos(long nowNanos, Origin origin, long token);
 
-    /** Where the origin stands after an admission that returned {@code token}. */
-    final Quota quota(long nowNanos, Origin origin, long token) {
+    /**
+     * {@link #remaining}, for a request that waited after its decision until {@code nowNanos}:
+     * others may have been counted meanwhile.
+     */
+    public long remainingAfterWait(long nowNanos, Origin origin, long token) {
+        return remaining(nowNanos, origin, token);
+    }
+
+    /**
+     * Where the origin stands after an admission that returned {@code token}, with {@code waited}
+     * after a wait (see {@link #remainingAfterWait}).
+     */
+    final Quota quota(long nowNanos, Origin origin, long token, boolean waited) {
         return new Quota(
                 rule.name(),
                 rule.limit(),
                 rule.isInFlight() ? null : rule.window().length(),
-                remaining(nowNanos, origin, token),
+                waited ? remainingAfterWait(nowNanos, origin, token) : remaining(nowNanos, origin, token),
                 Duration.ofNanos(resetNanos(nowNanos, origin, token)));
     }
 
@@ -540,6 +551,16 @@ public abstract sealed class Limit {
             return Math.max(0, rule.limit() - used(nowNanos, origin));
         }
 
+        /**
+         * Never more than the window holds when the request goes on: while it waited, other
+         * requests were counted (loans of the same bucket, admissions while another rule's turn
+         * came), and the ticket tells of the window as it stood at the decision.
+         */
+        @Override
+        public long remainingAfterWait(long nowNanos, Origin origin, long token) {
+            return Math.min(remaining(nowNanos, origin, token), Math.max(0, rule.limit() - used(nowNanos, origin)));
+        }
+
         @Override
         public long resetNanos(long nowNanos, Origin origin, long token) {
             // Whole again when the admission's own bucket, the newest counted, leaves the window:
@@ -670,7 +691,7 @@ public abstract sealed class Limit {
 
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
-            return quota(nowNanos, origin, 0);
+            return quota(nowNanos, origin, 0, false);
         }
 
         @Override
