@@ -108,6 +108,13 @@ public final class AdmittedEntry extends Entry {
         return origin;
     }
 
+    /** The permits limit {@code i} has left for the request's origin, as its quota says ({@link #quotas}). */
+    public long remaining(int i) {
+        return waited
+                ? limits[i].remainingAfterWait(startNanos, origin, token(i))
+                : limits[i].remaining(startNanos, origin, token(i));
+    }
+
     /**
      * {@inheritDoc}
      *
@@ -121,13 +128,6 @@ public final class AdmittedEntry extends Entry {
      * in-flight limit's and a paced or warming-up rule's from what its counter or schedule holds
      * when asked. Shadow rules are not among them.
      */
-    /** The permits limit {@code i} has left for the request's origin, as its quota says ({@link #quotas}). */
-    public long remaining(int i) {
-        return waited
-                ? limits[i].remainingAfterWait(startNanos, origin, token(i))
-                : limits[i].remaining(startNanos, origin, token(i));
-    }
-
     @Override
     public List<Quota> quotas() {
         int enforced = 0;
