@@ -109,8 +109,9 @@ import reactor.core.Disposable;
  * <p>Some failures are not an outage but a store that is set up wrong, and no retry mends them: a
  * password Redis refuses or that it needs and the URI lacks ({@code WRONGPASS}, {@code NOAUTH}), a
  * user without a command or key the store needs ({@code NOPERM}), a {@code redis://} URI that
- * names a read-only replica ({@code READONLY}) or a Sentinel (which does not know the script's
- * commands: {@code ERR unknown command}), a database number Redis does not have, a Redis whose clock reads a time before 2025 (the
+ * names a read-only replica ({@code READONLY}), a Sentinel (which does not know the script's
+ * commands: {@code ERR unknown command}) or one node of a Redis Cluster ({@code MOVED} for the
+ * keys of other nodes' slots, which fails those keys' decisions alone), a database number Redis does not have, a Redis whose clock reads a time before 2025 (the
  * script refuses to decide), a key of another type under the key prefix ({@code WRONGTYPE}: another
  * application's, which fails the decisions on that key alone), a server that answers the script
  * otherwise than Redis does (numbers as strings: a "Redis-compatible" server). Each kind is logged once at ERROR, naming the
@@ -1132,6 +1133,16 @@ public final class RedisWindowStore implements WindowStore {
             what = "the URI's Redis user may not do what the store needs: run its scripts (EVALSHA, EVAL,"
                     + " SCRIPT LOAD) on the keys " + prefix + "* (GET, SET, TIME; ZADD, ZREMRANGEBYSCORE,"
                     + " PEXPIRE and ZCARD on " + prefix + "instances)";
+        } else if ((error.startsWith("MOVED ") || error.startsWith("ASK "))
+                && !settings.uri().getScheme().endsWith("-cluster")) {
+            // A node of a Redis Cluster named as one Redis: it decides the keys of its own slots,
+            // and sends the others to the node that serves them, which a redis:// client does not
+            // follow. Each such key's decisions fail, not the node's: no outage.
+            kind = "MOVED";
+            what = "the URI names one node of a Redis Cluster, which serves only some of the keys and sends the"
+                    + " others to other nodes; name the cluster: "
+                    + settings.uri().getScheme() + "-cluster://host:port[,host:port]";
+            scope = "every decision on a key another node serves goes by its rule's store-on-failure";
         } else if (error.contains("READONLY") && !settings.uri().getScheme().contains("-")) {
             // Not through a Sentinel or a Redis Cluster: there a master just demoted in a failover
             // may answer so for a moment, and the client finds the new one.
@@ -1220,7 +1231,8 @@ public final class RedisWindowStore implements WindowStore {
                     message,
                     scope);
         }
-        return new Misconfigured(message, failure, kind.equals("WRONGTYPE") || kind.equals("NOPERM-KEYS"));
+        return new Misconfigured(
+                message, failure, kind.equals("WRONGTYPE") || kind.equals("NOPERM-KEYS") || kind.equals("MOVED"));
     }
 
     /**
@@ -1241,9 +1253,10 @@ public final class RedisWindowStore implements WindowStore {
     /** A failure no retry mends: the store is set up wrong. */
     private static final class Misconfigured extends Named {
         /**
-         * Whether Redis answered the command, but for its key alone ({@code WRONGTYPE}, or a
-         * {@code NOPERM} for a key the user may not use): not a failure of Redis, which the circuit
-         * breaker does not count ({@link #waiter}).
+         * Whether Redis answered the command, but for its key alone ({@code WRONGTYPE}, a {@code
+         * NOPERM} for a key the user may not use, or a cluster node's {@code MOVED} for a key
+         * another node serves): not a failure of Redis, which the circuit breaker does not count
+         * ({@link #waiter}).
          */
         final boolean oneKey;
 

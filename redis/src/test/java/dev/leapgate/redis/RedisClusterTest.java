@@ -7,6 +7,9 @@ import dev.leapgate.Origin;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.net.IpAddress;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -158,5 +161,68 @@ class RedisClusterTest {
                     .toList();
             assertThat(slots).as(client.id()).hasSize(1);
         }
+    }
+
+    /**
+     * A {@code redis://} URI naming one node of the cluster: the node decides the clients whose keys
+     * it serves, and the others' decisions fail with MOVED, a configuration error logged once at
+     * ERROR naming the setting and {@code redis-cluster://}, not an outage: the circuit breaker stays
+     * closed, so the node's own keys are still decided by it.
+     */
+    @Test
+    void aRedisUriNamingOneNode_isAConfigurationError_andTheNodesOwnKeysAreStillDecided() {
+        String store = "redis://127.0.0.1:" + NODES.get(0).port();
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("store", store);
+        settings.put("store-timeout", "2s");
+        settings.put("store-on-failure", "open");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "3/1m");
+        settings.put("rule.login.scope", "per-origin");
+        List<Origin> clients = IntStream.range(0, 30)
+                .mapToObj(i -> Origin.ip(IpAddress.parse("198.51.100." + (100 + i)), 64))
+                .toList();
+
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        int limited = 0;
+        long withoutStore;
+        try (HttpGate gate =
+                HttpGate.builder(ConfigParser.parse(settings, "test")).build()) {
+            for (Origin client : clients) {
+                for (int i = 0; i < 5; i++) {
+                    if (gate.enter("POST", "/login", client) instanceof Entry entry) {
+                        entry.close();
+                    } else {
+                        limited++;
+                    }
+                }
+            }
+            withoutStore = gate.store("login").orElseThrow().decidedWithoutStore();
+        } finally {
+            System.setErr(err);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        err.print(log);
+
+        long served =
+                clients.stream().filter(RedisClusterTest::servedByFirstNode).count();
+        assertThat(served).as("clients whose keys the named node serves").isBetween(1L, 29L);
+        assertThat(limited).as("those the node decided: 2 of 5 each rejected").isEqualTo(2 * (int) served);
+        assertThat(withoutStore).as("the others, by store-on-failure open").isEqualTo(5 * (clients.size() - served));
+        assertThat(log.lines().filter(line -> line.contains("ERROR") && line.contains(" dev.leapgate.")))
+                .singleElement()
+                .asString()
+                .contains("store = " + store + ":")
+                .contains("redis-cluster://host:port")
+                .contains("configuration error");
+        assertThat(log).as("no outage").doesNotContain("circuit breaker opened");
+    }
+
+    /** Whether the client's key of rule login's window is in a slot of the first node. */
+    private static boolean servedByFirstNode(Origin client) {
+        long slot = NODES.get(0).call(c -> c.clusterKeyslot("{o:" + client.id() + "}"));
+        return slot < 16384 / 3;
     }
 }
