@@ -147,10 +147,6 @@ public final class ConfigParser {
     static final Map<String, FailurePolicy> FAILURE_POLICIES = ordered(
             List.of("local-share", "open", "closed"),
             List.of(FailurePolicy.LOCAL_SHARE, FailurePolicy.OPEN, FailurePolicy.CLOSED));
-    /** The longest {@code store-timeout}: a request must never hang on the limiter. */
-    static final Duration MAX_STORE_TIMEOUT = Duration.ofSeconds(10);
-    /** {@code store-key-prefix}: what Redis keys are safely made of, without the hash-tag braces. */
-    private static final java.util.regex.Pattern KEY_PREFIX = java.util.regex.Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
 
     private static final Map<String, Boolean> BOOLEANS = ordered(List.of("true", "false"), List.of(true, false));
     /** {@code header-origin-shown}: whether a header's values are shown as sent. */
@@ -1026,7 +1022,7 @@ public final class ConfigParser {
             }
             case "store" -> store = storeUri(value);
             case "store-key-prefix" -> {
-                if (!KEY_PREFIX.matcher(value).matches()) {
+                if (!StoreSettings.KEY_PREFIX.matcher(value).matches()) {
                     throw new IllegalArgumentException(
                             "must be 1 to 64 letters, digits, '_', '.', ':' or '-', was " + ValueSyntax.shown(value));
                 }
@@ -1035,9 +1031,9 @@ public final class ConfigParser {
             }
             case "store-timeout" -> {
                 Duration timeout = ValueSyntax.duration(value);
-                if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(MAX_STORE_TIMEOUT) > 0) {
+                if (timeout.compareTo(Duration.ofMillis(1)) < 0 || timeout.compareTo(StoreSettings.MAX_TIMEOUT) > 0) {
                     throw new IllegalArgumentException("must be between 1ms and "
-                            + DurationText.format(MAX_STORE_TIMEOUT) + ", was " + ValueSyntax.shown(value));
+                            + DurationText.format(StoreSettings.MAX_TIMEOUT) + ", was " + ValueSyntax.shown(value));
                 }
                 storeTimeout = timeout;
                 storeOptions.add(s);

@@ -3,6 +3,7 @@ package dev.leapgate.store;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * Where the shared windows are and how to use them: the {@code store*} settings.
@@ -19,14 +20,27 @@ public record StoreSettings(URI uri, String keyPrefix, Duration timeout, Failure
 
     public static final String DEFAULT_KEY_PREFIX = "leapgate";
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(50);
+    /** The longest {@code timeout}: a request must never hang on the limiter. */
+    public static final Duration MAX_TIMEOUT = Duration.ofSeconds(10);
+
+    /**
+     * What a key prefix is made of: what Redis keys are safely made of, without the hash-tag
+     * braces (a prefix {@code {app}} would put every key in one Redis Cluster slot).
+     */
+    public static final Pattern KEY_PREFIX = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
 
     public StoreSettings {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(keyPrefix, "keyPrefix");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(onFailure, "onFailure");
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(MAX_TIMEOUT) > 0) {
+            throw new IllegalArgumentException(
+                    "timeout must be positive and at most " + MAX_TIMEOUT + ", was " + timeout);
+        }
+        if (!KEY_PREFIX.matcher(keyPrefix).matches()) {
+            throw new IllegalArgumentException(
+                    "keyPrefix must be 1 to 64 letters, digits, '_', '.', ':' or '-', was '" + keyPrefix + "'");
         }
         if (instances < 0) {
             throw new IllegalArgumentException("instances must not be negative, was " + instances);

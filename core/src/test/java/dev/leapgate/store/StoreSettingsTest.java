@@ -1,9 +1,11 @@
 package dev.leapgate.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.config.ConfigParser;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,5 +53,29 @@ class StoreSettingsTest {
                         .toString())
                 .contains("redis://:***@10.0.0.1:6379")
                 .doesNotContain("s3cret");
+    }
+
+    /**
+     * Settings made in code are held to what the configuration's keys are: a prefix with a brace
+     * (one hash tag: every key in one Redis Cluster slot) or a decision that may wait an hour was
+     * taken as given.
+     */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "{app}      | 50  | keyPrefix must be 1 to 64 letters, digits, '_', '.', ':' or '-', was '{app}'",
+                "''         | 50  | keyPrefix must be",
+                "leapgate   | 0   | timeout must be positive and at most PT10S, was PT0S",
+                "leapgate   | 3600000 | timeout must be positive and at most PT10S, was PT1H",
+            })
+    void settingsMadeInCode_areRefusedAsTheConfigurationRefusesThem(String prefix, long millis, String message) {
+        URI uri = URI.create("redis://10.0.0.1:6379");
+        assertThatThrownBy(
+                        () -> new StoreSettings(uri, prefix, Duration.ofMillis(millis), FailurePolicy.LOCAL_SHARE, 0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(message);
+        assertThat(new StoreSettings(uri, "app-1:v2", StoreSettings.MAX_TIMEOUT, FailurePolicy.CLOSED, 2).keyPrefix())
+                .isEqualTo("app-1:v2");
     }
 }
