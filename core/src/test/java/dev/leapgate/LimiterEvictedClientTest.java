@@ -41,4 +41,41 @@ class LimiterEvictedClientTest {
         clock.advance(Duration.ofSeconds(13));
         assertThat(logins.tryAcquire(ann)).isTrue();
     }
+
+    /**
+     * A client evicted again and again (a one-client table, two clients taking turns) leaves its
+     * count in the memory of evicted clients each time, dated at its newest bucket with a count:
+     * dated at each eviction instead, the 5 permits it used at 0 ms never left its window, and it
+     * was refused for good.
+     */
+    @Test
+    void aClientChurnedThroughAFullTable_isAdmittedAgainOnceItsCountHasLeftTheWindow() {
+        ManualClock clock = new ManualClock();
+        Limiter limiter = Limiter.builder("x")
+                .rate(5, WindowSpec.of(Duration.ofSeconds(1), 10))
+                .perOrigin(1)
+                .clock(clock)
+                .build();
+        Origin a = Origin.id("client-a");
+        Origin b = Origin.id("client-b");
+        for (int i = 0; i < 5; i++) {
+            assertThat(limiter.tryAcquire(a)).isTrue(); // a's limit, at 0 ms
+        }
+        // From then on a and b take turns in the one-client table every 50 ms; b sends little.
+        long lastRejected = -1;
+        for (long t = 50; t <= 6_000; t += 50) {
+            clock.advanceNanos(50_000_000L);
+            if ((t / 50) % 2 == 1) {
+                limiter.tryAcquire(b);
+            } else if (limiter.tryAcquire(a)) {
+                // a's 5 of 0 ms count for 1.1 s; evicted at 50 ms, remembered then: 1.2 s at most.
+                assertThat(t).as("a admitted again at %d ms", t).isLessThanOrEqualTo(1_300);
+                return;
+            } else {
+                lastRejected = t;
+            }
+        }
+        throw new AssertionError("client a, which sent 5 at 0 ms and nothing admitted since, is still refused at "
+                + lastRejected + " ms");
+    }
 }

@@ -457,4 +457,58 @@ class ChangedRuleTest {
                 FlowRule.builder("hello").match("/hello").limit(limit, window).scope(scope);
         return (borrowing ? rule.onExcess(OnExcess.borrow(Duration.ZERO)) : rule).build();
     }
+
+    // Reloads that change a per-client window's layout less than a window apart: each hands the
+    // client's count over as one word, dated at its newest bucket with a count; dated at each
+    // hand-over instead, the 8 permits of 0 ms were carried on and on, the client never admitted.
+
+    private static FlowRule eightPerSecond(int buckets) {
+        return FlowRule.builder("x")
+                .match("/x")
+                .limit(8, WindowSpec.of(Duration.ofSeconds(1), buckets))
+                .scope(Scope.perOrigin())
+                .build();
+    }
+
+    private static Origin theClient() {
+        return Origin.ip(IpAddress.parse("203.0.113.1"), 64);
+    }
+
+    private static boolean admittedX(HttpGate gate) {
+        Decision d = gate.enter("GET", "/x", theClient());
+        if (d instanceof Entry e) {
+            e.close();
+            return true;
+        }
+        return false;
+    }
+
+    @Test
+    void reloadsChangingTheLayout_lessThanAWindowApart_carryAClientsCountNoLongerThanItCounts() {
+        ManualClock clock = new ManualClock();
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(eightPerSecond(10))))
+                .clock(clock)
+                .build();
+        for (int i = 0; i < 8; i++) {
+            assertThat(admittedX(gate)).isTrue(); // 8 at 0 ms: the client's limit
+        }
+        assertThat(admittedX(gate)).isFalse();
+        // Reloads every 700 ms, the window's layout changing each time (10 buckets, then 4, ...);
+        // the client keeps knocking every 50 ms, and nothing else is ever admitted.
+        int version = 0;
+        for (long t = 50; t <= 5_000; t += 50) {
+            clock.advanceNanos(50_000_000L);
+            if (t % 700 == 0) {
+                version++;
+                gate.update(RuleSet.of(eightPerSecond(version % 2 == 0 ? 10 : 4)));
+            }
+            if (admittedX(gate)) {
+                // The 8 admitted at 0 ms may count, by the README, for one window (1 s) and one old
+                // bucket (at most 250 ms) after each reload's take-over: admitted by 2.4 s at the latest.
+                assertThat(t).isLessThanOrEqualTo(2_400);
+                return;
+            }
+        }
+        throw new AssertionError("the client's 8 permits of 0 ms still count at 5 s, 5 windows later");
+    }
 }

@@ -348,15 +348,16 @@ final class NarrowWindow extends RateWindow {
 
     /**
      * What the window counts at {@code nowNanos}, as one word: every permit it counts, placed in its
-     * newest bucket, so that the word never counts less, nor for less long, than the window did; 0
-     * if the window counts nothing. Under the table's write lock, so no roll is under way.
+     * newest bucket that holds any ({@link #newestCounted}), so that the word never counts less, nor
+     * for less long, than the window did, nor longer than its newest count; 0 if the window counts
+     * nothing. Under the table's write lock, so no roll is under way.
      */
     @Override
     public long remember(AtomicLongArray cells, int base, long nowNanos) {
         long head = cells.get(base);
         long at = Math.max(epochAt(nowNanos), headEpoch(head));
         long used = Math.min(countMask, usedAt(cells, base, head, at));
-        return used == 0 ? 0 : pack(at, used);
+        return used == 0 ? 0 : pack(newestCounted(cells, base, head, at), used);
     }
 
     /** Starts a new window with the remembered permits counted in the head, at the word's bucket. */

@@ -186,12 +186,13 @@ final class PackedWindow extends RateWindow {
 
     /**
      * What the window counts at {@code nowNanos}, as one ring word: every permit it counts, placed
-     * in its newest bucket (the next one when borrowing, where a loan counts), so that the word
-     * never counts less, nor for less long, than the window did; 0 if the window counts nothing.
+     * in its newest bucket that holds any ({@link #newestCounted}; the next one when borrowing,
+     * where a loan counts), so that the word never counts less, nor for less long, than the window
+     * did, nor longer than its newest count; 0 if the window counts nothing.
      *
-     * <p>When borrowing, the word is restored as a loan of bucket {@code at}, which counts in the
-     * windows of {@code at} and of {@code at + 1}: it holds the more of what those two windows
-     * count. Not {@link #used}'s sum at {@code at}, which also counts the loans from {@code at + 1}
+     * <p>When borrowing, the word is restored as a loan made in its newest bucket from the one
+     * after, which counts in the windows of both: it holds the more of what the windows at {@code
+     * at} (now, or the head's bucket) and {@code at + 1} count. Not {@link #used}'s sum at {@code at}, which also counts the loans from {@code at + 1}
      * (conservatively, see the class comment) and so can reach twice the limit: a count that, once
      * a reload raised the limit, would hold the client as if it had used its loans twice.
      */
@@ -206,7 +207,13 @@ final class PackedWindow extends RateWindow {
             used = Math.max(used - lentFromNext, used(cells, base, head, at + 1));
         }
         used = Math.min(countMask, used);
-        return used == 0 ? 0 : pack(at + (borrowing ? 1 : 0), used);
+        if (used == 0) {
+            return 0;
+        }
+        // Dated at the newest bucket that holds a count (a loan from the bucket after the head is
+        // the newest of all), not at `at`: every permit counted at `at` is there or older.
+        long newest = borrowing && headBorrowed(head) > 0 ? headEpoch : newestCounted(cells, base, head, at);
+        return pack(newest + (borrowing ? 1 : 0), used);
     }
 
     /**

@@ -99,6 +99,21 @@ abstract sealed class RateWindow implements OriginTable.State permits PackedWind
     abstract long countOf(AtomicLongArray cells, int base, long head, long k);
 
     /**
+     * The newest bucket, at or before {@code at}, that holds a count in the window at {@code at}
+     * (whose head word is {@code head}); {@code at} if none does. What a window remembers as one
+     * word is dated there, not at {@code at}: dated later at every hand-over or eviction, a count
+     * that a client sent once would never leave its window while the client kept coming back.
+     */
+    final long newestCounted(AtomicLongArray cells, int base, long head, long at) {
+        for (long k = at; k >= Math.max(0, at - span); k--) {
+            if (countOf(cells, base, head, k) > 0) {
+                return k;
+            }
+        }
+        return at;
+    }
+
+    /**
      * Nanoseconds from {@code nowNanos} until buckets {@code oldest..newest} of the window whose
      * head word is {@code head} count at most {@code room} permits: 0 if they do now. Buckets leave
      * oldest first (bucket {@code k} stops counting at epoch {@code k + span + 1}), so the wait is

@@ -92,15 +92,15 @@ class LeapCounterTakeOverTest {
         assertThat(old.tryAcquire(55_000 * MS, 10)).isNotNegative();
         LeapCounter shorter = old.withLimit(TEN_SECONDS, 10, false);
 
-        // Taken over at 64 s, in the old bucket of 60-70 s: counted as if admitted at its end.
+        // Taken over at 64 s: counted as if admitted at the end of the newest old bucket that
+        // counts anything, 50-60 s (not of the bucket of the take-over, 60-70 s, which counts
+        // nothing): in the new window's bucket of 59 s, out of the window at 70 s.
         assertThat(shorter.tryAcquire(64_000 * MS, 1)).isEqualTo(RateCounter.REJECTED);
-        assertThat(shorter.tryAcquire(79_000 * MS, 1)).isEqualTo(RateCounter.REJECTED);
-        long ticket = old.tryAcquire(80_500 * MS, 10);
+        assertThat(shorter.tryAcquire(69_900 * MS, 1)).isEqualTo(RateCounter.REJECTED);
+        long ticket = old.tryAcquire(70_500 * MS, 10);
         assertThat(ticket).as("through the old counter, on the new window").isNotNegative();
-        assertThat(old.ticketStartNanos(ticket))
-                .as("the old bucket in which the new one starts")
-                .isEqualTo(80_000 * MS);
-        assertThat(shorter.used(80_500 * MS)).isEqualTo(10);
+        assertThat(old.ticketStartNanos(ticket)).isEqualTo(70_000 * MS);
+        assertThat(shorter.used(70_500 * MS)).isEqualTo(10);
     }
 
     /**
@@ -125,9 +125,16 @@ class LeapCounterTakeOverTest {
         assertThat(handedOn).isNotNegative();
         assertThat(old.ticketStartNanos(handedOn)).as("not after now").isLessThanOrEqualTo(now);
         assertThat(admitAll(shorter, now, 10)).as("5 taken over, 2 admitted").isEqualTo(3);
-        assertThat(admitAll(shorter, 79_500 * MS, 10))
-                .as("what was taken over still counts in the window of 79 s")
+        assertThat(admitAll(shorter, 69_500 * MS, 10))
+                .as("what was taken over still counts in the window of 69.5 s")
                 .isZero();
+        // The 5 taken over leave as if lent at the end of their bucket, 50-60 s, from the new
+        // bucket of 60 s: at 71 s; a window that borrowed before kept them as a loan from its next
+        // bucket, 60-70 s: at 81 s. Not later, dated anew at the take-over.
+        long out = borrowingBefore ? 81_000 * MS : 71_000 * MS;
+        assertThat(shorter.used(out - 500 * MS) - shorter.used(out))
+                .as("what was taken over leaves at %d ms", out / MS)
+                .isEqualTo(5);
     }
 
     /**
