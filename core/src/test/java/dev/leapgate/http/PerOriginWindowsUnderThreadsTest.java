@@ -288,61 +288,16 @@ class PerOriginWindowsUnderThreadsTest {
             throws Exception {
         HttpGate gate = gate(versions.get(0));
         limitFrom.put(Long.MIN_VALUE, versions.get(0).limit());
-        Outcome outcome = new Outcome();
-        for (int t = 0; t < THREADS; t++) {
-            time.join();
-        }
-        Thread mover = new Thread(() -> {
-            SplittableRandom random = new SplittableRandom(11);
-            int version = 0;
-            long nextReload = everyMs * MS;
-            try {
-                for (; ; ) {
-                    time.awaitQuiet();
-                    long now = time.clock().nanoTime();
-                    if (now >= nextReload) {
-                        version = (version + 1) % versions.size();
-                        gate.update(RuleSet.of(versions.get(version)));
-                        limitFrom.put(now + 1, versions.get(version).limit()); // decisions after now
-                        nextReload += everyMs * MS;
-                    }
-                    if (!time.advance((1 + random.nextInt(maxStepMs)) * MS)) {
-                        break;
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        int[] version = {0};
+        long[] nextReload = {everyMs * MS};
+        return run(gate, endNanos, maxStepMs, requests, now -> {
+            if (now >= nextReload[0]) {
+                version[0] = (version[0] + 1) % versions.size();
+                gate.update(RuleSet.of(versions.get(version[0])));
+                limitFrom.put(now + 1, versions.get(version[0]).limit()); // decisions after now
+                nextReload[0] += everyMs * MS;
             }
         });
-        mover.setDaemon(true);
-        mover.start();
-        Together.run(THREADS, t -> {
-            SplittableRandom random = new SplittableRandom(100 + t);
-            try {
-                for (long now = 0; now < endNanos; now = time.clock().nanoTime()) {
-                    Request r = requests.next(t, random, now);
-                    if (r != null) {
-                        outcome.sent.incrementAndGet();
-                        Decision d = gate.enter("GET", r.path(), ip(r.client()), r.permits());
-                        if (d instanceof Entry entry) {
-                            outcome.admittedCount.incrementAndGet();
-                            outcome.admitted.add(new Admitted(r.client(), entry.startNanos(), r.permits()));
-                            entry.close();
-                        } else {
-                            outcome.rejected.incrementAndGet();
-                        }
-                    }
-                    time.endStep();
-                }
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            } finally {
-                time.leave();
-            }
-        });
-        mover.join(TimeUnit.SECONDS.toMillis(10));
-        assertThat(outcome.admittedCount.get() + outcome.rejected.get()).isEqualTo(outcome.sent.get());
-        return outcome;
     }
 
     /**
