@@ -75,6 +75,51 @@ class StoreUriTest {
                         + " redis-sentinel://",
                 "redis-cluster://10.0.0.1:7000?sentinelMasterId=mymaster | 'sentinelMasterId=mymaster' belongs to"
                         + " redis-sentinel://",
+                // A timeout Lettuce cannot read in full: it kept its 60 s (abc, an empty one), read 5 ms
+                // (5, 5sec: the digits, an unknown unit as ms) or none at all (-5s, 0s: every
+                // handshake timed out, and the store never connected).
+                "redis://:secret@127.0.0.1:1?timeout=abc | the parameter timeout must be a whole number and a unit"
+                        + " (ms, s, m), from 1s to 60s, was 'abc' (Lettuce would read it otherwise or not at all);"
+                        + " it bounds connecting to Redis, not a decision's wait, which is store-timeout",
+                "redis://127.0.0.1:1?timeout= | the parameter timeout must be a whole number and a unit (ms, s, m),"
+                        + " from 1s to 60s, was ''",
+                "redis://127.0.0.1:1?timeout=5 | was '5' (Lettuce would read a number alone as milliseconds)",
+                "redis://127.0.0.1:1?timeout=5sec | was '5sec' (Lettuce would read it otherwise",
+                "redis://127.0.0.1:1?timeout=-5s | was '-5s'",
+                "redis://127.0.0.1:1?timeout=0s | from 1s to 60s, was '0s'; it bounds connecting to Redis (each"
+                        + " connection's handshake, a Sentinel's answer, a Redis Cluster's topology), not a decision's"
+                        + " wait, which is store-timeout",
+                "redis://127.0.0.1:1?timeout=50ms | from 1s to 60s, was '50ms'",
+                "redis://127.0.0.1:1?timeout=2h | from 1s to 60s, was '2h'",
+                "redis://127.0.0.1:1?timeout=99999999999999999999s | was '99999999999999999999s'",
+                "redis-cluster://10.0.0.1:7000?TIMEOUT=x | the parameter timeout must be a whole number",
+                // Lettuce splits the query, decoded, at ';' as at '&': a typo after one was ignored.
+                "redis://:secret@127.0.0.1:1?clientName=shop;databse=3 | unknown parameter 'databse'",
+                "redis://127.0.0.1:1?clientName=shop%26databse=3 | unknown parameter 'databse'",
+                "redis://127.0.0.1:1?clientName=a;db=1&db=2 | the database is named twice, by 'db=1' and by 'db=2'",
+                // Named twice, a parameter's first value was ignored.
+                "redis://127.0.0.1:1?timeout=5s&Timeout=10s | the parameter timeout is named twice, by"
+                        + " 'timeout=5s' and by 'Timeout=10s'; name it once (Lettuce would use one and ignore the"
+                        + " other)",
+                "redis://127.0.0.1:1?clientName=a&clientName=b | the parameter clientName is named twice",
+                // Without a value, or one Redis refuses: ignored, or the handshake fails.
+                "redis://127.0.0.1:1?clientName= | the parameter clientName must be printable ASCII without spaces"
+                        + " (what Redis takes), was '' (Lettuce ignores an empty one)",
+                "redis://127.0.0.1:1?clientName | the parameter clientName must be printable ASCII",
+                "redis://127.0.0.1:1?clientName=my%20shop | the parameter clientName must be printable ASCII without"
+                        + " spaces (what Redis takes), was 'my shop'",
+                "redis://127.0.0.1:1?libraryName=a%0Ab | the parameter libraryName must be printable ASCII",
+                "redis://127.0.0.1:1?libraryVersion= | the parameter libraryVersion must be printable ASCII",
+                "redis-sentinel://127.0.0.1:1?sentinelMasterId=m&sentinelMasterId= | the parameter sentinelMasterId"
+                        + " is named twice",
+                "redis-sentinel://127.0.0.1:1?sentinelMasterId | the parameter sentinelMasterId has no value",
+                // verifyPeer on a URI without TLS: nothing was verified, and Lettuce said nothing.
+                "redis://:secret@127.0.0.1:1?verifyPeer=FULL | 'verifyPeer=FULL' checks a TLS certificate, and a"
+                        + " redis:// URI has no TLS (Lettuce ignores it); for TLS write rediss://..., else remove it",
+                "redis-cluster://10.0.0.1:7000?verifyPeer=CA | a redis-cluster:// URI has no TLS (Lettuce ignores"
+                        + " it); for TLS write rediss-cluster://...",
+                "redis-sentinel://127.0.0.1:1?sentinelMasterId=m&verifyPeer=NONE | a redis-sentinel:// URI has no"
+                        + " TLS",
             })
     void aStoreUriThatCannotBeUsed_failsAtStart_namingTheSettingAndWhatIsWrong(String store, String said) {
         ConfigException e =
@@ -111,6 +156,11 @@ class StoreUriTest {
     @ParameterizedTest
     @CsvSource({
         "redis://127.0.0.1:1/?database=3&clientName=shop&libraryName=x&libraryVersion=1&timeout=5s",
+        "redis://127.0.0.1:1?timeout=1s",
+        "redis://127.0.0.1:1?TIMEOUT=60S",
+        "redis://127.0.0.1:1?timeout=1500ms;clientName=shop-1",
+        "redis://127.0.0.1:1?timeout=1m",
+        "rediss-cluster://127.0.0.1:1?timeout=10s&verifyPeer=CA",
         "redis://127.0.0.1:1?db=3",
         "rediss://127.0.0.1:1?verifyPeer=NONE",
         "rediss://127.0.0.1:1?VERIFYPEER=CA",
