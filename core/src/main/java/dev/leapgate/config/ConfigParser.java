@@ -1121,17 +1121,51 @@ public final class ConfigParser {
         try {
             uri = new URI(text);
         } catch (URISyntaxException e) {
-            // Shown without its password: a password with a character a URI must escape is the
-            // usual reason, and start-up errors go to the log.
-            throw new IllegalArgumentException(ValueSyntax.shown(StoreSettings.withoutPassword(text))
-                    + " is not a URI: " + e.getReason() + "; expected e.g. redis://127.0.0.1:6379 (a password's"
-                    + " reserved characters percent-encoded)");
+            uri = severalIpv6Hosts(text);
+            if (uri == null) {
+                // Shown without its password: a password with a character a URI must escape is the
+                // usual reason, and start-up errors go to the log.
+                throw new IllegalArgumentException(ValueSyntax.shown(StoreSettings.withoutPassword(text))
+                        + " is not a URI: " + e.getReason() + "; expected e.g. redis://127.0.0.1:6379 (a password's"
+                        + " reserved characters percent-encoded)");
+            }
         }
         if (uri.getScheme() == null || (uri.getHost() == null && uri.getAuthority() == null)) {
             throw new IllegalArgumentException(ValueSyntax.shown(StoreSettings.withoutPassword(text))
                     + " names no scheme and host; expected e.g. redis://127.0.0.1:6379 or rediss://redis.example:6380");
         }
         return uri;
+    }
+
+    /**
+     * A URI of several hosts with IPv6 literals ({@code redis-cluster://[::1]:7000,[::1]:7001}), which
+     * {@link URI} cannot read (a bracket is an IPv6 host's only, and such a host is alone), with the
+     * brackets of its hosts percent-encoded ({@code %5B::1%5D:7000,...}): an authority it reads as
+     * written, whose hosts the store decodes. Null if the text is not that, or still no URI.
+     */
+    private static URI severalIpv6Hosts(String text) {
+        int start = text.indexOf("://");
+        if (start < 0) {
+            return null;
+        }
+        start += 3;
+        int end = start;
+        while (end < text.length() && "/?#".indexOf(text.charAt(end)) < 0) {
+            end++;
+        }
+        String authority = text.substring(start, end);
+        int hosts = authority.lastIndexOf('@') + 1;
+        String hostList = authority.substring(hosts);
+        if (hostList.indexOf(',') < 0 || hostList.indexOf('[') < 0) {
+            return null;
+        }
+        try {
+            return new URI(text.substring(0, start + hosts)
+                    + hostList.replace("[", "%5B").replace("]", "%5D")
+                    + text.substring(end));
+        } catch (URISyntaxException e) {
+            return null;
+        }
     }
 
     private static OriginSource originSource(String text, String keyPrefix) {

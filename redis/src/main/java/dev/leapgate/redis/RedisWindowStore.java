@@ -560,7 +560,7 @@ public final class RedisWindowStore implements WindowStore {
         String text = uri.toString();
         boolean cutShort =
                 (authority == null || authority.indexOf('@') < 0) && text.lastIndexOf('@') > text.indexOf("://");
-        authority = authority == null ? "" : authority.substring(authority.lastIndexOf('@') + 1);
+        authority = authority == null ? "" : withBrackets(authority.substring(authority.lastIndexOf('@') + 1));
         boolean several = scheme.endsWith("-cluster") || scheme.endsWith("-sentinel");
         for (String host : several ? authority.split(",", -1) : new String[] {authority}) {
             URI one;
@@ -601,10 +601,19 @@ public final class RedisWindowStore implements WindowStore {
         }
         String query = uri.getRawQuery();
         List<RedisURI> seeds = new ArrayList<>();
-        for (String host : authority.split(",")) {
+        for (String host : withBrackets(authority).split(",")) {
             seeds.add(redisUri(scheme + "://" + userInfo + host.strip() + (query == null ? "" : "?" + query)));
         }
         return seeds;
+    }
+
+    /**
+     * {@code hosts} with the brackets of IPv6 literals as written: the configuration percent-encodes
+     * them in an authority of several hosts ({@code %5B::1%5D:7000,%5B::1%5D:7001}), which {@link URI}
+     * cannot read otherwise. Lettuce decodes a Sentinel URI's hosts itself.
+     */
+    private static String withBrackets(String hosts) {
+        return hosts.replaceAll("(?i)%5B", "[").replaceAll("(?i)%5D", "]");
     }
 
     /** The connection, or a failed stage if there is none now (a new attempt is started now and then). */

@@ -32,7 +32,9 @@ class RedisClusterTest {
     @BeforeAll
     static void startCluster() throws Exception {
         for (int i = 0; i < 3; i++) {
-            NODES.add(RedisProcess.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"));
+            // On IPv6's loopback too, for the seeds written as IPv6 literals.
+            NODES.add(RedisProcess.start(
+                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--bind", "127.0.0.1", "::1"));
         }
         for (int i = 0; i < 3; i++) {
             int from = i * 16384 / 3;
@@ -161,6 +163,48 @@ class RedisClusterTest {
                     .toList();
             assertThat(slots).as(client.id()).hasSize(1);
         }
+    }
+
+    /**
+     * Seeds written as IPv6 literals ({@code redis-cluster://[::1]:7000,[::1]:7001}) reach the
+     * cluster, which decides: the start failed with "is not a URI: Illegal character in port
+     * number", which spoke of a password's reserved characters.
+     */
+    @Test
+    void ipv6LiteralSeeds_reachTheCluster_andTheLimitsHold() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put(
+                "store",
+                "redis-cluster://[::1]:" + NODES.get(0).port() + ",[::1]:"
+                        + NODES.get(1).port());
+        settings.put("store-key-prefix", "ipv6seeds");
+        settings.put("store-timeout", "2s");
+        settings.put("rule.login.match", "POST /login");
+        settings.put("rule.login.limit", "3/1m");
+        settings.put("rule.login.scope", "per-origin");
+        List<Origin> clients = IntStream.range(0, 6)
+                .mapToObj(i -> Origin.ip(IpAddress.parse("203.0.113." + i), 64))
+                .toList();
+        int admitted = 0;
+        try (HttpGate gate =
+                HttpGate.builder(ConfigParser.parse(settings, "test")).build()) {
+            for (Origin client : clients) {
+                for (int i = 0; i < 5; i++) {
+                    if (gate.enter("POST", "/login", client) instanceof Entry entry) {
+                        admitted++;
+                        entry.close();
+                    }
+                }
+            }
+            assertThat(gate.store("login").orElseThrow().decidedWithoutStore()).isZero();
+        }
+        assertThat(admitted).isEqualTo(3 * clients.size());
+        long keys = NODES.stream()
+                .mapToLong(node -> node.call(c -> c.keys("ipv6seeds:*")).stream()
+                        .filter(k -> !k.endsWith("instances"))
+                        .count())
+                .sum();
+        assertThat(keys).as("the clients' windows in the cluster").isEqualTo(clients.size());
     }
 
     /**

@@ -152,6 +152,60 @@ class StoreUriTest {
         assertThat(seeds).extracting(RedisURI::getPort).containsExactly(7000, 7001);
     }
 
+    /**
+     * Seeds of a Redis Cluster written as IPv6 literals are read, each with its brackets, port and
+     * the parameters: {@link URI} cannot read an authority of several bracketed hosts, and the start
+     * failed with "is not a URI: Illegal character in port number; ... (a password's reserved
+     * characters percent-encoded)", which sent the user looking at a password.
+     */
+    @Test
+    void aClusterUrisIpv6Seeds_areReadWithTheirPorts() {
+        URI uri = ConfigParser.parse(
+                        Map.of("store", "rediss-cluster://:secret@[::1]:7000,[2001:db8::5]:7001?verifyPeer=NONE"),
+                        "test")
+                .store()
+                .orElseThrow()
+                .uri();
+
+        List<RedisURI> seeds = RedisWindowStore.seeds(uri, "rediss");
+
+        assertThat(seeds).extracting(RedisURI::getHost).containsExactly("[::1]", "[2001:db8::5]");
+        assertThat(seeds).extracting(RedisURI::getPort).containsExactly(7000, 7001);
+        assertThat(seeds).allSatisfy(seed -> {
+            assertThat(seed.getVerifyMode()).isEqualTo(SslVerifyMode.NONE);
+            assertThat(seed.getCredentialsProvider()
+                            .resolveCredentials()
+                            .block()
+                            .getPassword())
+                    .containsExactly("secret".toCharArray());
+        });
+    }
+
+    /**
+     * Several IPv6 hosts are taken where several hosts are (a Redis Cluster's seeds, a Sentinel's
+     * Sentinels); after {@code redis://} they are refused as several hosts are, not as a URI that
+     * cannot be read; a malformed one is named.
+     */
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "redis://[::1]:6379,[::1]:6380 | '[::1]:6379,[::1]:6380' is not host[:port]; several hosts need"
+                        + " redis-sentinel:// or redis-cluster://",
+                "redis-cluster://[::1]:7000,[::1]:70x1 | '[::1]:70x1' is not host[:port]",
+                "redis-cluster://[::1]:7000,[::1:7001 | '[::1:7001' is not host[:port]",
+            })
+    void severalIpv6Hosts_whereTheyCannotBeUsed_areNamed(String store, String said) {
+        ConfigException e =
+                catchThrowableOfType(ConfigException.class, () -> gate(store).close());
+        assertThat(e).as("%s accepted", store).isNotNull();
+        assertThat(e.problems())
+                .singleElement()
+                .asString()
+                .startsWith("store = ")
+                .contains(said);
+    }
+
     /** The parameters Lettuce reads pass, in the spellings it reads (most of them in any case). */
     @ParameterizedTest
     @CsvSource({
@@ -161,6 +215,8 @@ class StoreUriTest {
         "redis://127.0.0.1:1?timeout=1500ms;clientName=shop-1",
         "redis://127.0.0.1:1?timeout=1m",
         "rediss-cluster://127.0.0.1:1?timeout=10s&verifyPeer=CA",
+        "'redis-cluster://[::1]:1,[::1]:2'",
+        "'redis-sentinel://[::1]:1,[::1]:2?sentinelMasterId=mymaster'",
         "redis://127.0.0.1:1?db=3",
         "rediss://127.0.0.1:1?verifyPeer=NONE",
         "rediss://127.0.0.1:1?VERIFYPEER=CA",
