@@ -326,16 +326,20 @@ public final class Admission {
 
     /**
      * Counts a wait that begins ({@code waitedNanos} 0) or ends after {@code waitedNanos} in the
-     * {@link Waits} of each limit that asked for it.
+     * {@link Waits} of each limit that asked for it. Each limit counts the wait it asked for itself,
+     * cut to the time waited (a wait interrupted early): the request waits for the longest of them,
+     * but a paced turn of 10 ms is not a wait of 90 ms because a loan of the same request asked
+     * that long.
      */
     private static void waiting(Limit[] limits, long t0, long t1, long[] all, long now, long waitedNanos) {
         for (int i = 0; i < limits.length; i++) {
             Limit limit = limits[i];
-            if (limit.waits != null && waitNanos(limit, now, token(t0, t1, all, i)) > 0) {
+            long asked = limit.waits == null ? 0 : waitNanos(limit, now, token(t0, t1, all, i));
+            if (asked > 0) {
                 if (waitedNanos == 0) {
                     limit.waits.begin();
                 } else {
-                    limit.waits.end(waitedNanos);
+                    limit.waits.end(Math.min(asked, waitedNanos));
                 }
             }
         }

@@ -7,6 +7,7 @@ import dev.leapgate.Clock;
 import dev.leapgate.Decision;
 import dev.leapgate.Entry;
 import dev.leapgate.Origin;
+import dev.leapgate.Rejection;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.Scope;
@@ -90,6 +91,69 @@ class SeveralWaitingRulesTest {
         }
 
         assertPacedAt(wentOn, 7);
+    }
+
+    /**
+     * A request whose loan asks 90 ms and whose paced turn asks 10 ms waits 90 ms: the borrowing
+     * rule counts a wait of 90 ms, the paced rule one of 10 ms, its own, not the loan's.
+     */
+    @Test
+    void eachRuleThatMadeTheRequestWait_countsItsOwnWait_notTheLongestOne() {
+        Limit borrow = borrowing();
+        Limit[] limits = {borrow, pace};
+        List<Long> wentOn = new ArrayList<>();
+
+        enter(limits, "a", 0, wentOn); // goes on at once; the next paced turn at 20 ms
+        enter(limits, "a", 10 * MS, wentOn); // a loan of [100 ms, 200 ms): 90 ms; its paced turn: 10 ms
+
+        assertThat(wentOn).containsExactly(0L, 100 * MS);
+        Waits borrowWaits = borrow.waits().orElseThrow();
+        assertThat(borrowWaits.waited()).isEqualTo(1);
+        assertThat(borrowWaits.waitedMicros())
+                .as("the borrowing rule's wait, us")
+                .isEqualTo(90_000);
+        Waits paceWaits = pace.waits().orElseThrow();
+        assertThat(paceWaits.waited()).isEqualTo(1);
+        assertThat(paceWaits.waitedMicros()).as("the paced rule's wait, us").isEqualTo(10_000);
+        assertThat(paceWaits.waitingNow()).isZero();
+        assertThat(borrowWaits.waitingNow()).isZero();
+    }
+
+    /**
+     * A request interrupted before the end of its wait counts, for each rule, the shorter of the
+     * rule's own wait and the time it waited.
+     */
+    @Test
+    void interruptedWait_countsForEachRuleTheShorterOfItsOwnWaitAndTheTimeWaited() {
+        Limit borrow = borrowing();
+        Limit[] limits = {borrow, pace};
+        Admission interrupting = new Admission(clock, nanos -> {
+            now += 50 * MS; // woken at 50 ms of the 90 ms the loan asks
+            throw new InterruptedException("test");
+        });
+        now = 0;
+        ((Entry) interrupting.decide(limits, Origin.id("a"), 1)).close(); // at once
+        now = 10 * MS;
+        Decision d = interrupting.decide(limits, Origin.id("a"), 1); // loan: 90 ms; paced turn: 10 ms
+        boolean interrupted = Thread.interrupted(); // clears the status the admission restored
+
+        assertThat(interrupted).isTrue();
+        assertThat(d).isInstanceOf(Rejection.class);
+        assertThat(borrow.waits().orElseThrow().waitedMicros()).isEqualTo(50_000);
+        assertThat(pace.waits().orElseThrow().waitedMicros()).isEqualTo(10_000);
+    }
+
+    /** Client a: 1 per fixed 100 ms window, borrowing from the next one up to 500 ms ahead. */
+    private Limit borrowing() {
+        return Limit.create(
+                FlowRule.builder("borrow")
+                        .limit(1, new WindowSpec(Duration.ofMillis(100), 1, WindowMode.SLIDING))
+                        .scope(Scope.origin("a"))
+                        .onExcess(OnExcess.borrow(Duration.ofMillis(500)))
+                        .build(),
+                recorder,
+                0,
+                null);
     }
 
     private void enter(Limit[] limits, String origin, long arrival, List<Long> wentOn) {

@@ -81,7 +81,8 @@ import org.slf4j.LoggerFactory;
  *       requests waiting for their turn now, for each enforced rule that paces, warms up or borrows
  *       from the next bucket;
  *   <li>{@code leapgate.queue.wait} ({@code leapgate_queue_wait_seconds_count} and {@code _sum}),
- *       tag {@code rule}: the requests that waited for such a rule, and their summed waits;
+ *       tag {@code rule}: the requests that waited for such a rule, and their summed waits (each
+ *       the wait the rule asked for itself);
  *   <li>{@code leapgate.config.reloads} ({@code leapgate_config_reloads_total}), tag {@code
  *       result}: {@code applied} or {@code rejected} changed versions of the rules file (only with a
  *       rules file).
