@@ -188,7 +188,6 @@ public final class Admission {
         // request and its end, also when only shadow limits applied and each would have rejected.
         long wait = 0;
         int longest = 0; // the limit that asked for the longest wait
-        boolean borrowed = false;
         if (schedules || hasBorrowing(limits)) {
             for (int i = 0; i < n; i++) {
                 long w = waitNanos(limits[i], now, token(t0, t1, all, i));
@@ -196,9 +195,12 @@ public final class Admission {
                     wait = w;
                     longest = i;
                 }
-                borrowed |= w > 0 && !limits[i].schedules();
             }
         }
+        // Whether the request goes on by a loan from a window's next bucket: decided once the
+        // windows have moved to the end of the wait, since a loan whose bucket has passed by then
+        // is given back and taken again as an ordinary count (Limit.movedTo), and is a loan no more.
+        boolean borrowed = false;
         long start = now;
         if (wait > 0) {
             waiting(limits, t0, t1, all, now, 0);
@@ -238,6 +240,7 @@ public final class Admission {
                     throw e;
                 }
                 if (moved == token) {
+                    borrowed |= !limit.schedules() && waitNanos(limit, now, token) > 0;
                     continue;
                 }
                 if (moved < 0) {

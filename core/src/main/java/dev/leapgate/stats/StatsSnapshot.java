@@ -19,7 +19,9 @@ import java.util.Objects;
  *     first; the shadow rule's own rejection counts have it)
  * @param succeeded admitted requests that completed without failing
  * @param failed admitted requests that failed (an exception, a 5xx response, a timeout)
- * @param borrowed requests admitted by borrowing from the next bucket
+ * @param borrowed requests admitted by borrowing from the next bucket (not those whose loan's bucket
+ *     had passed when they went on, after a longer wait for another rule: counted again then, as
+ *     ordinary counts)
  * @param responseNanos the sum of the completed requests' response times, in nanoseconds (to the
  *     microsecond; {@link Long#MAX_VALUE} if they sum to more, 292 years, in the window: {@link
  *     StatsTotals#responseMicros()} keeps the sum since the start exact)

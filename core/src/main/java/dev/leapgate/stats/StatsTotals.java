@@ -12,7 +12,9 @@ package dev.leapgate.stats;
  * @param shadowRejected requests a shadow rule would have rejected, and let through
  * @param succeeded admitted requests completed without failing
  * @param failed admitted requests that failed
- * @param borrowed requests admitted by borrowing from the next bucket
+ * @param borrowed requests admitted by borrowing from the next bucket (not those whose loan's bucket
+ *     had passed when they went on, after a longer wait for another rule: counted again then, as
+ *     ordinary counts)
  * @param responseMicros the sum of the completed requests' response times, in microseconds (as
  *     they are recorded): exact up to 2<sup>63</sup> us, 292,000 years of summed response time (29
  *     years of uptime with 10,000 requests in flight all the time), where a sum in nanoseconds

@@ -117,6 +117,9 @@ class SeveralWaitingRulesTest {
         assertThat(paceWaits.waitedMicros()).as("the paced rule's wait, us").isEqualTo(10_000);
         assertThat(paceWaits.waitingNow()).isZero();
         assertThat(borrowWaits.waitingNow()).isZero();
+        assertThat(recorder.totals().borrowed())
+                .as("went on in the bucket it borrowed from")
+                .isEqualTo(1);
     }
 
     /**
@@ -141,6 +144,42 @@ class SeveralWaitingRulesTest {
         assertThat(d).isInstanceOf(Rejection.class);
         assertThat(borrow.waits().orElseThrow().waitedMicros()).isEqualTo(50_000);
         assertThat(pace.waits().orElseThrow().waitedMicros()).isEqualTo(10_000);
+    }
+
+    /**
+     * A loan of [100 ms, 200 ms) whose request waits for a paced turn until 300 ms is given back and
+     * taken again in the bucket of 300 ms, as an ordinary count: the request did not go on by
+     * borrowing, and its resource does not count it as borrowed.
+     */
+    @Test
+    void requestWhoseLoanIsTakenAgainWhenItGoesOn_isNotCountedAsBorrowed() {
+        Limit borrow = borrowing();
+        // Paced at one per 300 ms, a turn at most 1 s away.
+        Limit slow = Limit.create(
+                FlowRule.builder("slow")
+                        .limit(1, WindowSpec.of(Duration.ofMillis(300), 1))
+                        .onExcess(OnExcess.pace(Duration.ofSeconds(1)))
+                        .build(),
+                recorder,
+                0,
+                null);
+        Limit[] limits = {borrow, slow};
+        List<Long> wentOn = new ArrayList<>();
+
+        enter(limits, "a", 0, wentOn); // goes on at once; the next paced turn at 300 ms
+        enter(limits, "a", 10 * MS, wentOn); // a loan of [100 ms, 200 ms), but its turn is at 300 ms
+
+        assertThat(wentOn).containsExactly(0L, 300 * MS);
+        assertThat(recorder.totals().admitted()).isEqualTo(2);
+        assertThat(recorder.totals().borrowed())
+                .as("requests admitted by borrowing")
+                .isZero();
+        assertThat(borrow.waits().orElseThrow().waitedMicros())
+                .as("the loan's wait, us")
+                .isEqualTo(90_000);
+        assertThat(slow.waits().orElseThrow().waitedMicros())
+                .as("the paced turn's wait, us")
+                .isEqualTo(290_000);
     }
 
     /** Client a: 1 per fixed 100 ms window, borrowing from the next one up to 500 ms ahead. */
