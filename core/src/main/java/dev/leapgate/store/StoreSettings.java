@@ -50,10 +50,18 @@ public record StoreSettings(URI uri, String keyPrefix, Duration timeout, Failure
     /**
      * The URI as logs and messages show it: without a password. Read from the authority as written,
      * since {@link URI#getRawUserInfo()} is null for an authority of several hosts ({@code
-     * redis-sentinel://:password@host1:26379,host2:26379}, {@code redis-cluster://...}).
+     * redis-sentinel://:password@host1:26379,host2:26379}, {@code redis-cluster://...}). IPv6 hosts
+     * in brackets as written: the configuration percent-encodes the brackets of several such hosts,
+     * which {@link URI} cannot read otherwise.
      */
     public String shownUri() {
-        return withoutPassword(uri.toString());
+        String shown = withoutPassword(uri.toString());
+        String authority = uri.getRawAuthority();
+        if (authority == null || !authority.contains("%5B")) {
+            return shown;
+        }
+        String hosts = authority.substring(authority.lastIndexOf('@') + 1);
+        return shown.replace(hosts, hosts.replace("%5B", "[").replace("%5D", "]"));
     }
 
     /**

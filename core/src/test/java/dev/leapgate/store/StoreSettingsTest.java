@@ -32,6 +32,9 @@ class StoreSettingsTest {
                 "redis-cluster://app:s3cret@10.0.0.1:7000,10.0.0.2:7000              | redis-cluster://app:***@10.0.0.1:7000,10.0.0.2:7000",
                 "redis-cluster://10.0.0.1:7000,10.0.0.2:7000                         | redis-cluster://10.0.0.1:7000,10.0.0.2:7000",
                 "redis://10.0.0.1:6379                                               | redis://10.0.0.1:6379",
+                "redis://[::1]:6379/0                                                | redis://[::1]:6379/0",
+                // several IPv6 hosts, as the configuration reads them (brackets percent-encoded)
+                "redis-cluster://:s3cret@%5B::1%5D:7000,%5B2001:db8::5%5D:7001?verifyPeer=NONE | redis-cluster://:***@[::1]:7000,[2001:db8::5]:7001?verifyPeer=NONE",
             })
     void shownUri_neverShowsThePassword_ofAnyFormOfStore(String uri, String shown) {
         String text = StoreSettings.of(URI.create(uri)).shownUri();
