@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  * forwards or dispatches it before the chain reaches this filter, that {@code FORWARD} or {@code
  * ASYNC} dispatch): forwards, includes, error and async dispatches of a request it decided are not
  * counted again, nor is a forward that an earlier filter makes after this filter's dispatch
- * returned.
+ * returned. Filters on one gate ({@link #forGate} called twice with it, one filter registered
+ * twice) limit a request once between them, in whichever sees it first; a filter on another gate
+ * limits it by that gate's rules.
  *
  * <p>Besides the configuration keys, one init-param is the filter's own: {@code block-handler}, the
  * class name of a {@link BlockHandler}. Invalid init-params fail {@link #init} with a message that
@@ -93,33 +95,17 @@ public class LeapgateFilter implements Filter {
 
     private BlockHandler blockHandler = BlockHandler.STANDARD;
     /**
-     * How many dispatches this filter let through, or answers with its block handler, are running on
-     * this thread: a forward inside one of them (on the same thread, before it returns) is part of a
-     * request already limited.
+     * What the filters on {@link #gate} know of the dispatches they decided (shared by every filter
+     * on the gate, so that a request is counted once per gate); null until the filter has a gate.
      */
-    private final ThreadLocal<int[]> passing = ThreadLocal.withInitial(() -> new int[1]);
-    /**
-     * The {@linkplain ServletRequest#getRequestId() id} of the last request this filter decided on
-     * this thread without marking it with {@link #seenAttribute}: a forward that an earlier filter
-     * makes after this filter's dispatch returned (an error page, a fallback page) runs on the same
-     * thread, and is part of that request. Request ids are unique for the life of the container, so
-     * a stale id never matches another request. A String, a class of the JDK, as is the count
-     * above: a thread-local value of the application's class would keep its class loader alive.
-     */
-    private final ThreadLocal<String[]> decidedHere = ThreadLocal.withInitial(() -> new String[1]);
-    /**
-     * The request attribute that says this filter let the request through and the request went, or
-     * may still go, asynchronous: its async dispatches are not limited again. Set only on a request
-     * that supports async (an attribute costs a container more than a thread-local count); named
-     * per filter, so that two Leapgate filters each limit once.
-     */
-    private String seenAttribute = "dev.leapgate.seen";
+    private GateDispatches dispatches;
 
     /** For {@code web.xml}: configured from init-params in {@link #init}. */
     public LeapgateFilter() {}
 
     private LeapgateFilter(HttpGate gate, BlockHandler blockHandler) {
         this.gate = gate;
+        this.dispatches = GateDispatches.of(gate);
         this.blockHandler = blockHandler;
     }
 
@@ -204,7 +190,7 @@ public class LeapgateFilter implements Filter {
             refuseInitParams(filterConfig);
         }
         context.setAttribute(GATE_ATTRIBUTE_PREFIX + filterConfig.getFilterName(), gate);
-        seenAttribute = "dev.leapgate.seen." + filterConfig.getFilterName();
+        dispatches = GateDispatches.of(gate);
         int rules = gate.rules().rules().size();
         LOG.info(
                 "Leapgate filter '{}' started with {} rule{}",
@@ -345,7 +331,7 @@ public class LeapgateFilter implements Filter {
             return;
         }
         Decision decision = gate.enter(view);
-        int[] running = passing.get();
+        int[] running = dispatches.passing.get();
         if (decision instanceof Rejection rejection) {
             if (!response.isCommitted()) {
                 // Counted as running: a handler that forwards to a page is answering this request,
@@ -358,7 +344,7 @@ public class LeapgateFilter implements Filter {
                 }
             }
             // An earlier filter may forward the rejected request once this dispatch returns.
-            decidedHere.get()[0] = requestId(request);
+            dispatches.decidedHere.get()[0] = requestId(request);
             return;
         }
         Entry entry = (Entry) decision;
@@ -410,11 +396,11 @@ public class LeapgateFilter implements Filter {
             // Before the container's dispatch returns, so before any async dispatch can run;
             // also when the request is not asynchronous yet: an earlier filter may start an
             // async cycle after the chain returned, and dispatch this request again.
-            request.setAttribute(seenAttribute, Boolean.TRUE);
+            request.setAttribute(dispatches.seenAttribute, Boolean.TRUE);
         } else {
             // A request that cannot go asynchronous comes back, if at all, on this thread: in
             // a forward an earlier filter makes after the chain returned.
-            decidedHere.get()[0] = requestId(request);
+            dispatches.decidedHere.get()[0] = requestId(request);
         }
         if (!async || !closeOnAsyncEnd(request, entry)) {
             HttpGate.complete(entry, response.getStatus());
@@ -428,12 +414,15 @@ public class LeapgateFilter implements Filter {
      * dispatch that reaches it. Includes and error pages are never limited.
      */
     private boolean firstSight(HttpServletRequest request) {
+        if (dispatches == null) {
+            return true; // no gate: doFilter says why
+        }
         DispatcherType type = request.getDispatcherType();
         if (type == DispatcherType.REQUEST) {
-            // Inside a dispatch this filter let through on this thread, a REQUEST dispatch is that
-            // same request: the filter mapped twice (two filter-mappings that both match, which
-            // Jetty runs once each, nested).
-            return passing.get()[0] == 0;
+            // Inside a dispatch a filter on this gate let through on this thread, a REQUEST
+            // dispatch is that same request: the filter mapped twice (two filter-mappings that both
+            // match, which Jetty runs once each, nested), or a second filter on the same gate.
+            return dispatches.passing.get()[0] == 0;
         }
         if (type == DispatcherType.INCLUDE || type == DispatcherType.ERROR) {
             return false;
@@ -441,13 +430,15 @@ public class LeapgateFilter implements Filter {
         // A forward runs on the thread of the dispatch that forwards, inside it, or, made by an
         // earlier filter after this filter's dispatch returned, after it; an async dispatch comes
         // later, marked if this filter let the request through before it went async.
-        return passing.get()[0] == 0 && request.getAttribute(seenAttribute) == null && !decidedOnThisThread(request);
+        return dispatches.passing.get()[0] == 0
+                && request.getAttribute(dispatches.seenAttribute) == null
+                && !decidedOnThisThread(request);
     }
 
     /** Whether this filter decided {@code request} in an earlier dispatch on this thread. */
     private boolean decidedOnThisThread(HttpServletRequest request) {
         String id = requestId(request);
-        return id != null && !id.isEmpty() && id.equals(decidedHere.get()[0]);
+        return id != null && !id.isEmpty() && id.equals(dispatches.decidedHere.get()[0]);
     }
 
     /**

@@ -105,6 +105,18 @@ final class JettyHarness implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Another filter, named {@code name}, after Leapgate's, on {@code pathSpec} for {@code
+     * dispatches}: a second Leapgate filter, on the same gate or another.
+     */
+    JettyHarness alsoFiltered(String name, Filter another, String pathSpec, EnumSet<DispatcherType> dispatches) {
+        FilterHolder holder = new FilterHolder(another);
+        holder.setName(name);
+        holder.setAsyncSupported(true);
+        context.addFilter(holder, pathSpec, dispatches);
+        return this;
+    }
+
     JettyHarness servlet(String path, HttpServlet servlet) {
         ServletHolder holder = new ServletHolder(servlet);
         holder.setAsyncSupported(true);
