@@ -22,8 +22,15 @@ import org.slf4j.LoggerFactory;
  * with all rules together (an annotation's rule name also used by the rules file) fails the
  * first request there, and every request after it, rather than let requests through unlimited.
  *
- * <p>Concurrency: {@link #start} runs once, under this object's lock; {@code gate} is volatile and
- * never changes after.
+ * <p>When the gate is closed: when the runtime says that the application has stopped (Jersey's
+ * events; CXF's bus shutting down), or when the servlet context ends, where the provider's servlet
+ * listener is installed ({@link ServletRequests}) and the provider learns the context at the start
+ * (RESTEasy's deployment names it) or at the first request. The gate is built on demand also
+ * before any request ({@link LeapgateFeature#gate(jakarta.ws.rs.core.Configuration)} at the start),
+ * so it is handed to these ends when the application starts, not when it is built.
+ *
+ * <p>Concurrency: {@link #start} and {@link #close} run under this object's lock, {@code start}
+ * once; {@code gate} is volatile and never changes after.
  */
 final class ApplicationGate {
 
@@ -45,6 +52,8 @@ final class ApplicationGate {
     private volatile boolean started;
     private volatile HttpGate gate;
     private RuntimeException failure;
+    /** Whether the application has stopped ({@link #close}): no gate is built after, none left open. */
+    private boolean closed;
     /** Whether a request has passed the gate's filter: the first one is where a container learns of it. */
     private final AtomicBoolean served = new AtomicBoolean();
 
@@ -93,6 +102,11 @@ final class ApplicationGate {
         }
         if (failure != null) {
             throw failure;
+        }
+        if (closed) {
+            // A gate built now would never be closed: its store's connection and threads would
+            // outlive the application.
+            throw new IllegalStateException("Leapgate JAX-RS: the application has stopped; its gate is closed");
         }
         try {
             gate = build();
@@ -181,8 +195,14 @@ final class ApplicationGate {
         return !served.get() && served.compareAndSet(false, true);
     }
 
-    /** Closes the gate (its shared store's connection), if it was built. */
-    void close() {
+    /**
+     * Closes the gate (its shared store's connection), if it was built, and has none built after:
+     * the application has stopped. Called by whichever of the runtime's ends comes first (Jersey's
+     * {@link JerseyEvents}, CXF's {@link CxfBus}, the servlet context's {@link ServletRequests}),
+     * possibly by more than one.
+     */
+    synchronized void close() {
+        closed = true;
         HttpGate built = gate;
         if (built != null) {
             built.close();

@@ -64,6 +64,7 @@ public final class LeapgateFeature implements Feature {
     private static final String RESTEASY_REQUEST = "org.jboss.resteasy.spi.HttpRequest";
     private static final String RESTEASY_DEPLOYMENT = "org.jboss.resteasy.spi.ResteasyDeployment";
     private static final String GRIZZLY_REQUEST = "org.glassfish.grizzly.http.server.Request";
+    private static final String CXF_BUS = "org.apache.cxf.Bus";
 
     private final LeapgateConfig config;
 
@@ -143,6 +144,15 @@ public final class LeapgateFeature implements Feature {
         }
         if (present(JERSEY_EVENTS) && present(GRIZZLY_REQUEST)) {
             context.register(new GrizzlyPeer());
+        }
+        // The gate's close with the application's end, where the runtime lets the provider know of
+        // it at the start: a gate built before any request (gate(Configuration) at the start) would
+        // otherwise stay open with its store. Jersey reports the end itself (JerseyEvents).
+        if (present(RESTEASY_DEPLOYMENT) && servletApiPresent()) {
+            ResteasyServletContext.closeWith(configuration, application);
+        }
+        if (present(CXF_BUS)) {
+            CxfBus.closeWith(application);
         }
         context.property(STATE, application);
         configured = application;

@@ -37,7 +37,7 @@ final class ServletRequests implements ServletRequestListener, ServletContextLis
 
     @Override
     public void contextInitialized(ServletContextEvent event) {
-        event.getServletContext().setAttribute(GATES, new Gates());
+        gates(event.getServletContext());
     }
 
     /** The application has stopped: its servlets are destroyed, no request comes any more. */
@@ -51,8 +51,23 @@ final class ServletRequests implements ServletRequestListener, ServletContextLis
 
     /** Has the gate of {@code application} closed with {@code context}, if this listener is installed there. */
     static void closeWith(ServletContext context, ApplicationGate application) {
-        if (context.getAttribute(GATES) instanceof Gates gates) {
-            gates.applications.add(application);
+        gates(context).applications.add(application);
+    }
+
+    /**
+     * The context's applications, made by whichever comes first: this listener's start, or an
+     * application that starts before it (RESTEasy's {@code ResteasyBootstrap}, a listener of the
+     * application's that may run before one a container initializer added). Without this listener
+     * nothing closes them; the holder is then an attribute no one reads.
+     */
+    private static Gates gates(ServletContext context) {
+        synchronized (context) {
+            if (context.getAttribute(GATES) instanceof Gates gates) {
+                return gates;
+            }
+            Gates gates = new Gates();
+            context.setAttribute(GATES, gates);
+            return gates;
         }
     }
 

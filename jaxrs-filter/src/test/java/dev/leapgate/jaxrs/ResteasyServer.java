@@ -1,5 +1,6 @@
 package dev.leapgate.jaxrs;
 
+import jakarta.servlet.ServletContext;
 import jakarta.ws.rs.core.Application;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -14,6 +15,8 @@ final class ResteasyServer extends JaxrsServer {
     ServletHolder servlet(Application application, ServletContextHandler context) {
         ResteasyDeployment deployment = new ResteasyDeploymentImpl();
         deployment.setApplication(application);
+        // As RESTEasy's bootstraps (its dispatcher servlet, its ResteasyBootstrap listener) do.
+        deployment.getDefaultContextObjects().put(ServletContext.class, context.getServletContext());
         deployment.start();
         context.setAttribute(ResteasyDeployment.class.getName(), deployment);
         return new ServletHolder(new HttpServlet30Dispatcher());

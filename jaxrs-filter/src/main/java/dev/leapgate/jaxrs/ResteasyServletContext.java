@@ -1,0 +1,36 @@
+package dev.leapgate.jaxrs;
+
+import jakarta.servlet.ServletContext;
+import jakarta.ws.rs.core.Configuration;
+import org.jboss.resteasy.spi.ResteasyDeployment;
+import org.jboss.resteasy.spi.ResteasyProviderFactory;
+
+/**
+ * The optional RESTEasy adapter for the application's end in a servlet container: RESTEasy tells a
+ * provider nothing when it stops, but its servlet bootstraps (its dispatcher servlet, its {@code
+ * ResteasyBootstrap} listener) put the servlet context among the deployment's context objects
+ * before the deployment starts, so the provider learns it while it is configured, and has its gate
+ * closed with it ({@link ServletRequests}), also a gate that no request ever reaches. Loaded only
+ * where RESTEasy's and the Servlet API's classes are.
+ */
+final class ResteasyServletContext {
+
+    private ResteasyServletContext() {}
+
+    /** Has {@code application}'s gate closed with the servlet context of the RESTEasy deployment starting it. */
+    static void closeWith(Configuration configuration, ApplicationGate application) {
+        if (!(configuration instanceof ResteasyProviderFactory factory)) {
+            return;
+        }
+        ResteasyDeployment deployment = factory.getContextData(ResteasyDeployment.class);
+        Object context = deployment == null || deployment.getDefaultContextObjects() == null
+                ? null
+                : deployment.getDefaultContextObjects().get(ServletContext.class);
+        if (context == null) {
+            context = factory.getContextData(ServletContext.class);
+        }
+        if (context instanceof ServletContext servletContext) {
+            ServletRequests.closeWith(servletContext, application);
+        }
+    }
+}
