@@ -396,7 +396,7 @@ public final class Admission {
             limit.offenders.offer(origin, now);
         }
         return reason != LIMIT_EXCEEDED || limit.perOrigin || permits != 1
-                ? LimitRejection.at(limit, null, origin, permits, reason, now)
+                ? LimitRejection.at(limit, null, origin, permits, reason, now, limit.decidedRejection())
                 : limit.sharedRejection(clock);
     }
 
@@ -534,7 +534,7 @@ public final class Admission {
                 return by.sharedRejection(clock, applied);
             }
         }
-        return LimitRejection.at(by, applied, origin, permits, reason, now);
+        return LimitRejection.at(by, applied, origin, permits, reason, now, by.decidedRejection());
     }
 
     private static boolean anyPerOrigin(Limit[] limits) {

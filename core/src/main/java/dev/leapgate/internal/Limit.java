@@ -268,9 +268,6 @@ public abstract sealed class Limit {
         return 0;
     }
 
-    /** What {@link #begin} returns when a remembered rejection decides without the store. */
-    static final Object REMEMBERED = new Object();
-
     /** Whether the limit decides in a shared store, through {@link #begin} and the four-argument {@link #tryAcquire}. */
     boolean remote() {
         return false;
@@ -387,6 +384,26 @@ public abstract sealed class Limit {
     abstract Quota rejectedQuota(long nowNanos, Origin origin, int permits);
 
     abstract Duration retryAfter(long nowNanos, Origin origin, int permits);
+
+    /**
+     * What the rejection this limit has just decided on this thread knows that the limit may not
+     * keep (a shared limit's answer from the store, which it remembers in a slot that another
+     * client's rejection may take), for {@link #rejectedQuota(long, Origin, int, Object)} and
+     * {@link #retryAfter(long, Origin, int, Object)}; null if the counters say it all.
+     */
+    Object decidedRejection() {
+        return null;
+    }
+
+    /** {@link #rejectedQuota(long, Origin, int)}, told what the decision knew ({@link #decidedRejection}). */
+    Quota rejectedQuota(long nowNanos, Origin origin, int permits, Object decided) {
+        return rejectedQuota(nowNanos, origin, permits);
+    }
+
+    /** {@link #retryAfter(long, Origin, int)}, told what the decision knew ({@link #decidedRejection}). */
+    Duration retryAfter(long nowNanos, Origin origin, int permits, Object decided) {
+        return retryAfter(nowNanos, origin, permits);
+    }
 
     /**
      * Nanoseconds from {@code nowNanos} until this limit would take {@code permits} for {@code
@@ -925,6 +942,13 @@ public abstract sealed class Limit {
         private record Remembered(String key, int permits, long untilNanos, long used) {}
 
         /**
+         * The rejection this limit decided last on this thread, from the store's answer or a
+         * remembered one ({@link #decidedRejection}): its slot in {@link #rejected} may be another
+         * key's by the time the rejection's retry time is read. Null after an admission.
+         */
+        private final ThreadLocal<Remembered> decided = new ThreadLocal<>();
+
+        /**
          * With {@code before} (or null), the limit of the rule's previous version: shared too, or
          * decided by this instance alone (a rule that joins the store).
          */
@@ -1046,8 +1070,8 @@ public abstract sealed class Limit {
         }
 
         /**
-         * Starts the decision in the store; {@link #REMEMBERED} when a remembered rejection decides
-         * it without the store.
+         * Starts the decision in the store; the remembered rejection ({@link Remembered}) when one
+         * decides it without the store.
          */
         @Override
         Object begin(long nowNanos, Origin origin, int permits) {
@@ -1057,7 +1081,7 @@ public abstract sealed class Limit {
                     && remembered.untilNanos - nowNanos > 0
                     && permits >= remembered.permits
                     && remembered.key.equals(key)) {
-                return REMEMBERED;
+                return remembered;
             }
             return ask(nowNanos, key, permits);
         }
@@ -1090,8 +1114,10 @@ public abstract sealed class Limit {
         @Override
         long tryAcquire(long nowNanos, Origin origin, int permits, Object begun) {
             if (!(begun instanceof Pending pending)) {
-                return REJECTED; // remembered
+                decided.set((Remembered) begun);
+                return REJECTED;
             }
+            decided.set(null);
             Verdict verdict;
             try {
                 verdict = pending.verdict.get(
@@ -1109,13 +1135,13 @@ public abstract sealed class Limit {
             }
             skewNanos = verdict.nowMicros() * 1000 - nowNanos;
             if (!verdict.admitted()) {
-                rejected.set(
-                        pending.key.hashCode() & (REJECTIONS - 1),
-                        new Remembered(
-                                pending.key,
-                                permits,
-                                nowNanos + verdict.retryMicros() * 1000,
-                                rule.limit() - verdict.remaining()));
+                Remembered rejection = new Remembered(
+                        pending.key,
+                        permits,
+                        nowNanos + verdict.retryMicros() * 1000,
+                        rule.limit() - verdict.remaining());
+                rejected.set(pending.key.hashCode() & (REJECTIONS - 1), rejection);
+                decided.set(rejection);
                 return REJECTED;
             }
             return verdict.bucket() << remainingBits | Math.min(verdict.remaining(), remainingMask);
@@ -1358,20 +1384,42 @@ public abstract sealed class Limit {
             return r != null && r.key.equals(key) && r.untilNanos - nowNanos > 0 ? r : null;
         }
 
+        /** The rejection {@code decided} ({@link #decidedRejection}) if it still holds, else what is remembered. */
+        private Remembered remembered(long nowNanos, Origin origin, Object decided) {
+            if (decided instanceof Remembered r && r.key.equals(key(origin))) {
+                return r.untilNanos - nowNanos > 0 ? r : null;
+            }
+            return remembered(nowNanos, origin);
+        }
+
+        @Override
+        Object decidedRejection() {
+            Remembered r = decided.get();
+            if (r != null) {
+                decided.set(null);
+            }
+            return r;
+        }
+
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits) {
+            return rejectedQuota(nowNanos, origin, permits, null);
+        }
+
+        @Override
+        Quota rejectedQuota(long nowNanos, Origin origin, int permits, Object decided) {
             Fallback share = deciding();
             if (unavailable && share != null) {
                 return share.window.rejectedQuota(nowNanos, origin, permits);
             }
-            Remembered r = remembered(nowNanos, origin);
+            Remembered r = remembered(nowNanos, origin, decided);
             long remaining = r == null ? 0 : Math.max(0, rule.limit() - r.used);
             return new Quota(
                     rule.name(),
                     rule.limit(),
                     rule.window().length(),
                     remaining,
-                    retryAfter(nowNanos, origin, permits));
+                    retryAfter(nowNanos, origin, permits, r));
         }
 
         /**
@@ -1390,6 +1438,11 @@ public abstract sealed class Limit {
 
         @Override
         Duration retryAfter(long nowNanos, Origin origin, int permits) {
+            return retryAfter(nowNanos, origin, permits, null);
+        }
+
+        @Override
+        Duration retryAfter(long nowNanos, Origin origin, int permits, Object decided) {
             Fallback share = deciding();
             if (unavailable && share != null) {
                 // More than this instance's share never fits it: a retry waits for the store, whose
@@ -1398,7 +1451,7 @@ public abstract sealed class Limit {
                         ? Duration.ZERO
                         : share.window.retryAfter(nowNanos, origin, permits);
             }
-            Remembered r = remembered(nowNanos, origin);
+            Remembered r = remembered(nowNanos, origin, decided);
             return Duration.ofNanos(r == null ? bucketNanos : r.untilNanos - nowNanos);
         }
     }

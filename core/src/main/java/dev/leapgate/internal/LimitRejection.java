@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * A rejection by one {@link Limit}. Its quota and retry time are computed when asked, from the
- * limit's counters: as of {@code decidedNanos} when it is known, else (a limit's one shared
- * rejection, for rules that do not count per origin) as of the moment asked.
+ * limit's counters (and what the decision learnt that they may not keep: a shared store's answer,
+ * {@link Limit#decidedRejection}): as of {@code decidedNanos} when it is known, else (a limit's one
+ * shared rejection, for rules that do not count per origin) as of the moment asked.
  *
  * <p>When other limits applied to the request too, a retry succeeds only once every one of them
  * would admit it: the retry time is the longest any of them knows of, and the quotas list the
@@ -34,9 +35,18 @@ final class LimitRejection extends Rejection {
     private final long decidedNanos;
     /** The clock to read when asked, for a limit's shared rejection; null: as of {@link #decidedNanos}. */
     private final Clock clock;
+    /** What the decision learnt ({@link Limit#decidedRejection}), or null. */
+    private final Object decided;
 
     private LimitRejection(
-            Limit limit, Limit[] applied, Origin origin, int permits, String reason, long decidedNanos, Clock clock) {
+            Limit limit,
+            Limit[] applied,
+            Origin origin,
+            int permits,
+            String reason,
+            long decidedNanos,
+            Clock clock,
+            Object decided) {
         this.limit = limit;
         this.applied = applied;
         this.origin = origin;
@@ -44,15 +54,23 @@ final class LimitRejection extends Rejection {
         this.reason = reason;
         this.decidedNanos = decidedNanos;
         this.clock = clock;
+        this.decided = decided;
     }
 
     /**
      * A rejection of {@code permits} for {@code origin} decided at {@code decidedNanos}, among the
-     * limits {@code applied} (null: {@code limit} alone).
+     * limits {@code applied} (null: {@code limit} alone); {@code decided}, what {@link
+     * Limit#decidedRejection} returned just after the decision.
      */
     static LimitRejection at(
-            Limit limit, Limit[] applied, Origin origin, int permits, String reason, long decidedNanos) {
-        return new LimitRejection(limit, applied, origin, permits, reason, decidedNanos, null);
+            Limit limit,
+            Limit[] applied,
+            Origin origin,
+            int permits,
+            String reason,
+            long decidedNanos,
+            Object decided) {
+        return new LimitRejection(limit, applied, origin, permits, reason, decidedNanos, null, decided);
     }
 
     /**
@@ -60,7 +78,7 @@ final class LimitRejection extends Rejection {
      * limits {@code applied} (null: alone), none of which counts per origin.
      */
     static LimitRejection shared(Limit limit, Limit[] applied, Clock clock) {
-        return new LimitRejection(limit, applied, Origin.unknown(), 1, Admission.LIMIT_EXCEEDED, 0, clock);
+        return new LimitRejection(limit, applied, Origin.unknown(), 1, Admission.LIMIT_EXCEEDED, 0, clock, null);
     }
 
     /** Whether this rejection was made among the limits {@code applied}, that very array. */
@@ -85,7 +103,7 @@ final class LimitRejection extends Rejection {
 
     @Override
     public Quota quota() {
-        Quota quota = limit.rejectedQuota(now(), origin, permits);
+        Quota quota = limit.rejectedQuota(now(), origin, permits, decided);
         // A client the limit could not make room for has nothing available: it holds no count
         // there, so the count alone would offer it the whole quota on a rejection.
         return reason == Admission.UNTRACKED && quota.remaining() > 0
@@ -99,7 +117,7 @@ final class LimitRejection extends Rejection {
             return Duration.ZERO;
         }
         long now = now();
-        Duration retry = limit.retryAfter(now, origin, permits);
+        Duration retry = limit.retryAfter(now, origin, permits, decided);
         if (applied != null) {
             long longest = retry.toNanos();
             for (Limit other : applied) {

@@ -213,6 +213,43 @@ class SharedStoreTest {
         assertThat(store.calls.get()).isEqualTo(calls + 1);
     }
 
+    /**
+     * A rejection's retry time and quota are the store's answer to that very decision: the limit
+     * remembers answers in slots by key hash, and another client's rejection in the same slot,
+     * decided before the first one's headers were written, left it the fallback of one bucket (6 s
+     * of a 1-minute window) and the whole quota. Found by a review helper. The two identifiers give
+     * keys of one {@link String#hashCode()} ("Aa" and "BB" hash alike), so they share a slot
+     * whatever the number of slots.
+     */
+    @Test
+    void aRejection_saysTheStoresRetryTime_alsoWhenAnotherClientsRejectionTookItsSlot() {
+        HttpGate gate =
+                gate("rule.login.match", "POST /login", "rule.login.limit", "1/1m", "rule.login.scope", "per-origin");
+        Origin first = Origin.id("user-Aa");
+        Origin second = Origin.id("user-BB");
+        ((Entry) gate.enter("POST", "/login", first)).close();
+        ((Entry) gate.enter("POST", "/login", second)).close();
+        assertThat(store.keys.get(0).hashCode()).isEqualTo(store.keys.get(1).hashCode());
+        clock.advance(Duration.ofSeconds(1));
+
+        Rejection firstRejected = (Rejection) gate.enter("POST", "/login", first);
+        Rejection secondRejected = (Rejection) gate.enter("POST", "/login", second);
+
+        // admitted in the first of ten 6 s buckets: the window is whole again 66 s after it began
+        assertThat(firstRejected.retryAfter()).isEqualTo(Duration.ofSeconds(65));
+        assertThat(firstRejected.quota().remaining()).isZero();
+        assertThat(firstRejected.quota().reset()).isEqualTo(Duration.ofSeconds(65));
+        assertThat(secondRejected.retryAfter()).isEqualTo(Duration.ofSeconds(65));
+        // the second client's next request is rejected by what the slot remembers, without the
+        // store; the first client's, no longer remembered there, asks the store and takes the slot
+        int calls = store.calls.get();
+        Rejection remembered = (Rejection) gate.enter("POST", "/login", second);
+        assertThat(store.calls.get()).isEqualTo(calls);
+        assertThat(gate.enter("POST", "/login", first)).isInstanceOf(Rejection.class);
+        assertThat(store.calls.get()).isEqualTo(calls + 1);
+        assertThat(remembered.retryAfter()).isEqualTo(Duration.ofSeconds(65));
+    }
+
     @Test
     void rulesThatCannotBeShared_andLocalRules_stayInTheProcess() {
         HttpGate gate = gate(with(
