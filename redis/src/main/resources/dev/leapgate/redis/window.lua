@@ -21,7 +21,11 @@
 --          window: while KEYS[1] holds nothing, a decision starts from all that KEYS[2] counts now,
 --          placed in this window's bucket in which that window's current bucket ends (no permit
 --          then counts for less long than this window from when it was admitted), so that a
---          changed window is no fresh allowance. KEYS[2] is only read.
+--          changed window is no fresh allowance. A KEYS[1] that exists (a rule changed back to a
+--          shape it had within a window: A, B, A again) takes what KEYS[2] counts now into the
+--          bucket in which KEYS[2]'s newest bucket ends, if that is after its own newest: it lacks
+--          what was counted there since it was last written, and once it is written at that
+--          bucket or after, it takes nothing more of it. KEYS[2] is only read.
 -- Refund:  ARGV = 'r', permits, bucket
 --
 -- Time is Redis's own (TIME), in microseconds since 2025-01-01T00:00Z, the same for every
@@ -43,6 +47,8 @@ local refund = ARGV[1] == 'r'
 local limit, length, span, now, e
 -- Whether `value` came from KEYS[2]: KEYS[1] is then written as a new key, with its TTL.
 local inherited = false
+-- What KEYS[1], existing, takes of KEYS[2]: the bucket, and the count, or nil.
+local merged, mergedCount
 if not refund then
   limit = tonumber(ARGV[3])
   length = tonumber(ARGV[4])
@@ -84,10 +90,39 @@ if not refund then
         inherited = true
       end
     end
+  elseif KEYS[2] then
+    -- An existing key of a changed window: what the previous shape's key counted since this one
+    -- was last written (and, conservatively, what it took from this one before) is not in it.
+    local h = string.match(value, '^(%x+);')
+    local old = redis.call('GET', KEYS[2])
+    local oh, olist
+    if h and old then
+      oh, olist = string.match(old, '^(%x+);([%d,]+)')
+    end
+    if oh then
+      local olength = tonumber(ARGV[8])
+      local ohead = tonumber(oh, 16)
+      -- Placed by the previous key's newest bucket, not by now: a later decision finds this
+      -- key written at that bucket or after, and takes nothing more.
+      local at = math.floor(((ohead + 1) * olength - 1) / length)
+      if at > tonumber(h, 16) then
+        local from = math.max(math.floor(now / olength), ohead) - tonumber(ARGV[9])
+        local counted, bucket = 0, ohead
+        for c in string.gmatch(olist, '%d+') do
+          if bucket >= from then
+            counted = counted + tonumber(c)
+          end
+          bucket = bucket - 1
+        end
+        if counted > 0 then
+          merged, mergedCount = at, counted
+        end
+      end
+    end
   end
 
   -- The common cases: one decision that fits, in a new window or in the current bucket.
-  if not inherited and not string.find(ARGV[2], ',', 1, true) then
+  if not inherited and not merged and not string.find(ARGV[2], ',', 1, true) then
     local permits = tonumber(ARGV[2])
     if not value then
       if permits <= limit then
@@ -182,16 +217,24 @@ if refund then
   return 0
 end
 
-if e > head then
-  -- Roll the window on: e - head empty buckets in front, the oldest fall out.
-  local shift = e - head
+-- Roll the window on to bucket `to`: to - head empty buckets in front, the oldest fall out.
+local function roll(to)
+  local shift = to - head
   local rolled = {}
   for i = 1, span + 1 do
     local old = i - shift
     rolled[i] = (old >= 1 and counts[old]) or 0
   end
   counts = rolled
-  head = e
+  head = to
+end
+
+if merged then
+  roll(merged) -- after the head (see above)
+  counts[1] = counts[1] + mergedCount
+end
+if e > head then
+  roll(e)
 end
 local used = 0
 for i = 1, span + 1 do

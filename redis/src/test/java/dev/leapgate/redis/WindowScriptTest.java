@@ -165,6 +165,49 @@ class WindowScriptTest {
     }
 
     /**
+     * A shared rule's window changed and changed back within a window (10 s, then a minute, then 10
+     * s again, a limit of 5): the first shape's key still exists, so the third version used to
+     * start from it alone, without what the minute counted, and admitted 4 more within a second (9
+     * in all). Found by a review helper. The key now takes what the previous shape's key counts, in
+     * the bucket in which that key's newest bucket ends, once: written at that bucket or after, it
+     * takes nothing more of it.
+     */
+    @Test
+    void aWindowChangedAndChangedBack_startsFromWhatTheShapeBetweenCounted() throws Exception {
+        long s = 1_000_000; // us
+        SharedWindow tenSeconds = SharedWindow.of("back", WindowSpec.of(Duration.ofSeconds(10), 10), 5);
+        SharedWindow minute = SharedWindow.of("back", WindowSpec.of(Duration.ofMinutes(1), 6), 5);
+        long t = 1_000_000 * s + 500_000; // 0.5 s into a 1 s bucket, and into a 10 s one
+        String key = "{o:back}" + tenSeconds.keySuffix();
+        String minuteKey = "{o:back}" + minute.keySuffix();
+        assertThat(admitted(tenSeconds, key, t, 1)).isEqualTo(1);
+        assertThat(admitted(minute.after(tenSeconds), minuteKey, t + 200_000, 10))
+                .as("the minute goes on from the 10 s window")
+                .isEqualTo(4);
+        SharedWindow back = tenSeconds.after(minute);
+        assertThat(admitted(back, key, t + s, 10))
+                .as("back to 10 s: 5 in the last second")
+                .isZero();
+        // The minute's newest bucket, [1,000,000 s, 1,000,010 s), ends in the 1 s bucket of
+        // 1,000,009 s: its 5 count there, and for 10 buckets more.
+        assertThat(admitted(back, key, 1_000_019 * s + 900_000, 10)).isZero();
+        assertThat(admitted(back, key, 1_000_020 * s, 10)).isEqualTo(5);
+
+        // Taken once: 1 under the first shape, 2 more under the minute (3 in the minute's key,
+        // the first among them), then under the first shape again: its own 1 and the minute's 3
+        // (the first permit twice, erring towards rejecting until it leaves the window) leave 1.
+        String other = "{o:back-once}" + tenSeconds.keySuffix();
+        assertThat(admitted(tenSeconds, other, t, 1)).isEqualTo(1);
+        assertThat(admitted(minute.after(tenSeconds), "{o:back-once}" + minute.keySuffix(), t + 200_000, 2))
+                .isEqualTo(2);
+        assertThat(admitted(back, other, t + s, 10)).isEqualTo(1);
+        assertCanonical(connection.sync().get("script-test:" + other), "after the change back");
+        // Once the first permit's bucket (1,000,000 s) has left the window, 4 count: 1 more, not
+        // none, as the minute's 3 taken again would leave.
+        assertThat(admitted(back, other, 1_000_011 * s + 500_000, 10)).isEqualTo(1);
+    }
+
+    /**
      * Windows whose buckets differ by less than a millisecond (here a window of 992 ms and one of
      * 1 s, 16 buckets each: 62 ms and 62.5 ms) are of different shapes and have different keys. They
      * used to share one key ({@code 62x16}), so that a reload from one to the other read the
