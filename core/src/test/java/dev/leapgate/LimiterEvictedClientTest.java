@@ -2,6 +2,7 @@ package dev.leapgate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.WindowSpec;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -70,6 +71,45 @@ class LimiterEvictedClientTest {
             } else if (limiter.tryAcquire(a)) {
                 // a's 5 of 0 ms count for 1.1 s; evicted at 50 ms, remembered then: 1.2 s at most.
                 assertThat(t).as("a admitted again at %d ms", t).isLessThanOrEqualTo(1_300);
+                return;
+            } else {
+                lastRejected = t;
+            }
+        }
+        throw new AssertionError("client a, which sent 5 at 0 ms and nothing admitted since, is still refused at "
+                + lastRejected + " ms");
+    }
+
+    /**
+     * As above with on-excess borrow, whose window remembered a count as a loan from the bucket
+     * after its newest: restored, the loan rolled into that later bucket, so each eviction moved
+     * the 5 permits of 0 ms one bucket on and client a was refused for good (each rejection said
+     * "retry after 1.1 s").
+     */
+    @Test
+    void aBorrowingClientChurnedThroughAFullTable_isAdmittedAgainOnceItsCountHasLeftTheWindow() {
+        ManualClock clock = new ManualClock();
+        Limiter limiter = Limiter.builder("x")
+                .rate(5, WindowSpec.of(Duration.ofSeconds(1), 10))
+                .onExcess(OnExcess.borrow(Duration.ofMillis(300)))
+                .perOrigin(1)
+                .clock(clock)
+                .sleeper(clock::advanceNanos)
+                .build();
+        Origin a = Origin.id("client-a");
+        Origin b = Origin.id("client-b");
+        for (int i = 0; i < 5; i++) {
+            assertThat(limiter.tryAcquire(a)).isTrue(); // a's limit, at 0 ms
+        }
+        long lastRejected = -1;
+        for (int turn = 1; turn <= 120; turn++) {
+            clock.advanceNanos(50_000_000L);
+            long t = clock.nanoTime() / 1_000_000;
+            if (turn % 2 == 1) {
+                limiter.tryAcquire(b);
+            } else if (limiter.tryAcquire(a)) {
+                // a's 5 of 0 ms count for 1.1 s (bucket [0, 100ms) leaves the strict window then).
+                assertThat(t).as("a admitted again at %d ms", t).isLessThanOrEqualTo(1_100);
                 return;
             } else {
                 lastRejected = t;

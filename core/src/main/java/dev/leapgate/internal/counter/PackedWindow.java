@@ -190,9 +190,9 @@ final class PackedWindow extends RateWindow {
      * where a loan counts), so that the word never counts less, nor for less long, than the window
      * did, nor longer than its newest count; 0 if the window counts nothing.
      *
-     * <p>When borrowing, the word is restored as a loan made in its newest bucket from the one
-     * after, which counts in the windows of both: it holds the more of what the windows at {@code
-     * at} (now, or the head's bucket) and {@code at + 1} count. Not {@link #used}'s sum at {@code at}, which also counts the loans from {@code at + 1}
+     * <p>When borrowing, the word is restored as a loan made in the bucket before its own, which
+     * counts in the windows of both and rolls into its own: it holds the more of what the windows
+     * at {@code at} (now, or the head's bucket) and {@code at + 1} count. Not {@link #used}'s sum at {@code at}, which also counts the loans from {@code at + 1}
      * (conservatively, see the class comment) and so can reach twice the limit: a count that, once
      * a reload raised the limit, would hold the client as if it had used its loans twice.
      */
@@ -210,17 +210,19 @@ final class PackedWindow extends RateWindow {
         if (used == 0) {
             return 0;
         }
-        // Dated at the newest bucket that holds a count (a loan from the bucket after the head is
-        // the newest of all), not at `at`: every permit counted at `at` is there or older.
-        long newest = borrowing && headBorrowed(head) > 0 ? headEpoch : newestCounted(cells, base, head, at);
-        return pack(newest + (borrowing ? 1 : 0), used);
+        // Dated at the newest bucket that holds a count (a loan counts in the bucket after the
+        // head, the newest of all), not at `at`: every permit counted at `at` is there or older.
+        // Not one bucket later: restored, the word counts in its own bucket (see restoredHead), so
+        // a count dated after its bucket would move on by a bucket at every eviction and return.
+        return pack(borrowing && headBorrowed(head) > 0 ? headEpoch + 1 : newestCounted(cells, base, head, at), used);
     }
 
     /**
      * Starts a new window with the remembered permits counted in the word's bucket: in the head at
-     * that bucket, or, when borrowing (the word names the bucket after the one it was made in), as
-     * a loan of the head's bucket before it, which counts as long and rolls into that bucket, so
-     * that an admission within the current bucket is counted there and does not wait for the next.
+     * that bucket, or, when borrowing (the word of a loan names the bucket lent from, which may be
+     * the next), as a loan of the head's bucket before it, which counts as long and rolls into that
+     * bucket, so that an admission within the current bucket is counted there and does not wait
+     * for the next.
      */
     @Override
     public void restore(AtomicLongArray cells, int base, long remembered, long nowNanos) {

@@ -187,10 +187,11 @@ abstract sealed class RateWindow implements OriginTable.State permits PackedWind
         if (word == 0) {
             return 0;
         }
-        // A borrowing window's word names the bucket after the one it was made in (see remember).
+        // Every window's word names the bucket its newest permits count in (a loan's: the bucket
+        // it was lent from), and every window restores it there.
         long epoch = from.bucketNanos == bucketNanos && from.originNanos == originNanos
-                ? from.epoch(word) + (borrowing && !from.borrowing ? 1 : 0)
-                : epochAt(from.startNanos(from.epoch(word) + 1) - 1) + (borrowing ? 1 : 0);
+                ? from.epoch(word)
+                : epochAt(from.startNanos(from.epoch(word) + 1) - 1);
         return pack(epoch, Math.min(from.count(word), countMask));
     }
 

@@ -357,8 +357,8 @@ class KeyedRateCounterTest {
             long retry = c.nanosUntilAvailable(1, 2 * S, 1);
 
             assertThat(used).as("limit %d: use of the evicted client", limit).isEqualTo(n);
-            // A borrowing window's memory counts the permits one bucket later: never for less long.
-            assertThat(retry).as("limit %d: its wait", limit).isEqualTo(borrowing ? 18 * S : 13 * S);
+            // A borrowing window's memory too counts the permits in their own bucket, no longer.
+            assertThat(retry).as("limit %d: its wait", limit).isEqualTo(13 * S);
             // As it finds itself when it comes back (in the place of client 2):
             assertThat(c.tryAcquire(1, 2 * S, 1)).isEqualTo(RateCounter.REJECTED);
             assertThat(c.used(1, 2 * S)).isEqualTo(used);

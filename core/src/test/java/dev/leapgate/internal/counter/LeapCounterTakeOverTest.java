@@ -128,10 +128,10 @@ class LeapCounterTakeOverTest {
         assertThat(admitAll(shorter, 69_500 * MS, 10))
                 .as("what was taken over still counts in the window of 69.5 s")
                 .isZero();
-        // The 5 taken over leave as if lent at the end of their bucket, 50-60 s, from the new
-        // bucket of 60 s: at 71 s; a window that borrowed before kept them as a loan from its next
-        // bucket, 60-70 s: at 81 s. Not later, dated anew at the take-over.
-        long out = borrowingBefore ? 81_000 * MS : 71_000 * MS;
+        // The 5 taken over count in the new window's bucket in which their bucket, 50-60 s, ends
+        // (59 s): they leave at 70 s, whether the old window borrowed or not (it once dated them a
+        // bucket later, 60-70 s: at 80 s). Not later, dated anew at the take-over.
+        long out = 70_000 * MS;
         assertThat(shorter.used(out - 500 * MS) - shorter.used(out))
                 .as("what was taken over leaves at %d ms", out / MS)
                 .isEqualTo(5);
@@ -183,9 +183,8 @@ class LeapCounterTakeOverTest {
         assertThat(next.used(NOW)).as("a refund of the handed-on admission").isEqualTo(1);
         old.refund(before, 1);
         assertThat(next.used(NOW))
-                .as("a refund of an admission taken over: the new window holds it as a loan of the next"
-                        + " bucket, where a ticket of this bucket cannot be told apart, so it stays (conservative)")
-                .isEqualTo(1);
+                .as("a refund of an admission taken over: the new window holds it in its own bucket")
+                .isZero();
     }
 
     @Test
@@ -206,9 +205,9 @@ class LeapCounterTakeOverTest {
         LeapCounter old = new LeapCounter(TEN_SECONDS, 10, 0, true);
         old.tryAcquire(NOW, 1, NEVER);
         LeapCounter next = old.withLimit(10, false);
-        // What a borrowing window counted, taken over, counts in the bucket after this one.
+        // What a borrowing window counted, taken over, counts in its own bucket, this one.
         long own = next.tryAcquire(NOW, 1);
-        assertThat(next.ticketStartNanos(own)).isEqualTo(3_000 * MS);
+        assertThat(next.ticketStartNanos(own)).isEqualTo(2_000 * MS);
 
         long ticket = old.tryAcquire(NOW, 1, 500 * MS);
 
