@@ -280,14 +280,31 @@ public final class Limiter {
             return this;
         }
 
-        /** Each origin gets its own limits, kept for at most {@link FlowRule#DEFAULT_MAX_ORIGINS} origins at once. */
+        /**
+         * Each origin gets its own limits, kept for at most {@link FlowRule#DEFAULT_MAX_ORIGINS}
+         * origins at once.
+         *
+         * @throws IllegalStateException if per-origin counting was already set
+         */
         public Builder perOrigin() {
-            this.perOrigin = true;
-            return this;
+            return perOrigin(FlowRule.DEFAULT_MAX_ORIGINS);
         }
 
-        /** Each origin gets its own limits, kept for at most {@code maxOrigins} origins at once. */
+        /**
+         * Each origin gets its own limits, kept for at most {@code maxOrigins} origins at once.
+         *
+         * @throws IllegalArgumentException if {@code maxOrigins} is not between 1 and {@link
+         *     FlowRule#MAX_ORIGINS_ALLOWED}
+         * @throws IllegalStateException if per-origin counting was already set
+         */
         public Builder perOrigin(int maxOrigins) {
+            if (perOrigin) {
+                throw new IllegalStateException("per-origin was already set, with max origins " + this.maxOrigins);
+            }
+            if (maxOrigins < 1 || maxOrigins > FlowRule.MAX_ORIGINS_ALLOWED) {
+                throw new IllegalArgumentException("maxOrigins must be between 1 and " + FlowRule.MAX_ORIGINS_ALLOWED
+                        + ", was " + maxOrigins + " (limiter '" + name + "')");
+            }
             this.perOrigin = true;
             this.maxOrigins = maxOrigins;
             return this;

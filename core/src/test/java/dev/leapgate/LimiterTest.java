@@ -500,6 +500,13 @@ class LimiterTest {
         assertThatThrownBy(() -> Limiter.builder("r").rate(1, second).rate(2, second))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("rate limit was already set to 1 per 1s in 10 buckets, strict");
+        assertThatThrownBy(() -> Limiter.builder("r").concurrency(1).perOrigin(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("maxOrigins must be between 1 and 100000000, was 0 (limiter 'r')");
+        // A second call would silently keep the first's table size: perOrigin(10).perOrigin() kept 10.
+        assertThatThrownBy(() -> Limiter.builder("r").perOrigin(10).perOrigin())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("per-origin was already set, with max origins 10");
         Limiter limiter = rate(3);
         assertThatThrownBy(() -> limiter.tryEnter(0)).hasMessage("permits must be at least 1, was 0");
         Rejection tooMany = (Rejection) limiter.tryEnter(4);
