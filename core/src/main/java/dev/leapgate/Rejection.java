@@ -34,16 +34,18 @@ public abstract non-sealed class Rejection implements Decision {
 
     /**
      * How long until a retry could succeed if nothing else were admitted meanwhile (under every
-     * rule that applied, not only the rejecting one); {@link
+     * rule that applied, not only the rejecting one), without waiting: a retry to a borrowing rule
+     * may be admitted up to its longest wait sooner, by a loan it then waits for; {@link
      * Duration#ZERO} when unknown ahead of time (a concurrency limit frees a slot whenever a request
      * completes), and when no retry of the same request can succeed: a denied origin never gets in,
      * nor does a request for more permits than the limit (reason {@code "request needs more permits
      * than the limit"}).
      *
      * <p>Computed when asked, from the rule's counters, so that rejecting costs no more than
-     * admitting: as of the decision for a rule counted per origin, and as of the moment it is asked
-     * for a rule everyone shares (whose rejections are one shared object). Ask right away, as the
-     * HTTP adapters do.
+     * admitting: as of the moment it is asked for a one-permit request over its limit on rules that
+     * everyone shares (such rejections are one shared object), and as of the decision for any other
+     * (a rule counted per origin, a request for several permits, another reason). Ask right away,
+     * as the HTTP adapters do.
      */
     public abstract Duration retryAfter();
 
