@@ -129,20 +129,7 @@ class RedisClusterTest {
         List<Origin> clients = IntStream.range(0, 12)
                 .mapToObj(i -> Origin.ip(IpAddress.parse("198.51.100." + i), 64))
                 .toList();
-        int admitted = 0;
-        try (HttpGate gate =
-                HttpGate.builder(ConfigParser.parse(settings, "test")).build()) {
-            for (Origin client : clients) {
-                for (int i = 0; i < 5; i++) {
-                    if (gate.enter("POST", "/login", client) instanceof Entry entry) {
-                        admitted++;
-                        entry.close();
-                    }
-                }
-            }
-            assertThat(gate.store("login").orElseThrow().decidedWithoutStore()).isZero();
-        }
-        assertThat(admitted).isEqualTo(3 * clients.size());
+        assertThat(loginsAdmitted(settings, clients)).isEqualTo(3 * clients.size());
         List<String> keys = new ArrayList<>();
         for (RedisProcess node : NODES) {
             keys.addAll(node.call(c -> c.keys("leapgate:*")).stream()
@@ -165,6 +152,24 @@ class RedisClusterTest {
         }
     }
 
+    /** Five logins of each client, on a gate of {@code settings}: how many were admitted, all decided by the store. */
+    private static int loginsAdmitted(Map<String, String> settings, List<Origin> clients) {
+        int admitted = 0;
+        try (HttpGate gate =
+                HttpGate.builder(ConfigParser.parse(settings, "test")).build()) {
+            for (Origin client : clients) {
+                for (int i = 0; i < 5; i++) {
+                    if (gate.enter("POST", "/login", client) instanceof Entry entry) {
+                        admitted++;
+                        entry.close();
+                    }
+                }
+            }
+            assertThat(gate.store("login").orElseThrow().decidedWithoutStore()).isZero();
+        }
+        return admitted;
+    }
+
     /**
      * Seeds written as IPv6 literals ({@code redis-cluster://[::1]:7000,[::1]:7001}) reach the
      * cluster, which decides: the start failed with "is not a URI: Illegal character in port
@@ -185,20 +190,7 @@ class RedisClusterTest {
         List<Origin> clients = IntStream.range(0, 6)
                 .mapToObj(i -> Origin.ip(IpAddress.parse("203.0.113." + i), 64))
                 .toList();
-        int admitted = 0;
-        try (HttpGate gate =
-                HttpGate.builder(ConfigParser.parse(settings, "test")).build()) {
-            for (Origin client : clients) {
-                for (int i = 0; i < 5; i++) {
-                    if (gate.enter("POST", "/login", client) instanceof Entry entry) {
-                        admitted++;
-                        entry.close();
-                    }
-                }
-            }
-            assertThat(gate.store("login").orElseThrow().decidedWithoutStore()).isZero();
-        }
-        assertThat(admitted).isEqualTo(3 * clients.size());
+        assertThat(loginsAdmitted(settings, clients)).isEqualTo(3 * clients.size());
         long keys = NODES.stream()
                 .mapToLong(node -> node.call(c -> c.keys("ipv6seeds:*")).stream()
                         .filter(k -> !k.endsWith("instances"))

@@ -50,24 +50,28 @@ class OneGateTwoFiltersTest {
         return HttpGate.builder(ConfigParser.parse(map, "test")).build();
     }
 
+    /** A harness with a filter on {@link #gate} on every path, and a second one on {@code second}. */
+    private JettyHarness twoFilters(String name, HttpGate second, String mapping, EnumSet<DispatcherType> dispatches) {
+        return new JettyHarness(LeapgateFilter.forGate(gate, BlockHandler.STANDARD))
+                .alsoFiltered(name, LeapgateFilter.forGate(second, BlockHandler.STANDARD), mapping, dispatches);
+    }
+
+    /** Requests to {@code path}: the first 4 admitted, the fifth refused. */
+    private void fourAdmittedThenRefused(String path) throws Exception {
+        for (int i = 1; i <= 4; i++) {
+            assertThat(jetty.get(path).statusCode()).as("request %d of 4", i).isEqualTo(200);
+        }
+        assertThat(jetty.get(path).statusCode()).as("request 5 of 4").isEqualTo(429);
+    }
+
     @Test
     void twoFiltersOnOneGate_bothOnTheRequest_countItOnce() throws Exception {
         gate = gate("rule.api.match", "/api/**", "rule.api.limit", "4/10s");
-        jetty = new JettyHarness(LeapgateFilter.forGate(gate, BlockHandler.STANDARD))
-                .alsoFiltered(
-                        "second",
-                        LeapgateFilter.forGate(gate, BlockHandler.STANDARD),
-                        "/api/*",
-                        EnumSet.allOf(DispatcherType.class))
+        jetty = twoFilters("second", gate, "/api/*", EnumSet.allOf(DispatcherType.class))
                 .servlet("/api/hello", new TestServlets.Text("hello"))
                 .start();
 
-        for (int i = 1; i <= 4; i++) {
-            assertThat(jetty.get("/api/hello").statusCode())
-                    .as("request %d of 4", i)
-                    .isEqualTo(200);
-        }
-        assertThat(jetty.get("/api/hello").statusCode()).as("request 5 of 4").isEqualTo(429);
+        fourAdmittedThenRefused("/api/hello");
         StatsSnapshot m = gate.stats("/api/**").orElseThrow().lastMinute();
         assertThat(m.admitted()).as("admitted").isEqualTo(4);
         assertThat(m.succeeded()).as("succeeded").isEqualTo(4);
@@ -81,22 +85,12 @@ class OneGateTwoFiltersTest {
     @Test
     void aForwardReachingASecondFilterOnTheSameGate_isNotCountedAgain() throws Exception {
         gate = gate("rule.api.match", "/**", "rule.api.limit", "4/10s");
-        jetty = new JettyHarness(LeapgateFilter.forGate(gate, BlockHandler.STANDARD))
-                .alsoFiltered(
-                        "second",
-                        LeapgateFilter.forGate(gate, BlockHandler.STANDARD),
-                        "/*",
-                        EnumSet.of(DispatcherType.FORWARD))
+        jetty = twoFilters("second", gate, "/*", EnumSet.of(DispatcherType.FORWARD))
                 .servlet("/api/old", new TestServlets.Forward("/api/hello"))
                 .servlet("/api/hello", new TestServlets.Text("hello"))
                 .start();
 
-        for (int i = 1; i <= 4; i++) {
-            assertThat(jetty.get("/api/old").statusCode())
-                    .as("request %d of 4", i)
-                    .isEqualTo(200);
-        }
-        assertThat(jetty.get("/api/old").statusCode()).as("request 5 of 4").isEqualTo(429);
+        fourAdmittedThenRefused("/api/old");
         StatsSnapshot m = gate.stats("/**").orElseThrow().lastMinute();
         assertThat(m.admitted()).as("admitted").isEqualTo(4);
         assertThat(m.inFlight()).as("in flight").isZero();
@@ -111,12 +105,7 @@ class OneGateTwoFiltersTest {
     void anAsyncRequestThroughTwoFiltersOnOneGate_takesAndReleasesOneSlot() throws Exception {
         gate = gate("rule.api.match", "/api/**", "rule.api.in-flight", "1");
         java.util.concurrent.CompletableFuture<AsyncContext> started = new java.util.concurrent.CompletableFuture<>();
-        jetty = new JettyHarness(LeapgateFilter.forGate(gate, BlockHandler.STANDARD))
-                .alsoFiltered(
-                        "second",
-                        LeapgateFilter.forGate(gate, BlockHandler.STANDARD),
-                        "/api/*",
-                        EnumSet.allOf(DispatcherType.class))
+        jetty = twoFilters("second", gate, "/api/*", EnumSet.allOf(DispatcherType.class))
                 .servlet("/api/slow", new HttpServlet() {
                     @Override
                     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -158,12 +147,7 @@ class OneGateTwoFiltersTest {
     void aFilterOnAnotherGate_stillDecides() throws Exception {
         gate = gate("rule.api.match", "/api/**", "rule.api.limit", "4/10s");
         other = gate("rule.tight.match", "/api/**", "rule.tight.limit", "2/10s");
-        jetty = new JettyHarness(LeapgateFilter.forGate(gate, BlockHandler.STANDARD))
-                .alsoFiltered(
-                        "other",
-                        LeapgateFilter.forGate(other, BlockHandler.STANDARD),
-                        "/api/*",
-                        EnumSet.allOf(DispatcherType.class))
+        jetty = twoFilters("other", other, "/api/*", EnumSet.allOf(DispatcherType.class))
                 .servlet("/api/hello", new TestServlets.Text("hello"))
                 .start();
 
