@@ -1410,7 +1410,11 @@ public abstract sealed class Limit {
         Quota rejectedQuota(long nowNanos, Origin origin, int permits, Object decided) {
             Fallback share = deciding();
             if (unavailable && share != null) {
-                return share.window.rejectedQuota(nowNanos, origin, permits);
+                // What remains and when, from the share; the quota and window the rule's own, as
+                // an admission by the share says them: a policy is one statement on every answer.
+                Quota inShare = share.window.rejectedQuota(nowNanos, origin, permits);
+                return new Quota(
+                        rule.name(), rule.limit(), rule.window().length(), inShare.remaining(), inShare.reset());
             }
             Remembered r = remembered(nowNanos, origin, decided);
             long remaining = r == null ? 0 : Math.max(0, rule.limit() - r.used);

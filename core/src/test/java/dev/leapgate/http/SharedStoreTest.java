@@ -327,6 +327,38 @@ class SharedStoreTest {
         assertThat(told).isEqualTo("\"login\";r=0;t=66");
     }
 
+    /**
+     * While the store is down and this instance enforces its share (3 of 5 on two instances), the
+     * rule's {@code RateLimit-Policy} is the same on every answer: the admissions said
+     * {@code q=5;w=10} and the rejection after them {@code q=3;w=10}, so a client that keeps a
+     * policy by its name saw the quota change between one response and the next.
+     */
+    @Test
+    void whileTheStoreIsDown_aRejectionBySharesAdvertisesTheRulesPolicy_asTheAdmissionsDid() {
+        HttpGate gate = gate(with(PER_CLIENT, "store-instances", "2"));
+        store.down = true;
+        List<String> policies = new ArrayList<>();
+        List<String> rateLimits = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Decision admitted = gate.enter("POST", "/login", client);
+            Map<String, String> fields = new LinkedHashMap<>();
+            gate.admittedHeaders(admitted, fields::put);
+            ((Entry) admitted).close();
+            policies.add(fields.get("RateLimit-Policy"));
+            rateLimits.add(fields.get("RateLimit"));
+        }
+        Decision rejected = gate.enter("POST", "/login", client);
+        RejectionResponse answer = gate.rejection((Rejection) rejected);
+        policies.add(answer.headers().get("RateLimit-Policy"));
+        rateLimits.add(answer.headers().get("RateLimit"));
+
+        assertThat(policies).containsOnly("\"login\";q=5;w=10");
+        assertThat(rateLimits)
+                .containsExactly(
+                        "\"login\";r=2;t=11", "\"login\";r=1;t=11", "\"login\";r=0;t=11", "\"login\";r=0;t=11");
+        assertThat(answer.headers().get("Retry-After")).isEqualTo("11");
+    }
+
     /** Login, 10 a minute per client, on two instances: while the store is down, 5 a minute here. */
     private HttpGate loginOnTwoInstances() {
         return gate(with(PER_CLIENT, "rule.login.limit", "10/1m", "store-instances", "2"));
