@@ -1057,7 +1057,8 @@ public final class HttpGate implements AutoCloseable {
 
     /**
      * The complete response for a rejection: status, header fields, body. A request over a limit
-     * gets the configured {@code status} (429), {@code Retry-After} and the rate-limit fields; a
+     * gets the configured {@code status} (429), {@code Retry-After} and the rate-limit fields (a
+     * request for more permits than the limit, which no wait admits, no {@code Retry-After}); a
      * request from a denied origin gets {@code deny-status} (403) and nothing that tells it to retry.
      * Both say {@code Cache-Control: no-store}: they answer one client, and a shared cache must not
      * serve them to others (a {@code 404} or {@code 410} is cacheable by default: a proxy would
@@ -1069,6 +1070,29 @@ public final class HttpGate implements AutoCloseable {
             return response.problemBody()
                     ? new RejectionResponse(status, NOT_STORED, ProblemBody.CONTENT_TYPE, deniedBody.clone())
                     : new RejectionResponse(status, NOT_STORED, null, NO_BODY);
+        }
+        int status = response.status();
+        if (Admission.admitsNoRetry(rejection)) {
+            // No wait admits it: no Retry-After, nor a retry time in the body; what the rule has
+            // left is still true.
+            List<Quota> quotas = rejection.quotas();
+            HeaderFields headers = response.headers() != RateLimitHeaders.NONE && !quotas.isEmpty()
+                    ? new HeaderFields(
+                            RateLimitFields.RATE_LIMIT_POLICY,
+                            RateLimitFields.policy(quotas),
+                            RateLimitFields.RATE_LIMIT,
+                            RateLimitFields.rateLimit(quotas),
+                            RateLimitFields.CACHE_CONTROL,
+                            "no-store")
+                    : NOT_STORED;
+            return response.problemBody()
+                    ? new RejectionResponse(
+                            status,
+                            headers,
+                            ProblemBody.CONTENT_TYPE,
+                            ProblemBody.withoutRetry(rejection.rule(), rejection.reason(), status)
+                                    .getBytes(StandardCharsets.UTF_8))
+                    : new RejectionResponse(status, headers, null, NO_BODY);
         }
         Duration retry = rejection.retryAfter();
         long retryAfter = RateLimitFields.retryAfterSeconds(retry); // once: the body says the same
@@ -1088,7 +1112,6 @@ public final class HttpGate implements AutoCloseable {
                         Long.toString(retryAfter),
                         RateLimitFields.CACHE_CONTROL,
                         "no-store");
-        int status = response.status();
         if (!response.problemBody()) {
             return new RejectionResponse(status, headers, null, NO_BODY);
         }

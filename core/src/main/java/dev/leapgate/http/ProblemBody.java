@@ -3,6 +3,7 @@ package dev.leapgate.http;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.leapgate.Rejection;
+import dev.leapgate.internal.Admission;
 import dev.leapgate.internal.Shown;
 
 /**
@@ -25,6 +26,9 @@ public final class ProblemBody {
 
     /** The JSON text for a rejection answered with {@code status}. */
     public static String json(Rejection rejection, int status) {
+        if (Admission.admitsNoRetry(rejection)) {
+            return withoutRetry(rejection.rule(), rejection.reason(), status);
+        }
         long retryAfter = RateLimitFields.retryAfterSeconds(rejection.retryAfter());
         return new String(template(rejection.rule(), rejection.reason(), status).bytes(retryAfter), UTF_8);
     }
@@ -105,6 +109,23 @@ public final class ProblemBody {
             } while (value > 0);
             return end;
         }
+    }
+
+    /**
+     * The JSON text for a rejection that no retry can pass (a request for more permits than the
+     * limit): the detail without a retry time, and no {@code retryAfter}.
+     */
+    static String withoutRetry(String rule, String reason, int status) {
+        StringBuilder json = new StringBuilder(160);
+        json.append("{\"type\":\"about:blank\",\"title\":");
+        quote(json, reasonPhrase(status));
+        json.append(",\"status\":").append(status).append(",\"detail\":\"Rule '");
+        escape(json, rule);
+        json.append("' rejected the request: ");
+        escape(json, reason);
+        json.append(".\",\"rule\":");
+        quote(json, rule);
+        return json.append('}').toString();
     }
 
     /**

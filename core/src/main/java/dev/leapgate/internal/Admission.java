@@ -70,6 +70,16 @@ public final class Admission {
     static final String INTERRUPTED = "interrupted";
     static final String STORE_UNAVAILABLE = "shared store unavailable";
 
+    /**
+     * Whether no retry of the rejected request can be admitted, however long it waits: a request
+     * for more permits than the rejecting rule's limit. Its answer then tells no time to retry,
+     * as a denied origin's does not ({@link Rejection#retryAfter} is zero for it, as for a slot,
+     * whose retry time is unknown but which a retry may get).
+     */
+    public static boolean admitsNoRetry(Rejection rejection) {
+        return rejection instanceof LimitRejection && TOO_MANY_PERMITS.equals(rejection.reason());
+    }
+
     private final Clock clock;
     private final Sleeper sleeper;
     private final RejectionLog rejections; // null: no rejection log

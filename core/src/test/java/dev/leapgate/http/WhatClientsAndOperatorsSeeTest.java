@@ -145,4 +145,34 @@ class WhatClientsAndOperatorsSeeTest {
                 .contains("\"hourly\";r=0")
                 .contains("\"slots\";r=0");
     }
+
+    /**
+     * A request for more permits than the limit is never admitted, however long it waits: its
+     * rejection says so, as a denied origin's does, without Retry-After and without a retry time
+     * in the body. It said "Retry-After: 1" and "Retry after 1 s.", and a client that obeyed
+     * retried every second for ever.
+     */
+    @Test
+    void aRequestForMorePermitsThanTheLimit_isNotToldToRetry() {
+        HttpGate gate = gate("rule.export.match", "/export", "rule.export.limit", "5/10s");
+        Decision rejected = gate.enter("POST", "/export", ip("203.0.113.1"), 6);
+        RejectionResponse answer = gate.rejection((Rejection) rejected);
+
+        assertThat(answer.status()).isEqualTo(429);
+        assertThat(answer.headers())
+                .containsExactly(
+                        Map.entry("RateLimit-Policy", "\"export\";q=5;w=10"),
+                        Map.entry("RateLimit", "\"export\";r=5;t=0"),
+                        Map.entry("Cache-Control", "no-store"));
+        assertThat(new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+                        + "\"detail\":\"Rule 'export' rejected the request: request needs more permits than the"
+                        + " limit.\",\"rule\":\"export\"}");
+        assertThat(ProblemBody.json((Rejection) rejected, 429))
+                .isEqualTo(new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8));
+
+        clock.advance(Duration.ofHours(1));
+        assertThat(gate.enter("POST", "/export", ip("203.0.113.1"), 6).admitted())
+                .isFalse();
+    }
 }
