@@ -40,16 +40,8 @@ public final class ProblemBody {
      * that a rejection's body is one array (a builder, its string and the string's bytes before).
      */
     static Template template(String rule, String reason, int status) {
-        StringBuilder head = new StringBuilder(160);
-        head.append("{\"type\":\"about:blank\",\"title\":");
-        quote(head, reasonPhrase(status));
-        // The detail "Rule '<rule>' rejected the request: <reason>. Retry after <n> s.", its parts
-        // escaped in turn (the text around them needs no escape).
-        head.append(",\"status\":").append(status).append(",\"detail\":\"Rule '");
-        escape(head, rule);
-        head.append("' rejected the request: ");
-        escape(head, reason);
-        head.append(". Retry after ");
+        // The detail "Rule '<rule>' rejected the request: <reason>. Retry after <n> s."
+        StringBuilder head = opening(rule, reason, status).append(". Retry after ");
         StringBuilder middle = new StringBuilder(48).append(" s.\",\"rule\":");
         quote(middle, rule);
         middle.append(",\"retryAfter\":");
@@ -116,6 +108,17 @@ public final class ProblemBody {
      * limit): the detail without a retry time, and no {@code retryAfter}.
      */
     static String withoutRetry(String rule, String reason, int status) {
+        StringBuilder json = opening(rule, reason, status).append(".\",\"rule\":");
+        quote(json, rule);
+        return json.append('}').toString();
+    }
+
+    /**
+     * A rejection's body up to the end of its detail's first sentence, "Rule '<rule>' rejected the
+     * request: <reason>", without its period: its parts escaped in turn (the text around them needs
+     * no escape).
+     */
+    private static StringBuilder opening(String rule, String reason, int status) {
         StringBuilder json = new StringBuilder(160);
         json.append("{\"type\":\"about:blank\",\"title\":");
         quote(json, reasonPhrase(status));
@@ -123,9 +126,7 @@ public final class ProblemBody {
         escape(json, rule);
         json.append("' rejected the request: ");
         escape(json, reason);
-        json.append(".\",\"rule\":");
-        quote(json, rule);
-        return json.append('}').toString();
+        return json;
     }
 
     /**
