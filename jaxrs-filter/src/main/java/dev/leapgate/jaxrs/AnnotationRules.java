@@ -7,6 +7,7 @@ import dev.leapgate.http.PathPattern;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.rule.OnExcess;
 import dev.leapgate.rule.OriginList;
+import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
@@ -67,12 +68,18 @@ final class AnnotationRules implements DynamicFeature {
     private final Map<String, String> declaredBy = new HashMap<>();
     /** Per derived base name (Class-method), the last number used. */
     private final Map<String, Integer> numbers = new HashMap<>();
+    /** The class annotations bound, per route and class: each once per route. */
+    private final Set<List<Object>> classLimitsBound = new HashSet<>();
     /** Resource methods already bound, as "HTTP-method template Java-method". */
     private final Set<String> bound = new HashSet<>();
     /** Every resource method's route, as "HTTP-method template", annotated or not. */
     private final Set<String> routes = new LinkedHashSet<>();
     /** The root resource classes whose locators were walked. */
     private final Set<Class<?>> walked = new HashSet<>();
+    /** The resource classes checked for annotations on methods that are no resource methods. */
+    private final Set<Class<?>> strayChecked = new HashSet<>();
+    /** Those methods, each reported once (a base class of several resource classes). */
+    private final Set<Method> strayReported = new HashSet<>();
     /** Per sub-resource route ("GET /lib/{id}"), the limits the walk bound there, one list per resource method. */
     private final Map<String, Set<List<RateLimited>>> subResourceLimits = new HashMap<>();
     /**
@@ -103,6 +110,14 @@ final class AnnotationRules implements DynamicFeature {
     /** The names of the configuration's rules, lower case: an annotation may not take one. */
     private final Set<String> configured;
 
+    /**
+     * The conflicts the gate refuses among all its rules ({@link RuleSet#conflicts}: names that
+     * differ only in case, one rule under two names), checked as each annotation is bound, against
+     * the configuration's rules and the annotations bound before it: so that they fail the start on
+     * every runtime, naming the method, where the gate is built only at the first request.
+     */
+    private final RuleSet.ConflictCheck conflicts = new RuleSet.ConflictCheck();
+
     /** Who a request is from ({@code origin}), which decides what {@code origin} may name. */
     private final OriginSource originSource;
 
@@ -112,19 +127,20 @@ final class AnnotationRules implements DynamicFeature {
     private boolean closed;
 
     /** For an application whose origin is the client IP, without exemptions. */
-    AnnotationRules(Set<String> configured) {
+    AnnotationRules(Collection<FlowRule> configured) {
         this(configured, OriginSource.ip(), OriginList.empty());
     }
 
     /**
-     * @param configured the names of the rules the configuration writes
+     * @param configured the rules the configuration writes (its properties; a rules file is read later)
      * @param originSource who a request is from in the application
      * @param exempt the origins the configuration exempts
      */
-    AnnotationRules(Set<String> configured, OriginSource originSource, OriginList exempt) {
+    AnnotationRules(Collection<FlowRule> configured, OriginSource originSource, OriginList exempt) {
         this.configured = configured.stream()
-                .map(n -> n.toLowerCase(java.util.Locale.ROOT))
+                .map(r -> r.name().toLowerCase(java.util.Locale.ROOT))
                 .collect(Collectors.toSet());
+        configured.forEach(conflicts::add); // checked together when the configuration was read
         this.originSource = Objects.requireNonNull(originSource, "originSource");
         this.exempt = Objects.requireNonNull(exempt, "exempt");
     }
@@ -261,6 +277,9 @@ final class AnnotationRules implements DynamicFeature {
         }
         SubResources.Walk walk = SubResources.walk(root);
         locators |= walk.locators();
+        checkNoStrayAnnotations(root, thrown);
+        walk.locatorsWalked().forEach(l -> checkNoStrayAnnotations(l.resourceClass(), thrown));
+        walk.routes().forEach(r -> checkNoStrayAnnotations(r.resourceClass(), thrown));
         for (SubResources.Locator locator : walk.locatorsWalked()) {
             if (onMethod(locator.method()).length > 0) {
                 // JAX-RS calls a locator on the way to a resource method: no request ends there, and
@@ -305,6 +324,53 @@ final class AnnotationRules implements DynamicFeature {
                     .computeIfAbsent(route.httpMethod() + " " + route.template(), k -> new HashSet<>())
                     .add(limits);
         }
+    }
+
+    /**
+     * Refuses {@code @RateLimited} on a method of a resource class or its supertypes that is neither
+     * a resource method nor a sub-resource locator (no HTTP method of its own or inherited, or not a
+     * public instance method): JAX-RS never dispatches a request to it, so it would limit nothing
+     * (a forgotten {@code @GET}; an interface method whose implementation declares the route
+     * itself, which replaces the interface's annotations). Locators are refused by {@link #walk}.
+     */
+    private void checkNoStrayAnnotations(Class<?> resourceClass, List<RuntimeException> thrown) {
+        if (!strayChecked.add(resourceClass)) {
+            return;
+        }
+        for (Class<?> type : supertypes(resourceClass)) {
+            for (Method method : type.getDeclaredMethods()) {
+                if (method.isBridge()
+                        || method.isSynthetic()
+                        || method.getDeclaredAnnotationsByType(RateLimited.class).length == 0) {
+                    continue;
+                }
+                boolean dispatched = Modifier.isPublic(method.getModifiers())
+                        && !Modifier.isStatic(method.getModifiers())
+                        && (RouteTemplate.httpMethod(method) != null || RouteTemplate.pathOf(method) != null);
+                if (!dispatched && strayReported.add(method)) {
+                    thrown.add(new IllegalArgumentException("@RateLimited on " + describe(type, method)
+                            + " cannot be applied: it is not a resource method (a public method with an HTTP"
+                            + " method such as @GET, of its own or inherited from the method it overrides), so no"
+                            + " request reaches it and it would limit nothing; put it on the resource method that"
+                            + " serves the route"));
+                }
+            }
+        }
+    }
+
+    /** The class, its superclasses and every interface they implement, each once. */
+    private static Set<Class<?>> supertypes(Class<?> resourceClass) {
+        Set<Class<?>> types = new LinkedHashSet<>();
+        List<Class<?>> pending = new ArrayList<>(List.of(resourceClass));
+        while (!pending.isEmpty()) {
+            Class<?> type = pending.remove(0);
+            if (type == null || type == Object.class || !types.add(type)) {
+                continue;
+            }
+            pending.add(type.getSuperclass());
+            pending.addAll(Arrays.asList(type.getInterfaces()));
+        }
+        return types;
     }
 
     /** Whether an application's resource has a sub-resource locator: then requests may reach {@link #reached}. */
@@ -574,8 +640,17 @@ final class AnnotationRules implements DynamicFeature {
         bound.add(key);
         PathPattern match = PathPattern.route(httpMethod, template);
         List<FlowRule> built = new ArrayList<>();
-        for (RateLimited limit : limits) {
-            String name = limit.name().isEmpty() ? derivedName(resourceClass, method) : limit.name();
+        int fromClass = onClass(resourceClass).length; // limits() lists the class's first
+        for (int i = 0; i < limits.size(); i++) {
+            RateLimited limit = limits.get(i);
+            // A class annotation is one rule per route: two methods of the class on one route (told
+            // apart by @Produces or @Consumes) serve one route's requests, which one rule counts.
+            if (i < fromClass && !classLimitsBound.add(List.of(httpMethod + " " + template, resourceClass, i))) {
+                continue;
+            }
+            String name = !limit.name().isEmpty()
+                    ? limit.name()
+                    : derivedName(resourceClass, i < fromClass ? firstOnRoute(resourceClass, method) : method);
             FlowRule rule;
             try {
                 rule = rule(limit, name, match);
@@ -595,6 +670,10 @@ final class AnnotationRules implements DynamicFeature {
                         + "; rule names must be unique (leave name empty to derive one; a named annotation on a"
                         + " class applies to each of its methods, and on a sub-resource to each route that reaches"
                         + " it, so it fits one route)");
+            }
+            String conflict = conflicts.add(rule);
+            if (conflict != null) {
+                throw new IllegalArgumentException("invalid @RateLimited on " + where + ": " + conflict);
             }
             built.add(rule);
         }
@@ -684,6 +763,22 @@ final class AnnotationRules implements DynamicFeature {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(attribute + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The first, by name and parameter types, of the class's resource methods on {@code method}'s
+     * route: what a class annotation's rule there is named after, whichever the runtime binds first.
+     */
+    private static Method firstOnRoute(Class<?> resourceClass, Method method) {
+        String httpMethod = RouteTemplate.httpMethod(method);
+        String path = RouteTemplate.join(RouteTemplate.pathOf(method));
+        for (Method sibling : SubResources.resourceMethods(resourceClass)) {
+            if (httpMethod.equals(RouteTemplate.httpMethod(sibling))
+                    && path.equals(RouteTemplate.join(RouteTemplate.pathOf(sibling)))) {
+                return sibling;
+            }
+        }
+        return method;
     }
 
     /** {@code UserResource-get-1}: letters, digits, '-' and '_' only, numbered per class and method. */

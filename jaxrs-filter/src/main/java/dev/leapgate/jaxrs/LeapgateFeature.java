@@ -4,7 +4,6 @@ import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.config.OriginSource;
 import dev.leapgate.http.HttpGate;
-import dev.leapgate.rule.FlowRule;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.RuntimeType;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -20,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,7 +103,7 @@ public final class LeapgateFeature implements Feature {
         }
         ProviderSettings settings = ProviderSettings.read(configuration, config);
         AnnotationRules annotations = new AnnotationRules(
-                settings.config().rules().rules().stream().map(FlowRule::name).collect(Collectors.toSet()),
+                settings.config().rules().rules(),
                 settings.config().origin(),
                 settings.config().rules().exempt());
         // Jersey and RESTEasy show the DynamicFeature no root resource that has locators alone: the

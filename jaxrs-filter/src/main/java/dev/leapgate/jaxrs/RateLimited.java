@@ -34,8 +34,10 @@ import java.lang.annotation.Target;
  * <p>A rule is either a rate ({@link #limit} requests per {@link #window}) or a concurrency limit
  * ({@link #inFlight}). Several annotations combine: a request is admitted only if all of them (and
  * every matching configured rule) admit it. On a class, an annotation applies to each resource
- * method of the class separately (each method has its own count), in addition to the method's own
- * annotations. Invalid values fail the application's start with a message naming the method.
+ * method of the class separately (each route has its own count; methods on one route, told apart by
+ * media type, share it), in addition to the method's own annotations. Invalid values, and an
+ * annotation on a method that is no resource method, fail the application's start with a message
+ * naming the method.
  *
  * <p>Inherited as the JAX-RS annotations are: a resource method without one of its own takes
  * those of the interface or superclass method that declares its {@code @Path} and HTTP method; a

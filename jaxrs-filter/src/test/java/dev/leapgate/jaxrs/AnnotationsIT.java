@@ -10,13 +10,19 @@ import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedItemsResource;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.LocatorAnnotations;
+import dev.leapgate.jaxrs.app.NegotiatedResource;
 import dev.leapgate.jaxrs.app.invalid.BadSubResources;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
+import dev.leapgate.jaxrs.app.invalid.Samples;
+import dev.leapgate.testing.BadSettings;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link RateLimited} on a running application, on the runtime under test ({@link JaxrsServer}),
@@ -361,5 +367,77 @@ class AnnotationsIT {
         assertThatThrownBy(() -> JaxrsServer.start(app).close())
                 .hasStackTraceContaining(
                         "the rules from @RateLimited and the configuration clash: rule name 'per-ip' is used twice");
+    }
+
+    static Stream<BadSettings.Case> badAnnotations() {
+        return BadSettings.CASES.stream().filter(c -> c.annotation() != null);
+    }
+
+    /**
+     * Every shared bad setting that annotations can express fails the start on every runtime, also
+     * those only the rules taken together show (two names that differ only in case, one rule under
+     * two names), which RESTEasy and CXF let start, and then answered every request 500.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badAnnotations")
+    void aBadAnnotation_failsTheStart_onEveryRuntime(BadSettings.Case bad) throws Exception {
+        Class<?> resource = Class.forName("dev.leapgate.jaxrs.app.invalid.BadAnnotations$" + bad.annotation());
+
+        assertThatThrownBy(() -> JaxrsServer.start(app(resource)).close())
+                .hasStackTraceContaining("invalid @RateLimited on " + resource.getSimpleName() + ".")
+                .hasStackTraceContaining(bad.annotationSays());
+    }
+
+    @Test
+    void anAnnotationThatIsAConfiguredRuleUnderAnotherName_failsTheStart_onEveryRuntime() {
+        JaxrsServer.App app = app(LimitedResource.class)
+                .property("leapgate.rule.copy.match", "GET /limited/named")
+                .property("leapgate.rule.copy.limit", "1/1m")
+                .property("leapgate.rule.copy.scope", "per-origin");
+
+        assertThatThrownBy(() -> JaxrsServer.start(app).close())
+                .hasStackTraceContaining("invalid @RateLimited on LimitedResource.named(): rule 'per-ip' is the same"
+                        + " rule as 'copy'");
+    }
+
+    @Test
+    void head_countsAgainstTheLimitOfTheGetItIsServedBy() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(LimitedResource.class))) {
+            HttpResponse<String> head = JaxrsServer.CLIENT.send(
+                    HttpRequest.newBuilder(server.base.resolve("/limited/named"))
+                            .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                            .header("X-Forwarded-For", "203.0.113.1")
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(head.statusCode()).isEqualTo(200);
+            assertThat(status(server, "/limited/named", "203.0.113.1")).isEqualTo(429);
+        }
+    }
+
+    @Test
+    void anAnnotationOnAMethodNoRequestReaches_failsTheStart_onEveryRuntime() {
+        assertThatThrownBy(() ->
+                        JaxrsServer.start(app(Samples.NotAResourceMethod.class)).close())
+                .hasStackTraceContaining("@RateLimited on NotAResourceMethod.helper() cannot be applied: it is not a"
+                        + " resource method");
+    }
+
+    @Test
+    void classAnnotation_onTwoMethodsOfOneRouteToldApartByMediaType_isOneLimitOfThatRoute() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(NegotiatedResource.class))) {
+            assertThat(server.get("/negotiated", "X-Forwarded-For", "203.0.113.1", "Accept", "application/json")
+                            .body())
+                    .isEqualTo("{}");
+            assertThat(server.get("/negotiated", "X-Forwarded-For", "203.0.113.1", "Accept", "text/plain")
+                            .body())
+                    .isEqualTo("text");
+            HttpResponse<String> third =
+                    server.get("/negotiated", "X-Forwarded-For", "203.0.113.1", "Accept", "application/json");
+            assertThat(third.statusCode()).isEqualTo(429);
+            assertThat(third.body()).contains("\"rule\":\"NegotiatedResource-json-1\"");
+            assertThat(server.gate().rules().rules())
+                    .extracting(dev.leapgate.rule.FlowRule::resource)
+                    .containsExactly("GET /negotiated");
+        }
     }
 }

@@ -116,7 +116,7 @@ public final class Samples {
         public void get(String id) {}
 
         @GET
-        @Path("{id: \\d+}")
+        @Path("{id: \\d+}/more")
         public void overloaded(String id, int other) {}
     }
 
@@ -144,5 +144,19 @@ public final class Samples {
         @GET
         @Path("{name: [a-z]+}")
         public void byName(String name) {}
+    }
+
+    /** An annotation on a method that no request reaches: a resource method's @GET forgotten. */
+    @Path("not-a-resource-method")
+    public static class NotAResourceMethod {
+        @GET
+        public String get() {
+            return "";
+        }
+
+        @RateLimited(limit = 1, window = "1s")
+        public String helper() {
+            return "";
+        }
     }
 }
