@@ -35,7 +35,8 @@ public abstract non-sealed class Rejection implements Decision {
     /**
      * How long until a retry could succeed if nothing else were admitted meanwhile (under every
      * rule that applied, not only the rejecting one), without waiting: a retry to a borrowing rule
-     * may be admitted up to its longest wait sooner, by a loan it then waits for; {@link
+     * less than one bucket sooner (at most its longest wait) may be admitted by a loan of the next
+     * bucket, which it then waits for; {@link
      * Duration#ZERO} when unknown ahead of time (a concurrency limit frees a slot whenever a request
      * completes), and when no retry of the same request can succeed: a denied origin never gets in,
      * nor does a request for more permits than the limit (reason {@code "request needs more permits
