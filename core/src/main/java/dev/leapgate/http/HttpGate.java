@@ -912,7 +912,8 @@ public final class HttpGate implements AutoCloseable {
     /**
      * The rate-limit fields of an admitted entry from its limits' tickets, without quota objects:
      * the rules tightest first (fewest remaining), each rule's policy item as prepared; shadow
-     * rules, which limit nothing, are not shown. False if a limit is no longer in force (a reload
+     * rules, and shared rules that let the request pass because the store could not decide ({@code
+     * store-on-failure = open}), limit nothing and are not shown. False if a limit is no longer in force (a reload
      * replaced it since the admission): the caller then goes the general way.
      */
     private boolean writeFields(AdmittedEntry entry, BiConsumer<String, String> header) {
@@ -929,7 +930,7 @@ public final class HttpGate implements AutoCloseable {
             if (!policies.containsKey(entry.limit(i))) {
                 return false;
             }
-            if (entry.limit(i).rule().shadow()) {
+            if (!entry.shown(i)) {
                 continue;
             }
             remaining[i] = entry.remaining(i);
@@ -969,8 +970,8 @@ public final class HttpGate implements AutoCloseable {
         if (p0 == null || (n == 2 && p1 == null)) {
             return false;
         }
-        boolean show0 = !entry.limit(0).rule().shadow();
-        boolean show1 = n == 2 && !entry.limit(1).rule().shadow();
+        boolean show0 = entry.shown(0);
+        boolean show1 = n == 2 && entry.shown(1);
         if (show0 && show1) {
             long r0 = entry.remaining(0);
             long r1 = entry.remaining(1);
@@ -1059,7 +1060,9 @@ public final class HttpGate implements AutoCloseable {
      * The complete response for a rejection: status, header fields, body. A request over a limit
      * gets the configured {@code status} (429), {@code Retry-After} and the rate-limit fields (a
      * request for more permits than the limit, which no wait admits, no {@code Retry-After}); a
-     * request from a denied origin gets {@code deny-status} (403) and nothing that tells it to retry.
+     * request a shared rule's store could not decide, under {@code store-on-failure = closed}, gets
+     * {@code 503} and {@code Retry-After} alone; a request from a denied origin gets {@code
+     * deny-status} (403) and nothing that tells it to retry.
      * Both say {@code Cache-Control: no-store}: they answer one client, and a shared cache must not
      * serve them to others (a {@code 404} or {@code 410} is cacheable by default: a proxy would
      * answer every client with one denied client's {@code deny-status = 404}).
@@ -1070,6 +1073,9 @@ public final class HttpGate implements AutoCloseable {
             return response.problemBody()
                     ? new RejectionResponse(status, NOT_STORED, ProblemBody.CONTENT_TYPE, deniedBody.clone())
                     : new RejectionResponse(status, NOT_STORED, null, NO_BODY);
+        }
+        if (Admission.storeUnavailable(rejection)) {
+            return storeUnavailable(rejection);
         }
         int status = response.status();
         if (Admission.admitsNoRetry(rejection)) {
@@ -1122,6 +1128,32 @@ public final class HttpGate implements AutoCloseable {
         }
         return new RejectionResponse(status, headers, ProblemBody.CONTENT_TYPE, body.bytes(retryAfter));
     }
+
+    /**
+     * The answer to a request rejected because a shared rule's store could not decide ({@code
+     * store-on-failure = closed}): {@code 503}, whatever the configured {@code status}, since the
+     * client did not send too many requests and nothing was counted; {@code Retry-After} the time
+     * until the store is asked again (see {@link Rejection#retryAfter}); no rate-limit fields, of
+     * that rule (it could not tell what remains) nor of the others (a client reads a list without
+     * the rule that rejected as a quota it may spend).
+     */
+    private RejectionResponse storeUnavailable(Rejection rejection) {
+        long retryAfter = RateLimitFields.retryAfterSeconds(rejection.retryAfter());
+        HeaderFields headers = new HeaderFields(
+                RateLimitFields.RETRY_AFTER, Long.toString(retryAfter), RateLimitFields.CACHE_CONTROL, "no-store");
+        if (!response.problemBody()) {
+            return new RejectionResponse(STORE_UNAVAILABLE_STATUS, headers, null, NO_BODY);
+        }
+        return new RejectionResponse(
+                STORE_UNAVAILABLE_STATUS,
+                headers,
+                ProblemBody.CONTENT_TYPE,
+                ProblemBody.template(rejection.rule(), rejection.reason(), STORE_UNAVAILABLE_STATUS)
+                        .bytes(retryAfter));
+    }
+
+    /** Service Unavailable: the status of a rejection because a shared rule's store could not decide. */
+    private static final int STORE_UNAVAILABLE_STATUS = 503;
 
     /**
      * The quotas of a rejection with no {@code t} past its {@code Retry-After}: the draft

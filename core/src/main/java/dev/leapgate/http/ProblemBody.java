@@ -15,7 +15,11 @@ import dev.leapgate.internal.Shown;
  *  "rule":"per-ip","retryAfter":7}
  * }</pre>
  *
- * {@code type} is {@code about:blank}, so {@code title} is the status's reason phrase; {@code rule}
+ * A request a shared rule's store could not decide ({@code store-on-failure = closed}) is answered
+ * {@code 503}, {@code "detail":"Rule 'login' could not decide: shared store unavailable. Retry
+ * after 1 s."}.
+ *
+ * <p>{@code type} is {@code about:blank}, so {@code title} is the status's reason phrase; {@code rule}
  * and {@code retryAfter} (seconds, as in {@code Retry-After}) are extension members.
  */
 public final class ProblemBody {
@@ -115,7 +119,8 @@ public final class ProblemBody {
 
     /**
      * A rejection's body up to the end of its detail's first sentence, "Rule '<rule>' rejected the
-     * request: <reason>", without its period: its parts escaped in turn (the text around them needs
+     * request: <reason>" ("Rule '<rule>' could not decide: shared store unavailable" when its store
+     * could not), without its period: its parts escaped in turn (the text around them needs
      * no escape).
      */
     private static StringBuilder opening(String rule, String reason, int status) {
@@ -124,7 +129,8 @@ public final class ProblemBody {
         quote(json, reasonPhrase(status));
         json.append(",\"status\":").append(status).append(",\"detail\":\"Rule '");
         escape(json, rule);
-        json.append("' rejected the request: ");
+        // A store that could not decide rejected nothing on the rule's count.
+        json.append(reason.equals(Admission.STORE_UNAVAILABLE) ? "' could not decide: " : "' rejected the request: ");
         escape(json, reason);
         return json;
     }

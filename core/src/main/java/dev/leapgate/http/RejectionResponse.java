@@ -7,7 +7,8 @@ import java.util.Objects;
  * Everything an adapter writes for a rejected request, computed in core so that every adapter
  * answers alike.
  *
- * @param status the status code (429 unless configured otherwise)
+ * @param status the status code (429 unless configured otherwise; 503 for a request a shared
+ *     store could not decide under {@code store-on-failure = closed})
  * @param headers header fields in the order to send them
  * @param contentType the body's media type, or {@code null} for no body
  * @param body the body (empty for none), UTF-8

@@ -68,7 +68,7 @@ public final class Admission {
     static final String UNTRACKED = "too many origins tracked";
     static final String TOO_MANY_PERMITS = "request needs more permits than the limit";
     static final String INTERRUPTED = "interrupted";
-    static final String STORE_UNAVAILABLE = "shared store unavailable";
+    public static final String STORE_UNAVAILABLE = "shared store unavailable";
 
     /**
      * Whether no retry of the rejected request can be admitted, however long it waits: a request
@@ -78,6 +78,14 @@ public final class Admission {
      */
     public static boolean admitsNoRetry(Rejection rejection) {
         return rejection instanceof LimitRejection && TOO_MANY_PERMITS.equals(rejection.reason());
+    }
+
+    /**
+     * Whether the request was rejected because a shared rule's store could not decide ({@code
+     * store-on-failure = closed}): nothing was counted, and the client sent no more than allowed.
+     */
+    public static boolean storeUnavailable(Rejection rejection) {
+        return rejection instanceof LimitRejection && STORE_UNAVAILABLE.equals(rejection.reason());
     }
 
     private final Clock clock;

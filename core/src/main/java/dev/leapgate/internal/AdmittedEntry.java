@@ -108,6 +108,15 @@ public final class AdmittedEntry extends Entry {
         return origin;
     }
 
+    /**
+     * Whether limit {@code i}'s quota is shown ({@link #quotas}, the {@code RateLimit} fields): not
+     * a shadow rule's, nor a shared rule's that let the request pass because its store could not
+     * decide ({@code store-on-failure = open}): neither limits anything.
+     */
+    public boolean shown(int i) {
+        return limits[i].quotaShown(token(i));
+    }
+
     /** The permits limit {@code i} has left for the request's origin, as its quota says ({@link #quotas}). */
     public long remaining(int i) {
         return waited
@@ -126,17 +135,17 @@ public final class AdmittedEntry extends Entry {
      * that waited: then never more than the window holds as it is read, since others were counted
      * while it waited, loans of the same bucket or admissions while another rule's turn came); an
      * in-flight limit's and a paced or warming-up rule's from what its counter or schedule holds
-     * when asked. Shadow rules are not among them.
+     * when asked. Shadow rules are not among them, nor shared rules that let the request pass because the store could not decide ({@link #shown}).
      */
     @Override
     public List<Quota> quotas() {
         int enforced = 0;
-        for (Limit limit : limits) {
-            enforced += limit.shadow ? 0 : 1;
+        for (int i = 0; i < limits.length; i++) {
+            enforced += shown(i) ? 1 : 0;
         }
         Quota[] all = new Quota[enforced];
         for (int i = 0, k = 0; i < limits.length; i++) {
-            if (!limits[i].shadow) { // a shadow rule limits nothing: it has no quota to show
+            if (shown(i)) {
                 all[k++] = limits[i].quota(startNanos, origin, token(i), waited);
             }
         }

@@ -406,6 +406,16 @@ public abstract sealed class Limit {
     }
 
     /**
+     * Whether the quota of an admission by this limit with {@code token} is shown to the client
+     * ({@link dev.leapgate.Entry#quotas}, the {@code RateLimit} fields): not for a shadow limit,
+     * which limits nothing, nor for a shared one whose store could not decide and whose policy let
+     * the request pass ({@code store-on-failure = open}), which limits nothing meanwhile either.
+     */
+    boolean quotaShown(long token) {
+        return !shadow;
+    }
+
+    /**
      * Nanoseconds from {@code nowNanos} until this limit would take {@code permits} for {@code
      * origin}, as far as it knows without deciding (0: it would now); for a request that another
      * limit rejected, whose retry time is the longest of all ({@link LimitRejection}).
@@ -841,6 +851,14 @@ public abstract sealed class Limit {
         private static final Logger LOG = LoggerFactory.getLogger("dev.leapgate.store");
         /** The token of an admission decided without the store: nothing to give back to it. */
         static final long LOCAL = Long.MAX_VALUE;
+        /**
+         * The retry time of a request rejected because the store could not decide ({@code
+         * store-on-failure = closed}). The store is asked again on the next decision, but what it
+         * will do then is not known here (the seam tells no circuit breaker's state); one second is
+         * also how long Leapgate's Redis store's circuit breaker, once open, waits before it tries
+         * Redis again.
+         */
+        static final Duration STORE_RETRY = Duration.ofSeconds(1);
         /**
          * Marks the token of an admission by this instance's share: the generation of the {@link
          * #fallback} window that admitted (6 bits, from bit 56) and that window's ticket (below bit
@@ -1334,6 +1352,13 @@ public abstract sealed class Limit {
             if (share != null && share.generation % GENERATIONS == (int) ((token & ~SHARE) >>> GENERATION_SHIFT)) {
                 share.window.release(origin, token & TICKET_MASK, permits);
             }
+        }
+
+        @Override
+        boolean quotaShown(long token) {
+            // Under open, LOCAL is every admission decided without the store; the store's own
+            // tokens are below it.
+            return !shadow && !(token == LOCAL && policy == FailurePolicy.OPEN);
         }
 
         @Override

@@ -117,7 +117,10 @@ final class LimitRejection extends Rejection {
             return Duration.ZERO;
         }
         long now = now();
-        Duration retry = limit.retryAfter(now, origin, permits, decided);
+        // A store that could not decide says nothing of the window: retry when it is asked again.
+        Duration retry = reason == Admission.STORE_UNAVAILABLE
+                ? Limit.Shared.STORE_RETRY
+                : limit.retryAfter(now, origin, permits, decided);
         if (applied != null) {
             long longest = retry.toNanos();
             for (Limit other : applied) {

@@ -468,6 +468,85 @@ class SharedStoreTest {
         assertThat(closed.statusJson()).contains("\"storeUnavailable\":1");
     }
 
+    /**
+     * Under {@code closed}, a request the store could not decide is answered 503 (not the
+     * configured {@code status}: the client sent no more than allowed, and nothing was counted),
+     * with {@code Retry-After} the time until the store is asked again (1 s, not the rule's bucket
+     * of 1 min) and no rate-limit fields. It was answered 429 with {@code "login";r=0;t=60} and
+     * {@code Retry-After: 60}, as if the client had spent the hour's quota.
+     */
+    @Test
+    void failClosed_answers503_retryAfterOneSecond_andNoRateLimitFields() {
+        store.down = true;
+        HttpGate gate = gate(
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "5/1h",
+                "rule.login.scope", "per-origin",
+                "rule.login.store-on-failure", "closed",
+                "rule.api.match", "/**",
+                "rule.api.limit", "100/1m",
+                "rule.api.store", "local",
+                "status", "429");
+        Rejection rejected = (Rejection) gate.enter("POST", "/login", client);
+        assertThat(rejected.reason()).isEqualTo("shared store unavailable");
+        assertThat(rejected.retryAfter()).isEqualTo(Duration.ofSeconds(1));
+
+        RejectionResponse answer = gate.rejection(rejected);
+        assertThat(answer.status()).isEqualTo(503);
+        assertThat(answer.headers())
+                .containsExactly(Map.entry("Retry-After", "1"), Map.entry("Cache-Control", "no-store"));
+        assertThat(new String(answer.body(), java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+                        + "\"detail\":\"Rule 'login' could not decide: shared store unavailable. Retry after 1 s.\","
+                        + "\"rule\":\"login\",\"retryAfter\":1}");
+    }
+
+    /**
+     * Under {@code open}, an admission the store could not decide shows no quota of that rule
+     * (nothing limits the request meanwhile); another rule's stays. It showed the rule's whole
+     * quota, {@code "login";r=5}, request after request. Once the store decides again, the rule's
+     * quota is back.
+     */
+    @Test
+    void failOpen_showsNoQuotaOfTheRuleWhileTheStoreCannotDecide_andOtherRulesStay() {
+        HttpGate gate = gate(
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "5/10s",
+                "rule.login.scope", "per-origin",
+                "rule.login.store-on-failure", "open",
+                "rule.api.match", "/**",
+                "rule.api.limit", "100/1m",
+                "rule.api.store", "local");
+        HttpGate alone = gate(with(PER_CLIENT, "store-on-failure", "open"));
+        store.down = true;
+        for (int i = 0; i < 3; i++) {
+            Entry both = (Entry) gate.enter("POST", "/login", client);
+            Map<String, String> fields = new LinkedHashMap<>();
+            gate.admittedHeaders(both, fields::put);
+            assertThat(fields)
+                    .containsEntry("RateLimit-Policy", "\"api\";q=100;w=60")
+                    .hasEntrySatisfying(
+                            "RateLimit",
+                            v -> assertThat(v).startsWith("\"api\";r=").doesNotContain("login"));
+            assertThat(both.quotas()).extracting(dev.leapgate.Quota::rule).containsExactly("api");
+            both.close();
+
+            Entry one = (Entry) alone.enter("POST", "/login", client);
+            Map<String, String> none = new LinkedHashMap<>();
+            alone.admittedHeaders(one, none::put);
+            assertThat(none).isEmpty();
+            assertThat(one.quotas()).isEmpty();
+            one.close();
+        }
+
+        store.down = false;
+        Entry decided = (Entry) alone.enter("POST", "/login", client);
+        Map<String, String> fields = new LinkedHashMap<>();
+        alone.admittedHeaders(decided, fields::put);
+        assertThat(fields).containsEntry("RateLimit-Policy", "\"login\";q=5;w=10");
+        decided.close();
+    }
+
     @Test
     void aStoreThatDoesNotAnswer_isWaitedForNoLongerThanTheTimeBudget() {
         store.hangs = true;

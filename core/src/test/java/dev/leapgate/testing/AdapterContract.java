@@ -139,6 +139,45 @@ public abstract class AdapterContract {
         }
     }
 
+    /**
+     * While the shared store cannot decide (here one that never does, {@link
+     * RecordingStoreProvider}), a rule under {@code store-on-failure = closed} answers 503 with
+     * {@code Retry-After: 1} and no rate-limit fields, whatever the configured {@code status}; a rule
+     * under {@code open} lets the request pass and shows no quota of its own (the application's
+     * fields stay). Every adapter takes the status from the gate's answer.
+     */
+    @Test
+    void whileTheStoreCannotDecide_closedAnswers503_andOpenShowsNoQuota() throws Exception {
+        ManualClock clock = new ManualClock();
+        try (App app = start(
+                settings(
+                        "store", "recording://contract.example",
+                        "status", "429",
+                        "rule.ok-closed.match", "GET /ok",
+                        "rule.ok-closed.limit", "5/1h",
+                        "rule.ok-closed.store-on-failure", "closed",
+                        "rule.own-open.match", "GET /own-fields",
+                        "rule.own-open.limit", "5/1h",
+                        "rule.own-open.store-on-failure", "open"),
+                clock)) {
+            HttpResponse<String> rejected = get(app, "/ok");
+            assertThat(rejected.statusCode()).isEqualTo(503);
+            assertThat(rejected.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(rejected.headers().firstValue("Cache-Control")).hasValue("no-store");
+            assertThat(rejected.headers().firstValue("RateLimit")).isEmpty();
+            assertThat(rejected.headers().firstValue("RateLimit-Policy")).isEmpty();
+            assertThat(rejected.body())
+                    .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Service Unavailable\",\"status\":503,"
+                            + "\"detail\":\"Rule 'ok-closed' could not decide: shared store unavailable."
+                            + " Retry after 1 s.\",\"rule\":\"ok-closed\",\"retryAfter\":1}");
+
+            HttpResponse<String> passed = get(app, "/own-fields");
+            assertThat(passed.statusCode()).isEqualTo(200);
+            assertThat(passed.headers().allValues("RateLimit-Policy")).containsExactly(OWN_POLICY);
+            assertThat(passed.headers().allValues("RateLimit")).containsExactly(OWN_RATE_LIMIT);
+        }
+    }
+
     @Test
     void anApplicationsOwnRateLimitFields_areKept_withLeapgatesItemsAfterThem_inOneFieldLineEach() throws Exception {
         ManualClock clock = new ManualClock();

@@ -8,9 +8,11 @@ import dev.leapgate.Entry;
 import dev.leapgate.Origin;
 import dev.leapgate.Rejection;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.http.RejectionResponse;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.stats.StoreStats;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -149,6 +151,11 @@ class RedisFaultTest {
             Decision d = timed();
             assertThat(d).isInstanceOf(Rejection.class);
             assertThat(((Rejection) d).reason()).isEqualTo("shared store unavailable");
+            // Not the rule's 429 with an invented r=0: the client sent no more than allowed.
+            RejectionResponse answer = gate.rejection((Rejection) d);
+            assertThat(answer.status()).isEqualTo(503);
+            assertThat(answer.headers())
+                    .containsExactly(Map.entry("Retry-After", "1"), Map.entry("Cache-Control", "no-store"));
         }
         assertThat(gate.rejections("login").orElseThrow().storeUnavailable()).isEqualTo(15);
 

@@ -105,7 +105,7 @@ public class LeapgateProperties {
     /** Origins refused on every request, with deny-status. */
     private String deny;
 
-    /** Status code of a rejection by a rule, 400 to 599. Default 429. */
+    /** Status code of a rejection by a rule, 400 to 599. Default 429. (Not of a request a shared store could not decide under store-on-failure closed: 503.) */
     private String status;
 
     /** Status code for a denied origin, 400 to 599. Default 403. */
