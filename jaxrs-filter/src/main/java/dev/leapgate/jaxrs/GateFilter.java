@@ -7,6 +7,7 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.HttpRequestView;
 import dev.leapgate.http.RateLimitFields;
 import dev.leapgate.http.RejectionResponse;
+import jakarta.ws.rs.HttpMethod;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ContainerResponseContext;
@@ -34,11 +35,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The end of an admitted request: where the runtime reports it ({@link RequestEnd}: Jersey's
  * request events, a servlet container's request listener), the runtime finishes the tracker.
- * Elsewhere this class does, in the response filter, when the response is about to be written (a
- * writer interceptor would see the write itself, but RESTEasy on Vert.x refuses writer
- * interceptors on its I/O threads); an exception that no mapper handles may skip the response
- * filters (CXF), and the safety net ({@link Leases}) releases such a request after {@code
- * max-request-time}.
+ * Elsewhere (RESTEasy and CXF without the listener) the provider does: a response without an
+ * entity (or to {@code HEAD}) when its response filter sees it, and a response with an entity when
+ * the entity has been written ({@link WriteEnd}, the outermost writer interceptor: a {@code
+ * StreamingOutput} holds the request's in-flight slot while it streams, and a write that throws
+ * counts as failed). An exception that no mapper handles may skip the response filters (CXF), and
+ * the safety net ({@link Leases}) releases such a request after {@code max-request-time}, as it
+ * does a response that a runtime writes without its writer interceptors.
  *
  * <p>The peer address: from the servlet request in a servlet container ({@link ServletGateFilter}),
  * else from the runtime's own request where an adapter reads it ({@link ResteasyPeer}, {@link
@@ -56,6 +59,9 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
     static final String PEER = "dev.leapgate.jaxrs.peer";
 
     private final ApplicationGate application;
+    /** Whether {@link WriteEnd} is registered: a response with an entity ends when it is written. */
+    private final boolean endsAfterWrite;
+
     private final String clientIpHeader;
     private final AtomicBoolean warnedNoPeer = new AtomicBoolean();
 
@@ -63,8 +69,13 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
     @Context
     private ResourceInfo resourceInfo;
 
-    GateFilter(ApplicationGate application) {
+    /**
+     * Guards {@code application}; {@code endsAfterWrite}: whether {@link WriteEnd} is registered
+     * with it, to end the requests whose response has an entity.
+     */
+    GateFilter(ApplicationGate application, boolean endsAfterWrite) {
         this.application = application;
+        this.endsAfterWrite = endsAfterWrite;
         this.clientIpHeader = application.settings().clientIpHeader();
     }
 
@@ -153,6 +164,7 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         // Ended whatever the fields meet (a header value of the application's that cannot be read
         // as text): without a runtime's view of the request's end, nothing else would end it before
         // its lease ran out (max-request-time).
+        boolean written = false;
         try {
             MultivaluedMap<String, Object> headers = response.getHeaders();
             application
@@ -161,8 +173,17 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
                             tracker.entry(),
                             (name, value) -> headers.putSingle(
                                     name, RateLimitFields.combine(response.getHeaderString(name), value)));
+            // The entity is written after the response filters, perhaps for a long time, and may
+            // fail: the request ends when WriteEnd sees the write return. A HEAD response's entity
+            // is not written (CXF, RESTEasy on Netty skip the writer).
+            written = endsAfterWrite && response.hasEntity() && !HttpMethod.HEAD.equals(request.getMethod());
+            if (written) {
+                request.setProperty(WriteEnd.WRITING, tracker);
+            }
         } finally {
-            tracker.ended(response.getStatus());
+            if (!written) {
+                tracker.ended(response.getStatus());
+            }
         }
     }
 

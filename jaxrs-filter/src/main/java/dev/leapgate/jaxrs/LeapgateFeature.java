@@ -14,6 +14,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Feature;
 import jakarta.ws.rs.core.FeatureContext;
 import jakarta.ws.rs.ext.Provider;
+import jakarta.ws.rs.ext.WriterInterceptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * resources and, through their sub-resource locators, on sub-resources. Where
  * their classes are present, optional adapters: Jersey's request events ({@code JerseyEvents}) and
  * a servlet container's request listener ({@link LeapgateServletInitializer}) report the end of
- * every request, and the servlet request gives the peer's address. The filter runs before
+ * every request, and the servlet request gives the peer's address; where neither does (RESTEasy
+ * and CXF outside a servlet container), a writer interceptor ends a request when its entity has
+ * been written ({@code WriteEnd}). The filter runs before
  * authentication filters, so that a flood is turned away before credentials are checked; with
  * {@code origin=principal} it runs right after them, since it needs the user.
  */
@@ -61,6 +64,7 @@ public final class LeapgateFeature implements Feature {
     private static final String JERSEY_EVENTS = "org.glassfish.jersey.server.monitoring.ApplicationEventListener";
     private static final String RESTEASY_REQUEST = "org.jboss.resteasy.spi.HttpRequest";
     private static final String RESTEASY_DEPLOYMENT = "org.jboss.resteasy.spi.ResteasyDeployment";
+    private static final String RESTEASY_ASYNC_WRITER = "org.jboss.resteasy.spi.AsyncWriterInterceptor";
     private static final String GRIZZLY_REQUEST = "org.glassfish.grizzly.http.server.Request";
     private static final String CXF_BUS = "org.apache.cxf.Bus";
 
@@ -117,12 +121,24 @@ public final class LeapgateFeature implements Feature {
             annotations.walk(ResteasyResources.of(configuration));
         }
         ApplicationGate application = new ApplicationGate(settings, annotations);
-        GateFilter filter = servletApiPresent() ? new ServletGateFilter(application) : new GateFilter(application);
+        // Jersey reports every request's end after its response is written (JerseyEvents); on the
+        // other runtimes a writer interceptor sees the entity's write end (WriteEnd), and RESTEasy's
+        // must also be asynchronous, so as not to force a blocking write on Vert.x or Netty.
+        boolean endsAfterWrite = !present(JERSEY_EVENTS);
+        GateFilter filter = servletApiPresent()
+                ? new ServletGateFilter(application, endsAfterWrite)
+                : new GateFilter(application, endsAfterWrite);
         int priority = settings.config().origin().kind() == OriginSource.Kind.PRINCIPAL
                 ? Priorities.AUTHENTICATION + 100
                 : Priorities.AUTHENTICATION - 100;
         context.register(
                 filter, Map.of(ContainerRequestFilter.class, priority, ContainerResponseFilter.class, priority));
+        if (endsAfterWrite) {
+            // Outermost (writer interceptors run by ascending priority): it sees the whole write.
+            context.register(
+                    present(RESTEASY_ASYNC_WRITER) ? new ResteasyWriteEnd() : new WriteEnd(),
+                    Map.of(WriterInterceptor.class, Integer.MIN_VALUE));
+        }
         if (settings.config().monitoring().statusPath().isPresent()) {
             if (!servletApiPresent()) {
                 throw new ConfigException(

@@ -9,9 +9,9 @@ import java.net.URI;
 /**
  * One admitted request: its {@link Entry}, the status its response filter saw, and whether it has
  * been finished. Whoever sees the end of the request first finishes it, exactly once: a runtime
- * hook ({@link RequestEnd}) while the request is watched by one, else the provider's response
- * filter ({@link #ended}), or the safety net ({@link Leases}) when
- * nothing did within {@code max-request-time}. An unwatched request that holds a slot holds a
+ * hook ({@link RequestEnd}) while the request is watched by one, else the provider (its response
+ * filter, {@link #ended}, or for a response with an entity its writer interceptor, {@link
+ * #written}), or the safety net ({@link Leases}) when nothing did within {@code max-request-time}. An unwatched request that holds a slot holds a
  * lease (a request no rule applies to holds nothing, and needs none).
  *
  * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response ({@link
@@ -131,6 +131,18 @@ final class RequestTracker {
         if (!watched) {
             finish(status);
         }
+    }
+
+    /**
+     * The response's entity has been written ({@code ok}), or its write failed ({@link WriteEnd}):
+     * finishes the request, unless a runtime hook watches it; a failed write makes it failed (no
+     * response) for whoever finishes it.
+     */
+    void written(boolean ok) {
+        if (!ok) {
+            status = HttpGate.NO_RESPONSE;
+        }
+        ended(status);
     }
 
     /**

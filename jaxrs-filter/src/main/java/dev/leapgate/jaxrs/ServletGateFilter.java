@@ -19,8 +19,8 @@ final class ServletGateFilter extends GateFilter {
 
     private final ServletProxy servlet = new ServletProxy();
 
-    ServletGateFilter(ApplicationGate application) {
-        super(application);
+    ServletGateFilter(ApplicationGate application, boolean endsAfterWrite) {
+        super(application, endsAfterWrite);
     }
 
     /** The servlet container's view of the request's end ({@link ServletRequests}), where installed. */

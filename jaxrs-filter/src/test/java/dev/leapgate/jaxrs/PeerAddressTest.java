@@ -26,7 +26,7 @@ class PeerAddressTest {
                 Sleeper.system(),
                 clientIpHeader,
                 ProviderSettings.DEFAULT_MAX_REQUEST_TIME);
-        return new GateFilter(new ApplicationGate(settings, new AnnotationRules(Set.of())));
+        return new GateFilter(new ApplicationGate(settings, new AnnotationRules(Set.of())), false);
     }
 
     /** A request with {@code properties} and {@code headers}; nothing else is asked of it. */

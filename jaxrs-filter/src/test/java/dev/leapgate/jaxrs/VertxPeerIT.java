@@ -3,7 +3,9 @@ package dev.leapgate.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.StreamingResource;
 import dev.leapgate.jaxrs.app.UserResource;
+import dev.leapgate.stats.ResourceStats;
 import io.vertx.core.VertxOptions;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -19,7 +21,9 @@ import org.junit.jupiter.api.Test;
 /**
  * RESTEasy on Vert.x (as Quarkus runs it), outside any servlet container: the provider reads the
  * peer's address from RESTEasy's own request ({@link ResteasyPeer}), so the trusted-proxy rules
- * work there as in a servlet container. Runs in the RESTEasy execution only.
+ * work there as in a servlet container; and, with no runtime reporting the end of a request, the
+ * provider ends it when its entity is written ({@link ResteasyWriteEnd}), on the I/O thread,
+ * asynchronously or not. Runs in the RESTEasy execution only.
  */
 class VertxPeerIT {
 
@@ -34,8 +38,11 @@ class VertxPeerIT {
     }
 
     private static VertxJaxrsServer start(String... settings) throws IOException {
-        JaxrsServer.App app = new JaxrsServer.App(UserResource.class)
-                .property(ProviderSettings.CLOCK, new ManualClock())
+        return start(new JaxrsServer.App(UserResource.class, StreamingResource.class), settings);
+    }
+
+    private static VertxJaxrsServer start(JaxrsServer.App app, String... settings) throws IOException {
+        app.property(ProviderSettings.CLOCK, new ManualClock())
                 .property("leapgate.rule.per-ip.match", "GET /users/{id}")
                 .property("leapgate.rule.per-ip.limit", "1/1h")
                 .property("leapgate.rule.per-ip.scope", "per-origin");
@@ -69,6 +76,50 @@ class VertxPeerIT {
                     .as("another client behind the trusted proxy on loopback")
                     .isEqualTo(200);
             assertThat(status(base(server), "203.0.113.1")).isEqualTo(429);
+        } finally {
+            server.stop();
+        }
+    }
+
+    /**
+     * A {@code String} entity, which RESTEasy writes asynchronously on Vert.x (every writer
+     * interceptor is asynchronous), and a {@code StreamingOutput} whose blocking write throws: each
+     * ends once, the first a success, the second a failure.
+     */
+    @Test
+    void eachRequestEndsWhenItsEntityIsWritten_aWriteThatThrowsAsFailed() throws Exception {
+        JaxrsServer.App app = new JaxrsServer.App(UserResource.class, StreamingResource.class);
+        VertxJaxrsServer server = start(
+                app,
+                "leapgate.rule.per-ip.limit",
+                "100/1h",
+                "leapgate.rule.streams.match",
+                "/stream/**",
+                "leapgate.rule.streams.in-flight",
+                "1");
+        try {
+            assertThat(status(base(server), "203.0.113.1")).isEqualTo(200);
+            HttpRequest failing = HttpRequest.newBuilder(base(server).resolve("/stream/failing"))
+                    .timeout(Duration.ofSeconds(30))
+                    .build();
+            try {
+                JaxrsServer.CLIENT.send(failing, HttpResponse.BodyHandlers.discarding());
+            } catch (IOException brokenResponse) {
+                // a runtime that had committed the response can only break the connection
+            }
+            ResourceStats users =
+                    app.feature.gate().orElseThrow().stats("GET /users/{id}").orElseThrow();
+            ResourceStats streams =
+                    app.feature.gate().orElseThrow().stats("/stream/**").orElseThrow();
+            assertThat(StreamingIT.awaitInFlight(users, 0)).isTrue();
+            assertThat(StreamingIT.awaitInFlight(streams, 0)).isTrue();
+            assertThat(users.lastMinute().succeeded())
+                    .as("written asynchronously")
+                    .isEqualTo(1);
+            assertThat(users.lastMinute().failed()).isZero();
+            assertThat(streams.lastMinute().succeeded()).isZero();
+            assertThat(streams.lastMinute().failed()).as("the write threw").isEqualTo(1);
+            assertThat(app.feature.application().leases().open()).as("leases").isZero();
         } finally {
             server.stop();
         }

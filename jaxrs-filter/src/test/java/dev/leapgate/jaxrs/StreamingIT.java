@@ -1,0 +1,106 @@
+package dev.leapgate.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.StreamingResource;
+import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsSnapshot;
+import java.io.UncheckedIOException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A response entity written after the resource method returned ({@code StreamingOutput}), on the
+ * runtime under test ({@link JaxrsServer}), with the servlet container reporting each request's
+ * end and without (RESTEasy and CXF then report none; Jersey reports its own): the request holds
+ * its in-flight slot until its entity is written, and a write that fails counts as failed.
+ */
+class StreamingIT {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    private static JaxrsServer start(boolean servletListener) {
+        StreamingResource.reset();
+        JaxrsServer.App app = new JaxrsServer.App(StreamingResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.streams.match", "/stream/**")
+                .property("leapgate.rule.streams.in-flight", "1");
+        return JaxrsServer.start(app, servletListener);
+    }
+
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aStreamingResponse_holdsItsInFlightSlot_untilItsEntityIsWritten(boolean servletListener) throws Exception {
+        try (JaxrsServer server = start(servletListener)) {
+            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+            CompletableFuture<HttpResponse<String>> streaming = JaxrsServer.CLIENT.sendAsync(
+                    HttpRequest.newBuilder(server.base.resolve("/stream/held"))
+                            .timeout(PATIENCE)
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            try {
+                assertThat(StreamingResource.writing.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                        .as("the entity's write started")
+                        .isTrue();
+
+                assertThat(server.get("/stream/quick").statusCode())
+                        .as("a second request while the first still streams, over in-flight 1")
+                        .isEqualTo(429);
+            } finally {
+                StreamingResource.release.countDown();
+            }
+            HttpResponse<String> streamed = streaming.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            assertThat(streamed.statusCode()).isEqualTo(200);
+            assertThat(streamed.body()).isEqualTo("streamed");
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+            assertThat(server.get("/stream/quick").statusCode()).isEqualTo(200);
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(2);
+            assertThat(counts.rejected()).isEqualTo(1);
+            assertThat(counts.succeeded()).as("succeeded").isEqualTo(2);
+            assertThat(counts.failed()).as("failed").isZero();
+            assertThat(server.leases().open()).as("leases").isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aStreamingResponseWhoseWriteThrows_isCountedAsFailed(boolean servletListener) {
+        try (JaxrsServer server = start(servletListener)) {
+            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+            try {
+                server.get("/stream/failing");
+            } catch (UncheckedIOException brokenResponse) {
+                // a runtime that had committed the response can only break the connection
+            }
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(1);
+            assertThat(counts.succeeded()).as("succeeded").isZero();
+            assertThat(counts.failed()).as("failed").isEqualTo(1);
+            assertThat(server.leases().open()).as("leases").isZero();
+        }
+    }
+
+    /**
+     * Whether nothing is in flight within {@link #PATIENCE}: a request finishes on the server's
+     * thread just after its client has read the response. Bounded polling, not a wait for a window.
+     */
+    static boolean awaitInFlight(ResourceStats metrics, long expected) {
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (metrics.inFlight() != expected && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        return metrics.inFlight() == expected;
+    }
+}
