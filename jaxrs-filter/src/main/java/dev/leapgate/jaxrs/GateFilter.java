@@ -35,13 +35,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The end of an admitted request: where the runtime reports it ({@link RequestEnd}: Jersey's
  * request events, a servlet container's request listener), the runtime finishes the tracker.
- * Elsewhere (RESTEasy and CXF without the listener) the provider does: a response without an
- * entity (or to {@code HEAD}) when its response filter sees it, and a response with an entity when
- * the entity has been written ({@link WriteEnd}, the outermost writer interceptor: a {@code
- * StreamingOutput} holds the request's in-flight slot while it streams, and a write that throws
- * counts as failed). An exception that no mapper handles may skip the response filters (CXF), and
- * the safety net ({@link Leases}) releases such a request after {@code max-request-time}, as it
- * does a response that a runtime writes without its writer interceptors.
+ * Elsewhere the provider does: on CXF, and on RESTEasy in a servlet container, a response with an
+ * entity when the entity has been written ({@link WriteEnd}, the outermost writer interceptor: a
+ * {@code StreamingOutput} holds the request's in-flight slot while it streams, and a write that
+ * throws counts as failed), and one without an entity (or to {@code HEAD}) when its response
+ * filter sees it. On RESTEasy outside a servlet container (Vert.x, Netty) every response ends in
+ * the response filter, before its entity is written: with a writer interceptor registered,
+ * RESTEasy refuses the blocking writes (a {@code StreamingOutput}) that it otherwise moves off its
+ * I/O threads. An exception that no mapper handles may skip the response filters (CXF), and the
+ * safety net ({@link Leases}) releases such a request after {@code max-request-time}, as it does a
+ * response that a runtime writes without its writer interceptors.
  *
  * <p>The peer address: from the servlet request in a servlet container ({@link ServletGateFilter}),
  * else from the runtime's own request where an adapter reads it ({@link ResteasyPeer}, {@link

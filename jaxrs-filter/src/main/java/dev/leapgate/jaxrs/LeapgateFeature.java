@@ -47,9 +47,10 @@ import org.slf4j.LoggerFactory;
  * resources and, through their sub-resource locators, on sub-resources. Where
  * their classes are present, optional adapters: Jersey's request events ({@code JerseyEvents}) and
  * a servlet container's request listener ({@link LeapgateServletInitializer}) report the end of
- * every request, and the servlet request gives the peer's address; where neither does (RESTEasy
- * and CXF outside a servlet container), a writer interceptor ends a request when its entity has
- * been written ({@code WriteEnd}). The filter runs before
+ * every request, and the servlet request gives the peer's address; where neither does, on CXF
+ * and on RESTEasy in a servlet container, a writer interceptor ends a request when its entity has
+ * been written ({@code WriteEnd}; RESTEasy on Vert.x or Netty refuses blocking writes on its I/O
+ * threads once one is registered, and gets none). The filter runs before
  * authentication filters, so that a flood is turned away before credentials are checked; with
  * {@code origin=principal} it runs right after them, since it needs the user.
  */
@@ -121,10 +122,18 @@ public final class LeapgateFeature implements Feature {
             annotations.walk(ResteasyResources.of(configuration));
         }
         ApplicationGate application = new ApplicationGate(settings, annotations);
-        // Jersey reports every request's end after its response is written (JerseyEvents); on the
-        // other runtimes a writer interceptor sees the entity's write end (WriteEnd), and RESTEasy's
-        // must also be asynchronous, so as not to force a blocking write on Vert.x or Netty.
-        boolean endsAfterWrite = !present(JERSEY_EVENTS);
+        // RESTEasy in a servlet container: the gate's close with the servlet context (a gate built
+        // before any request, by gate(Configuration) at the start, would otherwise stay open with
+        // its store; Jersey reports the application's end itself, JerseyEvents; CXF below).
+        boolean resteasyInServlet = present(RESTEASY_DEPLOYMENT)
+                && servletApiPresent()
+                && ResteasyServletContext.closeWith(configuration, application);
+        // Jersey reports every request's end after its response is written (JerseyEvents); on CXF,
+        // and RESTEasy in a servlet container, a writer interceptor sees the entity's write end
+        // (WriteEnd). Not on RESTEasy outside one (Vert.x, Netty): with any writer interceptor
+        // registered, it refuses a blocking write (a StreamingOutput, Jackson) on its I/O thread,
+        // which it otherwise moves to a worker thread; there the response filter ends a request.
+        boolean endsAfterWrite = !present(JERSEY_EVENTS) && (!present(RESTEASY_DEPLOYMENT) || resteasyInServlet);
         GateFilter filter = servletApiPresent()
                 ? new ServletGateFilter(application, endsAfterWrite)
                 : new GateFilter(application, endsAfterWrite);
@@ -158,12 +167,6 @@ public final class LeapgateFeature implements Feature {
         }
         if (present(JERSEY_EVENTS) && present(GRIZZLY_REQUEST)) {
             context.register(new GrizzlyPeer());
-        }
-        // The gate's close with the application's end, where the runtime lets the provider know of
-        // it at the start: a gate built before any request (gate(Configuration) at the start) would
-        // otherwise stay open with its store. Jersey reports the end itself (JerseyEvents).
-        if (present(RESTEASY_DEPLOYMENT) && servletApiPresent()) {
-            ResteasyServletContext.closeWith(configuration, application);
         }
         if (present(CXF_BUS)) {
             CxfBus.closeWith(application);

@@ -17,10 +17,14 @@ final class ResteasyServletContext {
 
     private ResteasyServletContext() {}
 
-    /** Has {@code application}'s gate closed with the servlet context of the RESTEasy deployment starting it. */
-    static void closeWith(Configuration configuration, ApplicationGate application) {
+    /**
+     * Has {@code application}'s gate closed with the servlet context of the RESTEasy deployment
+     * starting it; returns whether there is one (RESTEasy runs in a servlet container, not on
+     * Vert.x or Netty).
+     */
+    static boolean closeWith(Configuration configuration, ApplicationGate application) {
         if (!(configuration instanceof ResteasyProviderFactory factory)) {
-            return;
+            return false;
         }
         ResteasyDeployment deployment = factory.getContextData(ResteasyDeployment.class);
         Object context = deployment == null || deployment.getDefaultContextObjects() == null
@@ -31,6 +35,8 @@ final class ResteasyServletContext {
         }
         if (context instanceof ServletContext servletContext) {
             ServletRequests.closeWith(servletContext, application);
+            return true;
         }
+        return false;
     }
 }

@@ -5,10 +5,11 @@ import org.jboss.resteasy.spi.AsyncWriterInterceptor;
 import org.jboss.resteasy.spi.AsyncWriterInterceptorContext;
 
 /**
- * {@link WriteEnd} for RESTEasy, which writes an entity asynchronously (on Vert.x or Netty, from
- * the I/O thread) only when every writer interceptor is an {@link AsyncWriterInterceptor}: a plain
- * one would force the blocking write, which must not run on an I/O thread. The request ends when
- * the asynchronous write completes. Registered only when RESTEasy is the runtime.
+ * {@link WriteEnd} for RESTEasy in a servlet container, which writes an entity asynchronously
+ * (where the entity's writer and the output stream can) only when every writer interceptor is an
+ * {@link AsyncWriterInterceptor}: a plain one would turn every write into a blocking one. The
+ * request ends when the asynchronous write completes. Registered only when RESTEasy is the runtime
+ * and runs in a servlet container.
  */
 final class ResteasyWriteEnd extends WriteEnd implements AsyncWriterInterceptor {
 

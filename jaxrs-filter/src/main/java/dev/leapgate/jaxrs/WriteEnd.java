@@ -7,7 +7,8 @@ import java.io.IOException;
 
 /**
  * The end of an admitted request whose response has an entity, on a runtime that reports no end of
- * its own (RESTEasy and CXF, unless a servlet container's listener watches the request): the entity
+ * its own (CXF, and RESTEasy in a servlet container; not RESTEasy on Vert.x or Netty, which refuses
+ * blocking writes on its I/O threads once any writer interceptor is registered): the entity
  * is written after the response filters, perhaps much later (a {@code StreamingOutput}, a slow
  * client), and the write may fail. Finishing the request in the response filter would release its
  * in-flight slot while it still streams, and count a failed write as a success. So {@link
