@@ -585,18 +585,20 @@ final class AnnotationRules implements DynamicFeature {
     }
 
     /**
-     * The method's {@code @RateLimited}: its own, else, as it inherits its JAX-RS annotations
-     * ({@link RouteTemplate#annotated}, Jakarta REST section 3.6), those of the interface or
-     * superclass method that declares its {@code @Path} and HTTP method (an API written as an
-     * annotated interface, limited there).
+     * The method's {@code @RateLimited}: its own, else that of the nearest method it overrides, in
+     * the order in which it inherits its JAX-RS annotations ({@link RouteTemplate#annotated},
+     * Jakarta REST section 3.6), up to the interface or superclass method that declares its {@code
+     * @Path} and HTTP method: an API written as an annotated interface, limited there; or a
+     * subclass that limits a route its base class declares, itself extended. Past the method that
+     * declares the route nothing is inherited, as JAX-RS inherits nothing past it either.
      */
     static RateLimited[] onMethod(Method method) {
         RateLimited[] own = method.getAnnotationsByType(RateLimited.class);
         if (own.length > 0) {
             return own;
         }
-        Method annotated = RouteTemplate.annotated(method);
-        return annotated == method ? own : annotated.getAnnotationsByType(RateLimited.class);
+        Method nearest = RouteTemplate.overridden(method, m -> m.getAnnotationsByType(RateLimited.class).length > 0);
+        return nearest == null ? own : nearest.getAnnotationsByType(RateLimited.class);
     }
 
     private void recordRoute(String httpMethod, String template) {

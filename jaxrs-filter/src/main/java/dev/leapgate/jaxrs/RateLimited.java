@@ -40,7 +40,8 @@ import java.lang.annotation.Target;
  * naming the method.
  *
  * <p>Inherited as the JAX-RS annotations are: a resource method without one of its own takes
- * those of the interface or superclass method that declares its {@code @Path} and HTTP method; a
+ * those of the nearest method it overrides, searched as JAX-RS searches for its {@code @Path} and
+ * HTTP method (superclasses first, then interfaces), up to the method that declares them; a
  * resource class without one takes its nearest superclass's, else its interface's.
  */
 @Documented

@@ -18,6 +18,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -364,7 +365,9 @@ final class RouteTemplate {
         Map<Method, Method> known = ANNOTATED.get(method.getDeclaringClass());
         Method found = known.get(method);
         if (found == null) {
-            found = hasJaxrsAnnotation(method) ? method : inherited(method.getDeclaringClass(), method);
+            found = hasJaxrsAnnotation(method)
+                    ? method
+                    : inherited(method.getDeclaringClass(), method, RouteTemplate::hasJaxrsAnnotation);
             known.put(method, found == null ? method : found);
             return found == null ? method : found;
         }
@@ -390,28 +393,38 @@ final class RouteTemplate {
         return false;
     }
 
-    /** The nearest method of {@code type}'s supertypes, superclasses first, that {@code method} overrides and that has JAX-RS annotations. */
-    private static Method inherited(Class<?> type, Method method) {
+    /**
+     * The nearest method that {@code method} overrides, in the order in which Jakarta REST looks for
+     * inherited annotations ({@link #annotated}), that has JAX-RS annotations or satisfies {@code
+     * wanted}; null if none. The search ends at a method with JAX-RS annotations, as the
+     * inheritance of annotations does: what it overrides in turn is replaced by it.
+     */
+    static Method overridden(Method method, Predicate<Method> wanted) {
+        return inherited(method.getDeclaringClass(), method, m -> hasJaxrsAnnotation(m) || wanted.test(m));
+    }
+
+    /** The nearest method of {@code type}'s supertypes, superclasses first, that {@code method} overrides and that is {@code found}. */
+    private static Method inherited(Class<?> type, Method method, Predicate<Method> found) {
         Class<?> superclass = type.getSuperclass();
         if (superclass != null && superclass != Object.class) {
-            Method found = annotatedIn(superclass, method);
-            if (found != null) {
-                return found;
+            Method in = foundIn(superclass, method, found);
+            if (in != null) {
+                return in;
             }
         }
         for (Class<?> face : type.getInterfaces()) {
-            Method found = annotatedIn(face, method);
-            if (found != null) {
-                return found;
+            Method in = foundIn(face, method, found);
+            if (in != null) {
+                return in;
             }
         }
         return null;
     }
 
-    private static Method annotatedIn(Class<?> type, Method method) {
+    private static Method foundIn(Class<?> type, Method method, Predicate<Method> found) {
         Method generic = null;
         for (Method candidate : type.getDeclaredMethods()) {
-            if (!candidate.getName().equals(method.getName()) || !hasJaxrsAnnotation(candidate)) {
+            if (!candidate.getName().equals(method.getName()) || !found.test(candidate)) {
                 continue;
             }
             if (Arrays.equals(candidate.getParameterTypes(), method.getParameterTypes())) {
@@ -421,7 +434,7 @@ final class RouteTemplate {
                 generic = candidate;
             }
         }
-        return generic != null ? generic : inherited(type, method);
+        return generic != null ? generic : inherited(type, method, found);
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.leapgate.jaxrs.app.LimitedApiResource;
 import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.LocatorAnnotations;
+import dev.leapgate.jaxrs.app.OverriddenTwice;
 import dev.leapgate.jaxrs.app.invalid.BadSubResources;
 import dev.leapgate.jaxrs.app.invalid.Samples;
 import dev.leapgate.rule.FlowRule;
@@ -88,6 +89,15 @@ class AnnotationRulesTest {
 
         assertThat(rules).extracting(FlowRule::name).containsExactly("FromLimitedBase-item-1");
         assertThat(rules).extracting(FlowRule::resource).containsExactly("GET /base-limited/{id}");
+    }
+
+    @Test
+    void aMethodOverriddenTwice_takesTheNearestOverriddenMethodsAnnotation_notTheRouteDeclaringOnes() {
+        List<FlowRule> rules = bind(OverriddenTwice.Resource.class, "item");
+
+        assertThat(rules)
+                .extracting(FlowRule::name, FlowRule::resource, FlowRule::limit)
+                .containsExactly(tuple("Resource-item-1", "GET /overridden-twice/{id}", 1L));
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.leapgate.jaxrs.app.LimitedItemsResource;
 import dev.leapgate.jaxrs.app.LimitedResource;
 import dev.leapgate.jaxrs.app.LocatorAnnotations;
 import dev.leapgate.jaxrs.app.NegotiatedResource;
+import dev.leapgate.jaxrs.app.OverriddenTwice;
 import dev.leapgate.jaxrs.app.invalid.BadSubResources;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
 import dev.leapgate.jaxrs.app.invalid.Samples;
@@ -112,6 +113,16 @@ class AnnotationsIT {
         try (JaxrsServer server = JaxrsServer.start(app(LimitedBase.FromLimitedBase.class))) {
             assertThat(status(server, "/base-limited/1", "203.0.113.1")).isEqualTo(200);
             assertThat(status(server, "/base-limited/2", "203.0.113.1")).isEqualTo(429);
+        }
+    }
+
+    @Test
+    void annotationOfTheMiddleClassOfThreeOverrides_limitsTheRoute() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(OverriddenTwice.Resource.class))) {
+            assertThat(status(server, "/overridden-twice/1", "203.0.113.1")).isEqualTo(200);
+            assertThat(status(server, "/overridden-twice/2", "203.0.113.1"))
+                    .as("the middle class's limit of 1, not the base's 100")
+                    .isEqualTo(429);
         }
     }
 
