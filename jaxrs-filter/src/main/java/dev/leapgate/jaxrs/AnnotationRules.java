@@ -132,7 +132,7 @@ final class AnnotationRules implements DynamicFeature {
     }
 
     /**
-     * @param configured the rules the configuration writes (its properties; a rules file is read later)
+     * @param configured the rules the configuration gives (its properties, or its rules file as read at the start)
      * @param originSource who a request is from in the application
      * @param exempt the origins the configuration exempts
      */

@@ -3,7 +3,9 @@ package dev.leapgate.jaxrs;
 import dev.leapgate.config.ConfigException;
 import dev.leapgate.config.LeapgateConfig;
 import dev.leapgate.config.OriginSource;
+import dev.leapgate.config.ReloadingRules;
 import dev.leapgate.http.HttpGate;
+import dev.leapgate.rule.RuleSet;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.RuntimeType;
 import jakarta.ws.rs.container.ContainerRequestFilter;
@@ -107,10 +109,16 @@ public final class LeapgateFeature implements Feature {
             return false;
         }
         ProviderSettings settings = ProviderSettings.read(configuration, config);
-        AnnotationRules annotations = new AnnotationRules(
-                settings.config().rules().rules(),
-                settings.config().origin(),
-                settings.config().rules().exempt());
+        // The rules the configuration gives: a rules file's as it is now, read here (and again when
+        // the gate is built) so that an annotation that clashes with one fails the start on every
+        // runtime, not only where the gate is built at the start (Jersey).
+        RuleSet given = settings.config()
+                .rulesFile()
+                .map(file ->
+                        ReloadingRules.load(file, settings.config().origin()).rules())
+                .orElse(settings.config().rules());
+        AnnotationRules annotations =
+                new AnnotationRules(given.rules(), settings.config().origin(), given.exempt());
         // Jersey and RESTEasy show the DynamicFeature no root resource that has locators alone: the
         // application's classes are walked now, and RESTEasy's own (resteasy.resources, without an
         // Application subclass) from its deployment.

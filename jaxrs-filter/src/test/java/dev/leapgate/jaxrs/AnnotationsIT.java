@@ -18,10 +18,13 @@ import dev.leapgate.jaxrs.app.invalid.Samples;
 import dev.leapgate.testing.BadSettings;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -378,6 +381,27 @@ class AnnotationsIT {
         assertThatThrownBy(() -> JaxrsServer.start(app).close())
                 .hasStackTraceContaining(
                         "the rules from @RateLimited and the configuration clash: rule name 'per-ip' is used twice");
+    }
+
+    @Test
+    void annotationNamedLikeARuleOfTheRulesFile_failsTheStart_onEveryRuntime(@TempDir Path dir) throws Exception {
+        Path rules = dir.resolve("rules.properties");
+        Files.writeString(rules, "rule.per-ip.match = /other\nrule.per-ip.limit = 1/1s\n");
+        JaxrsServer.App app = app(LimitedResource.class).property("leapgate.rules-file", rules.toString());
+
+        assertThatThrownBy(() -> JaxrsServer.start(app).close())
+                .hasStackTraceContaining(
+                        "the rules from @RateLimited and the configuration clash: rule name 'per-ip' is used twice");
+    }
+
+    @Test
+    void anInvalidRulesFile_failsTheStart_onEveryRuntime(@TempDir Path dir) throws Exception {
+        Path rules = dir.resolve("rules.properties");
+        Files.writeString(rules, "rule.users.match = /users/*\nrule.users.limit = 5/1min\n");
+        JaxrsServer.App app = app(LimitedResource.class).property("leapgate.rules-file", rules.toString());
+
+        assertThatThrownBy(() -> JaxrsServer.start(app).close())
+                .hasStackTraceContaining("rule.users.limit: '5/1min' is not a limit");
     }
 
     static Stream<BadSettings.Case> badAnnotations() {
