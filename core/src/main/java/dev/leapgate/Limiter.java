@@ -68,10 +68,12 @@ public final class Limiter {
     private Limiter(Builder b, Limit[] limits, ResourceRecorder recorder) {
         this.name = b.name;
         this.limits = limits;
-        this.admission = new Admission(b.clock, b.sleeper);
+        this.admission = new Admission(b.clock(), b.sleeper != null ? b.sleeper : Sleeper.system());
         this.recorder = recorder;
         this.perOrigin = b.perOrigin;
-        this.onlyRate = b.concurrency == null && b.onExcess.kind() == OnExcess.Kind.REJECT && limits.length == 1
+        this.onlyRate = b.concurrency == null
+                        && (b.onExcess == null || b.onExcess.kind() == OnExcess.Kind.REJECT)
+                        && limits.length == 1
                 ? limits[0]
                 : null;
         // A limiter's rules have scope all or per-origin: they include every origin.
@@ -236,12 +238,12 @@ public final class Limiter {
     /** Builds a {@link Limiter}; at least one limit is required. */
     public static final class Builder {
         private final String name;
-        private Clock clock = Clock.system();
-        private Sleeper sleeper = Sleeper.system();
+        private Clock clock; // null: Clock.system()
+        private Sleeper sleeper; // null: Sleeper.system()
         private Long rateLimit;
         private WindowSpec window;
         private Long concurrency;
-        private OnExcess onExcess = OnExcess.reject();
+        private OnExcess onExcess; // null: reject
         private boolean perOrigin;
         private int maxOrigins = FlowRule.DEFAULT_MAX_ORIGINS;
 
@@ -274,9 +276,17 @@ public final class Limiter {
             return this;
         }
 
-        /** What the rate limit does with excess: reject (the default), pace, warm up or borrow. */
+        /**
+         * What the rate limit does with excess: reject (the default), pace, warm up or borrow.
+         *
+         * @throws IllegalStateException if it was already set
+         */
         public Builder onExcess(OnExcess onExcess) {
-            this.onExcess = Objects.requireNonNull(onExcess, "onExcess");
+            Objects.requireNonNull(onExcess, "onExcess");
+            if (this.onExcess != null) {
+                throw new IllegalStateException("on-excess was already set to " + this.onExcess);
+            }
+            this.onExcess = onExcess;
             return this;
         }
 
@@ -310,16 +320,36 @@ public final class Limiter {
             return this;
         }
 
-        /** The clock to read; {@link Clock#system()} by default. */
+        /**
+         * The clock to read; {@link Clock#system()} by default.
+         *
+         * @throws IllegalStateException if it was already set
+         */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(clock, "clock");
+            if (this.clock != null) {
+                throw new IllegalStateException("clock was already set to " + this.clock);
+            }
+            this.clock = clock;
             return this;
         }
 
-        /** How paced and borrowing calls wait; {@link Sleeper#system()} by default. */
+        /**
+         * How paced and borrowing calls wait; {@link Sleeper#system()} by default.
+         *
+         * @throws IllegalStateException if it was already set
+         */
         public Builder sleeper(Sleeper sleeper) {
-            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            Objects.requireNonNull(sleeper, "sleeper");
+            if (this.sleeper != null) {
+                throw new IllegalStateException("sleeper was already set to " + this.sleeper);
+            }
+            this.sleeper = sleeper;
             return this;
+        }
+
+        private Clock clock() {
+            return clock != null ? clock : Clock.system();
         }
 
         /**
@@ -330,6 +360,7 @@ public final class Limiter {
             if (rateLimit == null && concurrency == null) {
                 throw new IllegalStateException("limiter '" + name + "' needs a rate or a concurrency limit");
             }
+            OnExcess onExcess = this.onExcess != null ? this.onExcess : OnExcess.reject();
             if (rateLimit == null && onExcess.kind() != OnExcess.Kind.REJECT) {
                 throw new IllegalStateException("limiter '" + name + "': on-excess " + OnExcess.name(onExcess.kind())
                         + " applies to a rate limit; set one with rate(limit, window)");
@@ -356,6 +387,7 @@ public final class Limiter {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("limiter '" + name + "': " + e.getMessage(), e);
             }
+            Clock clock = clock();
             ResourceRecorder recorder = new ResourceRecorder(name, clock);
             long now = clock.nanoTime();
             return new Limiter(this, Limit.create(rules, recorder, now), recorder);

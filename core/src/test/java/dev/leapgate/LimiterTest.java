@@ -507,6 +507,19 @@ class LimiterTest {
         assertThatThrownBy(() -> Limiter.builder("r").perOrigin(10).perOrigin())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("per-origin was already set, with max origins 10");
+        // Setters that kept the last of two calls silently.
+        OnExcess pace = OnExcess.pace(Duration.ofMillis(500));
+        assertThatThrownBy(() -> Limiter.builder("r").onExcess(pace).onExcess(OnExcess.reject()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("on-excess was already set to " + pace);
+        ManualClock clock = new ManualClock();
+        assertThatThrownBy(() -> Limiter.builder("r").clock(clock).clock(Clock.system()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("clock was already set to " + clock);
+        Sleeper sleeper = nanos -> {};
+        assertThatThrownBy(() -> Limiter.builder("r").sleeper(sleeper).sleeper(Sleeper.system()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("sleeper was already set to " + sleeper);
         Limiter limiter = rate(3);
         assertThatThrownBy(() -> limiter.tryEnter(0)).hasMessage("permits must be at least 1, was 0");
         Rejection tooMany = (Rejection) limiter.tryEnter(4);

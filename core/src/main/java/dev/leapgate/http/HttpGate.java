@@ -1183,7 +1183,9 @@ public final class HttpGate implements AutoCloseable {
     public static final class Builder {
         private final LeapgateConfig config;
         private Clock clock = Clock.system();
+        private boolean clockSet;
         private Sleeper sleeper = Sleeper.system();
+        private boolean sleeperSet;
         private final List<FlowRule> codeRules = new ArrayList<>();
         private final List<Function<RuleSet, List<String>>> checks = new ArrayList<>();
         private Consumer<String> rejectionLines = REJECTIONS::info;
@@ -1193,14 +1195,33 @@ public final class HttpGate implements AutoCloseable {
             this.config = Objects.requireNonNull(config, "config");
         }
 
-        /** The clock; {@link Clock#system()} by default. Tests and demos pass a {@code ManualClock}. */
+        /**
+         * The clock; {@link Clock#system()} by default. Tests and demos pass a {@code ManualClock}.
+         *
+         * @throws IllegalStateException if it was already set
+         */
         public Builder clock(Clock clock) {
-            this.clock = Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(clock, "clock");
+            if (clockSet) {
+                throw new IllegalStateException("clock was already set to " + this.clock);
+            }
+            this.clock = clock;
+            this.clockSet = true;
             return this;
         }
 
+        /**
+         * How paced and borrowing requests wait; {@link Sleeper#system()} by default.
+         *
+         * @throws IllegalStateException if it was already set
+         */
         public Builder sleeper(Sleeper sleeper) {
-            this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+            Objects.requireNonNull(sleeper, "sleeper");
+            if (sleeperSet) {
+                throw new IllegalStateException("sleeper was already set to " + this.sleeper);
+            }
+            this.sleeper = sleeper;
+            this.sleeperSet = true;
             return this;
         }
 
@@ -1229,9 +1250,15 @@ public final class HttpGate implements AutoCloseable {
          * The store of the shared windows, instead of the one the configuration's {@code store}
          * names being opened: for tests, and for applications that build their store themselves.
          * Used only with a configured {@code store} (whose settings still apply); the caller closes it.
+         *
+         * @throws IllegalStateException if it was already set
          */
         public Builder windowStore(WindowStore store) {
-            this.windowStore = Objects.requireNonNull(store, "store");
+            Objects.requireNonNull(store, "store");
+            if (windowStore != null) {
+                throw new IllegalStateException("window store was already set to " + windowStore);
+            }
+            this.windowStore = store;
             return this;
         }
 

@@ -8,6 +8,7 @@ import dev.leapgate.Entry;
 import dev.leapgate.ManualClock;
 import dev.leapgate.Origin;
 import dev.leapgate.Rejection;
+import dev.leapgate.Sleeper;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.config.LeapgateConfig;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +50,19 @@ class HttpGateTest {
         }
         LeapgateConfig config = ConfigParser.parse(settings, "test");
         return HttpGate.builder(config).clock(clock).build();
+    }
+
+    @Test
+    void builderSettersCalledTwice_areRefused_notTheFirstValueSilentlyReplaced() {
+        LeapgateConfig config = ConfigParser.parse(Map.of("rules", "none"), "test");
+        ManualClock other = new ManualClock();
+        assertThatThrownBy(() -> HttpGate.builder(config).clock(clock).clock(other))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("clock was already set to " + clock);
+        Sleeper sleeper = nanos -> {};
+        assertThatThrownBy(() -> HttpGate.builder(config).sleeper(sleeper).sleeper(Sleeper.system()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("sleeper was already set to " + sleeper);
     }
 
     @Test
