@@ -3,12 +3,16 @@ package dev.leapgate.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.MappedException;
 import dev.leapgate.jaxrs.app.StreamingResource;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +32,7 @@ class StreamingIT {
 
     private static JaxrsServer start(boolean servletListener) {
         StreamingResource.reset();
-        JaxrsServer.App app = new JaxrsServer.App(StreamingResource.class)
+        JaxrsServer.App app = new JaxrsServer.App(StreamingResource.class, MappedException.Mapper.class)
                 .property(ProviderSettings.CLOCK, new ManualClock())
                 .property("leapgate.rule.streams.match", "/stream/**")
                 .property("leapgate.rule.streams.in-flight", "1");
@@ -87,6 +91,122 @@ class StreamingIT {
             StatsSnapshot counts = metrics.lastMinute();
             assertThat(counts.admitted()).isEqualTo(1);
             assertThat(counts.succeeded()).as("succeeded").isZero();
+            assertThat(counts.failed()).as("failed").isEqualTo(1);
+            assertThat(server.leases().open()).as("leases").isZero();
+        }
+    }
+
+    /**
+     * A write that throws an exception the application maps: the runtime answers with the mapped
+     * response (409) if it can, and the request ends once, the same with the servlet listener and
+     * without.
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aWriteThrowingAMappedException_endsOnce(boolean servletListener) {
+        try (JaxrsServer server = start(servletListener)) {
+            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+            assertThat(server.get("/stream/mapped").statusCode()).isEqualTo(409);
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(1);
+            assertThat(counts.succeeded() + counts.failed()).as("ended").isEqualTo(1);
+            assertThat(server.leases().open()).as("leases").isZero();
+        }
+    }
+
+    /**
+     * A HEAD request (no entity written), a 204, and an error status whose entity is written: each
+     * ends once, failed only for the 5xx ({@code HttpGate.complete}'s rule).
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void headNoContentAndAnErrorWithAnEntity_endOnceEach(boolean servletListener) {
+        try (JaxrsServer server = start(servletListener)) {
+            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+            HttpResponse<Void> head = JaxrsServer.CLIENT
+                    .sendAsync(
+                            HttpRequest.newBuilder(server.base.resolve("/stream/quick"))
+                                    .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                                    .timeout(PATIENCE)
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding())
+                    .join();
+            assertThat(head.statusCode()).isEqualTo(200);
+            assertThat(awaitInFlight(metrics, 0))
+                    .as("nothing in flight after HEAD")
+                    .isTrue();
+            assertThat(server.get("/stream/empty").statusCode()).isEqualTo(204);
+            assertThat(awaitInFlight(metrics, 0))
+                    .as("nothing in flight after 204")
+                    .isTrue();
+            assertThat(server.get("/stream/unavailable").statusCode()).isEqualTo(503);
+            assertThat(awaitInFlight(metrics, 0))
+                    .as("nothing in flight after 503")
+                    .isTrue();
+
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(3);
+            assertThat(counts.succeeded()).as("succeeded").isEqualTo(2);
+            assertThat(counts.failed()).as("failed").isEqualTo(1);
+            assertThat(server.leases().open()).as("leases").isZero();
+        }
+    }
+
+    /**
+     * A client that resets its connection while the entity is being written: the request ends
+     * once (whether the container notices before the write returns decides success or failure).
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aClientDisconnectingMidStream_endsOnce(boolean servletListener) throws Exception {
+        try (JaxrsServer server = start(servletListener)) {
+            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+            try (Socket socket = new Socket(server.base.getHost(), server.base.getPort())) {
+                OutputStream out = socket.getOutputStream();
+                out.write(("GET /stream/held HTTP/1.1\r\nHost: " + server.base.getAuthority() + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                assertThat(StreamingResource.writing.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                        .as("the entity's write started")
+                        .isTrue();
+                socket.setSoLinger(true, 0); // close with a reset, as a client that crashed
+            } finally {
+                StreamingResource.release.countDown();
+            }
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+            assertThat(server.get("/stream/quick").statusCode()).isEqualTo(200);
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(2);
+            assertThat(counts.succeeded() + counts.failed()).as("ended").isEqualTo(2);
+            assertThat(server.leases().open()).as("leases").isZero();
+        }
+    }
+
+    /**
+     * An entity for which the runtime finds no writer: the runtime answers 500 without running the
+     * writer interceptors (CXF), so the request must not wait for WriteEnd; it ends once, failed,
+     * and frees its slot at once rather than at max-request-time.
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void anEntityWithoutAWriter_endsTheRequestAsFailed(boolean servletListener) {
+        try (JaxrsServer server = start(servletListener)) {
+            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+            try {
+                assertThat(server.get("/stream/unwritable").statusCode()).isEqualTo(500);
+            } catch (UncheckedIOException brokenResponse) {
+                // a runtime that had committed the response can only break the connection
+            }
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+            assertThat(server.get("/stream/quick").statusCode()).isEqualTo(200);
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(2);
+            assertThat(counts.succeeded()).as("succeeded").isEqualTo(1);
             assertThat(counts.failed()).as("failed").isEqualTo(1);
             assertThat(server.leases().open()).as("leases").isZero();
         }

@@ -2,6 +2,8 @@ package dev.leapgate.jaxrs.app;
 
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -48,6 +50,35 @@ public class StreamingResource {
         return out -> {
             throw new IOException("the entity's write fails, on purpose");
         };
+    }
+
+    /** A write that throws an exception the application maps (to 409, {@link MappedException.Mapper}). */
+    @GET
+    @Path("mapped")
+    public StreamingOutput mapped() {
+        return out -> {
+            throw new MappedException();
+        };
+    }
+
+    /** An entity nothing writes: no MessageBodyWriter for this class and media type. */
+    public record Unwritable(String name) {}
+
+    @GET
+    @Path("unwritable")
+    @Produces("application/x-leapgate-unwritable")
+    public Unwritable unwritable() {
+        return new Unwritable("no writer");
+    }
+
+    @GET
+    @Path("empty")
+    public void empty() {}
+
+    @GET
+    @Path("unavailable")
+    public Response unavailable() {
+        return Response.status(503).entity("unavailable").build();
     }
 
     @GET
