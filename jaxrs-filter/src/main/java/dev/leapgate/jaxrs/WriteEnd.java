@@ -14,10 +14,13 @@ import java.io.IOException;
  * in-flight slot while it still streams, and count a failed write as a success. So {@link
  * GateFilter} leaves the tracker under {@link #WRITING}, and this interceptor, the outermost,
  * finishes it when the write returns: with the response's status, or as failed (no response) when
- * the write threw (the entity's writer failed, the client went away). Where a servlet container's
- * listener watches the request, the listener finishes it, and a failed write makes it failed. A response the runtime
- * writes without its writer interceptors (no writer for the entity) is released by the safety net
- * ({@link Leases}).
+ * the write threw (the entity's writer failed, the client went away; also when the application
+ * maps the exception and the runtime then answers with the mapped response, which comes too late to
+ * change the outcome). Where a servlet container's listener watches the request, the listener
+ * finishes it, and a failed write makes it failed. An entity with no writer still ends here (CXF
+ * runs the interceptors and fails in them) or in the response filter of the runtime's 500
+ * (RESTEasy); a response a runtime wrote without its writer interceptors would be released by
+ * the safety net ({@link Leases}).
  *
  * <p>Concurrency: stateless; the request's property is read and removed by the writing thread.
  */
