@@ -26,7 +26,8 @@ public sealed interface Decision permits Entry, Rejection {
      * permits remaining); for a rejection, the rejecting rule's, then those of the other rules that
      * would reject the request as well (a retry must pass them all). Empty when no rule applied (an
      * HTTP request that no rule matched, or from an exempt origin), and for a rejection that no
-     * quota describes (a denied origin).
+     * quota describes (a denied origin; a shared rule whose store could not decide, under {@code
+     * store-on-failure = closed}).
      */
     List<Quota> quotas();
 }

@@ -28,7 +28,9 @@ public abstract non-sealed class Rejection implements Decision {
 
     /**
      * Where the request stands against the rejecting rule; {@code null} for a rejection that no
-     * quota describes (a denied origin). Computed when asked: see {@link #retryAfter()}.
+     * quota describes: a denied origin, and a shared rule whose store could not decide (reason
+     * {@code "shared store unavailable"}, {@code store-on-failure = closed}), whose {@link
+     * #quotas()} are empty too. Computed when asked: see {@link #retryAfter()}.
      */
     public abstract Quota quota();
 
@@ -40,7 +42,9 @@ public abstract non-sealed class Rejection implements Decision {
      * Duration#ZERO} when unknown ahead of time (a concurrency limit frees a slot whenever a request
      * completes), and when no retry of the same request can succeed: a denied origin never gets in,
      * nor does a request for more permits than the limit (reason {@code "request needs more permits
-     * than the limit"}).
+     * than the limit"}). One second for a shared rule whose store could not decide (reason {@code
+     * "shared store unavailable"}): its store is asked again on the next request (longer if another
+     * rule that applied knows a longer wait).
      *
      * <p>Computed when asked, from the rule's counters, so that rejecting costs no more than
      * admitting: as of the moment it is asked for a one-permit request over its limit on rules that

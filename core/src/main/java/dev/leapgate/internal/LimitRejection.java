@@ -19,7 +19,9 @@ import java.util.List;
  * rejecting limit's, then those of the others that would reject the request as well (a limit
  * tried after the rejecting one was not asked, and may be just as exhausted: a per-second rule
  * that rejects first must not send a client back within a second to an hourly rule that is
- * spent). Shadow limits limit nothing and are left out.
+ * spent). Shadow limits limit nothing and are left out. A rejection because a shared store could
+ * not decide ({@code store-on-failure = closed}) has no quota at all: the store could not tell what
+ * remains.
  *
  * <p>Immutable; safe to share.
  */
@@ -103,6 +105,11 @@ final class LimitRejection extends Rejection {
 
     @Override
     public Quota quota() {
+        if (reason == Admission.STORE_UNAVAILABLE) {
+            // The store could not tell what remains, and nothing was counted: no quota describes
+            // the rejection (the HTTP answer, a 503, has no rate-limit fields either).
+            return null;
+        }
         Quota quota = limit.rejectedQuota(now(), origin, permits, decided);
         // A client the limit could not make room for has nothing available: it holds no count
         // there, so the count alone would offer it the whole quota on a rejection.
@@ -137,6 +144,12 @@ final class LimitRejection extends Rejection {
 
     @Override
     public List<Quota> quotas() {
+        if (reason == Admission.STORE_UNAVAILABLE) {
+            // Not the other rules' either: a list without the rule that rejected reads as quotas
+            // the client may spend, as the 503 answer has no rate-limit fields ({@link #retryAfter}
+            // still waits for them).
+            return List.of();
+        }
         Quota own = quota();
         if (applied == null) {
             return List.of(own);

@@ -502,6 +502,37 @@ class SharedStoreTest {
     }
 
     /**
+     * The Java API says what the HTTP answer says: a rejection because the store could not decide
+     * has no quota ({@code quota()} null, {@code quotas()} empty), since the store could not tell
+     * what remains; it listed an invented {@code login} quota with nothing remaining. The rule
+     * admitted first (a local one) gets its permit back, as for any rejection by a later rule.
+     */
+    @Test
+    void failClosed_rejectionHasNoQuota_andTheRuleThatAdmittedFirstIsRefunded() {
+        store.down = true;
+        HttpGate gate = gate(
+                "rule.api.match", "/**",
+                "rule.api.limit", "100/1m",
+                "rule.api.store", "local",
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "5/1h",
+                "rule.login.scope", "per-origin",
+                "rule.login.store-on-failure", "closed");
+        for (int i = 0; i < 3; i++) {
+            Rejection rejected = (Rejection) gate.enter("POST", "/login", client);
+            assertThat(rejected.rule()).isEqualTo("login");
+            assertThat(rejected.reason()).isEqualTo("shared store unavailable");
+            assertThat(rejected.quota()).isNull();
+            assertThat(rejected.quotas()).isEmpty();
+        }
+        Entry other = (Entry) gate.enter("GET", "/other", client);
+        assertThat(other.quotas())
+                .singleElement()
+                .satisfies(q -> assertThat(q.remaining()).isEqualTo(99));
+        other.close();
+    }
+
+    /**
      * Under {@code open}, an admission the store could not decide shows no quota of that rule
      * (nothing limits the request meanwhile); another rule's stays. It showed the rule's whole
      * quota, {@code "login";r=5}, request after request. Once the store decides again, the rule's

@@ -2,6 +2,7 @@ package dev.leapgate.servlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.ManualClock;
 import dev.leapgate.config.ConfigParser;
 import dev.leapgate.testing.JavaSnippets;
 import java.net.http.HttpResponse;
@@ -11,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's {@code HtmlRejection} block handler, compiled from the README and run in the
- * filter: the page, with the standard status and fields, for a rate limit and a denied origin.
+ * filter: the page, with the standard status and fields, for a rate limit, a denied origin and a
+ * shared store that could not decide.
  */
 class ReadmeBlockHandlerTest {
 
@@ -30,13 +32,22 @@ class ReadmeBlockHandlerTest {
                         Map.of(
                                 "rule.hello.match", "GET /hello",
                                 "rule.hello.limit", "1/10s",
+                                "rule.hello.store", "local",
+                                // a store that never decides: the rule answers 503
+                                "store", "recording://readme.example",
+                                "rule.stored.match", "GET /stored",
+                                "rule.stored.limit", "5/1h",
+                                "rule.stored.store-on-failure", "closed",
                                 "trusted-proxies", "127.0.0.1",
                                 "deny", "192.0.2.1"),
                         "test"))
+                .clock(new ManualClock()) // the retry times below, whatever time the requests take
                 .blockHandler(handler)
                 .build();
 
-        try (JettyHarness jetty = new JettyHarness(filter).servlet("/hello", new TestServlets.Text("hello"))) {
+        try (JettyHarness jetty = new JettyHarness(filter)
+                .servlet("/hello", new TestServlets.Text("hello"))
+                .servlet("/stored", new TestServlets.Text("stored"))) {
             jetty.start();
             assertThat(jetty.get("/hello").statusCode()).isEqualTo(200);
 
@@ -52,6 +63,11 @@ class ReadmeBlockHandlerTest {
             assertThat(denied.statusCode()).isEqualTo(403);
             assertThat(denied.headers().firstValue("Retry-After")).isEmpty();
             assertThat(denied.body()).isEqualTo("<p>Access denied.</p>");
+            // Not "Too many requests": the client sent no more than allowed.
+            HttpResponse<String> unavailable = jetty.get("/stored");
+            assertThat(unavailable.statusCode()).isEqualTo(503);
+            assertThat(unavailable.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(unavailable.body()).isEqualTo("<p>Service unavailable. Try again in 1 s.</p>");
         }
     }
 }
