@@ -533,6 +533,32 @@ class SharedStoreTest {
     }
 
     /**
+     * A shadow rule under {@code closed} rejects nothing while the store cannot decide: it counts
+     * each request as one it would have rejected, for that reason, and shows no quota.
+     */
+    @Test
+    void failClosed_inShadowMode_rejectsNothing_andCountsWhatItWouldHaveRejected() {
+        store.down = true;
+        HttpGate gate = gate(
+                "rule.login.match", "POST /login",
+                "rule.login.limit", "5/1h",
+                "rule.login.mode", "shadow",
+                "rule.login.store-on-failure", "closed");
+        for (int i = 0; i < 3; i++) {
+            Entry entry = (Entry) gate.enter("POST", "/login", client);
+            Map<String, String> fields = new LinkedHashMap<>();
+            gate.admittedHeaders(entry, fields::put);
+            assertThat(fields).isEmpty();
+            assertThat(entry.quotas()).isEmpty();
+            entry.close();
+        }
+        assertThat(gate.rejections("login").orElseThrow().storeUnavailable()).isEqualTo(3);
+        assertThat(gate.stats("POST /login").orElseThrow().totals().shadowRejected())
+                .isEqualTo(3);
+        assertThat(gate.stats("POST /login").orElseThrow().totals().rejected()).isZero();
+    }
+
+    /**
      * Under {@code open}, an admission the store could not decide shows no quota of that rule
      * (nothing limits the request meanwhile); another rule's stays. It showed the rule's whole
      * quota, {@code "login";r=5}, request after request. Once the store decides again, the rule's
