@@ -16,6 +16,7 @@ import dev.leapgate.jaxrs.app.invalid.BadSubResources;
 import dev.leapgate.jaxrs.app.invalid.BadWindowResource;
 import dev.leapgate.jaxrs.app.invalid.Samples;
 import dev.leapgate.testing.BadSettings;
+import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -385,9 +386,7 @@ class AnnotationsIT {
 
     @Test
     void annotationNamedLikeARuleOfTheRulesFile_failsTheStart_onEveryRuntime(@TempDir Path dir) throws Exception {
-        Path rules = dir.resolve("rules.properties");
-        Files.writeString(rules, "rule.per-ip.match = /other\nrule.per-ip.limit = 1/1s\n");
-        JaxrsServer.App app = app(LimitedResource.class).property("leapgate.rules-file", rules.toString());
+        JaxrsServer.App app = withRulesFile(dir, "rule.per-ip.match = /other\nrule.per-ip.limit = 1/1s\n");
 
         assertThatThrownBy(() -> JaxrsServer.start(app).close())
                 .hasStackTraceContaining(
@@ -396,12 +395,17 @@ class AnnotationsIT {
 
     @Test
     void anInvalidRulesFile_failsTheStart_onEveryRuntime(@TempDir Path dir) throws Exception {
-        Path rules = dir.resolve("rules.properties");
-        Files.writeString(rules, "rule.users.match = /users/*\nrule.users.limit = 5/1min\n");
-        JaxrsServer.App app = app(LimitedResource.class).property("leapgate.rules-file", rules.toString());
+        JaxrsServer.App app = withRulesFile(dir, "rule.users.match = /users/*\nrule.users.limit = 5/1min\n");
 
         assertThatThrownBy(() -> JaxrsServer.start(app).close())
                 .hasStackTraceContaining("rule.users.limit: '5/1min' is not a limit");
+    }
+
+    /** {@link LimitedResource}'s application, its rules in a file in {@code dir} that holds {@code rules}. */
+    private JaxrsServer.App withRulesFile(Path dir, String rules) throws IOException {
+        Path file = dir.resolve("rules.properties");
+        Files.writeString(file, rules);
+        return app(LimitedResource.class).property("leapgate.rules-file", file.toString());
     }
 
     static Stream<BadSettings.Case> badAnnotations() {
