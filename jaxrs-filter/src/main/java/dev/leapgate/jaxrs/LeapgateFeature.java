@@ -152,9 +152,14 @@ public final class LeapgateFeature implements Feature {
                 filter, Map.of(ContainerRequestFilter.class, priority, ContainerResponseFilter.class, priority));
         if (endsAfterWrite) {
             // Outermost (writer interceptors run by ascending priority): it sees the whole write.
-            context.register(
-                    present(RESTEASY_ASYNC_WRITER) ? new ResteasyWriteEnd() : new WriteEnd(),
-                    Map.of(WriterInterceptor.class, Integer.MIN_VALUE));
+            // Two calls, not one with `? :`: the verifier would load ResteasyWriteEnd (whose
+            // interface is RESTEasy's) to merge the two types, and fail where RESTEasy is absent.
+            Map<Class<?>, Integer> outermost = Map.of(WriterInterceptor.class, Integer.MIN_VALUE);
+            if (present(RESTEASY_ASYNC_WRITER)) {
+                context.register(new ResteasyWriteEnd(), outermost);
+            } else {
+                context.register(new WriteEnd(), outermost);
+            }
         }
         if (settings.config().monitoring().statusPath().isPresent()) {
             if (!servletApiPresent()) {
