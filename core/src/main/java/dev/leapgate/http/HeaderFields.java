@@ -14,13 +14,23 @@ import java.util.function.BiConsumer;
  * else it copies). One array of names and values, where a {@code LinkedHashMap} and its copy took
  * two tables and eight entries per rejection; {@link #forEach}, which the adapters call, makes no
  * object.
+ *
+ * <p>A lookup by name ({@link #get}, {@link #containsKey}, {@code getOrDefault}, {@code
+ * keySet().contains}) ignores case, as HTTP field names do (RFC 9110 section 5.1): {@code
+ * get("retry-after")} finds {@code Retry-After}. A few names compared with {@code
+ * equalsIgnoreCase}, rather than a case-insensitive table: the rejection path builds the fields
+ * and the adapters only iterate them, so nothing is added where every rejection pays. Entries and
+ * iteration keep the names as written.
  */
 final class HeaderFields extends AbstractMap<String, String> {
 
     /** Name, value, name, value, ...; the names distinct, nothing null. */
     private final String[] fields;
 
-    /** The fields {@code name, value, name, value, ...}, with distinct names; the array is kept. */
+    /**
+     * The fields {@code name, value, name, value, ...}, with names distinct ignoring case (the
+     * gate's own, which it does not check); the array is kept.
+     */
     HeaderFields(String... fields) {
         if (fields.length % 2 != 0) {
             throw new IllegalArgumentException("a name without a value: " + String.join(", ", fields));
@@ -33,15 +43,40 @@ final class HeaderFields extends AbstractMap<String, String> {
         this.fields = fields;
     }
 
+    /**
+     * A copy of {@code headers}, in their order, refusing one name given twice in two cases: a
+     * lookup that ignores case would find one of them, and a client receives both as one field.
+     */
+    static HeaderFields copyOf(Map<String, String> headers) {
+        String[] fields = new String[headers.size() * 2];
+        int i = 0;
+        for (Map.Entry<String, String> field : headers.entrySet()) {
+            String name = field.getKey();
+            for (int j = 0; j < i; j += 2) {
+                if (fields[j].equalsIgnoreCase(name)) {
+                    throw new IllegalArgumentException(
+                            "header field '" + name + "' is '" + fields[j] + "' again (field names ignore case)");
+                }
+            }
+            fields[i++] = name;
+            fields[i++] = field.getValue();
+        }
+        return new HeaderFields(fields);
+    }
+
     @Override
     public int size() {
         return fields.length / 2;
     }
 
+    /** The value of the field {@code name}, ignoring case; {@code null} for none. */
     @Override
     public String get(Object name) {
+        if (!(name instanceof String wanted)) {
+            return null;
+        }
         for (int i = 0; i < fields.length; i += 2) {
-            if (fields[i].equals(name)) {
+            if (fields[i].equalsIgnoreCase(wanted)) {
                 return fields[i + 1];
             }
         }
