@@ -3,6 +3,7 @@ package dev.leapgate.config;
 import dev.leapgate.http.PathPattern;
 import dev.leapgate.internal.DurationText;
 import dev.leapgate.internal.ListSeparators;
+import dev.leapgate.internal.RuleName;
 import dev.leapgate.internal.Shown;
 import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
@@ -55,8 +56,6 @@ final class RuleReader {
             "store",
             "store-on-failure");
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
-
     /**
      * The methods clients send: every registered method (GET, PROPFIND, VERSION-CONTROL, M-SEARCH)
      * is letters and '-'. Other token characters ({@code | * + ! .}) make a list or a wildcard that
@@ -102,7 +101,7 @@ final class RuleReader {
 
     /** Whether {@code name} is a rule's name as keys write it: 1 to 64 letters, digits, '-' or '_'. */
     static boolean isName(String name) {
-        return NAME.matcher(name).matches();
+        return RuleName.isValid(name);
     }
 
     /** Takes a setting whose key starts with {@code rule.}. */

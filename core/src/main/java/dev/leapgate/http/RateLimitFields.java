@@ -26,8 +26,8 @@ import java.util.List;
  * overflowed on rounding up), and stays absurd enough (68 years) to be noticed, not mistaken for
  * a plausible wait.
  *
- * Rule names are restricted to letters, digits, {@code -} and {@code _}, so they never need
- * escaping inside a quoted string.
+ * Rule names are restricted to letters, digits, {@code -} and {@code _} (a {@link Quota} refuses
+ * any other name, one made by hand too), so they never need escaping inside a quoted string.
  *
  * <p>An application may send these fields itself on a response that Leapgate admitted (quotas of
  * its own, an upstream's that it passes on): then each field goes out as one line, the

@@ -1,10 +1,10 @@
 package dev.leapgate.rule;
 
 import dev.leapgate.http.PathPattern;
+import dev.leapgate.internal.RuleName;
 import dev.leapgate.internal.counter.LeapCounter;
 import dev.leapgate.store.FailurePolicy;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * One limit: which requests it applies to, what it counts, how much, over which window, for whom,
@@ -56,14 +56,8 @@ public record FlowRule(
     /** The largest {@code maxOrigins}. */
     public static final int MAX_ORIGINS_ALLOWED = 100_000_000;
 
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
-
     public FlowRule {
-        Objects.requireNonNull(name, "name");
-        if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException(
-                    "rule name must be 1 to 64 letters, digits, '-' or '_', was '" + name + "'");
-        }
+        RuleName.checked(Objects.requireNonNull(name, "name"));
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(onExcess, "onExcess");
         String rule = " (rule '" + name + "')";
