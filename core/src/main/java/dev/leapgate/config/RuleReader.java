@@ -124,6 +124,12 @@ final class RuleReader {
             }
             return;
         }
+        if (RuleName.isReserved(name)) {
+            if (badNames.add(name)) {
+                problems.add(s, RuleName.reserved(name));
+            }
+            return;
+        }
         Draft draft = drafts.computeIfAbsent(name, n -> new Draft(n, s));
         if (!SETTINGS.contains(setting)) {
             draft.unknownKey = true;

@@ -16,7 +16,7 @@ public final class DeniedRejection extends Rejection {
 
     @Override
     public String rule() {
-        return "deny";
+        return RuleName.DENY;
     }
 
     @Override

@@ -16,6 +16,13 @@ public final class RuleName {
     /** The longest name, in characters. */
     public static final int MAX_LENGTH = 64;
 
+    /**
+     * The rule a request from a denied origin is rejected by ({@code Rejection.rule()}, the
+     * problem body's {@code "rule"}); no rule may have it, in any case (rule names must differ
+     * ignoring case), or its rejections could not be told from the deny list's there.
+     */
+    public static final String DENY = "deny";
+
     private RuleName() {}
 
     /** Whether {@code name} is a rule's name. */
@@ -33,8 +40,20 @@ public final class RuleName {
         return true;
     }
 
+    /** Whether {@code name} is the deny list's ({@link #DENY}), in any case. */
+    public static boolean isReserved(String name) {
+        return name.equalsIgnoreCase(DENY);
+    }
+
+    /** Why {@code name}, which {@link #isReserved is reserved}, cannot be a rule's. */
+    public static String reserved(String name) {
+        return "rule name '" + name + "' is reserved: a request from a denied origin is rejected as rule '" + DENY
+                + "' (Rejection.rule(), the problem body's \"rule\"), and this rule's rejections could not be told"
+                + " from those; choose another name";
+    }
+
     /**
-     * {@code name}, if it is a rule's name.
+     * {@code name}, if it is a rule's name and not {@link #isReserved reserved}.
      *
      * @throws IllegalArgumentException naming the value and what is allowed
      */
@@ -42,6 +61,9 @@ public final class RuleName {
         if (!isValid(name)) {
             throw new IllegalArgumentException(
                     "rule name must be 1 to " + MAX_LENGTH + " letters, digits, '-' or '_', was '" + name + "'");
+        }
+        if (isReserved(name)) {
+            throw new IllegalArgumentException(reserved(name));
         }
         return name;
     }
