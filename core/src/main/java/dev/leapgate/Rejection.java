@@ -20,7 +20,10 @@ public abstract non-sealed class Rejection implements Decision {
         return false;
     }
 
-    /** The name of the rule that rejected the request. */
+    /**
+     * The name of the rule that rejected the request; {@code "deny"} for an origin on the deny
+     * list (whose {@link #quota()} is null), a name no rule may have.
+     */
     public abstract String rule();
 
     /** Why, in a few words, for logs and response bodies: {@code "limit exceeded"}. */

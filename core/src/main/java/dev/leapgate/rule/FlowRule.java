@@ -21,7 +21,8 @@ import java.util.Objects;
  * }</pre>
  *
  * @param name identifies the rule in configuration, logs, decisions and the {@code RateLimit}
- *     headers: letters, digits, {@code -} and {@code _}, at most 64 characters
+ *     headers: letters, digits, {@code -} and {@code _}, at most 64 characters; not {@code deny}
+ *     in any case, the name a denied origin's rejection gives (see {@link dev.leapgate.Rejection#rule()})
  * @param match the HTTP requests the rule applies to (its text is the resource name); {@code null}
  *     for a rule of a {@link dev.leapgate.Limiter}, which applies to every call of the limiter
  * @param limit requests per window, or requests in flight when {@code window} is {@code null}

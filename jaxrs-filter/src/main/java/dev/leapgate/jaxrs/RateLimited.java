@@ -52,7 +52,8 @@ public @interface RateLimited {
 
     /**
      * The rule's name, sent to clients in the {@code RateLimit-Policy} and {@code RateLimit}
-     * fields: 1 to 64 letters, digits, {@code -} or {@code _}. Empty (the default): derived from
+     * fields: 1 to 64 letters, digits, {@code -} or {@code _}, not {@code deny} (a denied origin's
+     * rejection). Empty (the default): derived from
      * the class and method, {@code UserResource-get-1}.
      */
     String name() default "";
