@@ -407,12 +407,7 @@ public final class Admission {
         String reason = reason(limit, permits, token);
         limit.rejections.count(reason, now);
         limit.recorder.onReject(now); // after the reason: see RuleRejections.read
-        if (rejections != null) {
-            rejections.record(limit.rule.name(), origin, now);
-        }
-        if (limit.offenders != null) {
-            limit.offenders.offer(origin, now);
-        }
+        named(limit, origin, reason, false, now);
         return reason != LIMIT_EXCEEDED || limit.perOrigin || permits != 1
                 ? LimitRejection.at(limit, null, origin, permits, reason, now, limit.decidedRejection())
                 : limit.sharedRejection(clock);
@@ -521,11 +516,29 @@ public final class Admission {
             limit.recorder.onShadowReject(now);
         }
         limit.rejections.count(reason, now);
-        if (limit.offenders != null) {
-            limit.offenders.offer(origin, now);
-        }
+        named(limit, origin, reason, true, now);
+    }
+
+    /**
+     * Counts a rejection by {@code limit} (or, {@code shadow}, one it would have made) in the
+     * rejection log and among the limit's offenders, who name the clients rejected most: a
+     * rejection because the store could not decide names no client there, since the client sent no
+     * more than allowed (its log line says how many there were).
+     */
+    private void named(Limit limit, Origin origin, String reason, boolean shadow, long now) {
+        boolean undecided = reason == STORE_UNAVAILABLE;
         if (rejections != null) {
-            rejections.recordShadow(limit.rule.name(), origin, now);
+            String rule = limit.rule.name();
+            if (undecided) {
+                rejections.recordUndecided(rule, shadow, now);
+            } else if (shadow) {
+                rejections.recordShadow(rule, origin, now);
+            } else {
+                rejections.record(rule, origin, now);
+            }
+        }
+        if (limit.offenders != null && !undecided) {
+            limit.offenders.offer(origin, now);
         }
     }
 
@@ -536,12 +549,7 @@ public final class Admission {
                 limits[i].recorder.onReject(now);
             }
         }
-        if (rejections != null) {
-            rejections.record(by.rule.name(), origin, now);
-        }
-        if (by.offenders != null) {
-            by.offenders.offer(origin, now);
-        }
+        named(by, origin, reason, false, now);
         // The others that applied hold a retry back too (see LimitRejection).
         Limit[] applied = limits.length > 1 ? limits : null;
         if (permits == 1 && reason == LIMIT_EXCEEDED && !by.perOrigin) {

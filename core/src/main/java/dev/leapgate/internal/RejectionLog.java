@@ -110,6 +110,16 @@ public final class RejectionLog {
     }
 
     /**
+     * Counts a request that {@code rule} rejected (or, {@code shadow}, would have rejected) because
+     * its shared store could not decide ({@code store-on-failure = closed}): in the rule's total,
+     * and in a count of its own that the line gives, but naming no client, as the client sent no
+     * more than allowed.
+     */
+    public void recordUndecided(String rule, boolean shadow, long nowNanos) {
+        tally(shadow ? shadowTallies : tallies, rule, shadow, nowNanos).recordUndecided(nowNanos);
+    }
+
+    /**
      * Ends the tallies of the rules that are not in {@code rules}, the rules a reload has just put
      * in force, by name and mode: each writes now what it counted since its last line (the line its
      * next rejection would have written, covering the time since its previous one), and is
@@ -181,6 +191,8 @@ public final class RejectionLog {
         private final boolean shadow;
         private volatile long start;
         private final LongAdder count = new LongAdder();
+        /** Of {@link #count}, the requests the store could not decide. */
+        private final LongAdder undecided = new LongAdder();
 
         private final TopOrigins senders = new TopOrigins(TRACKED);
 
@@ -191,13 +203,24 @@ public final class RejectionLog {
         }
 
         void record(Origin origin, long nowNanos) {
-            long since = start;
-            if (nowNanos - since >= intervalNanos && START.compareAndSet(this, since, nowNanos)) {
-                report(nowNanos - since);
-            }
+            reportIfDue(nowNanos);
             count.increment();
             if (origin != null) {
                 senders.offer(origin);
+            }
+        }
+
+        void recordUndecided(long nowNanos) {
+            reportIfDue(nowNanos);
+            count.increment();
+            undecided.increment();
+        }
+
+        /** Writes the line of the interval that {@code nowNanos} ends, on the one thread that moves it on. */
+        private void reportIfDue(long nowNanos) {
+            long since = start;
+            if (nowNanos - since >= intervalNanos && START.compareAndSet(this, since, nowNanos)) {
+                report(nowNanos - since);
             }
         }
 
@@ -215,6 +238,9 @@ public final class RejectionLog {
         /** Writes the line of the interval that just ended, and starts the next one empty. */
         private void report(long periodNanos) {
             long rejected = count.sumThenReset();
+            // Taken apart from the total: one being counted now may be in one and not yet in the
+            // other, and is then in the next line's; never more undecided than rejected in a line.
+            long noStore = Math.min(undecided.sumThenReset(), rejected);
             List<TopOrigins.Counted> top = senders.top(TRACKED, true);
             long counted = 0;
             for (TopOrigins.Counted c : top) {
@@ -230,6 +256,10 @@ public final class RejectionLog {
                     .append(rejected)
                     .append(rejected == 1 ? " request" : " requests")
                     .append(String.format(Locale.ROOT, " in the last %.1f s", periodNanos / 1e9));
+            if (noStore > 0) {
+                line.append(noStore == rejected ? ", all" : ", " + noStore + " of them")
+                        .append(" because its shared store could not decide");
+            }
             for (int k = 0; k < top.size(); k++) {
                 if (k >= SHOWN && top.get(k).count() * TRACKED <= counted) {
                     break; // the first few, and every client above an eighth of what the summary counted

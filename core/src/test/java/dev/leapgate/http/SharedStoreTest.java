@@ -33,6 +33,8 @@ class SharedStoreTest {
     private final ManualClock clock = new ManualClock();
     private final FakeWindowStore store = new FakeWindowStore(clock);
     private final Origin client = Origin.ip(IpAddress.parse("203.0.113.7"), 64);
+    /** The rejection log's lines, one per rule and 10 s (the default interval). */
+    private final List<String> lines = new ArrayList<>();
 
     private HttpGate gate(String... keyValues) {
         Map<String, String> settings = new LinkedHashMap<>();
@@ -43,6 +45,7 @@ class SharedStoreTest {
         return HttpGate.builder(ConfigParser.parse(settings, "test"))
                 .clock(clock)
                 .windowStore(store)
+                .rejectionLines(lines::add)
                 .build();
     }
 
@@ -533,8 +536,49 @@ class SharedStoreTest {
     }
 
     /**
+     * A request rejected because the store could not decide ({@code closed}) is counted in the
+     * rule's rejection-log line, which says how many of its rejections were such, but names no
+     * client there or in the status's {@code rejectedMost}: the client sent no more than allowed.
+     * Both named the clients of an outage as the ones rejected most, above the one that did send
+     * too much.
+     */
+    @Test
+    void failClosed_namesNoClientAsRejectedMost_andTheLogLineSaysWhy() {
+        HttpGate gate = gate(with(PER_CLIENT, "rule.login.store-on-failure", "closed"));
+        Origin greedy = Origin.ip(IpAddress.parse("203.0.113.66"), 64);
+        for (int i = 0; i < 7; i++) { // 5 admitted, 2 over the limit
+            Decision decision = gate.enter("POST", "/login", greedy);
+            if (decision instanceof Entry entry) {
+                entry.close();
+            }
+        }
+        store.down = true;
+        for (int i = 0; i < 3; i++) {
+            assertThat(((Rejection) gate.enter("POST", "/login", client)).reason())
+                    .isEqualTo("shared store unavailable");
+        }
+
+        assertThat(gate.statusJson())
+                .contains("\"rejectedMost\":[{\"client\":\"203.0.113.66\",\"about\":2}]")
+                .doesNotContain("203.0.113.7");
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("POST", "/login", client); // the first rejection after the interval writes the line
+        assertThat(lines)
+                .containsExactly("Leapgate: rule 'login' rejected 5 requests in the last 10.0 s, 3 of them because"
+                        + " its shared store could not decide; most from 203.0.113.66 (about 2)");
+
+        clock.advance(Duration.ofSeconds(10));
+        gate.enter("POST", "/login", client);
+        assertThat(lines)
+                .last()
+                .isEqualTo("Leapgate: rule 'login' rejected 1 request in the last 10.0 s, all because its shared"
+                        + " store could not decide");
+    }
+
+    /**
      * A shadow rule under {@code closed} rejects nothing while the store cannot decide: it counts
-     * each request as one it would have rejected, for that reason, and shows no quota.
+     * each request as one it would have rejected, for that reason, and shows no quota; its log line
+     * says why, and names no client.
      */
     @Test
     void failClosed_inShadowMode_rejectsNothing_andCountsWhatItWouldHaveRejected() {
@@ -542,6 +586,7 @@ class SharedStoreTest {
         HttpGate gate = gate(
                 "rule.login.match", "POST /login",
                 "rule.login.limit", "5/1h",
+                "rule.login.scope", "per-origin",
                 "rule.login.mode", "shadow",
                 "rule.login.store-on-failure", "closed");
         for (int i = 0; i < 3; i++) {
@@ -556,6 +601,12 @@ class SharedStoreTest {
         assertThat(gate.stats("POST /login").orElseThrow().totals().shadowRejected())
                 .isEqualTo(3);
         assertThat(gate.stats("POST /login").orElseThrow().totals().rejected()).isZero();
+        assertThat(gate.statusJson()).contains("\"rejectedMost\":[]");
+        clock.advance(Duration.ofSeconds(10));
+        ((Entry) gate.enter("POST", "/login", client)).close();
+        assertThat(lines)
+                .containsExactly("Leapgate: shadow rule 'login' would have rejected 3 requests in the last 10.0 s, all"
+                        + " because its shared store could not decide");
     }
 
     /**
