@@ -167,7 +167,7 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         // Ended whatever the fields meet (a header value of the application's that cannot be read
         // as text): without a runtime's view of the request's end, nothing else would end it before
         // its lease ran out (max-request-time).
-        boolean written = false;
+        boolean endedByWriteEnd = false;
         try {
             MultivaluedMap<String, Object> headers = response.getHeaders();
             application
@@ -179,12 +179,12 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
             // The entity is written after the response filters, perhaps for a long time, and may
             // fail: the request ends when WriteEnd sees the write return. A HEAD response's entity
             // is not written (CXF, RESTEasy on Netty skip the writer).
-            written = endsAfterWrite && response.hasEntity() && !HttpMethod.HEAD.equals(request.getMethod());
-            if (written) {
+            endedByWriteEnd = endsAfterWrite && response.hasEntity() && !HttpMethod.HEAD.equals(request.getMethod());
+            if (endedByWriteEnd) {
                 request.setProperty(WriteEnd.WRITING, tracker);
             }
         } finally {
-            if (!written) {
+            if (!endedByWriteEnd) {
                 tracker.ended(response.getStatus());
             }
         }
