@@ -1081,16 +1081,7 @@ public final class HttpGate implements AutoCloseable {
         if (Admission.admitsNoRetry(rejection)) {
             // No wait admits it: no Retry-After, nor a retry time in the body; what the rule has
             // left is still true.
-            List<Quota> quotas = rejection.quotas();
-            HeaderFields headers = response.headers() != RateLimitHeaders.NONE && !quotas.isEmpty()
-                    ? new HeaderFields(
-                            RateLimitFields.RATE_LIMIT_POLICY,
-                            RateLimitFields.policy(quotas),
-                            RateLimitFields.RATE_LIMIT,
-                            RateLimitFields.rateLimit(quotas),
-                            RateLimitFields.CACHE_CONTROL,
-                            "no-store")
-                    : NOT_STORED;
+            HeaderFields headers = rejectionFields(null, rejection.quotas());
             return response.problemBody()
                     ? new RejectionResponse(
                             status,
@@ -1102,22 +1093,7 @@ public final class HttpGate implements AutoCloseable {
         }
         Duration retry = rejection.retryAfter();
         long retryAfter = RateLimitFields.retryAfterSeconds(retry); // once: the body says the same
-        List<Quota> quotas = notPastTheRetry(rejection.quotas(), retry);
-        HeaderFields headers = response.headers() != RateLimitHeaders.NONE && !quotas.isEmpty()
-                ? new HeaderFields(
-                        RateLimitFields.RETRY_AFTER,
-                        Long.toString(retryAfter),
-                        RateLimitFields.RATE_LIMIT_POLICY,
-                        RateLimitFields.policy(quotas),
-                        RateLimitFields.RATE_LIMIT,
-                        RateLimitFields.rateLimit(quotas),
-                        RateLimitFields.CACHE_CONTROL,
-                        "no-store")
-                : new HeaderFields(
-                        RateLimitFields.RETRY_AFTER,
-                        Long.toString(retryAfter),
-                        RateLimitFields.CACHE_CONTROL,
-                        "no-store");
+        HeaderFields headers = rejectionFields(Long.toString(retryAfter), notPastTheRetry(rejection.quotas(), retry));
         if (!response.problemBody()) {
             return new RejectionResponse(status, headers, null, NO_BODY);
         }
@@ -1139,8 +1115,7 @@ public final class HttpGate implements AutoCloseable {
      */
     private RejectionResponse storeUnavailable(Rejection rejection) {
         long retryAfter = RateLimitFields.retryAfterSeconds(rejection.retryAfter());
-        HeaderFields headers = new HeaderFields(
-                RateLimitFields.RETRY_AFTER, Long.toString(retryAfter), RateLimitFields.CACHE_CONTROL, "no-store");
+        HeaderFields headers = rejectionFields(Long.toString(retryAfter), List.of());
         if (!response.problemBody()) {
             return new RejectionResponse(STORE_UNAVAILABLE_STATUS, headers, null, NO_BODY);
         }
@@ -1150,6 +1125,33 @@ public final class HttpGate implements AutoCloseable {
                 ProblemBody.CONTENT_TYPE,
                 ProblemBody.template(rejection.rule(), rejection.reason(), STORE_UNAVAILABLE_STATUS)
                         .bytes(retryAfter));
+    }
+
+    /**
+     * A rejection's header fields: {@code Retry-After} (none for {@code null}), the rate-limit
+     * fields of {@code quotas} (none when they are off or there are no quotas), and {@code
+     * Cache-Control: no-store}.
+     */
+    private HeaderFields rejectionFields(String retryAfter, List<Quota> quotas) {
+        boolean limits = response.headers() != RateLimitHeaders.NONE && !quotas.isEmpty();
+        if (retryAfter == null && !limits) {
+            return NOT_STORED;
+        }
+        String[] fields = new String[(retryAfter == null ? 0 : 2) + (limits ? 4 : 0) + 2];
+        int i = 0;
+        if (retryAfter != null) {
+            fields[i++] = RateLimitFields.RETRY_AFTER;
+            fields[i++] = retryAfter;
+        }
+        if (limits) {
+            fields[i++] = RateLimitFields.RATE_LIMIT_POLICY;
+            fields[i++] = RateLimitFields.policy(quotas);
+            fields[i++] = RateLimitFields.RATE_LIMIT;
+            fields[i++] = RateLimitFields.rateLimit(quotas);
+        }
+        fields[i++] = RateLimitFields.CACHE_CONTROL;
+        fields[i] = "no-store";
+        return new HeaderFields(fields);
     }
 
     /** Service Unavailable: the status of a rejection because a shared rule's store could not decide. */
