@@ -238,8 +238,8 @@ public final class RejectionLog {
         /** Writes the line of the interval that just ended, and starts the next one empty. */
         private void report(long periodNanos) {
             long rejected = count.sumThenReset();
-            // Taken apart from the total: one being counted now may be in one and not yet in the
-            // other, and is then in the next line's; never more undecided than rejected in a line.
+            // Taken apart from the total: a rejection counted while this runs may be in one count
+            // and not yet in the other. A line never says more of them than its total.
             long noStore = Math.min(undecided.sumThenReset(), rejected);
             List<TopOrigins.Counted> top = senders.top(TRACKED, true);
             long counted = 0;
