@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * every request, and the servlet request gives the peer's address; where neither does, on CXF
  * and on RESTEasy in a servlet container, a writer interceptor ends a request when its entity has
  * been written ({@code WriteEnd}; RESTEasy on Vert.x or Netty refuses blocking writes on its I/O
- * threads once one is registered, and gets none). The filter runs before
+ * threads once one is registered, and gets none: on Vert.x, Vert.x's end of the response ends a
+ * request, {@code VertxEnd}). The filter runs before
  * authentication filters, so that a flood is turned away before credentials are checked; with
  * {@code origin=principal} it runs right after them, since it needs the user.
  */
@@ -69,6 +70,7 @@ public final class LeapgateFeature implements Feature {
     private static final String RESTEASY_DEPLOYMENT = "org.jboss.resteasy.spi.ResteasyDeployment";
     private static final String RESTEASY_ASYNC_WRITER = "org.jboss.resteasy.spi.AsyncWriterInterceptor";
     private static final String GRIZZLY_REQUEST = "org.glassfish.grizzly.http.server.Request";
+    private static final String VERTX_RESPONSE = "io.vertx.core.http.HttpServerResponse";
     private static final String CXF_BUS = "org.apache.cxf.Bus";
 
     private final LeapgateConfig config;
@@ -140,7 +142,8 @@ public final class LeapgateFeature implements Feature {
         // and RESTEasy in a servlet container, a writer interceptor sees the entity's write end
         // (WriteEnd). Not on RESTEasy outside one (Vert.x, Netty): with any writer interceptor
         // registered, it refuses a blocking write (a StreamingOutput, Jackson) on its I/O thread,
-        // which it otherwise moves to a worker thread; there the response filter ends a request.
+        // which it otherwise moves to a worker thread; there Vert.x's end of the response ends a
+        // request (VertxEnd), or else the response filter.
         boolean endsAfterWrite = !present(JERSEY_EVENTS) && (!present(RESTEASY_DEPLOYMENT) || resteasyInServlet);
         GateFilter filter = servletApiPresent()
                 ? new ServletGateFilter(application, endsAfterWrite)
@@ -177,6 +180,9 @@ public final class LeapgateFeature implements Feature {
         }
         if (present(RESTEASY_REQUEST)) {
             context.register(new ResteasyPeer()); // pre-matching: before the gate's filter
+        }
+        if (present(RESTEASY_DEPLOYMENT) && !resteasyInServlet && present(VERTX_RESPONSE)) {
+            context.register(new VertxEnd()); // pre-matching: the request's end, before the gate's filter
         }
         if (present(JERSEY_EVENTS) && present(GRIZZLY_REQUEST)) {
             context.register(new GrizzlyPeer());

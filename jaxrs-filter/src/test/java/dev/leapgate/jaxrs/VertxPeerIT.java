@@ -6,14 +6,18 @@ import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.StreamingResource;
 import dev.leapgate.jaxrs.app.UserResource;
 import dev.leapgate.stats.ResourceStats;
+import dev.leapgate.stats.StatsSnapshot;
 import io.vertx.core.VertxOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.jboss.resteasy.plugins.server.vertx.VertxJaxrsServer;
 import org.jboss.resteasy.plugins.server.vertx.VertxResteasyDeployment;
 import org.junit.jupiter.api.Test;
@@ -21,9 +25,9 @@ import org.junit.jupiter.api.Test;
 /**
  * RESTEasy on Vert.x (as Quarkus runs it), outside any servlet container: the provider reads the
  * peer's address from RESTEasy's own request ({@link ResteasyPeer}), so the trusted-proxy rules
- * work there as in a servlet container. A request ends in the provider's response filter, before
- * its entity is written: a writer interceptor would break blocking writes here. Runs in the
- * RESTEasy execution only.
+ * work there as in a servlet container. A request ends when Vert.x ends its response ({@link
+ * VertxEnd}), after its entity is written: a writer interceptor, which sees that elsewhere, would
+ * break blocking writes here. Runs in the RESTEasy execution only.
  */
 class VertxPeerIT {
 
@@ -82,26 +86,74 @@ class VertxPeerIT {
     }
 
     /**
-     * A {@code StreamingOutput}, whose blocking write RESTEasy moves off the I/O thread, is served:
-     * RESTEasy on Vert.x refuses a blocking write on its I/O thread when any writer interceptor is
-     * registered (a 500, "Cannot use blocking IO with interceptors when we're on the IO thread"),
-     * so the provider registers none here, and ends the request in its response filter.
+     * A {@code StreamingOutput}, whose blocking write RESTEasy moves off the I/O thread, is served
+     * (RESTEasy on Vert.x refuses a blocking write on its I/O thread when any writer interceptor is
+     * registered: a 500, "Cannot use blocking IO with interceptors when we're on the IO thread", so
+     * the provider registers none here), and holds its in-flight slot until Vert.x has ended the
+     * response ({@link VertxEnd}): a second request meanwhile is over {@code in-flight = 1}. The
+     * request ended in the response filter, before its entity was written, and the second request
+     * was let in.
      */
     @Test
-    void aStreamingOutput_isWritten_forNoWriterInterceptorIsRegisteredOnVertx() throws Exception {
+    void aStreamingOutput_isWritten_andHoldsItsSlotUntilVertxEndsTheResponse() throws Exception {
         StreamingResource.reset();
-        StreamingResource.release.countDown();
         JaxrsServer.App app = new JaxrsServer.App(StreamingResource.class);
         VertxJaxrsServer server =
                 start(app, "leapgate.rule.streams.match", "/stream/**", "leapgate.rule.streams.in-flight", "1");
         try {
-            HttpResponse<String> streamed = JaxrsServer.get(base(server), "/stream/held");
+            CompletableFuture<HttpResponse<String>> streaming = JaxrsServer.CLIENT.sendAsync(
+                    HttpRequest.newBuilder(base(server).resolve("/stream/held"))
+                            .timeout(Duration.ofSeconds(30))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            try {
+                assertThat(StreamingResource.writing.await(30, TimeUnit.SECONDS))
+                        .as("the entity's write started")
+                        .isTrue();
+                assertThat(JaxrsServer.get(base(server), "/stream/quick").statusCode())
+                        .as("a second request while the first still streams, over in-flight 1")
+                        .isEqualTo(429);
+            } finally {
+                StreamingResource.release.countDown();
+            }
+            HttpResponse<String> streamed = streaming.get(30, TimeUnit.SECONDS);
             assertThat(streamed.statusCode()).isEqualTo(200);
             assertThat(streamed.body()).isEqualTo("streamed");
             ResourceStats streams =
                     app.feature.gate().orElseThrow().stats("/stream/**").orElseThrow();
             assertThat(StreamingIT.awaitInFlight(streams, 0)).isTrue();
-            assertThat(streams.lastMinute().succeeded()).isEqualTo(1);
+            assertThat(JaxrsServer.get(base(server), "/stream/quick").statusCode())
+                    .isEqualTo(200);
+            assertThat(StreamingIT.awaitInFlight(streams, 0)).isTrue();
+            StatsSnapshot counts = streams.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(2);
+            assertThat(counts.rejected()).isEqualTo(1);
+            assertThat(counts.succeeded()).as("succeeded").isEqualTo(2);
+            assertThat(app.feature.application().leases().open()).as("leases").isZero();
+        } finally {
+            server.stop();
+        }
+    }
+
+    /** A {@code StreamingOutput} whose write throws: counted as failed, once, when Vert.x ends the response. */
+    @Test
+    void aStreamingOutputWhoseWriteThrows_isCountedAsFailed() throws Exception {
+        JaxrsServer.App app = new JaxrsServer.App(StreamingResource.class);
+        VertxJaxrsServer server =
+                start(app, "leapgate.rule.streams.match", "/stream/**", "leapgate.rule.streams.in-flight", "1");
+        try {
+            try {
+                JaxrsServer.get(base(server), "/stream/failing");
+            } catch (UncheckedIOException brokenResponse) {
+                // a response already committed can only be broken off
+            }
+            ResourceStats streams =
+                    app.feature.gate().orElseThrow().stats("/stream/**").orElseThrow();
+            assertThat(StreamingIT.awaitInFlight(streams, 0)).isTrue();
+            StatsSnapshot counts = streams.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(1);
+            assertThat(counts.succeeded()).as("succeeded").isZero();
+            assertThat(counts.failed()).as("failed").isEqualTo(1);
             assertThat(app.feature.application().leases().open()).as("leases").isZero();
         } finally {
             server.stop();
