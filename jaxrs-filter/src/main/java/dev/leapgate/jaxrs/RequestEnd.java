@@ -18,4 +18,13 @@ interface RequestEnd {
      * page the application serves) is admitted again, and each of its trackers must be finished.
      */
     void watch(RequestTracker tracker);
+
+    /**
+     * Whether this hook may never see the request's end: it hangs on a handler that the
+     * application can replace (Vert.x's response end handler). Then the request also holds a lease,
+     * and the safety net finishes it after {@code max-request-time} if the hook did not.
+     */
+    default boolean mayMissTheEnd() {
+        return false;
+    }
 }

@@ -64,8 +64,9 @@ final class RequestTracker {
     private volatile int endStatus = NOT_SEEN;
 
     /**
-     * Tracks {@code entry}: watched by {@code end}, the runtime's view of the request's end, or if
-     * that is null, holding a lease in {@code leases}; {@code enclosing} is what the request
+     * Tracks {@code entry}: watched by {@code end}, the runtime's view of the request's end, and
+     * holding a lease in {@code leases} if that is null or {@link RequestEnd#mayMissTheEnd may miss
+     * the end}; {@code enclosing} is what the request
      * property held before (see {@link #enclosing}); {@code requestUri} the URI of the dispatch
      * that admitted it (see {@link #admittedAt}).
      */
@@ -75,10 +76,11 @@ final class RequestTracker {
         this.enclosing = enclosing;
         this.requestUri = requestUri;
         this.watched = end != null;
+        if ((end == null || end.mayMissTheEnd()) && holds()) {
+            leases.add(this);
+        }
         if (end != null) {
             end.watch(this);
-        } else if (holds()) {
-            leases.add(this);
         }
     }
 

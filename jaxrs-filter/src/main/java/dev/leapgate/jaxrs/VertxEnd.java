@@ -19,7 +19,9 @@ import org.jboss.resteasy.spi.ResteasyProviderFactory;
  * exception, close and headers-end handlers and leaves it free; Vert.x Web's routing context
  * (Quarkus) takes it for its own end handlers, so where RESTEasy runs under a Vert.x Web router
  * ({@code io.vertx.ext.web.RoutingContext} in RESTEasy's context) this adapter stays out and the
- * request ends in the response filter, as before.
+ * request ends in the response filter, as before. An application that sets the end handler itself
+ * replaces this one: each request watched here also holds a lease, and the safety net ({@link
+ * Leases}) finishes it after {@code max-request-time} if Vert.x's end never reached it.
  *
  * <p>Runs before resource matching, so before the gate's filter, and leaves the request's {@link
  * RequestEnd} in its properties. Registered only where RESTEasy runs outside a servlet container
@@ -38,10 +40,25 @@ final class VertxEnd implements ContainerRequestFilter {
         if (response == null || (ROUTING_CONTEXT != null && providers.getContextData(ROUTING_CONTEXT) != null)) {
             return;
         }
-        request.setProperty(RequestEnd.PROPERTY, (RequestEnd) tracker -> response.endHandler(ended ->
-                // Ended: the status it was sent with. Disposed without an end (the connection
-                // closed first, the write failed): no response, a failure.
-                tracker.finish(response.ended() ? response.getStatusCode() : HttpGate.NO_RESPONSE)));
+        request.setProperty(RequestEnd.PROPERTY, new End(response));
+    }
+
+    /** One request's end, as Vert.x's response reports it. */
+    private record End(HttpServerResponse response) implements RequestEnd {
+
+        @Override
+        public void watch(RequestTracker tracker) {
+            response.endHandler(ended ->
+                    // Ended: the status it was sent with. Disposed without an end (the connection
+                    // closed first, the write failed): no response, a failure.
+                    tracker.finish(response.ended() ? response.getStatusCode() : HttpGate.NO_RESPONSE));
+        }
+
+        /** The application may set the response's end handler after this one, which replaces it. */
+        @Override
+        public boolean mayMissTheEnd() {
+            return true;
+        }
     }
 
     private static Class<?> routingContext() {

@@ -8,6 +8,10 @@ import dev.leapgate.jaxrs.app.UserResource;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServerResponse;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Context;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -46,8 +50,10 @@ class VertxPeerIT {
     }
 
     private static VertxJaxrsServer start(JaxrsServer.App app, String... settings) throws IOException {
-        app.property(ProviderSettings.CLOCK, new ManualClock())
-                .property("leapgate.rule.per-ip.match", "GET /users/{id}")
+        if (!app.getProperties().containsKey(ProviderSettings.CLOCK)) {
+            app.property(ProviderSettings.CLOCK, new ManualClock());
+        }
+        app.property("leapgate.rule.per-ip.match", "GET /users/{id}")
                 .property("leapgate.rule.per-ip.limit", "1/1h")
                 .property("leapgate.rule.per-ip.scope", "per-origin");
         for (int i = 0; i < settings.length; i += 2) {
@@ -155,6 +161,53 @@ class VertxPeerIT {
             assertThat(counts.succeeded()).as("succeeded").isZero();
             assertThat(counts.failed()).as("failed").isEqualTo(1);
             assertThat(app.feature.application().leases().open()).as("leases").isZero();
+        } finally {
+            server.stop();
+        }
+    }
+
+    /** A resource that sets the Vert.x response's end handler itself, replacing {@link VertxEnd}'s. */
+    @Path("replaced")
+    public static class ReplacesTheEndHandler {
+        @GET
+        public String get(@Context HttpServerResponse response) {
+            response.endHandler(ended -> {});
+            return "mine";
+        }
+    }
+
+    /**
+     * An application that sets the response's end handler replaces {@link VertxEnd}'s, which then
+     * never sees the end: the request's lease stays, and the safety net releases its slot once
+     * {@code max-request-time} has passed (on the test's clock). Without the lease its slot was
+     * never given back, and {@code in-flight = 1} rejected every later request.
+     */
+    @Test
+    void anEndHandlerTheApplicationSets_leavesTheRequestToTheSafetyNet() throws Exception {
+        ManualClock clock = new ManualClock();
+        JaxrsServer.App app = new JaxrsServer.App(ReplacesTheEndHandler.class).property(ProviderSettings.CLOCK, clock);
+        VertxJaxrsServer server = start(
+                app,
+                "leapgate.rule.replaced.match",
+                "/replaced",
+                "leapgate.rule.replaced.in-flight",
+                "1",
+                "leapgate.max-request-time",
+                "1m");
+        try {
+            HttpResponse<String> first = JaxrsServer.get(base(server), "/replaced");
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.body()).isEqualTo("mine");
+            assertThat(app.feature.application().leases().open()).as("leases").isEqualTo(1);
+            assertThat(JaxrsServer.get(base(server), "/replaced").statusCode())
+                    .as("the first request still holds its slot")
+                    .isEqualTo(429);
+
+            clock.advance(Duration.ofMinutes(1).plusSeconds(1));
+            assertThat(JaxrsServer.get(base(server), "/replaced").statusCode())
+                    .as("after max-request-time, the safety net has released the first one")
+                    .isEqualTo(200);
+            assertThat(app.feature.application().leases().expired()).isEqualTo(1);
         } finally {
             server.stop();
         }
