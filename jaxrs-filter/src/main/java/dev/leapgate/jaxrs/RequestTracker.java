@@ -11,8 +11,10 @@ import java.net.URI;
  * been finished. Whoever sees the end of the request first finishes it, exactly once: a runtime
  * hook ({@link RequestEnd}) while the request is watched by one, else the provider (its response
  * filter, {@link #ended}, or for a response with an entity its writer interceptor, {@link
- * #written}), or the safety net ({@link Leases}) when nothing did within {@code max-request-time}. An unwatched request that holds a slot holds a
- * lease (a request no rule applies to holds nothing, and needs none).
+ * #written}), or the safety net ({@link Leases}) when nothing did within {@code max-request-time}.
+ * A request that holds a slot holds a lease when no hook watches it, or when its hook {@link
+ * RequestEnd#mayMissTheEnd may miss the end} (a request no rule applies to holds nothing, and
+ * needs none).
  *
  * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response ({@link
  * HttpGate#NO_RESPONSE}) or a 5xx response.
