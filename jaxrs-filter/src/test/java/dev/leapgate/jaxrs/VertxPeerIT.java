@@ -16,9 +16,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -160,6 +162,52 @@ class VertxPeerIT {
             assertThat(counts.admitted()).isEqualTo(1);
             assertThat(counts.succeeded()).as("succeeded").isZero();
             assertThat(counts.failed()).as("failed").isEqualTo(1);
+            assertThat(app.feature.application().leases().open()).as("leases").isZero();
+        } finally {
+            server.stop();
+        }
+    }
+
+    /**
+     * The client goes away while its {@code StreamingOutput} is still being written: Vert.x ends the
+     * response closed rather than ended, and {@link VertxEnd} counts the request as failed, when the
+     * connection closes (while the write still waits) and once (not again when the write then
+     * fails), giving back its slot.
+     */
+    @Test
+    void aClientGoneWhileItsEntityIsWritten_isCountedAsFailed_whenTheConnectionCloses() throws Exception {
+        StreamingResource.reset();
+        JaxrsServer.App app = new JaxrsServer.App(StreamingResource.class);
+        VertxJaxrsServer server =
+                start(app, "leapgate.rule.streams.match", "/stream/**", "leapgate.rule.streams.in-flight", "1");
+        try {
+            ResourceStats streams =
+                    app.feature.gate().orElseThrow().stats("/stream/**").orElseThrow();
+            try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.getPort())) {
+                client.getOutputStream()
+                        .write("GET /stream/held HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                client.getOutputStream().flush();
+                assertThat(StreamingResource.writing.await(30, TimeUnit.SECONDS))
+                        .as("the entity's write started")
+                        .isTrue();
+                assertThat(streams.inFlight()).isEqualTo(1);
+                client.setSoLinger(true, 0);
+            }
+            try {
+                assertThat(StreamingIT.awaitInFlight(streams, 0))
+                        .as("the slot given back when the connection closed, the write still waiting")
+                        .isTrue();
+            } finally {
+                StreamingResource.release.countDown();
+            }
+            assertThat(JaxrsServer.get(base(server), "/stream/quick").statusCode())
+                    .isEqualTo(200);
+            assertThat(StreamingIT.awaitInFlight(streams, 0)).isTrue();
+            StatsSnapshot counts = streams.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(2);
+            assertThat(counts.failed()).as("failed").isEqualTo(1);
+            assertThat(counts.succeeded()).as("succeeded").isEqualTo(1);
             assertThat(app.feature.application().leases().open()).as("leases").isZero();
         } finally {
             server.stop();
