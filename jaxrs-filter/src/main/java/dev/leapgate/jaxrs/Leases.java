@@ -81,8 +81,9 @@ final class Leases {
                                 "Leapgate JAX-RS: a request admitted {} ago has not finished, and nothing on this"
                                         + " runtime reported its end; its slot is released and the request counted"
                                         + " as failed ({} so far). An exception that no ExceptionMapper handles"
-                                        + " ends a request unseen here: map it, or raise max-request-time if"
-                                        + " requests last longer",
+                                        + " ends a request unseen here (map it), as does, on RESTEasy on Vert.x,"
+                                        + " an end handler the application sets on the response (Vert.x keeps"
+                                        + " one); or requests last longer: raise max-request-time",
                                 max,
                                 count);
                     }
