@@ -1,17 +1,27 @@
 package dev.leapgate.boot;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.leapgate.ManualClock;
 import dev.leapgate.http.HttpGate;
 import dev.leapgate.testing.AdapterContract;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 
 /**
  * The adapter contract ({@link AdapterContract}) for the Spring Boot starter: a Boot application
  * on embedded Tomcat, Spring MVC endpoints, Leapgate configured by {@code leapgate.*} properties.
+ * {@link JettyBootContractTest} runs it on embedded Jetty.
  */
 class BootContractTest extends AdapterContract {
+
+    /** The embedded server the contract runs on, as its class name starts: Tomcat here. */
+    String server() {
+        return "Tomcat";
+    }
 
     @Override
     protected App start(Map<String, String> settings, ManualClock clock) {
@@ -34,5 +44,15 @@ class BootContractTest extends AdapterContract {
                 app.close();
             }
         };
+    }
+
+    /** The contract ran on the server this class names, not on another one on the class path. */
+    @Test
+    void runsOnItsEmbeddedServer() {
+        try (BootApps.Running app = BootApps.start(
+                Map.of("leapgate.rule.ok.match", "GET /ok", "leapgate.rule.ok.limit", "5/1m"), new ManualClock())) {
+            Object webServer = ((WebServerApplicationContext) app.context()).getWebServer();
+            assertThat(webServer.getClass().getSimpleName()).startsWith(server());
+        }
     }
 }
