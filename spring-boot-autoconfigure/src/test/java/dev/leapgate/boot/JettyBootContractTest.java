@@ -12,6 +12,6 @@ class JettyBootContractTest extends BootContractTest {
 
     @Override
     String server() {
-        return "Jetty";
+        return "jetty/";
     }
 }
