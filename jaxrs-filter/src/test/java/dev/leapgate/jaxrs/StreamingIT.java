@@ -3,6 +3,7 @@ package dev.leapgate.jaxrs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.EventsResource;
 import dev.leapgate.jaxrs.app.MappedException;
 import dev.leapgate.jaxrs.app.StreamingResource;
 import dev.leapgate.stats.ResourceStats;
@@ -32,7 +33,8 @@ class StreamingIT {
 
     private static JaxrsServer start(boolean servletListener) {
         StreamingResource.reset();
-        JaxrsServer.App app = new JaxrsServer.App(StreamingResource.class, MappedException.Mapper.class)
+        JaxrsServer.App app = new JaxrsServer.App(
+                        StreamingResource.class, EventsResource.class, MappedException.Mapper.class)
                 .property(ProviderSettings.CLOCK, new ManualClock())
                 .property("leapgate.rule.streams.match", "/stream/**")
                 .property("leapgate.rule.streams.in-flight", "1");
@@ -71,6 +73,51 @@ class StreamingIT {
             assertThat(counts.admitted()).isEqualTo(2);
             assertThat(counts.rejected()).isEqualTo(1);
             assertThat(counts.succeeded()).as("succeeded").isEqualTo(2);
+            assertThat(counts.failed()).as("failed").isZero();
+            assertThat(server.leases().open()).as("leases").isZero();
+        }
+    }
+
+    /**
+     * A stream of server-sent events: its request ends when its response has started, on every
+     * runtime, with the servlet listener and without (the stream goes on on the application's
+     * thread, outside the request's dispatch), so its in-flight slot is free while it streams, and
+     * an in-flight limit does not bound open streams; a rate limit counts the stream once, when it
+     * opens. It ends once, as a success, and leaves no lease.
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aStreamOfServerSentEvents_endsOnce_whenItsResponseHasStarted(boolean servletListener) throws Exception {
+        EventsResource.reset();
+        try (JaxrsServer server = start(servletListener)) {
+            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+            CompletableFuture<HttpResponse<String>> streaming = JaxrsServer.CLIENT.sendAsync(
+                    HttpRequest.newBuilder(server.base.resolve("/stream/events"))
+                            .header("Accept", "text/event-stream")
+                            .timeout(PATIENCE)
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            try {
+                assertThat(EventsResource.sent.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                        .as("the first event sent")
+                        .isTrue();
+                assertThat(awaitInFlight(metrics, 0))
+                        .as("the stream's slot free while it still streams")
+                        .isTrue();
+                assertThat(server.get("/stream/quick").statusCode())
+                        .as("a second request while the stream is open, under in-flight 1")
+                        .isEqualTo(200);
+            } finally {
+                EventsResource.release.countDown();
+            }
+            HttpResponse<String> streamed = streaming.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            assertThat(streamed.statusCode()).isEqualTo(200);
+            assertThat(streamed.body()).contains("data: first").contains("data: last");
+            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(2);
+            assertThat(counts.succeeded()).as("succeeded, each request once").isEqualTo(2);
             assertThat(counts.failed()).as("failed").isZero();
             assertThat(server.leases().open()).as("leases").isZero();
         }
