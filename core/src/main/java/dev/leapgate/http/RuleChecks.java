@@ -141,21 +141,45 @@ public final class RuleChecks {
         Objects.requireNonNull(rules, "rules");
         List<String> problems = new ArrayList<>();
         for (FlowRule rule : rules.rules()) {
-            boolean matches = false;
-            for (String route : routes) {
-                int space = route.indexOf(' ');
-                String method = route.substring(0, space);
-                String key = RequestPath.normalize(route.substring(space + 1));
-                if (rule.match().matches(method, key)) {
-                    matches = true;
-                    break;
-                }
-            }
-            if (!matches) {
+            if (routes.stream().noneMatch(route -> matches(rule, route))) {
                 problems.add("rule '" + rule.name() + "' (" + rule.match() + ") matches none of the application's "
                         + routes.size() + " routes, so it can never apply" + hint);
             }
         }
         return problems;
+    }
+
+    /**
+     * In-flight rules over routes whose requests end before the work they start does: a stream of
+     * server-sent events, which the JAX-RS runtimes end when its response has started, while the
+     * application goes on sending on its own thread. Such a rule bounds the requests that open a
+     * stream at one time, not the streams open, which a reader of the rule may believe it bounds.
+     *
+     * @param routes the routes whose requests end early, as method and template: {@code "GET
+     *     /events"}
+     * @param what what such a route serves and when its request ends, for the message
+     */
+    public static List<String> inFlightOverEarlyEnds(RuleSet rules, Collection<String> routes, String what) {
+        Objects.requireNonNull(rules, "rules");
+        List<String> problems = new ArrayList<>();
+        for (FlowRule rule : rules.rules()) {
+            if (rule.window() != null) {
+                continue; // a rate limit counts a stream once, when it opens, as it counts any request
+            }
+            for (String route : routes) {
+                if (matches(rule, route)) {
+                    problems.add("rule '" + rule.name() + "' (" + rule.match() + ", in-flight " + rule.limit()
+                            + ") matches " + route + ", " + what + ": it bounds the requests opening such streams"
+                            + " at one time, not the streams open");
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** Whether {@code rule} matches {@code route}, a method and a template: {@code "GET /users/{id}"}. */
+    private static boolean matches(FlowRule rule, String route) {
+        int space = route.indexOf(' ');
+        return rule.match().matches(route.substring(0, space), RequestPath.normalize(route.substring(space + 1)));
     }
 }

@@ -66,4 +66,25 @@ class RuleChecksTest {
                         "rule 'prefixed' (/api/users/**) matches none of the application's 3 routes, so it can never"
                                 + " apply; hint");
     }
+
+    @Test
+    void inFlightOverEarlyEnds_reportsInFlightRulesOverSuchRoutes_notRateLimitsOrOtherRoutes() {
+        RuleSet rules = rules(
+                "rule.streams.match", "/stream/**",
+                "rule.streams.in-flight", "100",
+                "rule.opened.match", "/stream/**",
+                "rule.opened.limit", "5/1m",
+                "rule.users.match", "GET /users/{id}",
+                "rule.users.in-flight", "10");
+        List<String> routes = List.of("GET /stream/events", "GET /stream/prices");
+
+        assertThat(RuleChecks.inFlightOverEarlyEnds(rules, routes, "what they are"))
+                .containsExactly(
+                        "rule 'streams' (/stream/**, in-flight 100) matches GET /stream/events, what they are: it"
+                                + " bounds the requests opening such streams at one time, not the streams open",
+                        "rule 'streams' (/stream/**, in-flight 100) matches GET /stream/prices, what they are: it"
+                                + " bounds the requests opening such streams at one time, not the streams open");
+        assertThat(RuleChecks.inFlightOverEarlyEnds(rules, List.of(), "what they are"))
+                .isEmpty();
+    }
 }

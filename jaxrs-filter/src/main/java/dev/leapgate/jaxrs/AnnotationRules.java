@@ -14,6 +14,7 @@ import dev.leapgate.rule.WindowSpec;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
+import jakarta.ws.rs.sse.SseEventSink;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -74,6 +75,8 @@ final class AnnotationRules implements DynamicFeature {
     private final Set<String> bound = new HashSet<>();
     /** Every resource method's route, as "HTTP-method template", annotated or not. */
     private final Set<String> routes = new LinkedHashSet<>();
+    /** Routes whose resource method streams server-sent events; guarded by this. */
+    private final Set<String> eventStreams = new LinkedHashSet<>();
     /** The root resource classes whose locators were walked. */
     private final Set<Class<?>> walked = new HashSet<>();
     /** The resource classes checked for annotations on methods that are no resource methods. */
@@ -177,6 +180,9 @@ final class AnnotationRules implements DynamicFeature {
         }
         String template = RouteTemplate.join(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method));
         recordRoute(httpMethod, template);
+        if (Arrays.asList(method.getParameterTypes()).contains(SseEventSink.class)) {
+            eventStreams.add(httpMethod + " " + template);
+        }
         checkRegexSiblings(httpMethod, template, resourceClass, method, !limits.isEmpty());
         if (!limits.isEmpty()) {
             bind(resourceClass, method, httpMethod, template, describe(resourceClass, method), limits);
@@ -611,6 +617,11 @@ final class AnnotationRules implements DynamicFeature {
     /** The routes of the resource methods bound so far: {@code GET /users/{id}}. */
     synchronized List<String> routes() {
         return List.copyOf(routes);
+    }
+
+    /** The routes of the resource methods bound so far that stream server-sent events (take an {@code SseEventSink}). */
+    synchronized List<String> eventStreamRoutes() {
+        return List.copyOf(eventStreams);
     }
 
     /** The rules of every annotated method, in the order bound; no more are accepted after this. */

@@ -41,6 +41,10 @@ final class ApplicationGate {
             + " below the servlet's mapping: GET /users/{id}, not a URL (GET /users/42) or a path with the"
             + " servlet's prefix (/api/users/**)";
 
+    /** What an event-stream route is, for the warning of an in-flight rule over one (see StreamingIT). */
+    private static final String EVENT_STREAMS = "a stream of server-sent events, whose request ends when its"
+            + " response has started while the stream goes on";
+
     /** The request property under which the filters find the request's {@link RequestTracker}. */
     static final String TRACKER = "dev.leapgate.jaxrs.RequestTracker";
 
@@ -140,12 +144,14 @@ final class ApplicationGate {
         HttpGate built;
         try {
             List<String> routeList = annotations.routes();
+            List<String> eventStreams = annotations.eventStreamRoutes();
             built = HttpGate.builder(config)
                     .clock(clock)
                     .sleeper(settings.sleeper())
                     .addRules(annotated)
                     .check(rules ->
                             routeList.isEmpty() ? List.of() : RuleChecks.matchingNoRoute(rules, routeList, ROUTE_HINT))
+                    .check(rules -> RuleChecks.inFlightOverEarlyEnds(rules, eventStreams, EVENT_STREAMS))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(

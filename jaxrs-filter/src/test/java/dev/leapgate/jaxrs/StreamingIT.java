@@ -83,7 +83,8 @@ class StreamingIT {
      * runtime, with the servlet listener and without (the stream goes on on the application's
      * thread, outside the request's dispatch), so its in-flight slot is free while it streams, and
      * an in-flight limit does not bound open streams; a rate limit counts the stream once, when it
-     * opens. It ends once, as a success, and leaves no lease.
+     * opens (the start warns of an in-flight rule over such a route). It ends once, as a success,
+     * and leaves no lease.
      */
     @ParameterizedTest(name = "servlet listener: {0}")
     @ValueSource(booleans = {true, false})
@@ -114,6 +115,13 @@ class StreamingIT {
             assertThat(streamed.statusCode()).isEqualTo(200);
             assertThat(streamed.body()).contains("data: first").contains("data: last");
             assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+
+            assertThat(server.gate().warnings())
+                    .as("the in-flight rule over the stream, warned of at start")
+                    .contains("rule 'streams' (/stream/**, in-flight 1) matches GET /stream/events, a stream of"
+                            + " server-sent events, whose request ends when its response has started while the"
+                            + " stream goes on: it bounds the requests opening such streams at one time, not the"
+                            + " streams open");
 
             StatsSnapshot counts = metrics.lastMinute();
             assertThat(counts.admitted()).isEqualTo(2);
