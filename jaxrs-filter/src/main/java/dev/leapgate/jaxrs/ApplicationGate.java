@@ -60,6 +60,11 @@ final class ApplicationGate {
     private boolean closed;
     /** Whether a request has passed the gate's filter: the first one is where a container learns of it. */
     private final AtomicBoolean served = new AtomicBoolean();
+    /**
+     * Whether a request ends when its response has ended, not when it has started (RESTEasy on
+     * Vert.x, {@link VertxEnd}): a stream of server-sent events holds its slot while it streams.
+     */
+    private volatile boolean endsWithTheResponse;
 
     ApplicationGate(ProviderSettings settings, AnnotationRules annotations) {
         this.settings = settings;
@@ -71,6 +76,11 @@ final class ApplicationGate {
 
     ProviderSettings settings() {
         return settings;
+    }
+
+    /** Requests end when their response has ended (see {@link #endsWithTheResponse}); set while configured. */
+    void endsWithTheResponse() {
+        endsWithTheResponse = true;
     }
 
     Leases leases() {
@@ -144,7 +154,8 @@ final class ApplicationGate {
         HttpGate built;
         try {
             List<String> routeList = annotations.routes();
-            List<String> eventStreams = annotations.eventStreamRoutes();
+            // Where a request ends when its response has ended, a stream holds its slot: nothing to warn of.
+            List<String> eventStreams = endsWithTheResponse ? List.of() : annotations.eventStreamRoutes();
             built = HttpGate.builder(config)
                     .clock(clock)
                     .sleeper(settings.sleeper())
