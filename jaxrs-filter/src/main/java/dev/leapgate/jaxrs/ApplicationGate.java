@@ -78,8 +78,8 @@ final class ApplicationGate {
         return settings;
     }
 
-    /** Requests end when their response has ended (see {@link #endsWithTheResponse}); set while configured. */
-    void endsWithTheResponse() {
+    /** Says that requests end when their response has ended (see {@link #endsWithTheResponse}); while configured. */
+    void markRequestsEndWithTheResponse() {
         endsWithTheResponse = true;
     }
 
