@@ -151,8 +151,9 @@ public final class RuleChecks {
 
     /**
      * In-flight rules over routes whose requests end before the work they start does: a stream of
-     * server-sent events, which the JAX-RS runtimes end when its response has started, while the
-     * application goes on sending on its own thread. Such a rule bounds the requests that open a
+     * server-sent events where nothing reports its end (a JAX-RS runtime off a servlet container),
+     * whose request ends when its response has started, while the application goes on sending on
+     * its own thread. Such a rule bounds the requests that open a
      * stream at one time, not the streams open, which a reader of the rule may believe it bounds.
      *
      * @param routes the routes whose requests end early, as method and template: {@code "GET

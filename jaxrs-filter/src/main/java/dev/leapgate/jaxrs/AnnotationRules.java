@@ -619,9 +619,9 @@ final class AnnotationRules implements DynamicFeature {
         return List.copyOf(routes);
     }
 
-    /** The routes of the resource methods bound so far that stream server-sent events (take an {@code SseEventSink}). */
-    synchronized List<String> eventStreamRoutes() {
-        return List.copyOf(eventStreams);
+    /** Whether {@code route} ({@code "GET /events"}) is a resource method's that streams server-sent events (takes an {@code SseEventSink}). */
+    synchronized boolean streamsEvents(String route) {
+        return eventStreams.contains(route);
     }
 
     /** The rules of every annotated method, in the order bound; no more are accepted after this. */

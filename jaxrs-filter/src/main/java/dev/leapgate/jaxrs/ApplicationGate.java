@@ -6,6 +6,8 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.http.RuleChecks;
 import dev.leapgate.rule.FlowRule;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,9 +43,11 @@ final class ApplicationGate {
             + " below the servlet's mapping: GET /users/{id}, not a URL (GET /users/42) or a path with the"
             + " servlet's prefix (/api/users/**)";
 
-    /** What an event-stream route is, for the warning of an in-flight rule over one (see StreamingIT). */
-    private static final String EVENT_STREAMS = "a stream of server-sent events, whose request ends when its"
-            + " response has started while the stream goes on";
+    /** What an event-stream route is here, for the warning of an in-flight rule over one (see StreamingIT). */
+    private static final String EVENT_STREAMS = "a stream of server-sent events, whose request ends here when its"
+            + " response has started while the stream goes on (nothing reports the stream's end: off a servlet"
+            + " container, or on RESTEasy without Leapgate's servlet listener when the first event starts the"
+            + " response)";
 
     /** The request property under which the filters find the request's {@link RequestTracker}. */
     static final String TRACKER = "dev.leapgate.jaxrs.RequestTracker";
@@ -65,6 +69,8 @@ final class ApplicationGate {
      * Vert.x, {@link VertxEnd}): a stream of server-sent events holds its slot while it streams.
      */
     private volatile boolean endsWithTheResponse;
+    /** The warnings of in-flight rules over streams that end early ({@link #streamEndsEarly}), each given once. */
+    private final Set<String> streamWarnings = ConcurrentHashMap.newKeySet();
 
     ApplicationGate(ProviderSettings settings, AnnotationRules annotations) {
         this.settings = settings;
@@ -78,9 +84,33 @@ final class ApplicationGate {
         return settings;
     }
 
-    /** Says that requests end when their response has ended (see {@link #endsWithTheResponse}); while configured. */
+    /** Says that requests end when their response has ended (see {@link #endsWithTheResponse}). */
     void markRequestsEndWithTheResponse() {
         endsWithTheResponse = true;
+    }
+
+    /** Whether requests end when their response has ended ({@link #markRequestsEndWithTheResponse}). */
+    boolean requestsEndWithTheResponse() {
+        return endsWithTheResponse;
+    }
+
+    /**
+     * The request of a stream of server-sent events on {@code route} ({@code "GET /events"}) ended
+     * when its response started, while the stream goes on: warns (once for each) of the in-flight
+     * rules over that route, which bound the streams being opened rather than those open. Nothing
+     * if the route's resource method takes no {@code SseEventSink} (an entity that only says it is
+     * an event stream is written, and held, like any other).
+     */
+    void streamEndsEarly(String route) {
+        HttpGate built = gate;
+        if (built == null || !annotations.streamsEvents(route)) {
+            return;
+        }
+        for (String warning : RuleChecks.inFlightOverEarlyEnds(built.rules(), List.of(route), EVENT_STREAMS)) {
+            if (streamWarnings.add(warning)) {
+                LOG.warn("Leapgate JAX-RS: {}", warning);
+            }
+        }
     }
 
     Leases leases() {
@@ -154,15 +184,12 @@ final class ApplicationGate {
         HttpGate built;
         try {
             List<String> routeList = annotations.routes();
-            // Where a request ends when its response has ended, a stream holds its slot: nothing to warn of.
-            List<String> eventStreams = endsWithTheResponse ? List.of() : annotations.eventStreamRoutes();
             built = HttpGate.builder(config)
                     .clock(clock)
                     .sleeper(settings.sleeper())
                     .addRules(annotated)
                     .check(rules ->
                             routeList.isEmpty() ? List.of() : RuleChecks.matchingNoRoute(rules, routeList, ROUTE_HINT))
-                    .check(rules -> RuleChecks.inFlightOverEarlyEnds(rules, eventStreams, EVENT_STREAMS))
                     .build();
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(

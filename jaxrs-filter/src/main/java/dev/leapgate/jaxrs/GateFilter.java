@@ -42,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * filter sees it. On RESTEasy outside a servlet container (Vert.x, Netty) every response ends in
  * the response filter, before its entity is written: with a writer interceptor registered,
  * RESTEasy refuses the blocking writes (a {@code StreamingOutput}) that it otherwise moves off its
- * I/O threads. An exception that no mapper handles may skip the response filters (CXF), and the
+ * I/O threads. A stream of server-sent events ends when the stream does, where the runtime reports
+ * that ({@link #holdsUntilTheStreamEnds}: a servlet container's asynchronous cycle; Vert.x's end
+ * of the response), else when its response has started, with a warning of any in-flight rule over
+ * it. An exception that no mapper handles may skip the response filters (CXF), and the
  * safety net ({@link Leases}) releases such a request after {@code max-request-time}, as it does a
  * response that a runtime writes without its writer interceptors.
  *
@@ -167,7 +170,7 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         // Ended whatever the fields meet (a header value of the application's that cannot be read
         // as text): without a runtime's view of the request's end, nothing else would end it before
         // its lease ran out (max-request-time).
-        boolean endedByWriteEnd = false;
+        boolean endedLater = false;
         try {
             MultivaluedMap<String, Object> headers = response.getHeaders();
             application
@@ -176,18 +179,54 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
                             tracker.entry(),
                             (name, value) -> headers.putSingle(
                                     name, RateLimitFields.combine(response.getHeaderString(name), value)));
-            // The entity is written after the response filters, perhaps for a long time, and may
-            // fail: the request ends when WriteEnd sees the write return. A HEAD response's entity
-            // is not written (CXF, RESTEasy on Netty skip the writer).
-            endedByWriteEnd = endsAfterWrite && response.hasEntity() && !HttpMethod.HEAD.equals(request.getMethod());
-            if (endedByWriteEnd) {
-                request.setProperty(WriteEnd.WRITING, tracker);
+            if (isEventStream(response.getMediaType()) && tracker.holds()) {
+                endedLater = streamsOn(request, tracker);
+            } else {
+                // The entity is written after the response filters, perhaps for a long time, and may
+                // fail: the request ends when WriteEnd sees the write return. A HEAD response's entity
+                // is not written (CXF, RESTEasy on Netty skip the writer).
+                endedLater = endsAfterWrite && response.hasEntity() && !HttpMethod.HEAD.equals(request.getMethod());
+                if (endedLater) {
+                    request.setProperty(WriteEnd.WRITING, tracker);
+                }
             }
         } finally {
-            if (!endedByWriteEnd) {
+            if (!endedLater) {
                 tracker.ended(response.getStatus());
             }
         }
+    }
+
+    private static boolean isEventStream(MediaType type) {
+        return type != null
+                && MediaType.SERVER_SENT_EVENTS_TYPE.getType().equalsIgnoreCase(type.getType())
+                && MediaType.SERVER_SENT_EVENTS_TYPE.getSubtype().equalsIgnoreCase(type.getSubtype());
+    }
+
+    /**
+     * A response of server-sent events, which goes on after its response filters (the application
+     * sends on its own thread): whether its request ends when the stream does, holding its slots
+     * until then. Else it ends now, as its response has started, and an in-flight rule over its
+     * route is warned of, once.
+     */
+    private boolean streamsOn(ContainerRequestContext request, RequestTracker tracker) {
+        if (holdsUntilTheStreamEnds(request, tracker)) {
+            return true;
+        }
+        if (!application.requestsEndWithTheResponse()) {
+            application.streamEndsEarly(
+                    request.getMethod() + " " + application.routes().of(request.getUriInfo(), resourceInfo));
+        }
+        return false;
+    }
+
+    /**
+     * Whether the runtime reports the end of this request's stream of server-sent events to {@code
+     * tracker} ({@link RequestTracker#streams}); none does here (a servlet container's asynchronous
+     * cycle does, {@link ServletGateFilter}).
+     */
+    boolean holdsUntilTheStreamEnds(ContainerRequestContext request, RequestTracker tracker) {
+        return false;
     }
 
     static Response response(RejectionResponse rejection) {

@@ -14,7 +14,10 @@ import java.net.URI;
  * #written}), or the safety net ({@link Leases}) when nothing did within {@code max-request-time}.
  * A request that holds a slot holds a lease when no hook watches it, or when its hook {@link
  * RequestEnd#mayMissTheEnd may miss the end} (a request no rule applies to holds nothing, and
- * needs none).
+ * needs none). A response that streams on after the request's dispatch (server-sent events in a
+ * servlet container) is the exception: its end is the end of the servlet request's asynchronous
+ * cycle ({@link #streams}), which the container reports to a listener of it, and until then no
+ * other hook finishes the request and no lease expires it.
  *
  * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response ({@link
  * HttpGate#NO_RESPONSE}) or a 5xx response.
@@ -62,6 +65,9 @@ final class RequestTracker {
     private volatile boolean finished;
 
     private volatile boolean watched;
+    /** Set by {@link #streams}: only {@link #streamEnded} finishes the request. */
+    private volatile boolean streaming;
+
     private volatile int status = HttpGate.NO_RESPONSE;
     private volatile int endStatus = NOT_SEEN;
 
@@ -91,7 +97,7 @@ final class RequestTracker {
      * rule matched, or an exempt origin) holds nothing and has no start time (0), so a lease for it
      * would only look expired to the safety net, which would report a leak that is none.
      */
-    private boolean holds() {
+    boolean holds() {
         return entry.permits() > 0;
     }
 
@@ -156,6 +162,9 @@ final class RequestTracker {
      */
     void unwatch() {
         watched = false;
+        if (streaming) {
+            return;
+        }
         if (holds()) {
             leases.add(this);
         }
@@ -166,10 +175,31 @@ final class RequestTracker {
     }
 
     /**
-     * Completes the entry with {@code status}, if nobody has, and gives back its lease; returns
-     * whether this call completed it.
+     * The response streams on after the request's dispatch, until the servlet request's
+     * asynchronous cycle ends, which a listener of it reports ({@link #streamEnded}): the request
+     * holds its slots until then. From now on no other hook finishes it (a runtime that reports the
+     * request's end when the stream's response has started), and it holds no lease: a stream may
+     * rightly last longer than {@code max-request-time}, and the container reports its end.
+     */
+    void streams() {
+        streaming = true;
+        leases.remove(this);
+    }
+
+    /** The stream's asynchronous cycle has ended ({@link #streams}): finishes the request with {@code status}. */
+    void streamEnded(int status) {
+        complete(status);
+    }
+
+    /**
+     * Completes the entry with {@code status}, if nobody has, and gives back its lease, unless the
+     * request's response streams on ({@link #streams}); returns whether this call completed it.
      */
     boolean finish(int status) {
+        return !streaming && complete(status);
+    }
+
+    private boolean complete(int status) {
         if (!FINISHED.compareAndSet(this, false, true)) {
             return false;
         }

@@ -1,5 +1,6 @@
 package dev.leapgate.jaxrs;
 
+import jakarta.servlet.ServletRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
@@ -40,6 +41,33 @@ final class ServletGateFilter extends GateFilter {
         if (current != null) {
             ServletRequests.closeWith(current.getServletContext(), application());
         }
+    }
+
+    /**
+     * In a servlet container a stream of server-sent events is the servlet request's asynchronous
+     * cycle, which the runtime starts before it runs the response filters: a listener added to it
+     * sees the stream's end. The servlet request is the one the servlet listener saw start, where it
+     * is installed ({@link ServletRequests}): the response filters may run on the application's
+     * thread (RESTEasy runs them on whichever first starts the response, the request's thread or
+     * the stream's first event), where a proxy to the request cannot reach it (RESTEasy's). Not held
+     * if the request is not asynchronous, cannot be reached, or the container refuses the listener.
+     */
+    @Override
+    boolean holdsUntilTheStreamEnds(ContainerRequestContext request, RequestTracker tracker) {
+        ServletRequest current = request.getProperty(RequestEnd.PROPERTY) instanceof ServletRequests.End end
+                ? end.request()
+                : servlet.onThisThread(servletRequest);
+        if (current == null || !current.isAsyncStarted()) {
+            return false;
+        }
+        try {
+            current.getAsyncContext().addListener(new StreamEnd(tracker));
+        } catch (IllegalStateException refused) {
+            return false;
+        }
+        // After the listener is added: should the cycle end first, the request is finished already.
+        tracker.streams();
+        return true;
     }
 
     @Override

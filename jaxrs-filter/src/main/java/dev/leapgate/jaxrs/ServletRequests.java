@@ -80,7 +80,7 @@ final class ServletRequests implements ServletRequestListener, ServletContextLis
     public void requestInitialized(ServletRequestEvent event) {
         ServletRequest request = event.getServletRequest();
         if (!(request.getAttribute(RequestEnd.PROPERTY) instanceof End)) { // not again on an async dispatch
-            request.setAttribute(RequestEnd.PROPERTY, new End());
+            request.setAttribute(RequestEnd.PROPERTY, new End(request));
         }
     }
 
@@ -118,8 +118,11 @@ final class ServletRequests implements ServletRequestListener, ServletContextLis
      * dispatches to the application after an unmapped exception): each admission is finished when
      * the request ends, each exactly once.
      */
-    private static final class End implements RequestEnd {
+    static final class End implements RequestEnd {
         private static final RequestTracker[] NONE = {};
+
+        /** The request itself, which a proxy to it may not reach from another thread than its own. */
+        private final ServletRequest request;
 
         /** The first admission: in most requests the only one. */
         private RequestTracker first;
@@ -127,6 +130,15 @@ final class ServletRequests implements ServletRequestListener, ServletContextLis
         private List<RequestTracker> more;
         /** How many admissions have been let go of to the provider (unwatched). */
         private int unwatched;
+
+        End(ServletRequest request) {
+            this.request = request;
+        }
+
+        /** The servlet request whose end this is. */
+        ServletRequest request() {
+            return request;
+        }
 
         @Override
         public synchronized void watch(RequestTracker tracker) {

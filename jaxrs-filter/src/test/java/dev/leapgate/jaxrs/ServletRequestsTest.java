@@ -52,6 +52,32 @@ class ServletRequestsTest {
         assertThat(tracker.isFinished()).isTrue();
     }
 
+    /**
+     * A stream of server-sent events: its dispatch ends (Jetty) or the container ends the request
+     * (Tomcat, when its asynchronous cycle completes) with the stream's end reported apart, by the
+     * cycle's listener: neither finishes it, nor gives it a lease that the safety net would expire.
+     */
+    @Test
+    void aStreamingRequest_isFinishedByItsStreamsEnd_only() {
+        for (boolean asynchronous : new boolean[] {true, false}) {
+            ServletRequest request = request(() -> asynchronous);
+            listener.requestInitialized(event(request));
+            RequestTracker tracker = admitted(request);
+            tracker.responded(200);
+            tracker.streams();
+
+            listener.requestDestroyed(event(request));
+
+            assertThat(tracker.isFinished())
+                    .as("finished when the request left, asynchronous: " + asynchronous)
+                    .isFalse();
+            assertThat(leases.open()).as("leases").isZero();
+            assertThat(slots.tryEnter().admitted()).as("the slot still held").isFalse();
+            tracker.streamEnded(tracker.status());
+            assertThat(tracker.isFinished()).isTrue();
+        }
+    }
+
     private RequestTracker admitted(ServletRequest request) {
         Entry entry = (Entry) slots.tryEnter();
         return new RequestTracker(

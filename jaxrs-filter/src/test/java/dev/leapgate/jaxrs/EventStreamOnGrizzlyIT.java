@@ -1,0 +1,74 @@
+package dev.leapgate.jaxrs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leapgate.ManualClock;
+import dev.leapgate.jaxrs.app.EventsResource;
+import dev.leapgate.jaxrs.app.StreamingResource;
+import dev.leapgate.stats.ResourceStats;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A stream of server-sent events off a servlet container (Jersey on Grizzly): nothing reports the
+ * stream's end, so its request ends when its response has started (Jersey's own end of the
+ * request), its slot is free while it streams, and an in-flight rule over its route is warned of,
+ * once, naming the rule and the route. In a servlet container the stream holds its slot
+ * (StreamingIT).
+ */
+class EventStreamOnGrizzlyIT {
+
+    private static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    @Test
+    void aStreamEndsItsRequestWhenItsResponseHasStarted_andAnInFlightRuleOverItIsWarnedOfOnce() throws Exception {
+        EventsResource.reset();
+        ResourceConfig app = new ResourceConfig(
+                        StreamingResource.class, EventsResource.class, EventsResource.Started.class)
+                .register(LeapgateFeature.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.streams.match", "/stream/**")
+                .property("leapgate.rule.streams.in-flight", "1");
+        try (TestServer server = TestServer.grizzly(app)) {
+            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+            String log = StandardError.capturedWhile(() -> {
+                for (int stream = 0; stream < 2; stream++) {
+                    EventsResource.reset();
+                    CompletableFuture<HttpResponse<String>> streaming = JaxrsServer.CLIENT.sendAsync(
+                            HttpRequest.newBuilder(server.base.resolve("/stream/events"))
+                                    .header("Accept", "text/event-stream")
+                                    .timeout(PATIENCE)
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    try {
+                        assertThat(EventsResource.sent.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                                .as("the first event sent")
+                                .isTrue();
+                        assertThat(StreamingIT.awaitInFlight(metrics, 0))
+                                .as("the stream's slot free while it streams")
+                                .isTrue();
+                        assertThat(server.get("/stream/quick").statusCode())
+                                .as("a second request while the stream is open, under in-flight 1")
+                                .isEqualTo(200);
+                    } finally {
+                        EventsResource.release.countDown();
+                    }
+                    assertThat(streaming
+                                    .get(PATIENCE.toSeconds(), TimeUnit.SECONDS)
+                                    .body())
+                            .contains("data: first")
+                            .contains("data: last");
+                }
+            });
+            String warning = "rule 'streams' (/stream/**, in-flight 1) matches GET /stream/events, a stream of"
+                    + " server-sent events";
+            assertThat(log).as("warned of, once").containsOnlyOnce(warning);
+            assertThat(metrics.lastMinute().succeeded()).as("each request once").isEqualTo(4);
+        }
+    }
+}
