@@ -64,11 +64,6 @@ final class ApplicationGate {
     private boolean closed;
     /** Whether a request has passed the gate's filter: the first one is where a container learns of it. */
     private final AtomicBoolean served = new AtomicBoolean();
-    /**
-     * Whether a request ends when its response has ended, not when it has started (RESTEasy on
-     * Vert.x, {@link VertxEnd}): a stream of server-sent events holds its slot while it streams.
-     */
-    private volatile boolean endsWithTheResponse;
     /** The warnings of in-flight rules over streams that end early ({@link #streamEndsEarly}), each given once. */
     private final Set<String> streamWarnings = ConcurrentHashMap.newKeySet();
 
@@ -82,16 +77,6 @@ final class ApplicationGate {
 
     ProviderSettings settings() {
         return settings;
-    }
-
-    /** Says that requests end when their response has ended (see {@link #endsWithTheResponse}). */
-    void markRequestsEndWithTheResponse() {
-        endsWithTheResponse = true;
-    }
-
-    /** Whether requests end when their response has ended ({@link #markRequestsEndWithTheResponse}). */
-    boolean requestsEndWithTheResponse() {
-        return endsWithTheResponse;
     }
 
     /**

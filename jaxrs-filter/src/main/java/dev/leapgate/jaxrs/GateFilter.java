@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * the response filter, before its entity is written: with a writer interceptor registered,
  * RESTEasy refuses the blocking writes (a {@code StreamingOutput}) that it otherwise moves off its
  * I/O threads. A stream of server-sent events ends when the stream does, where the runtime reports
- * that ({@link #holdsUntilTheStreamEnds}: a servlet container's asynchronous cycle; Vert.x's end
- * of the response), else when its response has started, with a warning of any in-flight rule over
+ * that ({@link #holdsUntilTheStreamEnds}: a servlet container's asynchronous cycle; {@link
+ * RequestEnd#seesAStreamsEnd}: Vert.x's end of the response), else when its response has started, with a warning of any in-flight rule over
  * it. An exception that no mapper handles may skip the response filters (CXF), and the
  * safety net ({@link Leases}) releases such a request after {@code max-request-time}, as it does a
  * response that a runtime writes without its writer interceptors.
@@ -213,7 +213,8 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         if (holdsUntilTheStreamEnds(request, tracker)) {
             return true;
         }
-        if (!application.requestsEndWithTheResponse()) {
+        // Where a hook sees the response's end (Vert.x's), it finishes the request then, not now.
+        if (!(request.getProperty(RequestEnd.PROPERTY) instanceof RequestEnd end && end.seesAStreamsEnd())) {
             application.streamEndsEarly(
                     request.getMethod() + " " + application.routes().of(request.getUriInfo(), resourceInfo));
         }

@@ -183,7 +183,6 @@ public final class LeapgateFeature implements Feature {
         }
         if (present(RESTEASY_DEPLOYMENT) && !resteasyInServlet && present(VERTX_RESPONSE)) {
             context.register(new VertxEnd()); // pre-matching: the request's end, before the gate's filter
-            application.markRequestsEndWithTheResponse();
         }
         if (present(JERSEY_EVENTS) && present(GRIZZLY_REQUEST)) {
             context.register(new GrizzlyPeer());

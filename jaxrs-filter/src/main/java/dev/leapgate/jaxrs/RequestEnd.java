@@ -27,4 +27,13 @@ interface RequestEnd {
     default boolean mayMissTheEnd() {
         return false;
     }
+
+    /**
+     * Whether this hook sees the end of the response itself, not of the request's processing, so
+     * that a stream of server-sent events holds its slots until it closes (Vert.x's end of the
+     * response does; Jersey's end of a request comes when a stream's response has started).
+     */
+    default boolean seesAStreamsEnd() {
+        return false;
+    }
 }

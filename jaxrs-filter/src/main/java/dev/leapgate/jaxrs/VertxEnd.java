@@ -19,7 +19,8 @@ import org.jboss.resteasy.spi.ResteasyProviderFactory;
  * exception, close and headers-end handlers and leaves it free; Vert.x Web's routing context
  * (Quarkus) takes it for its own end handlers, so where RESTEasy runs under a Vert.x Web router
  * ({@code io.vertx.ext.web.RoutingContext} in RESTEasy's context) this adapter stays out and the
- * request ends in the response filter, as before. An application that sets the end handler itself
+ * request ends in the response filter, as before (a stream of server-sent events too, and an
+ * in-flight rule over it is warned of). An application that sets the end handler itself
  * replaces this one: each request watched here also holds a lease, and the safety net ({@link
  * Leases}) finishes it after {@code max-request-time} if Vert.x's end never reached it.
  *
@@ -57,6 +58,12 @@ final class VertxEnd implements ContainerRequestFilter {
         /** The application may set the response's end handler after this one, which replaces it. */
         @Override
         public boolean mayMissTheEnd() {
+            return true;
+        }
+
+        /** Vert.x ends a stream's response when the stream closes. */
+        @Override
+        public boolean seesAStreamsEnd() {
             return true;
         }
     }
