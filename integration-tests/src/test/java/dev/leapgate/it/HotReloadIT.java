@@ -136,9 +136,11 @@ class HotReloadIT {
         }
         checkClients();
 
-        assertThat(seen(admitted, 20)).isEqualTo(20);
-        assertThat(seen(admitted, 50)).isEqualTo(30);
-        assertThat(seen(admitted, 80)).isEqualTo(30);
+        String seen = "admitted by quota " + admitted + ", rejected by quota " + rejected + ", the gate counted "
+                + web.stats("GET /hello").admitted() + " admitted";
+        assertThat(seen(admitted, 20)).as(seen).isEqualTo(20);
+        assertThat(seen(admitted, 50)).as(seen).isEqualTo(30);
+        assertThat(seen(admitted, 80)).as(seen).isEqualTo(30);
         assertThat(admitted.keySet()).containsExactlyInAnyOrder("q=20", "q=50", "q=80");
         assertThat(rejected.keySet()).containsExactlyInAnyOrder("q=20", "q=50", "q=80");
         assertThat(web.stats("GET /hello").admitted()).isEqualTo(80);

@@ -619,7 +619,10 @@ final class AnnotationRules implements DynamicFeature {
         return List.copyOf(routes);
     }
 
-    /** Whether {@code route} ({@code "GET /events"}) is a resource method's that streams server-sent events (takes an {@code SseEventSink}). */
+    /**
+     * Whether {@code route} ({@code "GET /events"}) is a resource method's that streams server-sent
+     * events (takes an {@code SseEventSink}).
+     */
     synchronized boolean streamsEvents(String route) {
         return eventStreams.contains(route);
     }

@@ -44,10 +44,11 @@ import org.slf4j.LoggerFactory;
  * RESTEasy refuses the blocking writes (a {@code StreamingOutput}) that it otherwise moves off its
  * I/O threads. A stream of server-sent events ends when the stream does, where the runtime reports
  * that ({@link #holdsUntilTheStreamEnds}: a servlet container's asynchronous cycle; {@link
- * RequestEnd#seesAStreamsEnd}: Vert.x's end of the response), else when its response has started, with a warning of any in-flight rule over
- * it. An exception that no mapper handles may skip the response filters (CXF), and the
- * safety net ({@link Leases}) releases such a request after {@code max-request-time}, as it does a
- * response that a runtime writes without its writer interceptors.
+ * RequestEnd#seesAStreamsEnd}: Vert.x's end of the response), else when its response has started,
+ * with a warning of any in-flight rule over it. An exception that no mapper handles may skip the
+ * response filters (CXF), and the safety net ({@link Leases}) releases such a request after
+ * {@code max-request-time}, as it does a response that a runtime writes without its writer
+ * interceptors.
  *
  * <p>The peer address: from the servlet request in a servlet container ({@link ServletGateFilter}),
  * else from the runtime's own request where an adapter reads it ({@link ResteasyPeer}, {@link

@@ -6,7 +6,6 @@ import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.EventsResource;
 import dev.leapgate.jaxrs.app.StreamingResource;
 import dev.leapgate.stats.ResourceStats;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -39,16 +38,9 @@ class EventStreamOnGrizzlyIT {
             String log = StandardError.capturedWhile(() -> {
                 for (int stream = 0; stream < 2; stream++) {
                     EventsResource.reset();
-                    CompletableFuture<HttpResponse<String>> streaming = JaxrsServer.CLIENT.sendAsync(
-                            HttpRequest.newBuilder(server.base.resolve("/stream/events"))
-                                    .header("Accept", "text/event-stream")
-                                    .timeout(PATIENCE)
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
+                    CompletableFuture<HttpResponse<String>> streaming = StreamingIT.openEvents(server.base);
                     try {
-                        assertThat(EventsResource.sent.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-                                .as("the first event sent")
-                                .isTrue();
+                        StreamingIT.awaitFirstEvent();
                         assertThat(StreamingIT.awaitInFlight(metrics, 0))
                                 .as("the stream's slot free while it streams")
                                 .isTrue();

@@ -11,6 +11,7 @@ import dev.leapgate.stats.StatsSnapshot;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
+import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -101,7 +102,7 @@ class StreamingIT {
         try (JaxrsServer server = start(servletListener)) {
             ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
             String log = StandardError.capturedWhile(() -> {
-                CompletableFuture<HttpResponse<String>> streaming = openEvents(server);
+                CompletableFuture<HttpResponse<String>> streaming = openEvents(server.base);
                 try {
                     awaitFirstEvent();
                     assertThat(metrics.inFlight())
@@ -146,7 +147,7 @@ class StreamingIT {
         try (JaxrsServer server = start(true)) {
             EventsResource.reset(true);
             ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
-            CompletableFuture<HttpResponse<String>> streaming = openEvents(server);
+            CompletableFuture<HttpResponse<String>> streaming = openEvents(server.base);
             try {
                 awaitFirstEvent();
                 assertThat(server.get("/stream/quick").statusCode())
@@ -178,7 +179,7 @@ class StreamingIT {
         ManualClock clock = new ManualClock();
         try (JaxrsServer server = start(servletListener, clock)) {
             ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
-            CompletableFuture<HttpResponse<String>> streaming = openEvents(server);
+            CompletableFuture<HttpResponse<String>> streaming = openEvents(server.base);
             try {
                 awaitFirstEvent();
                 clock.advance(ProviderSettings.DEFAULT_MAX_REQUEST_TIME.plusMinutes(1));
@@ -236,16 +237,18 @@ class StreamingIT {
         }
     }
 
-    private static CompletableFuture<HttpResponse<String>> openEvents(JaxrsServer server) {
+    /** Opens the stream of {@code EventsResource} at {@code base}. */
+    static CompletableFuture<HttpResponse<String>> openEvents(URI base) {
         return JaxrsServer.CLIENT.sendAsync(
-                HttpRequest.newBuilder(server.base.resolve("/stream/events"))
+                HttpRequest.newBuilder(base.resolve("/stream/events"))
                         .header("Accept", "text/event-stream")
                         .timeout(PATIENCE)
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private static void awaitFirstEvent() throws InterruptedException {
+    /** Waits for the stream of {@code EventsResource} to have sent its first event. */
+    static void awaitFirstEvent() throws InterruptedException {
         assertThat(EventsResource.sent.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
                 .as("the first event sent")
                 .isTrue();

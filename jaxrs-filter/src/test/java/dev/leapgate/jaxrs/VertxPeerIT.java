@@ -231,16 +231,9 @@ class VertxPeerIT {
             ResourceStats streams =
                     app.feature.gate().orElseThrow().stats("/stream/**").orElseThrow();
             String log = StandardError.capturedWhile(() -> {
-                CompletableFuture<HttpResponse<String>> streaming = JaxrsServer.CLIENT.sendAsync(
-                        HttpRequest.newBuilder(base(server).resolve("/stream/events"))
-                                .header("Accept", "text/event-stream")
-                                .timeout(Duration.ofSeconds(30))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+                CompletableFuture<HttpResponse<String>> streaming = StreamingIT.openEvents(base(server));
                 try {
-                    assertThat(EventsResource.sent.await(30, TimeUnit.SECONDS))
-                            .as("the first event sent")
-                            .isTrue();
+                    StreamingIT.awaitFirstEvent();
                     assertThat(JaxrsServer.get(base(server), "/stream/quick").statusCode())
                             .as("a second request while the stream is open, over in-flight 1")
                             .isEqualTo(429);
