@@ -18,9 +18,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * exception no mapper handled, which the runtime hands to the container). A container may call it
  * before an asynchronous request completes (Jetty does, when the dispatch that started it
  * returns); such a request goes back to the provider, whose response filter sees the asynchronous
- * response (adding a listener to its {@code AsyncContext} after that dispatch is not allowed). Installed by {@link LeapgateServletInitializer}, which the container runs at
- * start when it scans the application's jars (a WAR in Tomcat or Jetty's {@code WebAppContext});
- * an embedded {@code ServletContextHandler} adds it by hand. Loaded only in a servlet container.
+ * response (the specification lets a container refuse a listener added to its {@code
+ * AsyncContext} after that dispatch), or, for a stream of server-sent events, a listener the
+ * provider adds to the cycle when the stream's response starts ({@link StreamEnd}); the request
+ * this listener saw start is kept for that ({@link End#request}), since a proxy to it may not
+ * reach it from the application's thread. Installed by {@link LeapgateServletInitializer}, which
+ * the container runs at start when it scans the application's jars (a WAR in Tomcat or Jetty's
+ * {@code WebAppContext}); an embedded {@code ServletContextHandler} adds it by hand. Loaded only
+ * in a servlet container.
  *
  * <p>Concurrency: a request's trackers are added by the request filter and read by the thread that
  * destroys the request, which may be another one (an asynchronous response); both lock the
