@@ -44,12 +44,13 @@ class EventStreamTest {
                     .GET(
                             "/events",
                             request -> ServerResponse.sse(stream -> {
+                                // Before the event: once a client has read it, the test completes the stream.
+                                OPEN.add(stream);
                                 try {
                                     stream.send("first");
                                 } catch (IOException e) {
                                     throw new UncheckedIOException(e);
                                 }
-                                OPEN.add(stream);
                             }))
                     .build();
         }
@@ -61,36 +62,47 @@ class EventStreamTest {
                 "leapgate.rule.events.match", "GET /events",
                 "leapgate.rule.events.in-flight", "1");
         try (BootApps.Running app = BootApps.start(rules, new ManualClock(), Events.class)) {
-            ResourceStats events = app.bean(HttpGate.class).stats("GET /events").orElseThrow();
-            HttpResponse<InputStream> first = open(app);
-            try (BufferedReader lines = reader(first)) {
-                assertThat(first.statusCode()).isEqualTo(200);
-                assertThat(lines.readLine()).as("the first event").isEqualTo("data:first");
-                assertThat(events.inFlight()).as("the open stream in flight").isEqualTo(1);
-                assertThat(CLIENT.send(request(app), HttpResponse.BodyHandlers.ofString())
-                                .statusCode())
-                        .as("a second stream beside the open one, over in-flight 1")
-                        .isEqualTo(429);
+            try {
+                ResourceStats events =
+                        app.bean(HttpGate.class).stats("GET /events").orElseThrow();
+                HttpResponse<InputStream> first = open(app);
+                try (BufferedReader lines = reader(first)) {
+                    assertThat(first.statusCode()).isEqualTo(200);
+                    assertThat(lines.readLine()).as("the first event").isEqualTo("data:first");
+                    assertThat(events.inFlight())
+                            .as("the open stream in flight")
+                            .isEqualTo(1);
+                    assertThat(CLIENT.send(request(app), HttpResponse.BodyHandlers.ofString())
+                                    .statusCode())
+                            .as("a second stream beside the open one, over in-flight 1")
+                            .isEqualTo(429);
 
-                Events.OPEN.remove().complete();
-                while (lines.readLine() != null) {
-                    // to the end of the stream
+                    Events.OPEN.remove().complete();
+                    while (lines.readLine() != null) {
+                        // to the end of the stream
+                    }
                 }
-            }
-            assertThat(awaitInFlight(events, 0))
-                    .as("nothing in flight once the stream completed")
-                    .isTrue();
+                assertThat(awaitInFlight(events, 0))
+                        .as("nothing in flight once the stream completed")
+                        .isTrue();
 
-            HttpResponse<InputStream> next = open(app);
-            try (BufferedReader lines = reader(next)) {
-                assertThat(next.statusCode()).as("the next stream").isEqualTo(200);
-                assertThat(lines.readLine()).isEqualTo("data:first");
-                Events.OPEN.remove().complete();
+                HttpResponse<InputStream> next = open(app);
+                try (BufferedReader lines = reader(next)) {
+                    assertThat(next.statusCode()).as("the next stream").isEqualTo(200);
+                    assertThat(lines.readLine()).isEqualTo("data:first");
+                    Events.OPEN.remove().complete();
+                }
+                assertThat(awaitInFlight(events, 0)).isTrue();
+                assertThat(events.lastMinute().admitted()).isEqualTo(2);
+                assertThat(events.lastMinute().rejected()).isEqualTo(1);
+                assertThat(events.lastMinute().succeeded())
+                        .as("each stream once")
+                        .isEqualTo(2);
+            } finally {
+                // A stream the test left open would hold the application's shutdown for 30 s.
+                Events.OPEN.forEach(ServerResponse.SseBuilder::complete);
+                Events.OPEN.clear();
             }
-            assertThat(awaitInFlight(events, 0)).isTrue();
-            assertThat(events.lastMinute().admitted()).isEqualTo(2);
-            assertThat(events.lastMinute().rejected()).isEqualTo(1);
-            assertThat(events.lastMinute().succeeded()).as("each stream once").isEqualTo(2);
         }
     }
 
