@@ -198,6 +198,11 @@ class StreamingIT {
             assertThat(awaitInFlight(metrics, 0))
                     .as("nothing in flight once the stream closed")
                     .isTrue();
+            assertThat(metrics.lastMinute().minResponseMillis())
+                    .as("the stream's response time: as long as it was open, on the test's clock")
+                    .isGreaterThanOrEqualTo(ProviderSettings.DEFAULT_MAX_REQUEST_TIME
+                            .plusMinutes(1)
+                            .toMillis());
             assertThat(server.get("/stream/quick").statusCode()).isEqualTo(200);
             assertThat(server.leases().expired())
                     .as("released by the safety net")
