@@ -45,9 +45,8 @@ final class ApplicationGate {
 
     /** What an event-stream route is here, for the warning of an in-flight rule over one (see StreamingIT). */
     private static final String EVENT_STREAMS = "a stream of server-sent events, whose request ends here when its"
-            + " response has started while the stream goes on (nothing reports the stream's end: off a servlet"
-            + " container, or on RESTEasy without Leapgate's servlet listener when the first event starts the"
-            + " response)";
+            + " response has started while the stream goes on (nothing reports the stream's end off a servlet"
+            + " container)";
 
     /** The request property under which the filters find the request's {@link RequestTracker}. */
     static final String TRACKER = "dev.leapgate.jaxrs.RequestTracker";

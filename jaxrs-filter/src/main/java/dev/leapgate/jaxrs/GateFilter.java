@@ -120,14 +120,14 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         // what an earlier dispatch left there is put back when this one's response is filtered.
         Object enclosing = request.getProperty(ApplicationGate.TRACKER);
         if (decision instanceof Entry entry) {
-            request.setProperty(
-                    ApplicationGate.TRACKER,
-                    new RequestTracker(
-                            entry,
-                            requestEnd(request),
-                            application.leases(),
-                            enclosing,
-                            request.getUriInfo().getRequestUri()));
+            RequestTracker tracker = new RequestTracker(
+                    entry,
+                    requestEnd(request),
+                    application.leases(),
+                    enclosing,
+                    request.getUriInfo().getRequestUri());
+            admitted(tracker);
+            request.setProperty(ApplicationGate.TRACKER, tracker);
         } else {
             if (enclosing != null) {
                 request.setProperty(ApplicationGate.TRACKER, new Rejected(enclosing));
@@ -141,6 +141,9 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
     /** At the first request with a gate: whatever the runtime's container needs to close it at its end. */
     void started(ContainerRequestContext request) {}
+
+    /** A request admitted, on the request's thread: whatever its response filter may need of it there. */
+    void admitted(RequestTracker tracker) {}
 
     /** The runtime's view of this request's end, if it has one. */
     RequestEnd requestEnd(ContainerRequestContext request) {

@@ -146,7 +146,10 @@ public final class LeapgateFeature implements Feature {
         // request (VertxEnd), or else the response filter.
         boolean endsAfterWrite = !present(JERSEY_EVENTS) && (!present(RESTEASY_DEPLOYMENT) || resteasyInServlet);
         GateFilter filter = servletApiPresent()
-                ? new ServletGateFilter(application, endsAfterWrite)
+                ? new ServletGateFilter(
+                        application,
+                        endsAfterWrite,
+                        resteasyInServlet ? ResteasyServletContext.requestOnThisThread(configuration) : null)
                 : new GateFilter(application, endsAfterWrite);
         int priority = settings.config().origin().kind() == OriginSource.Kind.PRINCIPAL
                 ? Priorities.AUTHENTICATION + 100

@@ -67,6 +67,11 @@ final class RequestTracker {
     private volatile boolean watched;
     /** Set by {@link #streams}: only {@link #streamEnded} finishes the request. */
     private volatile boolean streaming;
+    /**
+     * The container's own request, where the provider keeps it for a response filter that the
+     * application's thread may run ({@link #keep}), else null.
+     */
+    private volatile Object containerRequest;
 
     private volatile int status = HttpGate.NO_RESPONSE;
     private volatile int endStatus = NOT_SEEN;
@@ -111,6 +116,20 @@ final class RequestTracker {
      */
     boolean admittedAt(URI uri) {
         return requestUri.equals(uri);
+    }
+
+    /**
+     * Keeps {@code request}, the container's own request behind the runtime's proxy to it, for the
+     * response filter of a stream of server-sent events, which the application's thread may run
+     * (RESTEasy's, whose proxy reaches the request on the request's thread only).
+     */
+    void keep(Object request) {
+        containerRequest = request;
+    }
+
+    /** The container's request {@link #keep kept}, or null. */
+    Object containerRequest() {
+        return containerRequest;
     }
 
     /** What the request property held before this admission, or null. */

@@ -4,6 +4,7 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
+import java.util.function.Supplier;
 
 /**
  * The filter where the Servlet API is on the class path: in a servlet container the peer address
@@ -19,9 +20,22 @@ final class ServletGateFilter extends GateFilter {
     private HttpServletRequest servletRequest;
 
     private final ServletProxy servlet = new ServletProxy();
+    /**
+     * The servlet request itself, on the request's thread, where the runtime's proxy to it reaches
+     * it on that thread only (RESTEasy's: {@link ResteasyServletContext#requestOnThisThread}); else
+     * null.
+     */
+    private final Supplier<HttpServletRequest> requestOnThisThread;
 
-    ServletGateFilter(ApplicationGate application, boolean endsAfterWrite) {
+    /**
+     * Guards {@code application} (see {@link GateFilter}); {@code requestOnThisThread}: the servlet
+     * request behind the runtime's proxy, where a response filter may run on another thread than the
+     * request's and the proxy not reach it there, or null.
+     */
+    ServletGateFilter(
+            ApplicationGate application, boolean endsAfterWrite, Supplier<HttpServletRequest> requestOnThisThread) {
         super(application, endsAfterWrite);
+        this.requestOnThisThread = requestOnThisThread;
     }
 
     /** The servlet container's view of the request's end ({@link ServletRequests}), where installed. */
@@ -43,20 +57,31 @@ final class ServletGateFilter extends GateFilter {
         }
     }
 
+    /** Keeps the servlet request itself where the proxy to it may not reach it from the response filter. */
+    @Override
+    void admitted(RequestTracker tracker) {
+        if (requestOnThisThread != null) {
+            tracker.keep(requestOnThisThread.get());
+        }
+    }
+
     /**
      * In a servlet container a stream of server-sent events is the servlet request's asynchronous
      * cycle, which the runtime starts before it runs the response filters: a listener added to it
-     * sees the stream's end. The servlet request is the one the servlet listener saw start, where it
-     * is installed ({@link ServletRequests}): the response filters may run on the application's
-     * thread (RESTEasy runs them on whichever first starts the response, the request's thread or
-     * the stream's first event), where a proxy to the request cannot reach it (RESTEasy's). Not held
-     * if the request is not asynchronous, cannot be reached, or the container refuses the listener.
+     * sees the stream's end. The response filters may run on the application's thread (RESTEasy
+     * runs them on whichever first starts the response, the request's thread or the stream's first
+     * event), where a proxy to the request cannot reach it (RESTEasy's): the servlet request is then
+     * the one the servlet listener saw start, where it is installed ({@link ServletRequests}), or
+     * the one kept at the admission ({@link #admitted}). Not held if the request is not
+     * asynchronous, cannot be reached, or the container refuses the listener.
      */
     @Override
     boolean holdsUntilTheStreamEnds(ContainerRequestContext request, RequestTracker tracker) {
         ServletRequest current = request.getProperty(RequestEnd.PROPERTY) instanceof ServletRequests.End end
                 ? end.request()
-                : servlet.onThisThread(servletRequest);
+                : tracker.containerRequest() instanceof ServletRequest kept
+                        ? kept
+                        : servlet.onThisThread(servletRequest);
         if (current == null || !current.isAsyncStarted()) {
             return false;
         }

@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -135,17 +134,21 @@ class StreamingIT {
     }
 
     /**
-     * The first event sent at once by the application's thread, racing the start of the response:
-     * RESTEasy then runs the response filters on whichever thread starts it, where a proxy to the
-     * servlet request may not reach it. With the servlet listener the provider has the request
-     * itself, and the stream holds its slot whichever thread started it, on every runtime. (Without
-     * the listener, on RESTEasy, such a stream holds its slot only if the request's thread started
-     * the response: the README says so.)
+     * The first event sent by the application's thread at once, racing the start of the response:
+     * RESTEasy then runs the response filters on whichever thread starts it, where its proxy to the
+     * servlet request does not reach it. The provider has the servlet request itself (the one the
+     * servlet listener saw start, or else the one it kept when it admitted the request), and the
+     * stream holds its slot whichever thread started it, on every runtime. On RESTEasy the resource
+     * method returns only once the stream's thread has started the response, so that this case is
+     * the one run; Jersey and CXF start the response when the method returns.
      */
-    @Test
-    void aStreamSendingAtOnce_holdsItsSlot_withTheServletListener() throws Exception {
-        try (JaxrsServer server = start(true)) {
-            EventsResource.reset(true);
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aStreamSendingAtOnce_holdsItsSlot_whicheverThreadStartsItsResponse(boolean servletListener) throws Exception {
+        boolean resteasy = JaxrsServer.runtime().equals("resteasy");
+        try (JaxrsServer server = start(servletListener)) {
+            EventsResource.reset(
+                    resteasy ? EventsResource.First.BEFORE_THE_METHOD_RETURNS : EventsResource.First.AT_ONCE);
             ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
             CompletableFuture<HttpResponse<String>> streaming = openEvents(server.base);
             try {
@@ -166,6 +169,11 @@ class StreamingIT {
             assertThat(counts.admitted()).isEqualTo(1);
             assertThat(counts.succeeded()).as("succeeded").isEqualTo(1);
             assertThat(server.leases().open()).as("leases").isZero();
+            if (resteasy) {
+                assertThat(EventsResource.startedByTheStream())
+                        .as("the stream's thread started the response")
+                        .isTrue();
+            }
         }
     }
 
