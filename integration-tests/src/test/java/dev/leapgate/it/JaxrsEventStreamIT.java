@@ -2,6 +2,7 @@ package dev.leapgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.it.app.ItemChunksResource;
 import dev.leapgate.it.app.ItemEventsResource;
 import dev.leapgate.stats.ResourceStats;
 import java.net.http.HttpResponse;
@@ -22,7 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * each container: each open stream holds its request's in-flight slot until it closes, so the
  * web.xml's {@code items-in-flight} rule (4) bounds the streams open, and a request beside four
  * open streams is rejected. The streams send their first event from the application's thread at
- * once, racing the start of their response.
+ * once, racing the start of their response. The same for Jersey's {@code ChunkedOutput}, whose
+ * asynchronous cycle Jersey starts after Leapgate's response filter has run.
  */
 @ParameterizedClass(name = "{0} at ''{1}''")
 @MethodSource("dev.leapgate.it.TestWebApp#deployments")
@@ -74,6 +76,36 @@ class JaxrsEventStreamIT {
         TestWebApp.eventually(() -> items.inFlight() == 0);
         assertThat(web.get("/api/items/5").statusCode())
                 .as("once the streams closed")
+                .isEqualTo(200);
+    }
+
+    @Test
+    void openChunkedOutputs_holdTheirInFlightSlots_untilTheyClose() throws Exception {
+        ResourceStats items = web.jaxrsResource("/items/**");
+        ItemChunksResource.expect(4);
+        List<CompletableFuture<HttpResponse<String>>> outputs = new ArrayList<>();
+        try {
+            for (int id = 1; id <= 4; id++) {
+                outputs.add(web.getAsync("/api/items/" + id + "/chunks"));
+            }
+            assertThat(ItemChunksResource.opened.await(30, TimeUnit.SECONDS))
+                    .as("four outputs open")
+                    .isTrue();
+            assertThat(items.inFlight()).as("in flight").isEqualTo(4);
+            assertThat(web.get("/api/items/5").statusCode())
+                    .as("a request beside four open outputs, over in-flight 4")
+                    .isEqualTo(429);
+        } finally {
+            ItemChunksResource.close.countDown();
+        }
+        for (CompletableFuture<HttpResponse<String>> output : outputs) {
+            HttpResponse<String> streamed = output.get(30, TimeUnit.SECONDS);
+            assertThat(streamed.statusCode()).isEqualTo(200);
+            assertThat(streamed.body()).contains("cost 10 EUR;").endsWith("costs 11 EUR");
+        }
+        TestWebApp.eventually(() -> items.inFlight() == 0);
+        assertThat(web.get("/api/items/5").statusCode())
+                .as("once the outputs closed")
                 .isEqualTo(200);
     }
 }

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * I/O threads. A stream of server-sent events ends when the stream does, where the runtime reports
  * that ({@link #holdsUntilTheStreamEnds}: a servlet container's asynchronous cycle; {@link
  * RequestEnd#seesAStreamsEnd}: Vert.x's end of the response), else when its response has started,
- * with a warning of any in-flight rule over it. An exception that no mapper handles may skip the
+ * with a warning of any in-flight rule over it; so does Jersey's {@code ChunkedOutput} in a
+ * servlet container ({@link #mayStreamOn}). An exception that no mapper handles may skip the
  * response filters (CXF), and the safety net ({@link Leases}) releases such a request after
  * {@code max-request-time}, as it does a response that a runtime writes without its writer
  * interceptors.
@@ -186,6 +187,9 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
             if (isEventStream(response.getMediaType()) && tracker.holds()) {
                 endedLater = streamsOn(request, tracker);
             } else {
+                if (tracker.holds()) {
+                    mayStreamOn(request, response.getEntity(), tracker);
+                }
                 // The entity is written after the response filters, perhaps for a long time, and may
                 // fail: the request ends when WriteEnd sees the write return. A HEAD response's entity
                 // is not written (CXF, RESTEasy on Netty skip the writer).
@@ -224,6 +228,14 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         }
         return false;
     }
+
+    /**
+     * A response with {@code entity} that may go on after the runtime reports the request's end:
+     * where it can, has the request held until its response really ends ({@link
+     * RequestTracker#mayStreamOn}); nothing here (a servlet container's asynchronous cycle does,
+     * {@link ServletGateFilter}).
+     */
+    void mayStreamOn(ContainerRequestContext request, Object entity, RequestTracker tracker) {}
 
     /**
      * Whether the runtime reports the end of this request's stream of server-sent events to {@code

@@ -1,7 +1,6 @@
 package dev.leapgate.jaxrs;
 
 import dev.leapgate.Clock;
-import dev.leapgate.http.HttpGate;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -74,7 +73,7 @@ final class Leases {
         for (RequestTracker tracker : open) {
             if (now - tracker.entry().startNanos() >= maxNanos) {
                 open.remove(tracker);
-                if (tracker.finish(HttpGate.NO_RESPONSE)) {
+                if (tracker.expire()) {
                     long count = expired.incrementAndGet();
                     if (count == 1 || count % 1000 == 0) {
                         LOG.warn(

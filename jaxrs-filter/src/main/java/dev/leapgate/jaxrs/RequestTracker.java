@@ -14,10 +14,13 @@ import java.net.URI;
  * #written}), or the safety net ({@link Leases}) when nothing did within {@code max-request-time}.
  * A request that holds a slot holds a lease when no hook watches it, or when its hook {@link
  * RequestEnd#mayMissTheEnd may miss the end} (a request no rule applies to holds nothing, and
- * needs none). A response that streams on after the request's dispatch (server-sent events in a
- * servlet container) is the exception: its end is the end of the servlet request's asynchronous
- * cycle ({@link #streams}), which the container reports to a listener of it, and until then no
- * other hook finishes the request and no lease expires it.
+ * needs none). A response that streams on after the request's dispatch (server-sent events, or
+ * Jersey's {@code ChunkedOutput}, in a servlet container) is the exception: its end is the end of
+ * the servlet request's asynchronous cycle ({@link #streams}), which the container reports to a
+ * listener of it, and until then no other hook finishes the request and no lease expires it. The
+ * listener is added when the response filter runs, or, where the runtime starts the cycle after it
+ * (Jersey's {@code ChunkedOutput}), by the first hook that would finish the request ({@link
+ * #mayStreamOn}).
  *
  * <p>Whether the request failed is {@link HttpGate#complete}'s rule: no response ({@link
  * HttpGate#NO_RESPONSE}) or a 5xx response.
@@ -52,13 +55,27 @@ final class RequestTracker {
     private final URI requestUri;
 
     private static final VarHandle FINISHED;
+    private static final VarHandle LATER;
 
     static {
         try {
-            FINISHED = MethodHandles.lookup().findVarHandle(RequestTracker.class, "finished", boolean.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            FINISHED = lookup.findVarHandle(RequestTracker.class, "finished", boolean.class);
+            LATER = lookup.findVarHandle(RequestTracker.class, "later", LaterStream.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
+    }
+
+    /**
+     * A response that may go on after the runtime reports the request's end (Jersey's {@code
+     * ChunkedOutput}, whose asynchronous cycle Jersey starts after its response filters):
+     * whether it holds the request until it really ends, asked by the first hook that would
+     * finish it ({@link #finish}), once.
+     */
+    interface LaterStream {
+        /** Whether {@code tracker}'s response goes on, now held until its end ({@link #streams}). */
+        boolean holds(RequestTracker tracker);
     }
 
     /** Set once, by {@link #finish} (a compare-and-set on this field, no object per request). */
@@ -72,6 +89,9 @@ final class RequestTracker {
      * application's thread may run ({@link #keep}), else null.
      */
     private volatile Object containerRequest;
+    /** Set by {@link #mayStreamOn}, taken by the first {@link #finish}: null otherwise. */
+    @SuppressWarnings("unused") // through LATER
+    private volatile LaterStream later;
 
     private volatile int status = HttpGate.NO_RESPONSE;
     private volatile int endStatus = NOT_SEEN;
@@ -205,6 +225,14 @@ final class RequestTracker {
         leases.remove(this);
     }
 
+    /**
+     * The response may go on after the runtime reports the request's end ({@link LaterStream}):
+     * the first hook to finish the request asks {@code stream} first whether it is held.
+     */
+    void mayStreamOn(LaterStream stream) {
+        later = stream;
+    }
+
     /** The stream's asynchronous cycle has ended ({@link #streams}): finishes the request with {@code status}. */
     void streamEnded(int status) {
         complete(status);
@@ -212,10 +240,25 @@ final class RequestTracker {
 
     /**
      * Completes the entry with {@code status}, if nobody has, and gives back its lease, unless the
-     * request's response streams on ({@link #streams}); returns whether this call completed it.
+     * request's response streams on ({@link #streams}), or goes on after this hook saw its end and
+     * is now held ({@link #mayStreamOn}); returns whether this call completed it.
      */
     boolean finish(int status) {
+        LaterStream stream = (LaterStream) LATER.getAndSet(this, (LaterStream) null);
+        if (stream != null && stream.holds(this)) {
+            return false;
+        }
         return !streaming && complete(status);
+    }
+
+    /**
+     * The safety net's end of a request no hook finished within {@code max-request-time}: finishes
+     * it as failed, without asking whether its response goes on (its container's request may be
+     * another's by now); returns whether this call completed it.
+     */
+    boolean expire() {
+        LATER.setVolatile(this, (LaterStream) null);
+        return finish(HttpGate.NO_RESPONSE);
     }
 
     private boolean complete(int status) {

@@ -16,6 +16,9 @@ import java.util.function.Supplier;
 final class ServletGateFilter extends GateFilter {
 
     /** A proxy to the current request in a servlet container; null or unusable elsewhere. */
+    /** Jersey's streamed response, named so that no Jersey class is loaded. */
+    private static final String CHUNKED_OUTPUT = "org.glassfish.jersey.server.ChunkedOutput";
+
     @Context
     private HttpServletRequest servletRequest;
 
@@ -77,12 +80,54 @@ final class ServletGateFilter extends GateFilter {
      */
     @Override
     boolean holdsUntilTheStreamEnds(ContainerRequestContext request, RequestTracker tracker) {
-        ServletRequest current = request.getProperty(RequestEnd.PROPERTY) instanceof ServletRequests.End end
-                ? end.request()
-                : tracker.containerRequest() instanceof ServletRequest kept
-                        ? kept
-                        : servlet.onThisThread(servletRequest);
-        if (current == null || !current.isAsyncStarted()) {
+        return holdsUntilTheCycleEnds(servletRequest(request, tracker), tracker);
+    }
+
+    /**
+     * Jersey's {@code ChunkedOutput} goes on after Jersey reports the request's end: Jersey starts
+     * the servlet request's asynchronous cycle after the response filters, once the output's
+     * response has started, and completes it when the output closes. The first hook that finishes
+     * the request (Jersey's request events, the servlet listener when the dispatch returns), which
+     * runs after that start, adds a listener to the cycle, and the request ends with it.
+     */
+    @Override
+    void mayStreamOn(ContainerRequestContext request, Object entity, RequestTracker tracker) {
+        if (isChunkedOutput(entity)) {
+            ServletRequest current = servletRequest(request, tracker);
+            if (current != null) {
+                tracker.mayStreamOn(held -> holdsUntilTheCycleEnds(current, held));
+            }
+        }
+    }
+
+    private static boolean isChunkedOutput(Object entity) {
+        for (Class<?> type = entity == null ? null : entity.getClass(); type != null; type = type.getSuperclass()) {
+            if (type.getName().equals(CHUNKED_OUTPUT)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The servlet request itself, also from the application's thread: the one the servlet listener
+     * saw start, or the one kept at the admission ({@link #admitted}), else what the proxy reaches on
+     * this thread; null if none.
+     */
+    private ServletRequest servletRequest(ContainerRequestContext request, RequestTracker tracker) {
+        if (request.getProperty(RequestEnd.PROPERTY) instanceof ServletRequests.End end) {
+            return end.request();
+        }
+        return tracker.containerRequest() instanceof ServletRequest kept ? kept : servlet.onThisThread(servletRequest);
+    }
+
+    /**
+     * Whether {@code current}'s asynchronous cycle holds {@code tracker}'s request until it ends
+     * ({@link StreamEnd}). Not if the request is not asynchronous or the container refuses the
+     * listener.
+     */
+    private static boolean holdsUntilTheCycleEnds(ServletRequest current, RequestTracker tracker) {
+        if (current == null || !ServletRequests.asyncStarted(current)) {
             return false;
         }
         try {
@@ -92,6 +137,12 @@ final class ServletGateFilter extends GateFilter {
         }
         // After the listener is added: should the cycle end first, the request is finished already.
         tracker.streams();
+        if (!ServletRequests.asyncStarted(current)) {
+            // The cycle completed while the listener was added, perhaps after the container called
+            // its listeners (a listener added then is not called): finished here, once, whoever is
+            // first.
+            tracker.streamEnded(tracker.status());
+        }
         return true;
     }
 
