@@ -2,8 +2,7 @@ package dev.leapgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leapgate.it.app.ItemChunksResource;
-import dev.leapgate.it.app.ItemEventsResource;
+import dev.leapgate.it.app.ItemStreams;
 import dev.leapgate.stats.ResourceStats;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -51,14 +50,24 @@ class JaxrsEventStreamIT {
 
     @Test
     void openStreams_holdTheirInFlightSlots_untilTheyClose() throws Exception {
+        fourOpen_holdTheirSlots_untilTheyClose("events");
+    }
+
+    @Test
+    void openChunkedOutputs_holdTheirInFlightSlots_untilTheyClose() throws Exception {
+        fourOpen_holdTheirSlots_untilTheyClose("chunks");
+    }
+
+    /** Opens four streams of an item's prices ({@code /api/items/<id>/<kind>}), holds them open, then closes them. */
+    private void fourOpen_holdTheirSlots_untilTheyClose(String kind) throws Exception {
         ResourceStats items = web.jaxrsResource("/items/**");
-        ItemEventsResource.expect(4);
+        ItemStreams.expect(4);
         List<CompletableFuture<HttpResponse<String>>> streams = new ArrayList<>();
         try {
             for (int id = 1; id <= 4; id++) {
-                streams.add(web.getAsync("/api/items/" + id + "/events"));
+                streams.add(web.getAsync("/api/items/" + id + "/" + kind));
             }
-            assertThat(ItemEventsResource.opened.await(30, TimeUnit.SECONDS))
+            assertThat(ItemStreams.opened.await(30, TimeUnit.SECONDS))
                     .as("four streams open")
                     .isTrue();
             assertThat(items.inFlight()).as("in flight").isEqualTo(4);
@@ -66,7 +75,7 @@ class JaxrsEventStreamIT {
                     .as("a request beside four open streams, over in-flight 4")
                     .isEqualTo(429);
         } finally {
-            ItemEventsResource.close.countDown();
+            ItemStreams.close.countDown();
         }
         for (CompletableFuture<HttpResponse<String>> stream : streams) {
             HttpResponse<String> streamed = stream.get(30, TimeUnit.SECONDS);
@@ -76,36 +85,6 @@ class JaxrsEventStreamIT {
         TestWebApp.eventually(() -> items.inFlight() == 0);
         assertThat(web.get("/api/items/5").statusCode())
                 .as("once the streams closed")
-                .isEqualTo(200);
-    }
-
-    @Test
-    void openChunkedOutputs_holdTheirInFlightSlots_untilTheyClose() throws Exception {
-        ResourceStats items = web.jaxrsResource("/items/**");
-        ItemChunksResource.expect(4);
-        List<CompletableFuture<HttpResponse<String>>> outputs = new ArrayList<>();
-        try {
-            for (int id = 1; id <= 4; id++) {
-                outputs.add(web.getAsync("/api/items/" + id + "/chunks"));
-            }
-            assertThat(ItemChunksResource.opened.await(30, TimeUnit.SECONDS))
-                    .as("four outputs open")
-                    .isTrue();
-            assertThat(items.inFlight()).as("in flight").isEqualTo(4);
-            assertThat(web.get("/api/items/5").statusCode())
-                    .as("a request beside four open outputs, over in-flight 4")
-                    .isEqualTo(429);
-        } finally {
-            ItemChunksResource.close.countDown();
-        }
-        for (CompletableFuture<HttpResponse<String>> output : outputs) {
-            HttpResponse<String> streamed = output.get(30, TimeUnit.SECONDS);
-            assertThat(streamed.statusCode()).isEqualTo(200);
-            assertThat(streamed.body()).contains("cost 10 EUR;").endsWith("costs 11 EUR");
-        }
-        TestWebApp.eventually(() -> items.inFlight() == 0);
-        assertThat(web.get("/api/items/5").statusCode())
-                .as("once the outputs closed")
                 .isEqualTo(200);
     }
 }

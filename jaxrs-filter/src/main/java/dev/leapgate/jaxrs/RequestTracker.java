@@ -90,7 +90,6 @@ final class RequestTracker {
      */
     private volatile Object containerRequest;
     /** Set by {@link #mayStreamOn}, taken by the first {@link #finish}: null otherwise. */
-    @SuppressWarnings("unused") // through LATER
     private volatile LaterStream later;
 
     private volatile int status = HttpGate.NO_RESPONSE;
@@ -244,7 +243,8 @@ final class RequestTracker {
      * is now held ({@link #mayStreamOn}); returns whether this call completed it.
      */
     boolean finish(int status) {
-        LaterStream stream = (LaterStream) LATER.getAndSet(this, (LaterStream) null);
+        // Read before it is taken: most requests have none, and pay no atomic write for it.
+        LaterStream stream = later == null ? null : (LaterStream) LATER.getAndSet(this, (LaterStream) null);
         if (stream != null && stream.holds(this)) {
             return false;
         }
@@ -257,7 +257,7 @@ final class RequestTracker {
      * another's by now); returns whether this call completed it.
      */
     boolean expire() {
-        LATER.setVolatile(this, (LaterStream) null);
+        later = null;
         return finish(HttpGate.NO_RESPONSE);
     }
 

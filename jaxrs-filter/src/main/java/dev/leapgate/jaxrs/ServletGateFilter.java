@@ -15,10 +15,10 @@ import java.util.function.Supplier;
  */
 final class ServletGateFilter extends GateFilter {
 
-    /** A proxy to the current request in a servlet container; null or unusable elsewhere. */
     /** Jersey's streamed response, named so that no Jersey class is loaded. */
     private static final String CHUNKED_OUTPUT = "org.glassfish.jersey.server.ChunkedOutput";
 
+    /** A proxy to the current request in a servlet container; null or unusable elsewhere. */
     @Context
     private HttpServletRequest servletRequest;
 
@@ -123,27 +123,39 @@ final class ServletGateFilter extends GateFilter {
 
     /**
      * Whether {@code current}'s asynchronous cycle holds {@code tracker}'s request until it ends
-     * ({@link StreamEnd}). Not if the request is not asynchronous or the container refuses the
-     * listener.
+     * ({@link StreamEnd}). Not if the request is not asynchronous, the container refuses the
+     * listener, or a proxy to the request no longer reaches it (asked later than the response
+     * filter, by the hook that would finish the request).
      */
     private static boolean holdsUntilTheCycleEnds(ServletRequest current, RequestTracker tracker) {
-        if (current == null || !ServletRequests.asyncStarted(current)) {
+        if (current == null) {
             return false;
         }
         try {
+            if (!current.isAsyncStarted()) {
+                return false;
+            }
             current.getAsyncContext().addListener(new StreamEnd(tracker));
-        } catch (IllegalStateException refused) {
+        } catch (RuntimeException refused) {
             return false;
         }
         // After the listener is added: should the cycle end first, the request is finished already.
         tracker.streams();
-        if (!ServletRequests.asyncStarted(current)) {
+        if (!stillAsynchronous(current)) {
             // The cycle completed while the listener was added, perhaps after the container called
             // its listeners (a listener added then is not called): finished here, once, whoever is
             // first.
             tracker.streamEnded(tracker.status());
         }
         return true;
+    }
+
+    private static boolean stillAsynchronous(ServletRequest request) {
+        try {
+            return request.isAsyncStarted();
+        } catch (RuntimeException over) {
+            return false;
+        }
     }
 
     @Override

@@ -109,7 +109,7 @@ final class ServletRequests implements ServletRequestListener, ServletContextLis
      * startAsync}, then {@code dispatch}, then an exception): such a request is over, and its
      * admissions are finished now rather than left to the safety net.
      */
-    static boolean asyncStarted(ServletRequest request) {
+    private static boolean asyncStarted(ServletRequest request) {
         try {
             return request.isAsyncStarted();
         } catch (IllegalStateException over) {

@@ -1,6 +1,7 @@
 package dev.leapgate.jaxrs;
 
 import static dev.leapgate.jaxrs.StreamingIT.awaitInFlight;
+import static dev.leapgate.jaxrs.StreamingIT.resetMidStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leapgate.ManualClock;
@@ -8,11 +9,8 @@ import dev.leapgate.jaxrs.app.ChunksResource;
 import dev.leapgate.jaxrs.app.StreamingResource;
 import dev.leapgate.stats.ResourceStats;
 import dev.leapgate.stats.StatsSnapshot;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -94,24 +92,7 @@ class ChunkedOutputIT {
     @ValueSource(booleans = {true, false})
     void aChunkedOutputWhoseClientGoesAway_endsOnce(boolean servletListener) throws Exception {
         try (JaxrsServer server = start(servletListener, new ManualClock())) {
-            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
-            try (Socket socket = new Socket(server.base.getHost(), server.base.getPort())) {
-                OutputStream out = socket.getOutputStream();
-                out.write(("GET /stream/chunks HTTP/1.1\r\nHost: " + server.base.getAuthority() + "\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                awaitFirstChunk();
-                assertThat(metrics.inFlight()).as("the open output in flight").isEqualTo(1);
-                socket.setSoLinger(true, 0); // close with a reset, as a client that crashed
-            } finally {
-                ChunksResource.release.countDown();
-            }
-            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
-
-            StatsSnapshot counts = metrics.lastMinute();
-            assertThat(counts.admitted()).isEqualTo(1);
-            assertThat(counts.succeeded() + counts.failed()).as("ended once").isEqualTo(1);
-            assertThat(server.leases().open()).as("leases").isZero();
+            resetMidStream(server, "/stream/chunks", null, ChunksResource.sent, ChunksResource.release);
         }
     }
 

@@ -17,8 +17,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -228,26 +230,40 @@ class StreamingIT {
     @ValueSource(booleans = {true, false})
     void aStreamWhoseClientGoesAway_endsOnce(boolean servletListener) throws Exception {
         try (JaxrsServer server = start(servletListener)) {
-            ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
-            try (Socket socket = new Socket(server.base.getHost(), server.base.getPort())) {
-                OutputStream out = socket.getOutputStream();
-                out.write(("GET /stream/events HTTP/1.1\r\nHost: " + server.base.getAuthority()
-                                + "\r\nAccept: text/event-stream\r\n\r\n")
-                        .getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                awaitFirstEvent();
-                assertThat(metrics.inFlight()).as("the open stream in flight").isEqualTo(1);
-                socket.setSoLinger(true, 0); // close with a reset, as a client that crashed
-            } finally {
-                EventsResource.release.countDown();
-            }
-            assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
-
-            StatsSnapshot counts = metrics.lastMinute();
-            assertThat(counts.admitted()).isEqualTo(1);
-            assertThat(counts.succeeded() + counts.failed()).as("ended once").isEqualTo(1);
-            assertThat(server.leases().open()).as("leases").isZero();
+            resetMidStream(server, "/stream/events", "text/event-stream", EventsResource.sent, EventsResource.release);
         }
+    }
+
+    /**
+     * Opens {@code path} on a socket of its own ({@code accept}: the request's {@code Accept}
+     * field, or null), waits until the resource has sent its first part ({@code firstSent}), then
+     * resets the connection, as a client that crashed, and lets the resource go on ({@code
+     * release}): the request ends once, and leaves no lease.
+     */
+    static void resetMidStream(
+            JaxrsServer server, String path, String accept, CountDownLatch firstSent, CountDownLatch release)
+            throws Exception {
+        ResourceStats metrics = server.gate().stats("/stream/**").orElseThrow();
+        try (Socket socket = new Socket(server.base.getHost(), server.base.getPort())) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: " + server.base.getAuthority()
+                            + (accept == null ? "" : "\r\nAccept: " + accept) + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(firstSent.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                    .as("the first part sent")
+                    .isTrue();
+            assertThat(metrics.inFlight()).as("the open response in flight").isEqualTo(1);
+            socket.setSoLinger(true, 0); // close with a reset, as a client that crashed
+        } finally {
+            release.countDown();
+        }
+        assertThat(awaitInFlight(metrics, 0)).as("nothing in flight").isTrue();
+
+        StatsSnapshot counts = metrics.lastMinute();
+        assertThat(counts.admitted()).isEqualTo(1);
+        assertThat(counts.succeeded() + counts.failed()).as("ended once").isEqualTo(1);
+        assertThat(server.leases().open()).as("leases").isZero();
     }
 
     /** Opens the stream of {@code EventsResource} at {@code base}. */
@@ -408,10 +424,15 @@ class StreamingIT {
      * thread just after its client has read the response. Bounded polling, not a wait for a window.
      */
     static boolean awaitInFlight(ResourceStats metrics, long expected) {
+        return await(() -> metrics.inFlight() == expected);
+    }
+
+    /** Whether {@code condition} holds within the test's patience (a runtime may end a request after its client has the response). */
+    static boolean await(BooleanSupplier condition) {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
-        while (metrics.inFlight() != expected && System.nanoTime() - deadline < 0) {
+        while (!condition.getAsBoolean() && System.nanoTime() - deadline < 0) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
-        return metrics.inFlight() == expected;
+        return condition.getAsBoolean();
     }
 }
