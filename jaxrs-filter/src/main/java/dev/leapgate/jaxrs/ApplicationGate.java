@@ -48,6 +48,10 @@ final class ApplicationGate {
             + " response has started while the stream goes on (nothing reports the stream's end off a servlet"
             + " container)";
 
+    /** What a route of Jersey's {@code ChunkedOutput} is off a servlet container, for the same warning. */
+    private static final String CHUNKED_OUTPUTS = "Jersey's ChunkedOutput, whose request ends here when its response"
+            + " has started while the output goes on (nothing reports the output's end off a servlet container)";
+
     /** The request property under which the filters find the request's {@link RequestTracker}. */
     static final String TRACKER = "dev.leapgate.jaxrs.RequestTracker";
 
@@ -63,7 +67,10 @@ final class ApplicationGate {
     private boolean closed;
     /** Whether a request has passed the gate's filter: the first one is where a container learns of it. */
     private final AtomicBoolean served = new AtomicBoolean();
-    /** The warnings of in-flight rules over streams that end early ({@link #streamEndsEarly}), each given once. */
+    /**
+     * The warnings of in-flight rules over streams that end early ({@link #streamEndsEarly}, {@link
+     * #outputEndsEarly}), each given once.
+     */
     private final Set<String> streamWarnings = ConcurrentHashMap.newKeySet();
 
     ApplicationGate(ProviderSettings settings, AnnotationRules annotations) {
@@ -86,11 +93,26 @@ final class ApplicationGate {
      * an event stream is written, and held, like any other).
      */
     void streamEndsEarly(String route) {
+        if (annotations.streamsEvents(route)) {
+            warnOfInFlightRules(route, EVENT_STREAMS);
+        }
+    }
+
+    /**
+     * The request of a Jersey {@code ChunkedOutput} on {@code route} ended when its response
+     * started, while the output goes on: warns (once for each) of the in-flight rules over that
+     * route.
+     */
+    void outputEndsEarly(String route) {
+        warnOfInFlightRules(route, CHUNKED_OUTPUTS);
+    }
+
+    private void warnOfInFlightRules(String route, String what) {
         HttpGate built = gate;
-        if (built == null || !annotations.streamsEvents(route)) {
+        if (built == null) {
             return;
         }
-        for (String warning : RuleChecks.inFlightOverEarlyEnds(built.rules(), List.of(route), EVENT_STREAMS)) {
+        for (String warning : RuleChecks.inFlightOverEarlyEnds(built.rules(), List.of(route), what)) {
             if (streamWarnings.add(warning)) {
                 LOG.warn("Leapgate JAX-RS: {}", warning);
             }

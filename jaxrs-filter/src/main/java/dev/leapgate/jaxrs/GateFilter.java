@@ -63,6 +63,8 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(GateFilter.class);
 
+    private static final String CHUNKED_OUTPUT = "org.glassfish.jersey.server.ChunkedOutput";
+
     /** The request property where a runtime adapter leaves the peer's address ({@link ResteasyPeer}, {@link GrizzlyPeer}). */
     static final String PEER = "dev.leapgate.jaxrs.peer";
 
@@ -230,12 +232,28 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
     }
 
     /**
-     * A response with {@code entity} that may go on after the runtime reports the request's end:
-     * where it can, has the request held until its response really ends ({@link
-     * RequestTracker#mayStreamOn}); nothing here (a servlet container's asynchronous cycle does,
-     * {@link ServletGateFilter}).
+     * A response with {@code entity} that may go on after the runtime reports the request's end
+     * (Jersey's {@code ChunkedOutput}): where it can, has the request held until its response
+     * really ends ({@link RequestTracker#mayStreamOn}: a servlet container's asynchronous cycle,
+     * {@link ServletGateFilter}). Here nothing reports that end: the request ends now, and an
+     * in-flight rule over its route is warned of, once.
      */
-    void mayStreamOn(ContainerRequestContext request, Object entity, RequestTracker tracker) {}
+    void mayStreamOn(ContainerRequestContext request, Object entity, RequestTracker tracker) {
+        if (isChunkedOutput(entity)) {
+            application.outputEndsEarly(
+                    request.getMethod() + " " + application.routes().of(request.getUriInfo(), resourceInfo));
+        }
+    }
+
+    /** Whether {@code entity} is Jersey's {@code ChunkedOutput}, named so that no Jersey class is loaded. */
+    static boolean isChunkedOutput(Object entity) {
+        for (Class<?> type = entity == null ? null : entity.getClass(); type != null; type = type.getSuperclass()) {
+            if (type.getName().equals(CHUNKED_OUTPUT)) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /**
      * Whether the runtime reports the end of this request's stream of server-sent events to {@code

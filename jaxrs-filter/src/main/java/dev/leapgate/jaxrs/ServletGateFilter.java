@@ -15,9 +15,6 @@ import java.util.function.Supplier;
  */
 final class ServletGateFilter extends GateFilter {
 
-    /** Jersey's streamed response, named so that no Jersey class is loaded. */
-    private static final String CHUNKED_OUTPUT = "org.glassfish.jersey.server.ChunkedOutput";
-
     /** A proxy to the current request in a servlet container; null or unusable elsewhere. */
     @Context
     private HttpServletRequest servletRequest;
@@ -92,21 +89,15 @@ final class ServletGateFilter extends GateFilter {
      */
     @Override
     void mayStreamOn(ContainerRequestContext request, Object entity, RequestTracker tracker) {
-        if (isChunkedOutput(entity)) {
-            ServletRequest current = servletRequest(request, tracker);
-            if (current != null) {
-                tracker.mayStreamOn(held -> holdsUntilTheCycleEnds(current, held));
-            }
+        if (!isChunkedOutput(entity)) {
+            return;
         }
-    }
-
-    private static boolean isChunkedOutput(Object entity) {
-        for (Class<?> type = entity == null ? null : entity.getClass(); type != null; type = type.getSuperclass()) {
-            if (type.getName().equals(CHUNKED_OUTPUT)) {
-                return true;
-            }
+        ServletRequest current = servletRequest(request, tracker);
+        if (current != null) {
+            tracker.mayStreamOn(held -> holdsUntilTheCycleEnds(current, held));
+        } else {
+            super.mayStreamOn(request, entity, tracker); // not in a servlet container
         }
-        return false;
     }
 
     /**
