@@ -123,13 +123,14 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
         // what an earlier dispatch left there is put back when this one's response is filtered.
         Object enclosing = request.getProperty(ApplicationGate.TRACKER);
         if (decision instanceof Entry entry) {
+            RequestEnd end = requestEnd(request);
             RequestTracker tracker = new RequestTracker(
                     entry,
-                    requestEnd(request),
+                    end,
                     application.leases(),
                     enclosing,
                     request.getUriInfo().getRequestUri());
-            admitted(tracker);
+            admitted(tracker, end);
             request.setProperty(ApplicationGate.TRACKER, tracker);
         } else {
             if (enclosing != null) {
@@ -145,8 +146,11 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
     /** At the first request with a gate: whatever the runtime's container needs to close it at its end. */
     void started(ContainerRequestContext request) {}
 
-    /** A request admitted, on the request's thread: whatever its response filter may need of it there. */
-    void admitted(RequestTracker tracker) {}
+    /**
+     * A request admitted, on the request's thread, watched by {@code end} (or null): whatever its
+     * response filter may need of it there.
+     */
+    void admitted(RequestTracker tracker, RequestEnd end) {}
 
     /** The runtime's view of this request's end, if it has one. */
     RequestEnd requestEnd(ContainerRequestContext request) {

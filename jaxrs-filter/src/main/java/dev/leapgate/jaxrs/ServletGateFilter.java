@@ -57,10 +57,14 @@ final class ServletGateFilter extends GateFilter {
         }
     }
 
-    /** Keeps the servlet request itself where the proxy to it may not reach it from the response filter. */
+    /**
+     * Keeps the servlet request itself where the proxy to it may not reach it from the response
+     * filter, and the request holds slots that a stream may hold on: not where the servlet listener
+     * watches the request, which has it ({@link #servletRequest}).
+     */
     @Override
-    void admitted(RequestTracker tracker) {
-        if (requestOnThisThread != null) {
+    void admitted(RequestTracker tracker, RequestEnd end) {
+        if (requestOnThisThread != null && tracker.holds() && !(end instanceof ServletRequests.End)) {
             tracker.keep(requestOnThisThread.get());
         }
     }
