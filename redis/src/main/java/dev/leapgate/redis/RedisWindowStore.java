@@ -1,5 +1,7 @@
 package dev.leapgate.redis;
 
+import dev.leapgate.redis.RedisErrors.Full;
+import dev.leapgate.redis.RedisErrors.Misconfigured;
 import dev.leapgate.store.SharedWindow;
 import dev.leapgate.store.StoreSettings;
 import dev.leapgate.store.Verdict;
@@ -10,7 +12,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -34,20 +35,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.StringTokenizer;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -61,7 +57,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -179,8 +174,8 @@ public final class RedisWindowStore implements WindowStore {
     private volatile int instances = 1;
     private volatile boolean closed;
     private final java.util.concurrent.ScheduledFuture<?> heartbeat;
-    /** The kinds of misconfiguration already logged ({@link #classified}), each logged once. */
-    private final Set<String> misconfigurationsLogged = ConcurrentHashMap.newKeySet();
+    /** What Redis's refusals mean ({@link #classified}). */
+    private final RedisErrors errors;
     /**
      * The configuration error that Lettuce's latest attempt to reconnect failed with (a password
      * Redis now requires, after a restart): what decisions fail with while it reconnects, instead
@@ -199,6 +194,7 @@ public final class RedisWindowStore implements WindowStore {
         this.client = client;
         this.settings = settings;
         this.prefix = settings.keyPrefix() + ":";
+        this.errors = new RedisErrors(settings, prefix, prefix + START_KEY);
         this.budgetNanos = settings.timeout().toNanos();
         this.breaker = CircuitBreaker.of(
                 "leapgate-redis",
@@ -234,14 +230,12 @@ public final class RedisWindowStore implements WindowStore {
     public static RedisWindowStore open(StoreSettings settings) {
         URI uri = settings.uri();
         String scheme = uri.getScheme();
-        checkHosts(uri, scheme);
-        checkDatabase(uri, scheme);
-        checkParameters(uri, scheme);
+        RedisUris.check(uri, scheme);
         // Lettuce's own timeout is long: the time budget is the caller's (core's), and a reply
         // that comes after it must still arrive, so that what Redis admitted for nobody goes back.
         Duration timeout = settings.timeout().plus(LATE_REPLIES);
         if (scheme.endsWith("-cluster")) {
-            List<RedisURI> seeds = seeds(uri, scheme.substring(0, scheme.length() - "-cluster".length()));
+            List<RedisURI> seeds = RedisUris.seeds(uri, scheme.substring(0, scheme.length() - "-cluster".length()));
             RedisClusterClient cluster = RedisClusterClient.create(resources(), seeds);
             cluster.setOptions(ClusterClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -249,7 +243,7 @@ public final class RedisWindowStore implements WindowStore {
                     .build());
             return new RedisWindowStore(cluster, settings).awaitStart();
         }
-        RedisURI redisUri = redisUri(uri.toString());
+        RedisURI redisUri = RedisUris.redisUri(uri.toString());
         RedisClient single = RedisClient.create(resources(), redisUri);
         single.setOptions(ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -364,258 +358,6 @@ public final class RedisWindowStore implements WindowStore {
         return started.isDone();
     }
 
-    private static RedisURI redisUri(String text) {
-        try {
-            return RedisURI.create(text);
-        } catch (RuntimeException e) {
-            if (String.valueOf(e.getMessage()).contains("sentinelMasterId")) {
-                throw new IllegalArgumentException(
-                        "names no master: add ?sentinelMasterId=<the master's name>, e.g."
-                                + " redis-sentinel://host1:26379,host2:26379/?sentinelMasterId=mymaster",
-                        e);
-            }
-            throw new IllegalArgumentException("not a Redis URI: " + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Checks the database, the URI's path: a number ({@code /abc} failed with Lettuce's "For input
-     * string"), and none for a Redis Cluster, which has database 0 alone (it was dropped unsaid).
-     */
-    private static void checkDatabase(URI uri, String scheme) {
-        String path = uri.getRawPath();
-        if (path == null || path.isEmpty() || path.equals("/")) {
-            return;
-        }
-        if (scheme.endsWith("-cluster")) {
-            throw new IllegalArgumentException(
-                    "a Redis Cluster has database 0 alone; remove '" + path + "' (a key prefix keeps stores apart)");
-        }
-        if (!path.matches("/[0-9]{1,9}")) {
-            throw new IllegalArgumentException(
-                    "the database (the path) must be a number from 0, was '" + path + "' (redis://host:6379/1)");
-        }
-    }
-
-    /** The query parameters Lettuce reads, as it matches them: in any case, but for {@code db}. */
-    private static final List<String> PARAMETERS = List.of(
-            "database", "sentinelMasterId", "verifyPeer", "clientName", "libraryName", "libraryVersion", "timeout");
-
-    /** The values of {@code verifyPeer}, which Lettuce reads in any case ({@code SslVerifyMode}). */
-    private static final List<String> VERIFY_MODES = List.of("NONE", "CA", "FULL");
-
-    /**
-     * A {@code timeout} as Lettuce reads it in full: a whole number and a unit ({@code ns}, {@code
-     * us}, {@code ms}, {@code s}, {@code m}, {@code h}, {@code d}; it lower-cases the parameter).
-     * It reads the digits before anything else and drops the rest unsaid: {@code abc} and {@code
-     * ""} are its default (60 s), {@code 5} and {@code 5sec} 5 ms (an unknown unit is ms), {@code
-     * -5s} zero.
-     */
-    private static final Pattern TIMEOUT = Pattern.compile("(?i)([0-9]{1,9})(ns|us|ms|s|m|h|d)");
-
-    /**
-     * The bounds of {@code timeout}. It is not a decision's wait ({@code store-timeout} is; commands
-     * expire on the store's own limit): Lettuce gives it to connecting, each connection's handshake
-     * (AUTH, HELLO, SELECT, CLIENT SETNAME, after every reconnection too), a Sentinel's answer naming
-     * the master and a Redis Cluster's topology. Under a second a handshake to a busy or distant
-     * Redis may time out (zero times every handshake out), and the
-     * store would never connect: every shared decision would be its failure policy's, with {@code
-     * open} no limit at all; over Lettuce's default, 60 s, a connection stuck half open holds the
-     * store longer.
-     */
-    static final Duration MIN_URI_TIMEOUT = Duration.ofSeconds(1);
-
-    static final Duration MAX_URI_TIMEOUT = Duration.ofSeconds(60);
-
-    /**
-     * The characters Redis takes in a client name and in the library's name and version ({@code
-     * CLIENT SETNAME}, {@code CLIENT SETINFO}: printable ASCII, no space); it refuses the others, and
-     * the handshake that sends them fails or goes on without them.
-     */
-    private static final Pattern CLIENT_INFO = Pattern.compile("[!-~]+");
-
-    /**
-     * Checks the URI's query parameters as Lettuce reads them: the query decoded, split at each
-     * {@code &} and {@code ;}, each {@code name=value}. Lettuce ignores without a word a name it does
-     * not know ({@code ?databse=3}), one without a value ({@code ?clientName=}), a database it cannot
-     * read ({@code ?database=x}, the store then used database 0, with whatever else keeps its keys
-     * there), a {@code timeout} it cannot read, or reads a part of it ({@code abc}: 60 s; {@code 5}: 5
-     * ms; {@code -5s}: none), and {@code verifyPeer} on a URI without TLS (nothing to verify); of a
-     * parameter named twice ({@code /0?database=3}) it uses one and ignores the other, and it ignores
-     * {@code sentinelMasterId} on a URI that names no Sentinel (it connects to the host as a Redis). A
-     * {@code verifyPeer} it cannot read failed with its "No enum constant
-     * io.lettuce.core.SslVerifyMode.FALSE".
-     */
-    private static void checkParameters(URI uri, String scheme) {
-        String query = uri.getQuery();
-        if (query == null) {
-            return;
-        }
-        String path = uri.getRawPath();
-        // The parameters named so far, by the name Lettuce knows them by, as written; the database by
-        // the path too (checkDatabase checked it).
-        Map<String, String> named = new HashMap<>();
-        if (path != null && !path.isEmpty() && !path.equals("/")) {
-            named.put("database", "the path '" + path + "'");
-        }
-        StringTokenizer parameters = new StringTokenizer(query, "&;");
-        while (parameters.hasMoreTokens()) {
-            String parameter = parameters.nextToken();
-            int equals = parameter.indexOf('=');
-            String name = equals < 0 ? parameter : parameter.substring(0, equals);
-            String value = equals < 0 ? "" : parameter.substring(equals + 1);
-            boolean isDatabase = name.equals("db") || name.equalsIgnoreCase("database");
-            String known = isDatabase
-                    ? "database"
-                    : PARAMETERS.stream()
-                            .filter(name::equalsIgnoreCase)
-                            .findFirst()
-                            .orElse(null);
-            if (known == null) {
-                throw new IllegalArgumentException("unknown parameter '" + name + "'; the store's URI takes "
-                        + "database (or db), sentinelMasterId, verifyPeer, clientName, libraryName, libraryVersion"
-                        + " and timeout");
-            }
-            if (isDatabase && scheme.endsWith("-cluster")) {
-                throw new IllegalArgumentException("a Redis Cluster has database 0 alone; remove '" + parameter
-                        + "' (a key prefix keeps stores apart)");
-            }
-            if (isDatabase && !value.matches("[0-9]{1,9}")) {
-                throw new IllegalArgumentException("the database (parameter " + name
-                        + ") must be a number from 0, was '" + value + "' (redis://host:6379/1)");
-            }
-            String before = named.putIfAbsent(known, "'" + parameter + "'");
-            if (before != null) {
-                throw new IllegalArgumentException((isDatabase ? "the database" : "the parameter " + known)
-                        + " is named twice, by " + before + " and by '" + parameter + "'; name it once"
-                        + (isDatabase ? " (redis://host:6379/1)" : " (Lettuce would use one and ignore the other)"));
-            }
-            if (known.equals("verifyPeer") && VERIFY_MODES.stream().noneMatch(value::equalsIgnoreCase)) {
-                throw new IllegalArgumentException("the parameter verifyPeer must be NONE, CA or FULL (in any case),"
-                        + " was '" + value + "' (rediss://host:6379?verifyPeer=CA)");
-            }
-            if (known.equals("verifyPeer") && !scheme.startsWith("rediss")) {
-                throw new IllegalArgumentException("'" + parameter + "' checks a TLS certificate, and a " + scheme
-                        + ":// URI has no TLS (Lettuce ignores it); for TLS write "
-                        + scheme.replaceFirst("redis", "rediss")
-                        + "://..., else remove it");
-            }
-            if (known.equals("sentinelMasterId") && !scheme.endsWith("-sentinel")) {
-                throw new IllegalArgumentException("'" + parameter + "' belongs to redis-sentinel:// and"
-                        + " rediss-sentinel:// URIs, and a " + scheme + ":// URI ignores it (Lettuce connects to the"
-                        + (scheme.endsWith("-cluster") ? " hosts" : " host") + " it names); for a Sentinel write"
-                        + " redis-sentinel://host:port?sentinelMasterId=<the master's name>, else remove it");
-            }
-            if (known.equals("timeout")) {
-                checkUriTimeout(value);
-            }
-            if ((known.equals("clientName") || known.startsWith("library"))
-                    && !CLIENT_INFO.matcher(value).matches()) {
-                throw new IllegalArgumentException("the parameter " + known + " must be printable ASCII without"
-                        + " spaces (what Redis takes), was '" + value + "'"
-                        + (value.isEmpty() ? " (Lettuce ignores" + " an empty one)" : ""));
-            }
-            if (value.isEmpty()) { // sentinelMasterId= (a Sentinel URI's master is checked by Lettuce)
-                throw new IllegalArgumentException("the parameter " + known + " has no value (Lettuce ignores it)");
-            }
-        }
-    }
-
-    /** Checks the URI's {@code timeout}: what Lettuce reads it as, within the bounds of {@link #MIN_URI_TIMEOUT}. */
-    private static void checkUriTimeout(String value) {
-        Matcher m = TIMEOUT.matcher(value);
-        String why = "the parameter timeout must be a whole number and a unit (ms, s, m), from "
-                + MIN_URI_TIMEOUT.toSeconds() + "s to " + MAX_URI_TIMEOUT.toSeconds() + "s, was '" + value + "'";
-        if (!m.matches()) {
-            throw new IllegalArgumentException(why + " (Lettuce would read "
-                    + (value.matches("[0-9]+") ? "a number alone as milliseconds" : "it otherwise or not at all")
-                    + "); it bounds connecting to Redis, not a decision's wait, which is store-timeout");
-        }
-        long amount = Long.parseLong(m.group(1));
-        Duration timeout = switch (m.group(2).toLowerCase(Locale.ROOT)) {
-            case "ns" -> Duration.ofNanos(amount);
-            case "us" -> Duration.ofNanos(amount * 1000);
-            case "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            case "m" -> Duration.ofMinutes(amount);
-            case "h" -> Duration.ofHours(amount);
-            default -> Duration.ofDays(amount);
-        };
-        if (timeout.compareTo(MIN_URI_TIMEOUT) < 0 || timeout.compareTo(MAX_URI_TIMEOUT) > 0) {
-            throw new IllegalArgumentException(why + "; it bounds connecting to Redis (each connection's handshake,"
-                    + " a Sentinel's answer, a Redis Cluster's topology), not a decision's wait, which is"
-                    + " store-timeout");
-        }
-    }
-
-    /**
-     * Checks that each host of the URI is {@code host[:port]}: Lettuce takes an authority that is
-     * not (a port with a typo, several hosts after {@code redis://}) whole for a host name, and would
-     * never connect.
-     */
-    private static void checkHosts(URI uri, String scheme) {
-        String authority = uri.getRawAuthority();
-        // A '#', '/' or '?' in a password written unescaped ends the authority within the user
-        // information, and what is left of it would be shown as a host: show none of it.
-        String text = uri.toString();
-        boolean cutShort =
-                (authority == null || authority.indexOf('@') < 0) && text.lastIndexOf('@') > text.indexOf("://");
-        authority = authority == null ? "" : withBrackets(authority.substring(authority.lastIndexOf('@') + 1));
-        boolean several = scheme.endsWith("-cluster") || scheme.endsWith("-sentinel");
-        for (String host : several ? authority.split(",", -1) : new String[] {authority}) {
-            URI one;
-            try {
-                one = new URI("redis://" + host.strip());
-            } catch (URISyntaxException e) {
-                one = null;
-            }
-            boolean bad = one == null
-                    || one.getHost() == null
-                    || one.getRawUserInfo() != null
-                    || !one.getRawPath().isEmpty();
-            if (cutShort && (bad || one.getPort() == 0 || one.getPort() > 65535)) {
-                throw new IllegalArgumentException("the host part ends before the '@': a password's"
-                        + " reserved characters ('#', '/', '?') must be percent-encoded (%23, %2F, %3F)");
-            }
-            if (bad) {
-                throw new IllegalArgumentException("'" + host + "' is not host[:port]"
-                        + (host.contains(",") ? "; several hosts need redis-sentinel:// or redis-cluster://" : ""));
-            }
-            if (one.getPort() == 0 || one.getPort() > 65535) {
-                throw new IllegalArgumentException("'" + host + "': the port must be 1 to 65535");
-            }
-        }
-    }
-
-    /**
-     * The seed nodes of {@code redis-cluster://[user:password@]host:port[,host:port...][?parameters]},
-     * each with the parameters ({@code verifyPeer}, {@code clientName}, ...).
-     */
-    static List<RedisURI> seeds(URI uri, String scheme) {
-        String authority = uri.getRawAuthority();
-        String userInfo = "";
-        int at = authority.lastIndexOf('@');
-        if (at >= 0) {
-            userInfo = authority.substring(0, at + 1);
-            authority = authority.substring(at + 1);
-        }
-        String query = uri.getRawQuery();
-        List<RedisURI> seeds = new ArrayList<>();
-        for (String host : withBrackets(authority).split(",")) {
-            seeds.add(redisUri(scheme + "://" + userInfo + host.strip() + (query == null ? "" : "?" + query)));
-        }
-        return seeds;
-    }
-
-    /**
-     * {@code hosts} with the brackets of IPv6 literals as written: the configuration percent-encodes
-     * them in an authority of several hosts ({@code %5B::1%5D:7000,%5B::1%5D:7001}), which {@link URI}
-     * cannot read otherwise. Lettuce decodes a Sentinel URI's hosts itself.
-     */
-    private static String withBrackets(String hosts) {
-        return hosts.replaceAll("(?i)%5B", "[").replaceAll("(?i)%5D", "]");
-    }
-
     /** The connection, or a failed stage if there is none now (a new attempt is started now and then). */
     private CompletableFuture<StatefulConnection<String, String>> connection() {
         Connecting current = connection.get();
@@ -640,7 +382,7 @@ public final class RedisWindowStore implements WindowStore {
                         : () -> ((RedisClient) client)
                                 .connectAsync(
                                         StringCodec.UTF8,
-                                        redisUri(settings.uri().toString()))
+                                        RedisUris.redisUri(settings.uri().toString()))
                                 .thenApply(c -> (StatefulConnection<String, String>) c)
                                 .toCompletableFuture(),
                 CUT_SHORT_TRIES);
@@ -1105,7 +847,7 @@ public final class RedisWindowStore implements WindowStore {
         String shape = reply == null || reply.isEmpty()
                 ? ""
                 : " (" + reply.get(0).getClass().getSimpleName() + " values)";
-        return misconfigured(
+        return errors.misconfigured(
                 "REPLY",
                 "the server answered the decision script with an unexpected reply, " + shown + shape
                         + ", where Redis answers a list of integers: the store needs Redis 6.2 or later, or a"
@@ -1188,196 +930,7 @@ public final class RedisWindowStore implements WindowStore {
                 && String.valueOf(failure.getMessage()).contains("not connected")) {
             return refused; // rejected while Lettuce reconnects, which Redis refuses: say why
         }
-        Throwable refusal = within(failure, t -> t instanceof RedisCommandExecutionException);
-        String error = refusal == null ? null : refusal.getMessage();
-        if (error == null || failure instanceof Misconfigured) {
-            return failure;
-        }
-        String kind;
-        String what;
-        String scope = "every shared rule decides by its store-on-failure";
-        if (error.contains("WRONGTYPE") && keys != null) {
-            // Redis's error names no key: the script reads KEYS[1] (and KEYS[2], the previous shape's).
-            kind = "WRONGTYPE";
-            what = (keys.length == 1 ? "the key " + keys[0] : "one of the keys " + String.join(", ", keys))
-                    + " holds a value of another type than the store's: another application writes keys under the"
-                    + " store's key prefix (store-key-prefix = '" + settings.keyPrefix() + "'); give the store a"
-                    + " prefix of its own, or delete such keys";
-            scope = keys[0].equals(prefix + "instances")
-                    ? "the instances are not counted (store-instances = auto): each counts itself alone,"
-                            + " and a local share is the whole limit"
-                    : "every decision on such a key goes by its rule's store-on-failure";
-        } else if (error.startsWith("NOAUTH")) {
-            kind = "NOAUTH";
-            what = "Redis requires a password and the URI gives none (redis://[user:]password@host:port)";
-        } else if (error.startsWith("WRONGPASS") || error.contains("without any password configured")) {
-            kind = "WRONGPASS";
-            what = "Redis refused the user name or password of the URI";
-        } else if (keys != null && refusedForKeys(error)) {
-            // Refused for its keys, not its command: an ACL key pattern narrower than the prefix.
-            // Redis's error names no key, and decides every key the user may use.
-            kind = "NOPERM-KEYS";
-            what = "the URI's Redis user may not use "
-                    + (keys.length == 1 ? "the key " + keys[0] : "one of the keys " + String.join(", ", keys))
-                    + ": its ACL key patterns do not cover the store's key prefix (store-key-prefix = '"
-                    + settings.keyPrefix() + "'); allow it the keys ~" + prefix + "*";
-            scope = "every decision on a key it may not use goes by its rule's store-on-failure"
-                    + (keys[0].equals(prefix + "instances")
-                            ? ", and the instances are not counted (store-instances = auto): each counts itself"
-                                    + " alone, and a local share is the whole limit"
-                            : "");
-        } else if (error.startsWith("NOPERM")
-                || error.contains("-NOPERM")
-                || error.contains("The user executing the script can't") // refused within the script
-                || error.contains("ACL failure in script")) { // so worded by Redis 7
-            kind = "NOPERM";
-            what = "the URI's Redis user may not do what the store needs: run its scripts (EVALSHA, EVAL,"
-                    + " SCRIPT LOAD) on the keys " + prefix + "* (GET, SET, TIME; ZADD, ZREMRANGEBYSCORE,"
-                    + " PEXPIRE and ZCARD on " + prefix + "instances)";
-        } else if ((error.startsWith("MOVED ") || error.startsWith("ASK "))
-                && !settings.uri().getScheme().endsWith("-cluster")) {
-            // A node of a Redis Cluster named as one Redis: it decides the keys of its own slots,
-            // and sends the others to the node that serves them, which a redis:// client does not
-            // follow. Each such key's decisions fail, not the node's: no outage.
-            kind = "MOVED";
-            what = "the URI names one node of a Redis Cluster, which serves only some of the keys and sends the"
-                    + " others to other nodes; name the cluster: "
-                    + settings.uri().getScheme() + "-cluster://host:port[,host:port]";
-            scope = "every decision on a key another node serves goes by its rule's store-on-failure";
-        } else if (error.contains("READONLY") && !settings.uri().getScheme().contains("-")) {
-            // Not through a Sentinel or a Redis Cluster: there a master just demoted in a failover
-            // may answer so for a moment, and the client finds the new one.
-            kind = "READONLY";
-            what = "the URI names a read-only replica; the store writes, and needs the master"
-                    + " (redis-sentinel:// finds it)";
-        } else if (UNKNOWN_SCRIPT_COMMAND.matcher(error).find()) {
-            // A Sentinel answers so (6.2: "ERR unknown command `EVALSHA`, with args ...", 7: in
-            // quotes): a redis:// URI with a Sentinel's port, the usual slip for redis-sentinel://.
-            kind = "UNKNOWN-COMMAND";
-            String scheme = settings.uri().getScheme();
-            what = "the server does not know the commands the store's scripts need (EVALSHA, EVAL): a Redis"
-                    + " Sentinel answers so, and a " + scheme + ":// URI names a Redis, not a Sentinel; to reach"
-                    + " the master a Sentinel watches, use " + scheme.replaceFirst("-.*", "")
-                    + "-sentinel://host:port?sentinelMasterId=<the master's name>";
-            // Its arguments, a client's key among them, say nothing of the mistake.
-            int arguments = error.indexOf(", with args");
-            error = arguments < 0 ? error : error.substring(0, arguments);
-        } else if (error.contains("DB index is out of range")) {
-            // Refused at the connection's SELECT: it looked like a Redis that is down ("Unable to connect").
-            kind = "DATABASE";
-            what = "the URI's database "
-                    + RedisURI.create(settings.uri().toString()).getDatabase()
-                    + " is not one this Redis has (its databases setting, 16 by default: 0 to 15)";
-        } else if (error.contains("ERR Leapgate: Redis's clock")) {
-            kind = "CLOCK";
-            what = "the server's clock is wrong";
-        } else if (error.contains("OOM command not allowed")) {
-            // Within a script Redis's answer comes wrapped ("ERR Error running script (call to
-            // f_<sha>): @user_script:89: ... -OOM ..."): shown from the OOM on.
-            return new Full(
-                    "store = " + settings.shownUri() + ": Redis is full (maxmemory): it refuses the writes that"
-                            + " count admissions and refunds until keys expire; raise maxmemory (a shared"
-                            + " per-client rule's window takes about 150 B per client) ("
-                            + error.substring(error.indexOf("OOM command not allowed"))
-                                    .strip() + ")",
-                    failure);
-        } else {
-            return failure;
-        }
-        if (keys != null
-                && keys[0].equals(prefix + START_KEY)
-                && (kind.equals("WRONGTYPE") || kind.equals("NOPERM-KEYS"))) {
-            // The start's decision: a refusal of its key alone says nothing of the rules' keys, and
-            // logged, it would take the one message of its kind that a refused rule key should have.
-            LOG.debug("Leapgate Redis store {}: the start's decision was refused ({})", settings.shownUri(), error);
-            return new Misconfigured(error, failure, true);
-        }
-        return misconfigured(kind, what, error, scope, failure);
-    }
-
-    /** Redis's answer to a script command it does not know (a Sentinel's), in the words of 6.2 and 7. */
-    private static final Pattern UNKNOWN_SCRIPT_COMMAND =
-            Pattern.compile("unknown command [`'](evalsha|eval|script)[`']", Pattern.CASE_INSENSITIVE);
-
-    /**
-     * Whether Redis's {@code error} refuses a command for its keys (an ACL key pattern that does not
-     * cover them), not for the command itself ("no permissions to run the 'evalsha' command"), in
-     * the words of Redis 6.2 and 7: "no permissions to access one of the keys used as arguments",
-     * "No permissions to access a key", "... to access the 'k' key", and within a script "can't
-     * access at least one of the keys".
-     */
-    static boolean refusedForKeys(String error) {
-        if (error.contains("to run the")) {
-            return false;
-        }
-        return error.contains("to access one of the keys")
-                || error.contains("to access a key")
-                || error.contains("access at least one of the keys")
-                || error.contains("to access the '") && error.contains("' key");
-    }
-
-    /**
-     * A {@link Misconfigured} failure of {@code kind} (logged at ERROR once per kind, and a {@code
-     * WRONGTYPE} once per scope: another application's value at the instances key and at a rule's
-     * key are two mistakes, each with its own harm; a user refused the instances key is told there
-     * what that means for the rules' keys too): {@code what} is wrong and what to change, {@code
-     * error} what the server said, {@code scope} what decides meanwhile.
-     */
-    private Misconfigured misconfigured(String kind, String what, String error, String scope, Throwable failure) {
-        String message = "store = " + settings.shownUri() + ": " + what + " (" + error + ")";
-        if (misconfigurationsLogged.add(kind.equals("WRONGTYPE") ? kind + " " + scope : kind)) {
-            LOG.error(
-                    "Leapgate Redis store: {}. A configuration error, not an outage: it will not pass by itself, and"
-                            + " until the setting or Redis is changed {}",
-                    message,
-                    scope);
-        }
-        return new Misconfigured(
-                message, failure, kind.equals("WRONGTYPE") || kind.equals("NOPERM-KEYS") || kind.equals("MOVED"));
-    }
-
-    /**
-     * A failure the store named itself, shown as its message alone (it names the store and what to
-     * change; the rule's switch message and the failure policy show it as it is).
-     */
-    private abstract static class Named extends IllegalStateException {
-        Named(String message, Throwable cause) {
-            super(message, cause);
-        }
-
-        @Override
-        public String toString() {
-            return getMessage();
-        }
-    }
-
-    /** A failure no retry mends: the store is set up wrong. */
-    private static final class Misconfigured extends Named {
-        /**
-         * Whether Redis answered the command, but for its key alone ({@code WRONGTYPE}, a {@code
-         * NOPERM} for a key the user may not use, or a cluster node's {@code MOVED} for a key
-         * another node serves): not a failure of Redis, which the circuit breaker does not count
-         * ({@link #waiter}).
-         */
-        final boolean oneKey;
-
-        Misconfigured(String message, Throwable cause, boolean oneKey) {
-            super(message, cause);
-            this.oneKey = oneKey;
-        }
-    }
-
-    /**
-     * Redis is full ({@code maxmemory}, with a policy that evicts nothing): it refuses a script at
-     * its first write, so every decision that would admit and every refund fails, while rejections
-     * (which write nothing) are answered. Not an outage (the circuit breaker does not count it, see
-     * {@link #waiter}) and not a misconfiguration (it passes when keys expire): the rule's failure
-     * policy decides, and its switch message, logged once per switch, is this message.
-     */
-    private static final class Full extends Named {
-        Full(String message, Throwable cause) {
-            super(message, cause);
-        }
+        return errors.classified(failure, keys);
     }
 
     /**

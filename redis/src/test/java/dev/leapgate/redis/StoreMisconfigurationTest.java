@@ -234,7 +234,7 @@ class StoreMisconfigurationTest {
                 "ERR ACL failure in script: User dataaccess has no permissions to run the 'time' command | false",
             })
     void aRefusalForKeys_isToldFromARefusalForTheCommand(String error, boolean forKeys) {
-        assertThat(RedisWindowStore.refusedForKeys(error)).isEqualTo(forKeys);
+        assertThat(RedisErrors.refusedForKeys(error)).isEqualTo(forKeys);
     }
 
     /**

@@ -140,7 +140,7 @@ class StoreUriTest {
      */
     @Test
     void aClusterUrisParameters_applyToEverySeedNode() {
-        List<RedisURI> seeds = RedisWindowStore.seeds(
+        List<RedisURI> seeds = RedisUris.seeds(
                 URI.create("rediss-cluster://:secret@10.0.0.1:7000,10.0.0.2:7001/?verifyPeer=NONE&clientName=shop"),
                 "rediss");
 
@@ -167,7 +167,7 @@ class StoreUriTest {
                 .orElseThrow()
                 .uri();
 
-        List<RedisURI> seeds = RedisWindowStore.seeds(uri, "rediss");
+        List<RedisURI> seeds = RedisUris.seeds(uri, "rediss");
 
         assertThat(seeds).extracting(RedisURI::getHost).containsExactly("[::1]", "[2001:db8::5]");
         assertThat(seeds).extracting(RedisURI::getPort).containsExactly(7000, 7001);
