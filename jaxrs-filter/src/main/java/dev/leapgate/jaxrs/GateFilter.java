@@ -18,6 +18,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import jakarta.ws.rs.core.UriInfo;
 import java.security.Principal;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -117,26 +118,51 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
                     .build());
             return;
         }
-        Decision decision = gate.enter(new View(request, template));
         // In a servlet container the request's properties are the servlet request's attributes, which
         // a second dispatch of that request into the application (a forward, an error page) shares:
         // what an earlier dispatch left there is put back when this one's response is filtered.
         Object enclosing = request.getProperty(ApplicationGate.TRACKER);
+        Decision decision = gate.enter(new View(request, template));
         if (decision instanceof Entry entry) {
-            RequestEnd end = requestEnd(request);
-            RequestTracker tracker = new RequestTracker(
-                    entry,
-                    end,
-                    application.leases(),
-                    enclosing,
-                    request.getUriInfo().getRequestUri());
-            admitted(tracker, end);
-            request.setProperty(ApplicationGate.TRACKER, tracker);
+            try {
+                RequestEnd end = requestEnd(request);
+                RequestTracker tracker =
+                        new RequestTracker(entry, end, application.leases(), enclosing, dispatch(request));
+                admitted(tracker, end);
+                request.setProperty(ApplicationGate.TRACKER, tracker);
+            } catch (RuntimeException | Error e) {
+                // Admitted, and perhaps nothing to end it: its slots go back now rather than never.
+                HttpGate.complete(entry, HttpGate.NO_RESPONSE);
+                throw e;
+            }
         } else {
             if (enclosing != null) {
                 request.setProperty(ApplicationGate.TRACKER, new Rejected(enclosing));
             }
             request.abortWith(response(gate.rejection((Rejection) decision)));
+        }
+    }
+
+    /** The dispatch of a request whose runtime gives neither its URI nor its path ({@link #dispatch}). */
+    private static final Object UNREADABLE = new Object();
+
+    /**
+     * What tells this dispatch of the request from another dispatch of the same servlet request (a
+     * forward, an error page): its request URI as JAX-RS gives it; where the runtime cannot make a
+     * URI of what the client sent (CXF and RESTEasy build it when asked, and throw for characters a
+     * URI may not hold: {@code ?q=a|b}, which Jetty takes), its path. Never throws: a client's
+     * malformed request line must not become a 500, nor an admitted request lose what ends it.
+     */
+    static Object dispatch(ContainerRequestContext request) {
+        UriInfo uri = request.getUriInfo();
+        try {
+            return uri.getRequestUri();
+        } catch (RuntimeException notAUri) {
+            try {
+                return uri.getPath(false);
+            } catch (RuntimeException unreadable) {
+                return UNREADABLE;
+            }
         }
     }
 
@@ -164,8 +190,7 @@ class GateFilter implements ContainerRequestFilter, ContainerResponseFilter {
             request.setProperty(ApplicationGate.TRACKER, rejected.enclosing());
             return;
         }
-        if (!(current instanceof RequestTracker tracker)
-                || !tracker.admittedAt(request.getUriInfo().getRequestUri())) {
+        if (!(current instanceof RequestTracker tracker) || !tracker.admittedAt(dispatch(request))) {
             // Nothing admitted, or the admission of another dispatch of the same servlet request
             // (this one a forward or an error page that no resource matched, so that Leapgate's
             // request filter did not run): that request has not ended, nor is this its response.

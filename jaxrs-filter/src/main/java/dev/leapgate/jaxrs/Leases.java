@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * (CXF does), so nothing would release its slot. Each admitted request that the provider finishes
  * itself holds a lease here; a lease older than {@code max-request-time} is finished as failed (no
  * response), counted ({@link #expired}) and logged (WARN, the first, then every 1,000th), so that a
- * leak can never pile up silently.
+ * leak can never pile up silently. A request whose response its runtime's hook sees still going
+ * ({@link RequestEnd#responseGoesOn}: Vert.x's, neither ended nor closed) keeps its lease: it is in
+ * flight, and the hook or the safety net ends it once its response has ended.
  *
  * <p>No thread of its own: the requests that arrive look, at most once per eighth of {@code
  * max-request-time} (and only one at a time), for leases that expired. A lease is released within
@@ -71,7 +73,7 @@ final class Leases {
             return;
         }
         for (RequestTracker tracker : open) {
-            if (now - tracker.entry().startNanos() >= maxNanos) {
+            if (now - tracker.entry().startNanos() >= maxNanos && !tracker.responseGoesOn()) {
                 open.remove(tracker);
                 if (tracker.expire()) {
                     long count = expired.incrementAndGet();

@@ -36,4 +36,14 @@ interface RequestEnd {
     default boolean seesAStreamsEnd() {
         return false;
     }
+
+    /**
+     * Whether the response is still going, neither ended nor its connection closed (Vert.x's
+     * response, for a hook that {@link #mayMissTheEnd may miss the end}): the request is in flight
+     * (a stream of server-sent events, a long write), and the safety net does not end it; once the
+     * response has ended, the safety net ends a request this hook missed.
+     */
+    default boolean responseGoesOn() {
+        return false;
+    }
 }

@@ -4,7 +4,6 @@ import dev.leapgate.Entry;
 import dev.leapgate.http.HttpGate;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.net.URI;
 
 /**
  * One admitted request: its {@link Entry}, the status its response filter saw, and whether it has
@@ -46,13 +45,15 @@ final class RequestTracker {
      */
     private final Object enclosing;
     /**
-     * The request URI of the dispatch that admitted this request, as JAX-RS gives it. Another
-     * dispatch of the same servlet request into the application (a forward, an error page) sees
-     * this tracker in the request's properties too, also where Leapgate's request filter did not
-     * run (no resource matched it: the runtime answers 404 through its response filters); its
-     * response is not this request's.
+     * The dispatch that admitted this request ({@link GateFilter#dispatch}: its request URI, as
+     * JAX-RS gives it). Another dispatch of the same servlet request into the application (a
+     * forward, an error page) sees this tracker in the request's properties too, also where
+     * Leapgate's request filter did not run (no resource matched it: the runtime answers 404
+     * through its response filters); its response is not this request's.
      */
-    private final URI requestUri;
+    private final Object dispatch;
+    /** The runtime's view of the request's end, or null. */
+    private final RequestEnd end;
 
     private static final VarHandle FINISHED;
     private static final VarHandle LATER;
@@ -99,14 +100,15 @@ final class RequestTracker {
      * Tracks {@code entry}: watched by {@code end}, the runtime's view of the request's end, and
      * holding a lease in {@code leases} if that is null or {@link RequestEnd#mayMissTheEnd may miss
      * the end}; {@code enclosing} is what the request
-     * property held before (see {@link #enclosing}); {@code requestUri} the URI of the dispatch
+     * property held before (see {@link #enclosing}); {@code dispatch} what tells the dispatch
      * that admitted it (see {@link #admittedAt}).
      */
-    RequestTracker(Entry entry, RequestEnd end, Leases leases, Object enclosing, URI requestUri) {
+    RequestTracker(Entry entry, RequestEnd end, Leases leases, Object enclosing, Object dispatch) {
         this.entry = entry;
+        this.end = end;
         this.leases = leases;
         this.enclosing = enclosing;
-        this.requestUri = requestUri;
+        this.dispatch = dispatch;
         this.watched = end != null;
         if ((end == null || end.mayMissTheEnd()) && holds()) {
             leases.add(this);
@@ -130,11 +132,20 @@ final class RequestTracker {
     }
 
     /**
-     * Whether a response to the request URI {@code uri} is this request's: the dispatch that
-     * admitted it has that URI (see {@link #requestUri}).
+     * Whether a response of the dispatch {@code dispatch} ({@link GateFilter#dispatch}) is this
+     * request's: the dispatch that admitted it (see {@link #dispatch}).
      */
-    boolean admittedAt(URI uri) {
-        return requestUri.equals(uri);
+    boolean admittedAt(Object dispatch) {
+        return this.dispatch.equals(dispatch);
+    }
+
+    /**
+     * Whether the runtime's hook sees the request's response still going (Vert.x's, neither ended
+     * nor closed: a stream, a long write): then the safety net leaves its lease alone ({@link
+     * RequestEnd#responseGoesOn}).
+     */
+    boolean responseGoesOn() {
+        return end != null && end.responseGoesOn();
     }
 
     /**
@@ -205,6 +216,10 @@ final class RequestTracker {
         }
         if (holds()) {
             leases.add(this);
+            if (finished) {
+                // Finished by the provider meanwhile, which removed no lease yet: none to hold.
+                leases.remove(this);
+            }
         }
         int seen = endStatus;
         if (seen != NOT_SEEN) {

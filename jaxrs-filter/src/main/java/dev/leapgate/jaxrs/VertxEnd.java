@@ -22,7 +22,8 @@ import org.jboss.resteasy.spi.ResteasyProviderFactory;
  * request ends in the response filter, as before (a stream of server-sent events too, and an
  * in-flight rule over it is warned of). An application that sets the end handler itself
  * replaces this one: each request watched here also holds a lease, and the safety net ({@link
- * Leases}) finishes it after {@code max-request-time} if Vert.x's end never reached it.
+ * Leases}) finishes it after {@code max-request-time} if Vert.x's end never reached it, once Vert.x
+ * has ended or closed the response ({@link End#responseGoesOn}: a stream open longer holds its slot).
  *
  * <p>Runs before resource matching, so before the gate's filter, and leaves the request's {@link
  * RequestEnd} in its properties. Registered only where RESTEasy runs outside a servlet container
@@ -59,6 +60,15 @@ final class VertxEnd implements ContainerRequestFilter {
         @Override
         public boolean mayMissTheEnd() {
             return true;
+        }
+
+        /**
+         * Vert.x's response neither ended nor closed: a stream still open, a write still going, which
+         * may rightly outlast {@code max-request-time}. Vert.x's response may be asked from any thread.
+         */
+        @Override
+        public boolean responseGoesOn() {
+            return !response.ended() && !response.closed();
         }
 
         /** Vert.x ends a stream's response when the stream closes. */

@@ -6,10 +6,12 @@ import jakarta.servlet.Filter;
 import jakarta.ws.rs.core.Application;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -179,6 +181,22 @@ abstract class JaxrsServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The response head and body to {@code requestLine} ({@code GET /path?query}) sent as written,
+     * over a socket of its own: also what an HTTP client would refuse to send.
+     */
+    String raw(String requestLine) {
+        try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream()
+                    .write((requestLine + " HTTP/1.1\r\nHost: " + base.getAuthority() + "\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -409,6 +409,40 @@ class NoLeakIT {
     }
 
     /**
+     * Queries that are no URI (characters a URI may not hold, which Jetty takes): each request is
+     * served as it would be without Leapgate, and ends, releasing its slot. CXF and RESTEasy make
+     * the request URI when asked, and throw for such a query: asked for it after the admission, the
+     * provider answered 500 and nothing ever released the slot.
+     */
+    @ParameterizedTest(name = "servlet listener: {0}")
+    @ValueSource(booleans = {true, false})
+    void aQueryThatIsNoUri_isServed_andReleasesItsSlot(boolean servletListener) {
+        JaxrsServer.App app = new JaxrsServer.App(LeakResource.class)
+                .property(ProviderSettings.CLOCK, new ManualClock())
+                .property("leapgate.rule.inflight.match", "/leak/**")
+                .property("leapgate.rule.inflight.in-flight", "1");
+
+        try (JaxrsServer server = JaxrsServer.start(app, servletListener)) {
+            ResourceStats metrics = server.gate().stats("/leak/**").orElseThrow();
+            List<String> queries = List.of("a|b", "a^b", "{x}", "a\"b", "a`b", "a[0]", "a\\b", "a<b");
+            for (String query : queries) {
+                assertThat(server.raw("GET /leak/normal?q=" + query))
+                        .as("?q=%s", query)
+                        .startsWith("HTTP/1.1 200");
+                assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5)))
+                        .as("nothing in flight after ?q=%s (in flight: %d)", query, metrics.inFlight())
+                        .isTrue();
+            }
+            assertThat(server.get("/leak/normal").statusCode()).isEqualTo(200);
+            assertThat(awaitInFlight(metrics, 0, Duration.ofSeconds(5))).isTrue(); // ends after the response
+            StatsSnapshot counts = metrics.lastMinute();
+            assertThat(counts.admitted()).isEqualTo(queries.size() + 1);
+            assertThat(counts.succeeded()).as("succeeded").isEqualTo(queries.size() + 1);
+            assertThat(server.leases().open()).as("leases held").isZero();
+        }
+    }
+
+    /**
      * Sends a request, waits until the resource has it, resets the connection, then lets the
      * resource answer into the void.
      */

@@ -10,11 +10,6 @@ import dev.leapgate.jaxrs.app.RoutesResource;
 import dev.leapgate.jaxrs.app.TwinLocatorsResource;
 import dev.leapgate.jaxrs.app.UserResource;
 import dev.leapgate.stats.ResourceStats;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -209,7 +204,7 @@ class RouteTemplateIT {
                 "leapgate.rule.users.limit", "2/1h"))) {
             int served = 0;
             for (String method : new String[] {"get", "Get", "head", "gEt", "GET", "HEAD"}) {
-                String response = raw(server, method + " /users/7");
+                String response = server.raw(method + " /users/7");
                 assertThat(response).as(method).doesNotStartWith("HTTP/1.1 5");
                 if (response.startsWith("HTTP/1.1 200")) {
                     served++;
@@ -226,7 +221,7 @@ class RouteTemplateIT {
                 "leapgate.rule.root.match", "/",
                 "leapgate.rule.root.limit", "1/1h"))) {
             for (int i = 0; i < 3; i++) {
-                assertThat(raw(server, "OPTIONS /users/7")).startsWith("HTTP/1.1 200");
+                assertThat(server.raw("OPTIONS /users/7")).startsWith("HTTP/1.1 200");
             }
             assertThat(server.gate().stats("/").orElseThrow().totals().admitted())
                     .isZero();
@@ -241,7 +236,7 @@ class RouteTemplateIT {
                 "leapgate.rule.members.match", "/orgs/{org}/members",
                 "leapgate.rule.members.limit", "1/1h"))) {
             for (int i = 0; i < 3; i++) {
-                assertThat(raw(server, "OPTIONS /orgs/acme/members/" + i))
+                assertThat(server.raw("OPTIONS /orgs/acme/members/" + i))
                         .as("OPTIONS /orgs/acme/members/" + i)
                         .startsWith("HTTP/1.1 200");
             }
@@ -251,21 +246,6 @@ class RouteTemplateIT {
                             .orElse(0L))
                     .as("counted by the rule of the collection's route")
                     .isZero();
-        }
-    }
-
-    /** The response head and body to {@code requestLine} sent as written, over a socket of its own. */
-    private static String raw(JaxrsServer server, String requestLine) throws IOException {
-        try (Socket socket = new Socket(server.base.getHost(), server.base.getPort())) {
-            socket.setSoTimeout(30_000);
-            socket.getOutputStream()
-                    .write((requestLine + " HTTP/1.1\r\nHost: " + server.base.getAuthority()
-                                    + "\r\nConnection: close\r\n\r\n")
-                            .getBytes(StandardCharsets.US_ASCII));
-            InputStream in = socket.getInputStream();
-            ByteArrayOutputStream response = new ByteArrayOutputStream();
-            in.transferTo(response);
-            return response.toString(StandardCharsets.ISO_8859_1);
         }
     }
 }
