@@ -1,5 +1,6 @@
 package dev.leapgate.servlet;
 
+import dev.leapgate.Rejection;
 import dev.leapgate.http.HttpGate;
 import java.util.Map;
 import java.util.UUID;
@@ -30,7 +31,7 @@ final class GateDispatches {
 
     /**
      * The {@linkplain jakarta.servlet.ServletRequest#getRequestId() id} of the last request the
-     * gate's filters decided on this thread without marking it with {@link #seenAttribute}: a forward
+     * gate's filters let through on this thread without marking it with {@link #seenAttribute}: a forward
      * that an earlier filter makes after the dispatch returned (an error page, a fallback page) runs
      * on the same thread, and is part of that request. Request ids are unique for the life of the
      * container, so a stale id never matches another request. A String, a class of the JDK, as is
@@ -46,6 +47,19 @@ final class GateDispatches {
      * dispatch), so that filters on two gates each limit once.
      */
     final String seenAttribute = "dev.leapgate.seen." + UUID.randomUUID();
+
+    /**
+     * The request attribute that holds what the gate's filters answered a request they rejected
+     * ({@link Refused}): a dispatch of it that an earlier filter makes afterwards is not decided
+     * again. Named per gate, as {@link #seenAttribute}.
+     */
+    final String refusedAttribute = "dev.leapgate.refused." + UUID.randomUUID();
+
+    /**
+     * A request the gate rejected: its request URI then, and the rejection. A dispatch of it to
+     * the same URI (a filter that retries a 429 or a 503) is answered with the same rejection.
+     */
+    record Refused(String requestUri, Rejection rejection) {}
 
     private GateDispatches() {}
 

@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * forwards or dispatches it before the chain reaches this filter, that {@code FORWARD} or {@code
  * ASYNC} dispatch): forwards, includes, error and async dispatches of a request it decided are not
  * counted again, nor is a forward that an earlier filter makes after this filter's dispatch
- * returned. Filters on one gate ({@link #forGate} called twice with it, one filter registered
+ * returned; a rejected request that an earlier filter dispatches again to the URI it was refused
+ * (a retry) gets the same rejection again, counted once. Filters on one gate ({@link #forGate} called twice with it, one filter registered
  * twice) limit a request once between them, in whichever sees it first; a filter on another gate
  * limits it by that gate's rules.
  *
@@ -309,10 +310,14 @@ public class LeapgateFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        if (!(req instanceof HttpServletRequest request)
-                || !(res instanceof HttpServletResponse response)
-                || !firstSight(request)) {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
             chain.doFilter(req, res);
+            return;
+        }
+        if (!firstSight(request)) {
+            if (!refusedAgain(request, response)) {
+                chain.doFilter(req, res);
+            }
             return;
         }
         if (gate == null) {
@@ -343,8 +348,9 @@ public class LeapgateFilter implements Filter {
                     running[0]--;
                 }
             }
-            // An earlier filter may forward the rejected request once this dispatch returns.
-            dispatches.decidedHere.get()[0] = requestId(request);
+            // An earlier filter may dispatch the rejected request again once this dispatch returns.
+            request.setAttribute(
+                    dispatches.refusedAttribute, new GateDispatches.Refused(request.getRequestURI(), rejection));
             return;
         }
         Entry entry = (Entry) decision;
@@ -432,10 +438,41 @@ public class LeapgateFilter implements Filter {
         // later, marked if this filter let the request through before it went async.
         return dispatches.passing.get()[0] == 0
                 && request.getAttribute(dispatches.seenAttribute) == null
+                && request.getAttribute(dispatches.refusedAttribute) == null
                 && !decidedOnThisThread(request);
     }
 
-    /** Whether this filter decided {@code request} in an earlier dispatch on this thread. */
+    /**
+     * Whether this is a rejected request that an earlier filter dispatches again after this
+     * filter's dispatch returned (forwarded or dispatched asynchronously, on any thread: a filter
+     * that retries a 429 or a 503) to the URI it was refused: then answered now with the same
+     * rejection, counted once. Served otherwise it would have passed unlimited, the rejection
+     * counted and the request served. A dispatch to another URI (an error page, a status page
+     * that renders the 429) goes through.
+     */
+    private boolean refusedAgain(HttpServletRequest request, HttpServletResponse response)
+            throws IOException, ServletException {
+        if (dispatches == null
+                || (request.getDispatcherType() != DispatcherType.FORWARD
+                        && request.getDispatcherType() != DispatcherType.ASYNC)
+                || !(request.getAttribute(dispatches.refusedAttribute) instanceof GateDispatches.Refused refused)
+                || !refused.requestUri().equals(request.getRequestURI())
+                || dispatches.passing.get()[0] != 0) {
+            return false;
+        }
+        if (!response.isCommitted()) {
+            int[] running = dispatches.passing.get();
+            running[0]++;
+            try {
+                blockHandler.handle(request, response, refused.rejection(), gate.rejection(refused.rejection()));
+            } finally {
+                running[0]--;
+            }
+        }
+        return true;
+    }
+
+    /** Whether this filter let {@code request} through in an earlier dispatch on this thread. */
     private boolean decidedOnThisThread(HttpServletRequest request) {
         String id = requestId(request);
         return id != null && !id.isEmpty() && id.equals(dispatches.decidedHere.get()[0]);

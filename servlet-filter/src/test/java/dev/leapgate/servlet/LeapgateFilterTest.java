@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class LeapgateFilterTest {
 
@@ -501,6 +502,45 @@ class LeapgateFilterTest {
         assertThat(r.statusCode()).isEqualTo(429);
         assertThat(r.headers().firstValue("Retry-After")).isPresent();
         assertThat(r.body()).isEqualTo("page for 429");
+        assertThat(jetty.stats("/**").admitted()).isEqualTo(1);
+        assertThat(jetty.stats("/**").rejected()).as("one rejected request").isEqualTo(1);
+    }
+
+    /**
+     * An earlier filter that retries a request refused with 429 or 503 (a retry filter; or one that
+     * turns store-on-failure = closed into a retry) dispatches it again to the same URI, by a forward
+     * or an async dispatch, after the chain returned: the resource it was refused, so it is refused
+     * again, and the rejection counted once. It was served unlimited, with the rejection counted.
+     */
+    @ParameterizedTest(name = "asynchronously: {0}")
+    @ValueSource(booleans = {false, true})
+    void aRejectedRequestThatAnEarlierFilterRetries_isRejectedAgain(boolean async) throws Exception {
+        // No body: a rejection with one is committed when written, and no filter can retry it.
+        jetty = new JettyHarness(Map.of("rule.all.match", "/**", "rule.all.limit", "1/10s", "body", "none"))
+                .servlet("/api/hello", new TestServlets.Text("hello"));
+        jetty.upstream(
+                (request, response, chain) -> {
+                    chain.doFilter(request, response);
+                    HttpServletResponse http = (HttpServletResponse) response;
+                    if (http.getStatus() >= 429 && request.getAttribute("retried") == null) {
+                        request.setAttribute("retried", Boolean.TRUE);
+                        http.reset();
+                        if (async) {
+                            request.startAsync().dispatch();
+                        } else {
+                            request.getRequestDispatcher("/api/hello").forward(request, response);
+                        }
+                    }
+                },
+                async);
+        jetty.start();
+        assertThat(jetty.get("/api/hello").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> r = jetty.get("/api/hello");
+
+        assertThat(r.statusCode()).as("the retry of the refused request").isEqualTo(429);
+        assertThat(r.headers().firstValue("Retry-After")).isPresent();
+        assertThat(r.body()).isEmpty();
         assertThat(jetty.stats("/**").admitted()).isEqualTo(1);
         assertThat(jetty.stats("/**").rejected()).as("one rejected request").isEqualTo(1);
     }
