@@ -807,6 +807,13 @@ public final class RedisWindowStore implements WindowStore {
                         giveBack(key, v.bucket(), w.permits);
                     }
                 }
+            } catch (RuntimeException | Error e) {
+                // Thrown where nothing is: Lettuce would swallow it, and a waiter left waiting would
+                // wait out its caller's whole budget (a direct caller of the store, for ever).
+                for (Waiter w : waiting) {
+                    w.verdict.completeExceptionally(e);
+                }
+                throw e;
             } finally {
                 then.run();
             }
@@ -844,7 +851,7 @@ public final class RedisWindowStore implements WindowStore {
         if (shown.length() > 200) {
             shown = shown.substring(0, 200) + "...";
         }
-        String shape = reply == null || reply.isEmpty()
+        String shape = reply == null || reply.isEmpty() || reply.get(0) == null
                 ? ""
                 : " (" + reply.get(0).getClass().getSimpleName() + " values)";
         return errors.misconfigured(
@@ -852,7 +859,9 @@ public final class RedisWindowStore implements WindowStore {
                 "the server answered the decision script with an unexpected reply, " + shown + shape
                         + ", where Redis answers a list of integers: the store needs Redis 6.2 or later, or a"
                         + " server that runs Lua scripts and answers them as Redis does",
-                e instanceof ClassCastException ? "values that are not integers" : e.toString(),
+                e instanceof ClassCastException || e instanceof NullPointerException
+                        ? "values that are not integers"
+                        : e.toString(),
                 "every shared rule decides by its store-on-failure",
                 e);
     }

@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Redis answers a decision with something other than the script's reply: an error no retry mends
@@ -263,15 +265,22 @@ class RedisRepliesTest {
     }
 
     /**
-     * A server that answers the script with numbers as strings: each decision used to fail with a
-     * ClassCastException inside the store's callback, which left the caller waiting out its whole
-     * budget, with nothing logged. Now the failure policy decides at once, the cause is logged once
-     * at ERROR, and the store decides again when the server answers as Redis does.
+     * A server that answers the script with numbers as strings, or with nils: each decision used to
+     * fail with an exception inside the store's callback (a ClassCastException; for a nil, a
+     * NullPointerException while the store described the reply), which left the caller waiting out
+     * its whole budget, and a direct caller of the store for ever, with nothing logged. Now the
+     * failure policy decides at once, the cause is logged once at ERROR, and the store decides again
+     * when the server answers as Redis does.
      */
-    @Test
-    void aReplyOfAnotherShape_failsTheDecisionAtOnce_isReportedOnce_andSharingResumes() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(
+            value = RespProxy.Answer.class,
+            names = {"NUMBERS_AS_STRINGS", "NILS"})
+    void aReplyOfAnotherShape_failsTheDecisionAtOnce_isReportedOnce_andSharingResumes(RespProxy.Answer answer)
+            throws Exception {
         RedisProcess redis = started(RedisProcess::start);
         RespProxy proxy = started(() -> new RespProxy(redis.port()));
+        proxy.answer = answer;
         captureLog();
         gate = gate(proxy.uri(), "closed");
         for (int i = 0; i < 5; i++) {
@@ -288,7 +297,7 @@ class RedisRepliesTest {
                 .contains("store = " + proxy.uri() + ":")
                 .contains("unexpected reply");
 
-        proxy.numbersAsStrings = false;
+        proxy.answer = RespProxy.Answer.AS_REDIS;
         eventually(() -> atOnce(client) instanceof Entry && stats().available());
     }
 

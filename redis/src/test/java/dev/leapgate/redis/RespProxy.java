@@ -15,17 +15,26 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A TCP proxy in front of a real Redis that answers as a "Redis-compatible" server might: while
- * {@link #numbersAsStrings} is set, the integers within an array reply (a script's reply) are
- * sent as bulk strings ({@code :5} becomes {@code $1 5}). Requests go through unchanged; the
- * replies are parsed as RESP2/RESP3, element by element.
+ * A TCP proxy in front of a real Redis that answers as a "Redis-compatible" server might: the
+ * integers within an array reply (a script's reply) are sent as {@link #answer} says. Requests go
+ * through unchanged; the replies are parsed as RESP2/RESP3, element by element.
  */
 final class RespProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final int target;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    volatile boolean numbersAsStrings = true;
+    /** How the integers within an array reply are sent. */
+    enum Answer {
+        /** As Redis sends them. */
+        AS_REDIS,
+        /** As bulk strings: {@code :5} becomes {@code $1 5}. */
+        NUMBERS_AS_STRINGS,
+        /** As nil ({@code $-1}): a Lua {@code false} in a script's reply table. */
+        NILS
+    }
+
+    volatile Answer answer = Answer.NUMBERS_AS_STRINGS;
 
     RespProxy(int target) throws IOException {
         this.target = target;
@@ -97,9 +106,12 @@ final class RespProxy implements AutoCloseable {
         char type = line.charAt(0);
         switch (type) {
             case ':' -> {
-                if (inArray && numbersAsStrings) {
+                Answer now = answer;
+                if (inArray && now == Answer.NUMBERS_AS_STRINGS) {
                     String n = line.substring(1);
                     write(out, "$" + n.length() + "\r\n" + n + "\r\n");
+                } else if (inArray && now == Answer.NILS) {
+                    write(out, "$-1\r\n");
                 } else {
                     write(out, line + "\r\n");
                 }
