@@ -591,6 +591,12 @@ public final class RedisWindowStore implements WindowStore {
         };
     }
 
+    /**
+     * The suffix of the key beside a window's key that notes what the window took of its rule's
+     * previous shape's key (window.lua's KEYS[3]); no window's key ends so (theirs end in digits).
+     */
+    static final String TOOK = ":took";
+
     /** The keys with a call in flight. */
     private final ConcurrentHashMap<String, KeyCalls> inFlight = new ConcurrentHashMap<>();
 
@@ -779,8 +785,9 @@ public final class RedisWindowStore implements WindowStore {
             keys = new String[] {prefix + key};
         } else {
             // A key the rule's previous version (another window) may still count in: the new key,
-            // while it holds nothing, starts from it. Both in one Redis Cluster slot (the braces).
-            keys = new String[] {prefix + key, prefix + previousKey};
+            // while it holds nothing, starts from it; and where the new key takes of it what it
+            // took (window.lua). All in one Redis Cluster slot (the braces).
+            keys = new String[] {prefix + key, prefix + previousKey, prefix + key + TOOK};
             args[7] = Long.toString(previous.bucketMicros());
             args[8] = Integer.toString(previous.span());
         }

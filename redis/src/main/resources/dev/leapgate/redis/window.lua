@@ -25,7 +25,11 @@
 --          shape it had within a window: A, B, A again) takes what KEYS[2] counts now into the
 --          bucket in which KEYS[2]'s newest bucket ends, if that is after its own newest: it lacks
 --          what was counted there since it was last written, and once it is written at that
---          bucket or after, it takes nothing more of it. KEYS[2] is only read.
+--          bucket or after, it takes nothing more of it; if that is its own newest bucket, KEYS[2]
+--          may have been written after it there (a change to a finer window and back within one
+--          of its buckets), so it takes it unless KEYS[3] says it has. KEYS[2] is only read.
+-- KEYS[3]  (with KEYS[2]) what KEYS[1] took of KEYS[2]: KEYS[2]'s newest bucket then, written with
+--          KEYS[1]'s TTL by the admission that wrote what it took.
 -- Refund:  ARGV = 'r', permits, bucket
 --
 -- Time is Redis's own (TIME), in microseconds since 2025-01-01T00:00Z, the same for every
@@ -49,6 +53,8 @@ local limit, length, span, now, e
 local inherited = false
 -- What KEYS[1], existing, takes of KEYS[2]: the bucket, and the count, or nil.
 local merged, mergedCount
+-- KEYS[2]'s newest bucket (its text), when KEYS[1] takes what KEYS[2] counts: for KEYS[3].
+local took
 if not refund then
   limit = tonumber(ARGV[3])
   length = tonumber(ARGV[4])
@@ -88,6 +94,7 @@ if not refund then
       if counted > 0 then
         value = string.format('%x', math.floor(((at + 1) * olength - 1) / length)) .. ';' .. counted
         inherited = true
+        took = oh
       end
     end
   elseif KEYS[2] then
@@ -105,7 +112,8 @@ if not refund then
       -- Placed by the previous key's newest bucket, not by now: a later decision finds this
       -- key written at that bucket or after, and takes nothing more.
       local at = math.floor(((ohead + 1) * olength - 1) / length)
-      if at > tonumber(h, 16) then
+      local head = tonumber(h, 16)
+      if at > head or (at == head and KEYS[3] and redis.call('GET', KEYS[3]) ~= oh) then
         local from = math.max(math.floor(now / olength), ohead) - tonumber(ARGV[9])
         local counted, bucket = 0, ohead
         for c in string.gmatch(olist, '%d+') do
@@ -116,6 +124,7 @@ if not refund then
         end
         if counted > 0 then
           merged, mergedCount = at, counted
+          took = oh
         end
       end
     end
@@ -270,6 +279,10 @@ for p in string.gmatch(ARGV[2], '%d+') do
 end
 if admitted then
   -- Made during the newest bucket, or before it if Redis's clock went back: then for longer.
-  store('PX', tonumber(ARGV[6]) + math.max(0, math.ceil((head * length - now) / 1000)))
+  local ttl = tonumber(ARGV[6]) + math.max(0, math.ceil((head * length - now) / 1000))
+  store('PX', ttl)
+  if took and KEYS[3] then
+    redis.call('SET', KEYS[3], took, 'PX', ttl)
+  end
 end
 return reply
