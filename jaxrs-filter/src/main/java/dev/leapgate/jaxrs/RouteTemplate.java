@@ -156,8 +156,9 @@ final class RouteTemplate {
      * child's type, a supertype of it, or {@code Class} (a locator may return the class to
      * instantiate). Several may fit ({@code @Path("public") Doc} and {@code @Path("internal")
      * Doc}): then the request's path decides ({@link #choose}). Ordered as JAX-RS prefers
-     * templates (more literal characters first), then by method name, so that the order never
-     * depends on {@link Class#getMethods}'.
+     * templates (more literal characters first, then more template variables, then more variables
+     * with an expression of their own), then by method name, so that the order never depends on
+     * {@link Class#getMethods}'.
      */
     private static List<String> locators(Class<?> parent, Class<?> child) {
         List<Method> found = new ArrayList<>(2);
@@ -171,6 +172,8 @@ final class RouteTemplate {
         }
         if (found.size() > 1) {
             found.sort(Comparator.comparingInt((Method m) -> -literalCharacters(pathOf(m)))
+                    .thenComparingInt(m -> -variables(pathOf(m), false))
+                    .thenComparingInt(m -> -variables(pathOf(m), true))
                     .thenComparing(Method::getName));
         }
         List<String> paths = new ArrayList<>(found.size());
@@ -192,6 +195,20 @@ final class RouteTemplate {
             } else if (!inVariable && c != '/') {
                 count++;
             }
+        }
+        return count;
+    }
+
+    /** The template variables of {@code template}, or with {@code ownExpression} those with an expression of their own. */
+    private static int variables(String template, boolean ownExpression) {
+        int count = 0;
+        for (int open = template.indexOf('{'); open >= 0; ) {
+            int nameEnd = nameEnd(template, open);
+            boolean expression = nameEnd < template.length() && template.charAt(nameEnd) == ':';
+            if (!ownExpression || expression) {
+                count++;
+            }
+            open = template.indexOf('{', expression ? regexEnd(template, nameEnd) : nameEnd + 1);
         }
         return count;
     }
@@ -218,10 +235,14 @@ final class RouteTemplate {
         return false;
     }
 
-    /** The request's path, decoded, without matrix parameters or empty segments: {@code /docs/public/1}. */
+    /**
+     * The request's path as the runtime matched it, encoded ({@code /docs/int%65rnal/1} is not
+     * {@code /docs/internal/1}, and {@code x%2Fy} one segment), without matrix parameters or empty
+     * segments: {@code /docs/public/1}.
+     */
     private static String requestPath(UriInfo uriInfo) {
         StringBuilder path = new StringBuilder(64);
-        for (PathSegment segment : uriInfo.getPathSegments(true)) {
+        for (PathSegment segment : uriInfo.getPathSegments(false)) {
             if (!segment.getPath().isEmpty()) {
                 path.append('/').append(segment.getPath());
             }
