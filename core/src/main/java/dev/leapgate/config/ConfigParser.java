@@ -925,6 +925,9 @@ public final class ConfigParser {
                 if (value.isEmpty()) {
                     throw new IllegalArgumentException("the empty value is not a file path");
                 }
+                // A zero-width space copied along with the path failed as "no such file", the
+                // path shown looking right.
+                ValueSyntax.requireNoInvisible(value, true);
                 if (LOCATION_SCHEME.matcher(value).lookingAt()) {
                     // Spring's way to write a location (classpath:, file:) would be read as a
                     // relative path, and fail as "no such file" without saying why.
@@ -1077,6 +1080,23 @@ public final class ConfigParser {
     }
 
     /**
+     * Whether {@code name} (lower case) is a DNS host name: labels of letters, digits and inner
+     * hyphens, at most 63 characters each, 253 in all; read label by label (one regular expression
+     * over the whole name recursed once per label, and overflowed the stack at about 2,000).
+     */
+    private static boolean isHostName(String name) {
+        if (name.isEmpty() || name.length() > 253) {
+            return false;
+        }
+        for (String label : name.split("\\.", -1)) {
+            if (label.length() > 63 || !label.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * {@code status-hosts}: host names, comma-separated (lower-cased, without a trailing dot), or
      * {@code *} alone; empty for none.
      */
@@ -1089,7 +1109,7 @@ public final class ConfigParser {
                 continue;
             }
             boolean any = name.equals(MonitoringSettings.ANY_HOST);
-            if (!any && !name.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")) {
+            if (!any && !isHostName(name)) {
                 throw new IllegalArgumentException("must be host names such as status.example.com, separated by"
                         + " commas, or * for any (IP addresses and localhost are always answered), was "
                         + ValueSyntax.shown(value)

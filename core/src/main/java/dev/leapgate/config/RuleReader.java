@@ -410,6 +410,18 @@ final class RuleReader {
     }
 
     /**
+     * {@code address} as a rule for one origin names it; a multicast address is refused: no client
+     * sends from one, so the rule could never apply.
+     */
+    private static String client(IpAddress address, String shown) {
+        if (address.isMulticast()) {
+            throw new IllegalArgumentException(
+                    shown + " names a multicast address, which is never a client's:" + " the rule could never apply");
+        }
+        return address.toString();
+    }
+
+    /**
      * {@code all}, {@code per-origin} or {@code origin:<value>}. The value is an IP address,
      * written canonically because origins are compared by their canonical text, or an identifier,
      * which problems quote as {@link Problems#origins} shows it.
@@ -447,14 +459,16 @@ final class RuleReader {
             // As OriginList does: text meant as an address must not silently become an identifier
             // that no request will ever have.
             if (looksLikeAddress(origin)) {
-                return Scope.origin(IpAddress.parse(origin).toString());
+                return Scope.origin(client(IpAddress.parse(origin), shown));
             }
             // An IPv6 address has letters too; anything else that does not parse is an identifier.
+            IpAddress address;
             try {
-                return Scope.origin(IpAddress.parse(origin).toString());
+                address = IpAddress.parse(origin);
             } catch (IllegalArgumentException notAnAddress) {
                 return Scope.origin(origin);
             }
+            return Scope.origin(client(address, shown));
         }
         throw new IllegalArgumentException((text.isEmpty() ? "the empty value" : shown)
                 + " is not allowed; expected all, per-origin or"

@@ -57,7 +57,7 @@ public final class IpAddress {
      * the source of a connection (RFC 1122 section 3.2.1.3, RFC 4291 section 2.7), so it is never
      * a client.
      */
-    boolean isMulticast() {
+    public boolean isMulticast() {
         return isIpv4() ? ((low >>> 28) & 0xF) == 0xE : (high >>> 56) == 0xFF;
     }
 

@@ -677,6 +677,16 @@ class GlobalSettingsTest {
                         "status-hosts: applies only with status-path; without it there is no status to answer");
     }
 
+    /** A rules file's path with an invisible character failed as "no such file", the path shown looking right. */
+    @Test
+    void aRulesFilePathWithAnInvisibleCharacter_isRefusedNamingIt() {
+        assertThat(problems("rules-file", "/etc/leapgate/rules.properties\u200b"))
+                .singleElement()
+                .asString()
+                .startsWith("rules-file: ")
+                .contains("\\u200B");
+    }
+
     @Test
     void statusHosts_areHostNames_orAnyAlone() {
         for (String[] bad : new String[][] {
@@ -685,6 +695,11 @@ class GlobalSettingsTest {
             {"http://ops.example", "'http://ops.example' is not one"},
             {"*, ops.example", "* (any host) stands alone, was '*, ops.example'"},
             {"-ops.example", "'-ops.example' is not one"},
+            // Longer than DNS allows; 2,000 labels overflowed the stack (a StackOverflowError, not a
+            // configuration error: found by a review helper).
+            {"a".repeat(64) + ".example", "is not one"},
+            {"a.".repeat(127) + "example", "is not one"},
+            {"a.".repeat(2000) + "example", "is not one"},
         }) {
             assertThat(ConfigProblems.of(
                             () -> ConfigParser.parse(Map.of("status-path", "/status", "status-hosts", bad[0]), "test")))

@@ -115,6 +115,21 @@ class SilentWeakeningTest {
                 .isTrue();
     }
 
+    /** No client sends from a multicast address: a rule for one could never apply (found by a review helper). */
+    @Test
+    void aRuleForOneMulticastAddress_isRefused() {
+        for (String address : List.of("224.0.0.1", "ff02::1")) {
+            assertThat(problems(
+                            "rule.one.match", "/api/**",
+                            "rule.one.limit", "1/1m",
+                            "rule.one.scope", "origin:" + address))
+                    .singleElement()
+                    .asString()
+                    .isEqualTo("rule.one.scope: 'origin:" + address + "' names a multicast address, which is never a"
+                            + " client's: the rule could never apply");
+        }
+    }
+
     @Test
     void aRuleForOneOriginNamedByAnIdentifier_isRefusedWithOriginIp_andAcceptedWithAnIdentifierOrigin() {
         assertThat(problems(
