@@ -21,6 +21,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.cloud.CloudPlatform;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.BindResult;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -125,6 +126,10 @@ public class LeapgateAutoConfiguration {
         if (unlimited != null) {
             LOG.warn(unlimited);
         }
+        String chosenPeer = peerFromForwardedHeaders(environment, ClassUtils.isPresent(TOMCAT, null));
+        if (chosenPeer != null) {
+            LOG.warn(chosenPeer);
+        }
         registration.addUrlPatterns("/*");
         // Forwards and async dispatches too: behind a filter ordered before this one that forwards
         // (a URL rewriter) or dispatches asynchronously before the chain reaches it, a request never
@@ -216,10 +221,13 @@ public class LeapgateAutoConfiguration {
     }
 
     /**
-     * {@code leapgate.filter-order} as given; without it, before Spring Security's filter chain, but
-     * when the gate counts by {@code origin = principal} (from the properties, or the application's
-     * own gate) just after it: before it no user is authenticated yet, and every request would
-     * silently be counted by its IP address, all users behind one address sharing one limit.
+     * {@code leapgate.filter-order} as given; without it, before Spring Security's filter chain (at
+     * {@link LeapgateProperties#DEFAULT_FILTER_ORDER}, or just before the chain where {@code
+     * spring.security.filter.order} puts it earlier: the requests the chain answers itself, a form
+     * login's POST, would pass no rule), but when the gate counts by {@code origin = principal} (from
+     * the properties, or the application's own gate) just after it: before it no user is
+     * authenticated yet, and every request would silently be counted by its IP address, all users
+     * behind one address sharing one limit.
      */
     static int filterOrder(HttpGate gate, Environment environment) {
         Binder binder = Binder.get(environment);
@@ -227,11 +235,52 @@ public class LeapgateAutoConfiguration {
         if (order.isBound()) {
             return order.get();
         }
-        if (gate.origin().kind() != OriginSource.Kind.PRINCIPAL) {
-            return LeapgateProperties.DEFAULT_FILTER_ORDER;
-        }
         int security = binder.bind(SECURITY_FILTER_ORDER, Integer.class).orElse(DEFAULT_SECURITY_FILTER_ORDER);
+        if (gate.origin().kind() != OriginSource.Kind.PRINCIPAL) {
+            // At Integer.MIN_VALUE, - 1 would wrap around to the very last order.
+            return Math.min(
+                    LeapgateProperties.DEFAULT_FILTER_ORDER, security == Integer.MIN_VALUE ? security : security - 1);
+        }
         // At Integer.MAX_VALUE, + 1 would wrap around to the very first order.
         return security == Integer.MAX_VALUE ? security : security + 1;
+    }
+
+    /** Tomcat's class, present where Spring Boot runs on Tomcat. */
+    private static final String TOMCAT = "org.apache.catalina.startup.Tomcat";
+
+    /**
+     * The warning for a container that sets each request's peer address from its forwarding headers:
+     * {@code server.forward-headers-strategy = native}, which Spring Boot also chooses by itself, when
+     * the property is not set, on a cloud platform it detects (Kubernetes, in every pod; Cloud Foundry,
+     * Heroku, ...). Tomcat's {@code RemoteIpValve} then believes {@code X-Forwarded-For} from any peer in
+     * a private range (its default {@code internal-proxies}), Jetty from any peer: a client that
+     * reaches the application from there (another pod) chooses the address that every per-origin rule
+     * counts and that {@code status-allow} checks, and Leapgate cannot tell (the container has taken
+     * the header away). Null otherwise, and on Tomcat where {@code
+     * server.tomcat.remoteip.internal-proxies} names the proxies.
+     */
+    static String peerFromForwardedHeaders(Environment environment, boolean tomcat) {
+        Binder binder = Binder.get(environment);
+        String strategy =
+                binder.bind("server.forward-headers-strategy", String.class).orElse(null);
+        CloudPlatform platform = CloudPlatform.getActive(environment);
+        boolean chosenByBoot = strategy == null && platform != null && platform.isUsingForwardHeaders();
+        if (!chosenByBoot && !"native".equalsIgnoreCase(strategy)
+                || tomcat
+                        && binder.bind("server.tomcat.remoteip.internal-proxies", String.class)
+                                .isBound()) {
+            return null;
+        }
+        return "Leapgate: "
+                + (chosenByBoot
+                        ? "on " + platform + " Spring Boot sets server.forward-headers-strategy to native, and"
+                        : "with server.forward-headers-strategy = native")
+                + " the container sets each request's peer address from X-Forwarded-For ("
+                + (tomcat ? "Tomcat's RemoteIpValve for any peer in a private range" : "for any peer")
+                + "): a client that reaches the application from there chooses the address that per-origin rules"
+                + " count and status-allow checks. Set server.forward-headers-strategy = none and name your proxies"
+                + " in leapgate.trusted-proxies"
+                + (tomcat ? ", or name them in server.tomcat.remoteip.internal-proxies" : "")
+                + " (README, Client IP)";
     }
 }

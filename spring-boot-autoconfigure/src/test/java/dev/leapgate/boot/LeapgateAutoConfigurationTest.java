@@ -459,6 +459,89 @@ class LeapgateAutoConfigurationTest {
                 .isNull();
     }
 
+    /**
+     * The filter goes before Spring Security's chain also where the application orders the chain
+     * earlier than Leapgate's default (found by a review helper: at spring.security.filter.order =
+     * -150 it stayed at -110, after the chain, and a form login's POST passed no rule).
+     */
+    @Test
+    void theDefaultOrder_isBeforeSpringSecuritysChain_whereverTheChainIsOrdered() {
+        HttpGate byAddress = HttpGate.builder(ConfigParser.parse(Map.of("rules", "none"), "test"))
+                .build();
+        assertThat(LeapgateAutoConfiguration.filterOrder(byAddress, new StandardEnvironment()))
+                .isEqualTo(LeapgateProperties.DEFAULT_FILTER_ORDER);
+        assertThat(LeapgateAutoConfiguration.filterOrder(
+                        byAddress, environment("spring.security.filter.order", "-150")))
+                .isEqualTo(-151);
+        assertThat(LeapgateAutoConfiguration.filterOrder(byAddress, environment("spring.security.filter.order", "10")))
+                .as("a chain ordered later")
+                .isEqualTo(LeapgateProperties.DEFAULT_FILTER_ORDER);
+        assertThat(LeapgateAutoConfiguration.filterOrder(
+                        byAddress, environment("spring.security.filter.order", String.valueOf(Integer.MIN_VALUE))))
+                .as("before a chain ordered first: first too, not wrapped around to last")
+                .isEqualTo(Integer.MIN_VALUE);
+    }
+
+    /**
+     * A container that takes each request's peer address from X-Forwarded-For (Spring Boot chooses
+     * that by itself on Kubernetes, where the property is not set) lets a client that reaches it from
+     * a private range choose the address per-origin rules count: the start warns, naming what to set
+     * (found by a review helper).
+     */
+    @Test
+    void aContainerThatTakesThePeerFromForwardedHeaders_isWarnedOf() {
+        assertThat(LeapgateAutoConfiguration.peerFromForwardedHeaders(
+                        environment("spring.main.cloud-platform", "kubernetes"), true))
+                .startsWith(
+                        "Leapgate: on KUBERNETES Spring Boot sets server.forward-headers-strategy to native, and the"
+                                + " container sets each request's peer address from X-Forwarded-For (Tomcat's RemoteIpValve"
+                                + " for any peer in a private range)")
+                .contains("server.forward-headers-strategy = none")
+                .contains("server.tomcat.remoteip.internal-proxies");
+        assertThat(LeapgateAutoConfiguration.peerFromForwardedHeaders(
+                        environment("server.forward-headers-strategy", "NATIVE"), false))
+                .startsWith("Leapgate: with server.forward-headers-strategy = native the container sets each request's"
+                        + " peer address from X-Forwarded-For (for any peer)")
+                .doesNotContain("internal-proxies");
+        assertThat(LeapgateAutoConfiguration.peerFromForwardedHeaders(new StandardEnvironment(), true))
+                .as("no platform, no strategy")
+                .isNull();
+        assertThat(LeapgateAutoConfiguration.peerFromForwardedHeaders(
+                        environment(
+                                "spring.main.cloud-platform", "kubernetes", "server.forward-headers-strategy", "none"),
+                        true))
+                .as("turned off")
+                .isNull();
+        assertThat(LeapgateAutoConfiguration.peerFromForwardedHeaders(
+                        environment(
+                                "server.forward-headers-strategy",
+                                "native",
+                                "server.tomcat.remoteip.internal-proxies",
+                                "10\\.0\\.0\\.7"),
+                        true))
+                .as("Tomcat's valve limited to the proxies named")
+                .isNull();
+        assertThat(LeapgateAutoConfiguration.peerFromForwardedHeaders(
+                        environment(
+                                "spring.main.cloud-platform",
+                                "kubernetes",
+                                "server.forward-headers-strategy",
+                                "framework"),
+                        true))
+                .as("Spring's ForwardedHeaderFilter, whose answer Leapgate reads beneath (README)")
+                .isNull();
+    }
+
+    private static StandardEnvironment environment(String... pairs) {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            properties.put(pairs[i], pairs[i + 1]);
+        }
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new MapPropertySource("test", properties));
+        return environment;
+    }
+
     /** An application's own gate, limiting per authenticated user, with Spring Security's stand-in. */
     static class OwnPrincipalGate {
         @Bean
