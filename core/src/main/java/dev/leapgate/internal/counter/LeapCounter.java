@@ -204,10 +204,18 @@ public final class LeapCounter extends Succession.Party<LeapCounter> implements 
             // window had already forgotten was not taken over, and where the successor's buckets
             // are longer than this window its refund would lower the successor's count of other
             // admissions. (A handed-on admission's refund is then kept too: conservative.)
+            // And only if the takeover carried the ticket's bucket (it carried what this window
+            // counted then): the successor's bucket may also hold what it carried of later buckets,
+            // where its buckets are longer than this window (found by a review helper: a refund after
+            // a wait lowered the count of an admission taken over, and a strict window admitted N + 1).
             LeapCounter to = succession.successor();
             long own = layout.ticketEpoch(ticket);
             long epoch = to == null ? 0 : to.layout.epochAt(layout.startNanos(own));
-            if (to != null && own >= layout.epochAt(to.layout.startNanos(epoch + 1) - 1) - layout.span) {
+            long carried = succession.carriedFrom(); // none yet: the takeover is under way, and carried nothing
+            if (to != null
+                    && carried != Long.MIN_VALUE
+                    && own >= carried
+                    && own >= layout.epochAt(to.layout.startNanos(epoch + 1) - 1) - layout.span) {
                 return to.refund(to.layout.pack(epoch, 0), Math.min(permits, (int) to.layout.limit));
             }
         }
@@ -261,6 +269,8 @@ public final class LeapCounter extends Succession.Party<LeapCounter> implements 
     /** All that the sealed cells count at {@code nowNanos}, as this layout's head (see {@link #withLimit}). */
     @Override
     void goOnFrom(LeapCounter sealed, long nowNanos) {
+        // Noted before the new head is published, which a refund handed on has to see first.
+        sealed.succession.carriedFrom(sealed.layout.oldestRemembered(sealed.cells, 0, nowNanos));
         long remembered = layout.adopt(sealed.layout, sealed.layout.remember(sealed.cells, 0, nowNanos));
         long head = layout.counts(remembered, nowNanos) ? layout.restoredHead(remembered) : 0;
         cells.compareAndSet(0, PENDING, head);

@@ -218,6 +218,14 @@ final class PackedWindow extends RateWindow {
     }
 
     /**
+     * The oldest bucket that {@link #remember} at {@code nowNanos} counts: what was counted in an
+     * older one had left the window.
+     */
+    long oldestRemembered(AtomicLongArray cells, int base, long nowNanos) {
+        return Math.max(epochAt(nowNanos), headEpoch(cells.get(base) & ~SEAL)) - span;
+    }
+
+    /**
      * Starts a new window with the remembered permits counted in the word's bucket: in the head at
      * that bucket, or, when borrowing (the word of a loan names the bucket lent from, which may be
      * the next), as a loan of the head's bucket before it, which counts as long and rolls into that

@@ -1,5 +1,6 @@
 package dev.leapgate.internal.counter;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -26,6 +27,14 @@ final class Succession<T extends Succession.Party<T>> {
     /** The limit that took this state over; set once, before the state is sealed. */
     private final AtomicReference<T> to = new AtomicReference<>();
 
+    /**
+     * The oldest bucket of this state that the limit which took it over carried, in this state's
+     * terms ({@link LeapCounter}'s epochs), or {@link Long#MIN_VALUE} before it has: what was
+     * counted before it had left the window when the state was taken over, and is not in the new
+     * state's count.
+     */
+    private final AtomicLong carriedFrom = new AtomicLong(Long.MIN_VALUE);
+
     /** A state of its own ({@code from} null), or one pending until it takes {@code from}'s over. */
     Succession(T from) {
         this.from = from;
@@ -34,6 +43,21 @@ final class Succession<T extends Succession.Party<T>> {
     /** The limit that took this state over, or null. */
     T successor() {
         return to.get();
+    }
+
+    /**
+     * Notes that the taking limit carried this state from bucket {@code epoch} on. Each thread that
+     * takes part in the takeover notes what it read, and the newest bucket is kept: never older
+     * than what the takeover that counts carried from, so that no refund is handed on for a bucket
+     * it did not carry (at worst one it did carry is kept: the strict side).
+     */
+    void carriedFrom(long epoch) {
+        carriedFrom.accumulateAndGet(epoch, Math::max);
+    }
+
+    /** The oldest bucket carried (see {@link #carriedFrom(long)}), or {@link Long#MIN_VALUE} if none yet. */
+    long carriedFrom() {
+        return carriedFrom.get();
     }
 
     /** A limit in a succession: the state it works on and the three steps of a takeover. */

@@ -2,6 +2,7 @@ package dev.leapgate.internal.counter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
 import dev.leapgate.testing.Together;
 import java.time.Duration;
@@ -155,6 +156,30 @@ class LeapCounterTakeOverTest {
 
         assertThat(hour.used(now)).isEqualTo(10);
         assertThat(hour.tryAcquire(now, 1)).isEqualTo(RateCounter.REJECTED);
+    }
+
+    /**
+     * As above, with the old admission still in the window's first bucket that the takeover no longer
+     * counted, and a later one that it carried: the new window's bucket (2 s, longer than the whole
+     * old window of 200 ms) holds what was carried, and the refund of the forgotten admission, handed
+     * on because its bucket had not left the old window at the new bucket's end, lowered that count:
+     * 3 admitted within 300 ms under a limit of 2 per 2 s. Found by a review helper.
+     */
+    @Test
+    void aRefundOfAnAdmissionNotCarried_doesNotLowerWhatWasCarriedIntoTheSameBucket() {
+        LeapCounter old = new LeapCounter(new WindowSpec(Duration.ofMillis(200), 2, WindowMode.STRICT), 2, 0);
+        long forgotten = old.tryAcquire(5_700 * MS, 1);
+        assertThat(old.tryAcquire(5_800 * MS, 1)).as("carried").isNotNegative();
+        LeapCounter next = old.withLimit(new WindowSpec(Duration.ofSeconds(2), 2, WindowMode.STRICT), 2, false);
+        long takeover = 6_050 * MS; // the old window counts its buckets from 5.8 s on
+        assertThat(next.used(takeover)).as("the admission of 5.8 s, carried").isEqualTo(1);
+
+        assertThat(old.refund(forgotten, 1)).as("not handed on").isFalse();
+
+        assertThat(next.used(takeover)).isEqualTo(1);
+        assertThat(admitAll(next, 6_100 * MS, 5))
+                .as("one more within the 2 s of 5.8 s")
+                .isEqualTo(1);
     }
 
     @Test
