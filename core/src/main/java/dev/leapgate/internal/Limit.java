@@ -1113,8 +1113,28 @@ public abstract sealed class Limit {
                 SharedWindow shape = nowNanos - changedUntilNanos < 0 ? changed : window;
                 return new Pending(
                         key, permits, store.tryAcquire(shape, key, permits).toCompletableFuture(), deadline);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // Whatever the store throws (an Error of a class it could not load too) is its
+                // failure, for the failure policy, not the request's; but for the JVM's own.
+                if (e instanceof VirtualMachineError) {
+                    throw e;
+                }
                 return new Pending(key, permits, CompletableFuture.failedFuture(e), deadline);
+            }
+        }
+
+        /**
+         * Gives {@code permits} back to the store, best effort, as its contract says: a store that
+         * throws keeps them counted (the strict side), and the request goes on with its decision.
+         */
+        private void refund(String key, long bucket, int permits) {
+            try {
+                store.refund(window, key, bucket, permits);
+            } catch (Throwable e) {
+                if (e instanceof VirtualMachineError) {
+                    throw e;
+                }
+                LOG.debug("Leapgate rule '{}': the store refused a refund: {}", rule.name(), e.toString());
             }
         }
 
@@ -1124,7 +1144,7 @@ public abstract sealed class Limit {
                 // Answered already (a cancelled decision's admission the store gives back itself).
                 Verdict verdict = pending.verdict.exceptionally(failure -> null).join();
                 if (verdict != null && verdict.admitted()) {
-                    store.refund(window, pending.key, verdict.bucket(), pending.permits);
+                    refund(pending.key, verdict.bucket(), pending.permits);
                 }
             }
         }
@@ -1148,6 +1168,11 @@ public abstract sealed class Limit {
                 Thread.currentThread().interrupt();
                 return withoutStore(nowNanos, origin, permits, e);
             }
+            if (verdict == null) {
+                // A store's answer of nothing: its failure, not a recovery.
+                return withoutStore(
+                        nowNanos, origin, permits, new IllegalStateException("the store answered nothing (null)"));
+            }
             if (unavailable || stateToLog(nowNanos)) {
                 recovered(nowNanos);
             }
@@ -1169,7 +1194,9 @@ public abstract sealed class Limit {
         private long withoutStore(long nowNanos, Origin origin, int permits, Throwable cause) {
             decidedWithoutStore.increment();
             LOG.debug("Leapgate rule '{}': decided without the store: {}", rule.name(), cause.toString());
-            if (!unavailable || stateToLog(nowNanos)) {
+            // The caller's own interruption (its thread was interrupted, perhaps before it asked)
+            // says nothing of the store: no switch, no outage, nothing logged.
+            if (!(cause instanceof InterruptedException) && (!unavailable || stateToLog(nowNanos))) {
                 synchronized (this) {
                     boolean switched = !unavailable;
                     if (switched || stateToLog(nowNanos)) {
@@ -1344,7 +1371,7 @@ public abstract sealed class Limit {
                 return;
             }
             if ((token & SHARE) == 0) {
-                store.refund(window, key(origin), token >>> remainingBits, permits);
+                refund(key(origin), token >>> remainingBits, permits);
                 return;
             }
             // Into the window of this instance's share that counted the permits, if still in use.

@@ -195,6 +195,55 @@ class SharedStoreTest {
         assertThat(store.refunds).containsExactly("{r:all}:all:6000x10 1");
     }
 
+    /**
+     * A store that answers nothing, or throws where it should fail its stage (an Error among them),
+     * or throws from a refund, is the store's failure: the request gets the failure policy's
+     * decision, or its own rejection, never the exception (found by a review helper: a null answer
+     * threw a NullPointerException at the caller, and logged that the store decided again).
+     */
+    @Test
+    void aStoreThatAnswersNothing_orThrows_isItsFailure_neverTheRequests() {
+        HttpGate gate = gate(with(PER_CLIENT, "store-instances", "2"));
+        store.answersNull = true;
+        assertThat(gate.enter("POST", "/login", client)).isInstanceOf(Entry.class); // its share
+        assertThat(gate.store("login")).contains(new StoreStats(false, 1, 1));
+        store.answersNull = false;
+        store.throwsWhenAsked = new NoClassDefFoundError("io/lettuce/core/RedisURI");
+        assertThat(gate.enter("POST", "/login", client)).isInstanceOf(Entry.class);
+        assertThat(gate.store("login")).contains(new StoreStats(false, 2, 1));
+        store.throwsWhenAsked = null;
+
+        HttpGate two = gate(with(PER_CLIENT, "rule.all.match", "/**", "rule.all.limit", "100/1m"));
+        for (int i = 0; i < 5; i++) {
+            ((Entry) two.enter("POST", "/login", client)).close();
+        }
+        clock.advance(Duration.ofMillis(1));
+        store.refundThrows = new IllegalStateException("refund refused");
+        assertThat(two.enter("POST", "/login", client))
+                .as("rejected by login, the refund of what all admitted refused")
+                .isInstanceOf(Rejection.class);
+    }
+
+    /**
+     * A caller whose thread is interrupted while it waits for the store is decided by the failure
+     * policy, but the store has not failed: no switch, no outage, nothing logged (it counted one,
+     * and logged that the store did not decide).
+     */
+    @Test
+    void anInterruptedCaller_isDecidedWithoutTheStore_butCountsNoOutage() {
+        HttpGate gate = gate(with(PER_CLIENT, "store-instances", "2"));
+        store.batch = 2; // the decision is held: the caller waits for it
+        Thread.currentThread().interrupt();
+        Decision decision;
+        try {
+            decision = gate.enter("POST", "/login", client);
+        } finally {
+            assertThat(Thread.interrupted()).as("the interruption kept").isTrue();
+        }
+        assertThat(decision).isInstanceOf(Entry.class); // its share
+        assertThat(gate.store("login")).contains(new StoreStats(true, 1, 0));
+    }
+
     @Test
     void aRejection_isRememberedUntilTheStoresRetryTime_withoutCallingTheStore() {
         HttpGate gate = gate(PER_CLIENT);

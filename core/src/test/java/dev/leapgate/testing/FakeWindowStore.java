@@ -31,6 +31,13 @@ public final class FakeWindowStore implements WindowStore {
     private final List<Runnable> held = new ArrayList<>();
     public volatile boolean down;
     public volatile boolean hangs;
+    /** Thrown by {@link #tryAcquire} itself, not through its stage, when set. */
+    public volatile Throwable throwsWhenAsked;
+    /** Completes decisions with nothing (null) when set. */
+    public volatile boolean answersNull;
+    /** Thrown by {@link #refund} when set. */
+    public volatile RuntimeException refundThrows;
+
     public volatile int instances = 1;
 
     public FakeWindowStore(ManualClock clock) {
@@ -45,6 +52,15 @@ public final class FakeWindowStore implements WindowStore {
         }
         if (down) {
             return CompletableFuture.failedFuture(new IllegalStateException("connection refused"));
+        }
+        if (throwsWhenAsked instanceof RuntimeException e) {
+            throw e;
+        }
+        if (throwsWhenAsked instanceof Error e) {
+            throw e;
+        }
+        if (answersNull) {
+            return CompletableFuture.completedFuture(null);
         }
         if (hangs) {
             return new CompletableFuture<>();
@@ -93,6 +109,9 @@ public final class FakeWindowStore implements WindowStore {
     public void refund(SharedWindow window, String key, long bucket, int permits) {
         synchronized (refunds) {
             refunds.add(key + " " + permits);
+        }
+        if (refundThrows != null) {
+            throw refundThrows;
         }
         Long ticket = tickets.get(key + " " + bucket);
         LeapCounter counter = windows.get(key);
