@@ -164,6 +164,17 @@ final class AnnotationRules implements DynamicFeature {
         }
         String httpMethod = RouteTemplate.httpMethod(method);
         if (httpMethod == null) {
+            if (RouteTemplate.pathOf(method) == null && onMethod(method).length > 0) {
+                // Neither a resource method nor a locator by its annotations: a handler of a resource
+                // built in code (Jersey's Resource builder), whose HTTP method and path are the
+                // builder's, which no standard API shows.
+                throw new IllegalArgumentException("@RateLimited on " + describe(resourceClass, method)
+                        + " cannot be applied: the runtime serves it as a resource method, but it has no HTTP"
+                        + " method (such as @GET) of its own (a resource built in code, as with Jersey's"
+                        + " Resource builder, names its route outside the annotations), so Leapgate cannot tell"
+                        + " its route and it would limit nothing; annotate a resource class with @Path, or"
+                        + " write a rule.* for the route in the configuration");
+            }
             return; // a sub-resource locator (CXF reports them too): walked above
         }
         List<RateLimited> limits = limits(resourceClass, method);
@@ -359,9 +370,40 @@ final class AnnotationRules implements DynamicFeature {
                             + " method such as @GET, of its own or inherited from the method it overrides), so no"
                             + " request reaches it and it would limit nothing; put it on the resource method that"
                             + " serves the route"));
+                    continue;
+                }
+                Method replacing = replacing(resourceClass, type, method);
+                if (replacing != null && strayReported.add(method)) {
+                    thrown.add(new IllegalArgumentException("@RateLimited on " + describe(type, method)
+                            + " cannot be applied: " + describe(replacing.getDeclaringClass(), replacing)
+                            + " overrides it with JAX-RS annotations of its own, which replace all of its"
+                            + " annotations (Jakarta REST, section 3.6), so its route is not served and it would"
+                            + " limit nothing; put the limit on "
+                            + describe(replacing.getDeclaringClass(), replacing)));
                 }
             }
         }
+    }
+
+    /**
+     * The method of {@code resourceClass} that overrides {@code method}, declared in {@code type},
+     * with JAX-RS annotations of its own where {@code method} has some too (their annotations are
+     * then its own, not {@code method}'s); null if none does.
+     */
+    private static Method replacing(Class<?> resourceClass, Class<?> type, Method method) {
+        if (type == resourceClass || !RouteTemplate.hasJaxrsAnnotation(method)) {
+            return null;
+        }
+        Method served;
+        try {
+            served = resourceClass.getMethod(method.getName(), method.getParameterTypes());
+        } catch (NoSuchMethodException notPublic) {
+            return null;
+        }
+        Method annotated = RouteTemplate.annotated(served);
+        return annotated.equals(method) || !method.getDeclaringClass().isAssignableFrom(annotated.getDeclaringClass())
+                ? null
+                : annotated;
     }
 
     /** The class, its superclasses and every interface they implement, each once. */
@@ -596,11 +638,14 @@ final class AnnotationRules implements DynamicFeature {
      * Jakarta REST section 3.6), up to the interface or superclass method that declares its {@code
      * @Path} and HTTP method: an API written as an annotated interface, limited there; or a
      * subclass that limits a route its base class declares, itself extended. Past the method that
-     * declares the route nothing is inherited, as JAX-RS inherits nothing past it either.
+     * declares the route nothing is inherited, as JAX-RS inherits nothing past it either; and a
+     * method that declares JAX-RS annotations of its own inherits none (they replace the overridden
+     * method's: Jakarta REST section 3.6), nor its limits ({@link #checkNoStrayAnnotations} refuses
+     * them).
      */
     static RateLimited[] onMethod(Method method) {
         RateLimited[] own = method.getAnnotationsByType(RateLimited.class);
-        if (own.length > 0) {
+        if (own.length > 0 || RouteTemplate.hasJaxrsAnnotation(method)) {
             return own;
         }
         Method nearest = RouteTemplate.overridden(method, m -> m.getAnnotationsByType(RateLimited.class).length > 0);

@@ -402,7 +402,8 @@ final class RouteTemplate {
         }
     };
 
-    private static boolean hasJaxrsAnnotation(Method method) {
+    /** Whether {@code method} declares JAX-RS annotations of its own ({@code @Path}, an HTTP method). */
+    static boolean hasJaxrsAnnotation(Method method) {
         if (method.isAnnotationPresent(Path.class)) {
             return true;
         }

@@ -6,9 +6,7 @@ import jakarta.ws.rs.PathParam;
 
 /**
  * Sub-resource locators that return the same type: each is a route of its own. Which one serves a
- * request is JAX-RS's choice: the literal ones before {@code {kind}} (more literal characters), and
- * of two with as many, the one with more template variables ({@code {name}.{ext}} before {@code
- * v{version}}).
+ * request is JAX-RS's choice: the literal ones before {@code {kind}} (more literal characters).
  */
 @Path("docs")
 public class TwinLocatorsResource {
@@ -16,16 +14,6 @@ public class TwinLocatorsResource {
     @Path("{kind}")
     public Doc anyDocs(@PathParam("kind") String kind) {
         return new Doc("any " + kind);
-    }
-
-    @Path("v{version}")
-    public Doc aVersion() {
-        return new Doc("version");
-    }
-
-    @Path("{name}.{ext}")
-    public Doc typed() {
-        return new Doc("typed");
     }
 
     @Path("public")
