@@ -73,9 +73,9 @@ public abstract non-sealed class Entry implements Decision, AutoCloseable {
      * @throws E what the work threw
      */
     public final <T, E extends Exception> T call(Work<T, E> work) throws E {
-        java.util.Objects.requireNonNull(work, "work");
         try {
-            return work.run();
+            // Inside the try: a null work fails the request, and the entry is closed all the same.
+            return java.util.Objects.requireNonNull(work, "work").run();
         } catch (Exception | Error e) {
             fail(e);
             throw e;

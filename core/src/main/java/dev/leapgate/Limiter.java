@@ -353,7 +353,8 @@ public final class Limiter {
         }
 
         /**
-         * @throws IllegalStateException if no limit was set
+         * @throws IllegalStateException if no limit was set, or an {@code onExcess} other than
+         *     reject was set without a rate limit, which it applies to
          * @throws IllegalArgumentException for a limit out of range, with the rule's own message
          */
         public Limiter build() {

@@ -29,10 +29,25 @@ public final class ManualClock implements Clock {
         return nanos.get();
     }
 
-    /** Moves the clock forward by {@code step}; returns the new reading. */
+    /**
+     * Moves the clock forward by {@code step}; returns the new reading.
+     *
+     * @throws IllegalArgumentException if {@code step} is negative, or longer than a {@code long} of
+     *     nanoseconds holds (about 292 years)
+     */
     public long advance(Duration step) {
         Objects.requireNonNull(step, "step");
-        return advanceNanos(step.toNanos());
+        if (step.isNegative()) {
+            throw new IllegalArgumentException("step must not be negative, was " + step);
+        }
+        long stepNanos;
+        try {
+            stepNanos = step.toNanos();
+        } catch (ArithmeticException tooLong) {
+            throw new IllegalArgumentException(
+                    "step must be at most " + Long.MAX_VALUE + "ns (292 years), was " + step);
+        }
+        return advanceNanos(stepNanos);
     }
 
     /** Moves the clock forward by {@code stepNanos}; returns the new reading. */

@@ -59,6 +59,7 @@ public final class Origin {
      */
     public static Origin ip(IpAddress ip, ClientIpResolver clients) {
         Objects.requireNonNull(ip, "ip");
+        Objects.requireNonNull(clients, "clients");
         return new Origin(clients.key(ip), ip, null, false);
     }
 

@@ -70,6 +70,20 @@ class EntryTest {
         assertThat(minute().failed()).isEqualTo(1);
     }
 
+    /** A null work left the entry open, its slot held (found by a review helper). */
+    @Test
+    void call_withoutWork_failsTheRequest_andClosesTheEntry() {
+        Entry entry = enter();
+
+        assertThatThrownBy(() -> entry.call(null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessage("work");
+
+        assertThat(entry.isClosed()).isTrue();
+        assertThat(minute().failed()).isEqualTo(1);
+        assertThat(minute().inFlight()).isZero();
+    }
+
     @Test
     void failBeforeClose_isCountedAsAFailure() {
         Entry entry = enter();

@@ -25,6 +25,15 @@ class ManualClockTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("step must not be negative, was -1ns");
         assertThat(clock.nanoTime()).isZero();
+        // A Duration too long for a long of nanoseconds threw ArithmeticException, a negative one
+        // too, before the check (found by a review helper).
+        assertThatThrownBy(() -> clock.advance(Duration.ofDays(-200_000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("step must not be negative, was PT-4800000H");
+        assertThatThrownBy(() -> clock.advance(Duration.ofDays(200_000)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("step must be at most 9223372036854775807ns (292 years), was PT4800000H");
+        assertThat(clock.nanoTime()).isZero();
     }
 
     @Test

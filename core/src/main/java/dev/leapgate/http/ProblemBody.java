@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.leapgate.Rejection;
 import dev.leapgate.internal.Admission;
+import dev.leapgate.internal.DeniedRejection;
 import dev.leapgate.internal.Shown;
 
 /**
@@ -28,8 +29,14 @@ public final class ProblemBody {
 
     private ProblemBody() {}
 
-    /** The JSON text for a rejection answered with {@code status}. */
+    /**
+     * The JSON text for a rejection answered with {@code status}; for a denied origin's, {@link
+     * #denied}'s, which tells it neither to retry nor who it is (as the gate's own answer).
+     */
     public static String json(Rejection rejection, int status) {
+        if (rejection instanceof DeniedRejection) {
+            return denied(status);
+        }
         if (Admission.admitsNoRetry(rejection)) {
             return withoutRetry(rejection.rule(), rejection.reason(), status);
         }

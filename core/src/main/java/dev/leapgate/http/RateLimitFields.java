@@ -68,13 +68,32 @@ public final class RateLimitFields {
      * @param leapgate Leapgate's value of the field for this response
      */
     public static String combine(String application, String leapgate) {
-        if (application == null || application.isBlank()) {
+        String own = application == null ? "" : withoutEmptyEnds(application);
+        if (own.isEmpty()) {
             return leapgate;
         }
         if (leapgate.isEmpty() || holdsItems(application, leapgate)) {
             return application;
         }
-        return application.strip() + ", " + leapgate;
+        return own + ", " + leapgate;
+    }
+
+    /**
+     * {@code value} without the blanks and commas at its ends: an application's value that ends in
+     * a comma ({@code "daily";r=9,}) would otherwise hold an empty member once Leapgate's items
+     * follow, which a strict parser refuses, and drops the whole field, Leapgate's items with it.
+     */
+    private static String withoutEmptyEnds(String value) {
+        int from = 0;
+        int to = value.length();
+        while (from < to && (value.charAt(from) == ',' || value.charAt(from) == ' ' || value.charAt(from) == '\t')) {
+            from++;
+        }
+        while (to > from
+                && (value.charAt(to - 1) == ',' || value.charAt(to - 1) == ' ' || value.charAt(to - 1) == '\t')) {
+            to--;
+        }
+        return value.substring(from, to);
     }
 
     /**

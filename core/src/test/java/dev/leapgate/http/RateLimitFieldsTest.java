@@ -2,10 +2,15 @@ package dev.leapgate.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leapgate.Decision;
+import dev.leapgate.Origin;
 import dev.leapgate.Quota;
 import dev.leapgate.Rejection;
+import dev.leapgate.config.ConfigParser;
+import dev.leapgate.net.IpAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -74,6 +79,34 @@ class RateLimitFieldsTest {
             nullValues = "NULL")
     void combine_withoutAnApplicationValue_isLeapgatesAlone(String application) {
         assertThat(RateLimitFields.combine(application, "\"per-ip\";r=4;t=11")).isEqualTo("\"per-ip\";r=4;t=11");
+    }
+
+    /**
+     * An application's value ending (or starting) in a comma made an empty member once Leapgate's
+     * items followed, which a strict Structured Fields parser refuses, dropping Leapgate's items with
+     * the field (found by a review helper).
+     */
+    @Test
+    void combine_leavesNoEmptyMember_whereTheApplicationsValueEndsInAComma() {
+        assertThat(RateLimitFields.combine("\"daily\";r=999;t=3600, ", "\"per-ip\";r=4;t=11"))
+                .isEqualTo("\"daily\";r=999;t=3600, \"per-ip\";r=4;t=11");
+        assertThat(RateLimitFields.combine(" ,\"daily\";r=999;t=3600", "\"per-ip\";r=4;t=11"))
+                .isEqualTo("\"daily\";r=999;t=3600, \"per-ip\";r=4;t=11");
+        assertThat(RateLimitFields.combine(",", "\"per-ip\";r=4;t=11")).isEqualTo("\"per-ip\";r=4;t=11");
+    }
+
+    /**
+     * The problem body a block handler makes for a denied origin's rejection is the gate's own: it
+     * told the origin to retry after 1 s, and named it (found by a review helper).
+     */
+    @Test
+    void theProblemBodyOfADeniedOrigin_saysNothingOfRetrying() {
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(
+                        Map.of("rule.api.match", "/api/**", "rule.api.limit", "10/1m", "deny", "10.0.0.66"), "test"))
+                .build();
+        Decision denied = gate.enter("GET", "/api/x", Origin.ip(IpAddress.parse("10.0.0.66"), 64));
+
+        assertThat(ProblemBody.json((Rejection) denied, 403)).isEqualTo(ProblemBody.denied(403));
     }
 
     @Test
