@@ -416,7 +416,7 @@ final class RuleReader {
     private static String client(IpAddress address, String shown) {
         if (address.isMulticast()) {
             throw new IllegalArgumentException(
-                    shown + " names a multicast address, which is never a client's:" + " the rule could never apply");
+                    shown + " names a multicast address, which is never a client's: the rule could never apply");
         }
         return address.toString();
     }

@@ -217,7 +217,7 @@ final class RequestTracker {
         if (holds()) {
             leases.add(this);
             if (finished) {
-                // Finished by the provider meanwhile, which removed no lease yet: none to hold.
+                // Finished by the provider meanwhile, which found no lease to give back then.
                 leases.remove(this);
             }
         }
