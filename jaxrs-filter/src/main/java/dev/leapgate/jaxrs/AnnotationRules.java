@@ -194,7 +194,13 @@ final class AnnotationRules implements DynamicFeature {
         if (Arrays.asList(method.getParameterTypes()).contains(SseEventSink.class)) {
             eventStreams.add(httpMethod + " " + template);
         }
-        checkRegexSiblings(httpMethod, template, resourceClass, method, !limits.isEmpty());
+        checkRegexSiblings(
+                httpMethod,
+                template,
+                RouteTemplate.joinWritten(RouteTemplate.pathOf(resourceClass), RouteTemplate.pathOf(method)),
+                resourceClass,
+                method,
+                !limits.isEmpty());
         if (!limits.isEmpty()) {
             bind(resourceClass, method, httpMethod, template, describe(resourceClass, method), limits);
         }
@@ -207,8 +213,12 @@ final class AnnotationRules implements DynamicFeature {
      * sibling too.
      */
     private void checkRegexSiblings(
-            String httpMethod, String template, Class<?> resourceClass, Method method, boolean annotated) {
-        String written = RouteTemplate.pathOf(resourceClass) + " " + RouteTemplate.pathOf(method);
+            String httpMethod,
+            String template,
+            String written,
+            Class<?> resourceClass,
+            Method method,
+            boolean annotated) {
         String route = httpMethod + " " + template;
         String described = describe(resourceClass, method);
         RouteOwner first = owners.putIfAbsent(route, new RouteOwner(written, described, annotated));
@@ -314,6 +324,22 @@ final class AnnotationRules implements DynamicFeature {
         for (SubResources.Route route : walk.routes()) {
             recordRoute(route.httpMethod(), route.template());
             List<RateLimited> limits = limits(route.resourceClass(), route.method());
+            if (route.recursion() == null) {
+                // A route through locators may differ from another only in a regular expression too
+                // (a locator's {id: [a-z]+} beside a resource method's {id: \d+}).
+                try {
+                    checkRegexSiblings(
+                            route.httpMethod(),
+                            route.template(),
+                            route.written(),
+                            route.resourceClass(),
+                            route.method(),
+                            !limits.isEmpty());
+                } catch (IllegalArgumentException e) {
+                    thrown.add(e);
+                    continue;
+                }
+            }
             if (limits.isEmpty()) {
                 continue;
             }

@@ -485,6 +485,22 @@ final class RouteTemplate {
      * Joins {@code @Path} values, outermost first: {@code ("users", "{id: \\d+}")} gives {@code
      * /users/{id}}. Empty segments are dropped, so slashes at either end of a value do not matter.
      */
+    /**
+     * The {@code @Path}s {@code templates} joined as written, regular expressions kept, with one
+     * slash between them and none at the ends ({@code users/{id: \\d+}}); nulls left out. Two routes
+     * with one {@link #join template} are written alike if this text is the same.
+     */
+    static String joinWritten(String... templates) {
+        StringBuilder written = new StringBuilder(64);
+        for (String template : templates) {
+            String part = template == null ? "" : stripSlashes(template);
+            if (!part.isEmpty()) {
+                written.append(written.length() == 0 ? "" : "/").append(part);
+            }
+        }
+        return written.toString();
+    }
+
     static String join(String... templates) {
         StringBuilder path = new StringBuilder(64);
         for (String template : templates) {

@@ -47,10 +47,17 @@ final class SubResources {
      * @param method its resource method
      * @param httpMethod the method's HTTP method
      * @param template the full route template, without regular expressions: {@code /orgs/{org}/members/{id}}
+     * @param written the {@code @Path}s it is joined from, as written, regular expressions included
      * @param recursion null, or why the route repeats at every depth ({@code Node.child() returns
      *     Node again}) and the pattern that covers all of them ({@code GET /tree/{name}/**})
      */
-    record Route(Class<?> resourceClass, Method method, String httpMethod, String template, Recursion recursion) {}
+    record Route(
+            Class<?> resourceClass,
+            Method method,
+            String httpMethod,
+            String template,
+            String written,
+            Recursion recursion) {}
 
     /** Recursive locators below a route: which locator returns a class again, and a pattern that covers every depth. */
     record Recursion(String locator, String pattern) {}
@@ -116,9 +123,15 @@ final class SubResources {
 
     private void addRoutes(Class<?> resourceClass, List<String> templates) {
         for (Method method : resourceMethods(resourceClass)) {
-            String template = RouteTemplate.join(
-                    with(templates, RouteTemplate.pathOf(method)).toArray(new String[0]));
-            routes.add(new Route(resourceClass, method, RouteTemplate.httpMethod(method), template, null));
+            List<String> all = with(templates, RouteTemplate.pathOf(method));
+            String template = RouteTemplate.join(all.toArray(new String[0]));
+            routes.add(new Route(
+                    resourceClass,
+                    method,
+                    RouteTemplate.httpMethod(method),
+                    template,
+                    RouteTemplate.joinWritten(all.toArray(new String[0])),
+                    null));
         }
     }
 
@@ -143,6 +156,7 @@ final class SubResources {
                                 route.method(),
                                 route.httpMethod(),
                                 route.template(),
+                                route.written(),
                                 new Recursion(locator, route.httpMethod() + " " + pattern)));
             }
         }

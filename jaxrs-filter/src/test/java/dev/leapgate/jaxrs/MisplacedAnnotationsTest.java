@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.jaxrs.app.invalid.MisplacedAnnotations.ApiElsewhere;
 import dev.leapgate.jaxrs.app.invalid.MisplacedAnnotations.Handler;
+import dev.leapgate.jaxrs.app.invalid.MisplacedAnnotations.UsersAndProfiles;
 import org.glassfish.jersey.server.ApplicationHandler;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.model.Resource;
@@ -26,6 +27,20 @@ class MisplacedAnnotationsTest {
         assertThatThrownBy(() -> new ApplicationHandler(app))
                 .hasStackTraceContaining("@RateLimited on Api.item() cannot be applied: ApiElsewhere.item() overrides"
                         + " it with JAX-RS annotations of its own, which replace all of its annotations");
+    }
+
+    /**
+     * A limit on a sub-resource's method whose route, through a locator, differs from a resource
+     * method's only in a regular expression: both are {@code GET /users/{id}}, and the limit counted
+     * both (the check covered routes of resource classes alone).
+     */
+    @Test
+    void aLimitOnARouteThroughALocator_thatDiffersFromAnotherOnlyInARegularExpression_failsTheStart() {
+        ResourceConfig app = new ResourceConfig(UsersAndProfiles.class).register(LeapgateFeature.class);
+
+        assertThatThrownBy(() -> new ApplicationHandler(app))
+                .hasStackTraceContaining("differ only in the regular expression of a template variable, and both"
+                        + " are the route GET /users/{id}");
     }
 
     /** Its limit was read nowhere: every request to {@code GET /prog} was served. */

@@ -28,6 +28,30 @@ public final class MisplacedAnnotations {
         }
     }
 
+    /** A resource method and a locator whose templates differ only in a regular expression. */
+    @Path("users")
+    public static class UsersAndProfiles {
+        @GET
+        @Path("{id: \\d+}")
+        public String byNumber() {
+            return "user";
+        }
+
+        @Path("{id: [a-z]+}")
+        public Profile profile() {
+            return new Profile();
+        }
+    }
+
+    /** Reached through {@link UsersAndProfiles#profile}: {@code GET /users/{id}}, as is {@code byNumber}. */
+    public static class Profile {
+        @GET
+        @RateLimited(limit = 1, window = "1h")
+        public String get() {
+            return "profile";
+        }
+    }
+
     /** A handler of a resource built in code: its route is the builder's. */
     public static class Handler {
         @RateLimited(limit = 1, window = "1h")
