@@ -338,16 +338,7 @@ public class LeapgateFilter implements Filter {
         Decision decision = gate.enter(view);
         int[] running = dispatches.passing.get();
         if (decision instanceof Rejection rejection) {
-            if (!response.isCommitted()) {
-                // Counted as running: a handler that forwards to a page is answering this request,
-                // and a forward limited again would be rejected and forwarded again, without end.
-                running[0]++;
-                try {
-                    blockHandler.handle(request, response, rejection, gate.rejection(rejection));
-                } finally {
-                    running[0]--;
-                }
-            }
+            answer(request, response, rejection, running);
             // An earlier filter may dispatch the rejected request again once this dispatch returns.
             request.setAttribute(
                     dispatches.refusedAttribute, new GateDispatches.Refused(request.getRequestURI(), rejection));
@@ -460,16 +451,26 @@ public class LeapgateFilter implements Filter {
                 || dispatches.passing.get()[0] != 0) {
             return false;
         }
-        if (!response.isCommitted()) {
-            int[] running = dispatches.passing.get();
-            running[0]++;
-            try {
-                blockHandler.handle(request, response, refused.rejection(), gate.rejection(refused.rejection()));
-            } finally {
-                running[0]--;
-            }
-        }
+        answer(request, response, refused.rejection(), dispatches.passing.get());
         return true;
+    }
+
+    /**
+     * Answers {@code rejection} with the block handler, unless the response is committed; counted
+     * as a dispatch {@code running} on this thread: a handler that forwards to a page is answering
+     * this request, and a forward limited again would be rejected and forwarded again, without end.
+     */
+    private void answer(HttpServletRequest request, HttpServletResponse response, Rejection rejection, int[] running)
+            throws IOException, ServletException {
+        if (response.isCommitted()) {
+            return;
+        }
+        running[0]++;
+        try {
+            blockHandler.handle(request, response, rejection, gate.rejection(rejection));
+        } finally {
+            running[0]--;
+        }
     }
 
     /** Whether this filter let {@code request} through in an earlier dispatch on this thread. */
