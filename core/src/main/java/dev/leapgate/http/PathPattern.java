@@ -40,7 +40,9 @@ import java.util.Set;
  *       answers every method itself; a limit must not be dodged by a client writing its method in
  *       lower case. Without a method the pattern matches every method. A {@code GET} pattern also
  *       matches {@code HEAD}: servlets, JAX-RS and Spring all serve {@code HEAD} with the {@code GET}
- *       handler, so a limit on {@code GET} must not be dodged with {@code HEAD}.
+ *       handler, so a limit on {@code GET} must not be dodged with {@code HEAD}; unless the pattern
+ *       is made {@link #withoutHead()}, for a route whose {@code HEAD} requests another handler
+ *       serves.
  * </ul>
  *
  * <p>Rejected, with an {@link IllegalArgumentException} naming the pattern: a path not starting with
@@ -103,12 +105,16 @@ public final class PathPattern {
     /** Number of LITERAL segments in all. */
     private final int literalCount;
 
+    /** Whether a GET pattern matches HEAD too: false once {@link #withoutHead()}. */
+    private final boolean headAsGet;
+
     private PathPattern(String method, String path, int[] kinds, String[] literals) {
-        this(method, path, method == null ? path : method + " " + path, kinds, literals);
+        this(method, path, method == null ? path : method + " " + path, kinds, literals, true);
     }
 
-    private PathPattern(String method, String path, String text, int[] kinds, String[] literals) {
+    private PathPattern(String method, String path, String text, int[] kinds, String[] literals, boolean headAsGet) {
         this.method = method;
+        this.headAsGet = headAsGet;
         this.path = path;
         this.text = text;
         this.kinds = kinds;
@@ -188,7 +194,22 @@ public final class PathPattern {
         String canonical = RequestPath.normalize(template); // braces spelled %7B and %7D: literals
         PathPattern literal = parse(method == null ? canonical : method + " " + canonical);
         String text = method == null ? template : method + " " + template;
-        return new PathPattern(literal.method, literal.path, text, literal.kinds, literal.literals);
+        return new PathPattern(literal.method, literal.path, text, literal.kinds, literal.literals, true);
+    }
+
+    /**
+     * This {@code GET} pattern matching {@code GET} requests only, not {@code HEAD}: for a route
+     * whose {@code HEAD} requests another handler serves (a JAX-RS resource method annotated
+     * {@code @HEAD} beside the {@code @GET} one), so that its limits do not count them. Its text is
+     * this pattern's; it is not equal to it.
+     *
+     * @throws IllegalStateException if this pattern's method is not {@code GET}
+     */
+    public PathPattern withoutHead() {
+        if (!"GET".equals(method)) {
+            throw new IllegalStateException("only a GET pattern matches HEAD, not " + text);
+        }
+        return new PathPattern(method, path, text, kinds, literals, false);
     }
 
     /**
@@ -251,7 +272,10 @@ public final class PathPattern {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof PathPattern p && text.equals(p.text) && Arrays.equals(kinds, p.kinds);
+        return other instanceof PathPattern p
+                && text.equals(p.text)
+                && Arrays.equals(kinds, p.kinds)
+                && headAsGet == p.headAsGet;
     }
 
     @Override
@@ -304,17 +328,20 @@ public final class PathPattern {
         if (order == 0) {
             order = Boolean.compare(a.method == null, b.method == null);
         }
-        return order != 0 ? order : a.text.compareTo(b.text);
+        if (order == 0) {
+            order = a.text.compareTo(b.text);
+        }
+        return order != 0 ? order : Boolean.compare(a.headAsGet, b.headAsGet);
     }
 
     /**
      * The request's method is this pattern's in any ASCII case, or HEAD in any case for a GET
-     * pattern (see the class comment). The exact spelling is tried first: it is what clients send.
+     * pattern, unless {@link #withoutHead()} (see the class comment). The exact spelling is tried first: it is what clients send.
      */
     private boolean methodMatches(String requestMethod) {
         return method.equals(requestMethod)
                 || sameIgnoringAsciiCase(method, requestMethod)
-                || (method.equals("GET") && sameIgnoringAsciiCase("HEAD", requestMethod));
+                || (headAsGet && method.equals("GET") && sameIgnoringAsciiCase("HEAD", requestMethod));
     }
 
     /**

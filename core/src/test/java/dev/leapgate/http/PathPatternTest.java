@@ -3,6 +3,7 @@ package dev.leapgate.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import java.lang.management.ManagementFactory;
@@ -420,6 +421,27 @@ class PathPatternTest {
         assertThat(PathPattern.mostSpecificFirst().compare(route, parsed)).isNotZero();
         assertThat(route).isEqualTo(PathPattern.route("GET", "/users/{id}")).hasSameHashCodeAs(parsed);
         assertThat(PathPattern.route(null, "/users/{id}").toString()).isEqualTo("/users/{id}");
+    }
+
+    @Test
+    void aGetPatternWithoutHead_matchesGetAlone_andIsAnotherPatternOfTheSameText() {
+        PathPattern route = PathPattern.route("GET", "/users/{id}");
+        PathPattern getOnly = route.withoutHead();
+        String path = RequestPath.normalize("/users/{id}");
+
+        assertThat(getOnly.matches("GET", path)).isTrue();
+        assertThat(getOnly.matches("get", path)).isTrue();
+        assertThat(getOnly.matches("HEAD", path)).isFalse();
+        assertThat(getOnly.matches("head", path)).isFalse();
+        assertThat(getOnly.toString()).isEqualTo(route.toString());
+        assertThat(getOnly).isNotEqualTo(route).isEqualTo(route.withoutHead());
+        assertThat(PathPattern.mostSpecificFirst().compare(getOnly, route)).isNotZero();
+        assertThat(PathPattern.parse("GET /x").withoutHead().matches("HEAD", "/x"))
+                .isFalse();
+        assertThatThrownBy(() -> PathPattern.parse("HEAD /x").withoutHead())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("only a GET pattern matches HEAD, not HEAD /x");
+        assertThatThrownBy(() -> PathPattern.parse("/x").withoutHead()).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

@@ -678,6 +678,24 @@ final class AnnotationRules implements DynamicFeature {
         return nearest == null ? own : nearest.getAnnotationsByType(RateLimited.class);
     }
 
+    /**
+     * Whether {@code getMethod}'s class has a resource method of its own for {@code HEAD} on the
+     * same path, written alike: JAX-RS then serves {@code HEAD} with that method (Jakarta REST
+     * section 3.3.5), not with the {@code GET} one, whose limits must not count it. (Paths that
+     * differ in a regular expression keep counting {@code HEAD} on the {@code GET} method's limits:
+     * some {@code HEAD} requests may reach it.)
+     */
+    private static boolean servesHeadItself(Class<?> resourceClass, Method getMethod) {
+        String path = RouteTemplate.joinWritten(RouteTemplate.pathOf(getMethod));
+        for (Method other : SubResources.resourceMethods(resourceClass)) {
+            if ("HEAD".equals(RouteTemplate.httpMethod(other))
+                    && RouteTemplate.joinWritten(RouteTemplate.pathOf(other)).equals(path)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private void recordRoute(String httpMethod, String template) {
         routes.add(httpMethod + " " + template);
         if (httpMethod.equals("GET")) {
@@ -726,6 +744,9 @@ final class AnnotationRules implements DynamicFeature {
         }
         bound.add(key);
         PathPattern match = PathPattern.route(httpMethod, template);
+        if (httpMethod.equals("GET") && servesHeadItself(resourceClass, method)) {
+            match = match.withoutHead();
+        }
         List<FlowRule> built = new ArrayList<>();
         int fromClass = onClass(resourceClass).length; // limits() lists the class's first
         for (int i = 0; i < limits.size(); i++) {

@@ -482,10 +482,6 @@ final class RouteTemplate {
     }
 
     /**
-     * Joins {@code @Path} values, outermost first: {@code ("users", "{id: \\d+}")} gives {@code
-     * /users/{id}}. Empty segments are dropped, so slashes at either end of a value do not matter.
-     */
-    /**
      * The {@code @Path}s {@code templates} joined as written, regular expressions kept, with one
      * slash between them and none at the ends ({@code users/{id: \\d+}}); nulls left out. Two routes
      * with one {@link #join template} are written alike if this text is the same.
@@ -501,6 +497,10 @@ final class RouteTemplate {
         return written.toString();
     }
 
+    /**
+     * Joins {@code @Path} values, outermost first: {@code ("users", "{id: \\d+}")} gives {@code
+     * /users/{id}}. Empty segments are dropped, so slashes at either end of a value do not matter.
+     */
     static String join(String... templates) {
         StringBuilder path = new StringBuilder(64);
         for (String template : templates) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leapgate.ManualClock;
 import dev.leapgate.jaxrs.app.ClassLimitedResource;
+import dev.leapgate.jaxrs.app.HeadedResource;
 import dev.leapgate.jaxrs.app.LimitedApiResource;
 import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedItemsResource;
@@ -451,6 +452,29 @@ class AnnotationsIT {
             assertThat(head.statusCode()).isEqualTo(200);
             assertThat(status(server, "/limited/named", "203.0.113.1")).isEqualTo(429);
         }
+    }
+
+    @Test
+    void head_servedByAHeadMethodOfItsOwn_countsAgainstItsLimitsAlone() throws Exception {
+        try (JaxrsServer server = JaxrsServer.start(app(HeadedResource.class))) {
+            String client = "203.0.113.1";
+            assertThat(head(server, "/headed", client)).isEqualTo(200);
+            assertThat(head(server, "/headed", client)).isEqualTo(200);
+            assertThat(head(server, "/headed", client)).isEqualTo(429);
+            assertThat(status(server, "/headed", client)).isEqualTo(200);
+            assertThat(status(server, "/headed", client)).isEqualTo(429);
+        }
+    }
+
+    private static int head(JaxrsServer server, String path, String client) throws Exception {
+        return JaxrsServer.CLIENT
+                .send(
+                        HttpRequest.newBuilder(server.base.resolve(path))
+                                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                                .header("X-Forwarded-For", client)
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding())
+                .statusCode();
     }
 
     @Test
