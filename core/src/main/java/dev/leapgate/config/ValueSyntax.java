@@ -225,11 +225,19 @@ final class ValueSyntax {
      * As {@link #requireNoInvisible(String, boolean)}, quoting the text as {@code shown}. A blank
      * other than a space or a tab (a no-break space, as copied from a web page; a form feed) is
      * refused too: a list would not take it for a separator, so that it joins two entries or
-     * sticks to one, which then matches nothing.
+     * sticks to one, which then matches nothing. So is a control character other than a tab or a
+     * line break (a properties escape such as {@code \u0007}, a byte pasted by mistake): no request
+     * carries one in a header field or a path, so the value would match nothing either.
      */
     static void requireNoInvisible(String text, String shown, boolean pathHint) {
         for (int i = 0; i < text.length(); i++) {
             int c = text.codePointAt(i);
+            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\u000B') || c == 0x7F) {
+                throw new IllegalArgumentException(shown + " holds a control character, "
+                        + Shown.escaped(new String(Character.toChars(c)))
+                        + ", which no request carries in a header field or a path: the value would match"
+                        + " nothing clients send; remove it");
+            }
             if ((Character.isSpaceChar(c) && c != ' ') || c == '\f' || c == '\u000B') {
                 throw new IllegalArgumentException(shown + " holds a blank other than a space, "
                         + Shown.escaped(new String(Character.toChars(c)))

@@ -263,6 +263,49 @@ class SilentWeakeningTest {
     }
 
     /**
+     * A control character (a properties escape such as {@code \u0007}) in an identifier was taken
+     * as part of it: no header field carries one, so the exemption, the deny entry or the rule's
+     * origin matched no client.
+     */
+    @Test
+    void aControlCharacterInAnIdentifier_isRefused_ratherThanMatchingNothing() {
+        assertThat(problems(
+                        "origin", "header:X-Api-Key",
+                        "exempt", "monitor\u0007-key",
+                        "deny", "leaked\u007F-key",
+                        "rule.batch.match", "/api/**",
+                        "rule.batch.limit", "10/1m",
+                        "rule.batch.scope", "origin:batch\u0000-key"))
+                .containsExactly(
+                        "exempt: '" + Origin.secret("monitor\u0007-key") + "' holds a control character, \\u0007,"
+                                + " which no request carries in a header field or a path: the value would match"
+                                + " nothing clients send; remove it",
+                        "deny: '" + Origin.secret("leaked\u007F-key") + "' holds a control character, \\u007F,"
+                                + " which no request carries in a header field or a path: the value would match"
+                                + " nothing clients send; remove it",
+                        "rule.batch.scope: 'origin:" + Origin.secret("batch\u0000-key")
+                                + "' holds a control character, \\u0000, which no request carries in a header field"
+                                + " or a path: the value would match nothing clients send; remove it");
+        assertThat(ConfigProblems.ofRules("rule.a.match = /a", "rule.a.limit = 5/1m", "deny = 192.0.2.1\u0007"))
+                .singleElement(STRING)
+                .startsWith("line 3: deny: '192.0.2.1\\u0007' holds a control character, \\u0007,");
+        assertThat(parse(
+                                "origin",
+                                "header:X-Api-Key",
+                                "exempt",
+                                "a-key\tb-key\nc-key",
+                                "rule.a.match",
+                                "/a",
+                                "rule.a.limit",
+                                "5/1m")
+                        .rules()
+                        .exempt()
+                        .identifiers())
+                .as("tabs and line breaks still separate entries")
+                .containsExactlyInAnyOrder("a-key", "b-key", "c-key");
+    }
+
+    /**
      * {@code GET|POST} and {@code *} are valid HTTP tokens, so a rule took them as one method of that
      * name, which no client sends: the rule limited nothing.
      */
