@@ -15,9 +15,9 @@ import java.util.Objects;
  *
  * @param rule the rule's name (the policy name in the headers): 1 to 64 letters, digits, {@code -}
  *     or {@code _}, as a {@link dev.leapgate.rule.FlowRule rule's}
- * @param limit the rule's quota: permits per window, or requests in flight; at least 1
+ * @param limit the rule's quota: permits per window, or requests in flight; 1 to {@link #MAX_NUMBER}
  * @param window the rule's window, positive; {@code null} for an in-flight limit
- * @param remaining permits left under the rule after this decision; not negative
+ * @param remaining permits left under the rule after this decision; 0 to {@link #MAX_NUMBER}
  * @param reset not negative: how long until the quota is whole again: everything counted when the decision was
  *     made has left the window; {@link Duration#ZERO} when nothing is counted or for an in-flight
  *     limit. For a paced or warm-up rule, {@code remaining} is how many more requests its schedule
@@ -27,6 +27,12 @@ import java.util.Objects;
  *     again (the store answers with that time alone)
  */
 public record Quota(String rule, long limit, Duration window, long remaining, Duration reset) {
+
+    /**
+     * The largest {@code limit} and {@code remaining}: a Structured Field integer has at most 15
+     * digits (RFC 9651), and a client's parser refuses the whole field with a longer one.
+     */
+    public static final long MAX_NUMBER = 999_999_999_999_999L;
 
     public Quota {
         RuleName.checked(Objects.requireNonNull(rule, "rule"));
@@ -40,9 +46,13 @@ public record Quota(String rule, long limit, Duration window, long remaining, Du
             throw new IllegalArgumentException("window must be positive (null for an in-flight limit), was "
                     + DurationText.format(window) + " (rule '" + rule + "')");
         }
-        if (remaining < 0) {
-            throw new IllegalArgumentException(
-                    "remaining must not be negative, was " + remaining + " (rule '" + rule + "')");
+        if (limit > MAX_NUMBER) {
+            throw new IllegalArgumentException("limit must be at most " + MAX_NUMBER
+                    + " (15 digits, a header field's largest integer), was " + limit + " (rule '" + rule + "')");
+        }
+        if (remaining < 0 || remaining > MAX_NUMBER) {
+            throw new IllegalArgumentException("remaining must be 0 to " + MAX_NUMBER
+                    + " (15 digits, a header field's largest integer), was " + remaining + " (rule '" + rule + "')");
         }
         if (reset.isNegative()) {
             throw new IllegalArgumentException(

@@ -57,7 +57,15 @@ class QuotaValuesTest {
                 .hasMessage("limit must be at least 1, was -5 (rule 'api')");
         assertThatThrownBy(() -> new Quota("api", 5, TEN_SECONDS, -1, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("remaining must not be negative, was -1 (rule 'api')");
+                .hasMessage("remaining must be 0 to 999999999999999 (15 digits, a header field's largest integer),"
+                        + " was -1 (rule 'api')");
+        assertThatThrownBy(() -> new Quota("api", 1_000_000_000_000_000L, TEN_SECONDS, 5, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("limit must be at most 999999999999999 (15 digits, a header field's largest integer),"
+                        + " was 1000000000000000 (rule 'api')");
+        assertThatThrownBy(() -> new Quota("api", 5, TEN_SECONDS, Long.MAX_VALUE, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("remaining must be 0 to 999999999999999");
         assertThatThrownBy(() -> new Quota("api", 5, Duration.ZERO, 5, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("window must be positive (null for an in-flight limit), was 0s (rule 'api')");
@@ -75,5 +83,8 @@ class QuotaValuesTest {
 
         assertThat(RateLimitFields.policy(List.of(quota))).isEqualTo("\"api\";q=1;w=1");
         assertThat(RateLimitFields.rateLimit(List.of(quota))).isEqualTo("\"api\";r=0;t=0");
+        Quota largest = new Quota("api", Quota.MAX_NUMBER, null, Quota.MAX_NUMBER, Duration.ZERO);
+        assertThat(RateLimitFields.policy(List.of(largest)))
+                .isEqualTo("\"api\";q=999999999999999;qu=\"concurrent-requests\"");
     }
 }
