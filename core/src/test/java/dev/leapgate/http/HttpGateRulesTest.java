@@ -228,6 +228,39 @@ class HttpGateRulesTest {
         assertThat(r.retryAfter()).isEqualTo(Duration.ofMillis(50)); // the 300 ms slot, 250 ms max queue
     }
 
+    /**
+     * A request that a slower rule makes wait longer than a global pace's queue took its turn in the
+     * global schedule where it would go on: every other request of the site was rejected until then.
+     */
+    @Test
+    void aRequestASlowRuleMakesWaitLong_doesNotBlockAGlobalPace() {
+        AtomicLong slept = new AtomicLong();
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(
+                        rule("global", "/**")
+                                .limit(100, seconds(1))
+                                .onExcess(OnExcess.pace(Duration.ofMillis(500)))
+                                .build(),
+                        rule("report", "/report")
+                                .limit(1, seconds(30))
+                                .onExcess(OnExcess.pace(Duration.ofMinutes(1)))
+                                .build())))
+                .clock(clock)
+                .sleeper(slept::addAndGet) // time moves only when the test moves it
+                .build();
+        assertThat(gate.enter("GET", "/report", ip("203.0.113.1")).admitted()).isTrue();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(gate.enter("GET", "/report", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(slept.get()).as("the second report waits for its turn").isEqualTo(29_000_000_000L);
+
+        int admitted = 0;
+        for (int i = 0; i < 40; i++) { // 20 a second, for 2 s
+            clock.advance(Duration.ofMillis(50));
+            admitted += gate.enter("GET", "/home", ip("203.0.113.2")).admitted() ? 1 : 0;
+        }
+
+        assertThat(admitted).isEqualTo(40);
+    }
+
     @Test
     void pacedRequestThatWaited_getsTheFieldsOfTheScheduleWhenItGoesOn() {
         HttpGate gate = gate(rule("paced", "/submit")

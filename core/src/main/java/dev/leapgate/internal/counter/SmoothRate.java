@@ -281,10 +281,12 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
      * As {@link #tryReserve(long, int)}, for a request that goes on no sooner than {@code
      * notBeforeNanos} after {@code nowNanos} whatever this rate says (another limit makes it wait
      * that long): its turn is taken where it goes on, not earlier, so that the turns after it are
-     * not given to requests that would go on beside it. Whether it is admitted depends on its own
-     * wait alone (at most {@code maxQueue}); the time between its own turn and the later one is
-     * idle time for the schedule (for warm-up: stored permits, which never cost less than a fresh
-     * one).
+     * not given to requests that would go on beside it, if that is within {@code maxQueue};
+     * farther, it takes its own turn (moved that far, the schedule would refuse every other request
+     * until then, so that one client of a slower rule could block this one), and may go on beside a
+     * later turn. Whether it is admitted depends on its own wait alone (at most {@code maxQueue});
+     * the time between its own turn and the later one is idle time for the schedule (for warm-up:
+     * stored permits, which never cost less than a fresh one).
      *
      * @return the wait this rate asks for (as {@link #tryReserve(long, int)}), or {@link #REJECTED}
      */
@@ -304,8 +306,9 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
             if (waitNanos > maxQueueNanos) {
                 return REJECTED;
             }
-            // Its turn where it goes on: the schedule idle until then if that is later than its own.
-            long goesOn = Math.max(waitNanos, Math.min(notBeforeNanos, MAX_DURATION.toNanos()));
+            // Its turn where it goes on, the schedule idle until then, if that is later than its own
+            // and within the queue: farther, the move would refuse every other request until then.
+            long goesOn = notBeforeNanos <= maxQueueNanos ? Math.max(waitNanos, notBeforeNanos) : waitNanos;
             State next = goesOn > waitNanos
                     ? reserve(curve, current, now + goesOn, permits)
                     : reserve(curve, current, now, permits); // its own turn, the fraction of a ns carried

@@ -55,6 +55,28 @@ class SmoothRateTest {
         assertThat(rate.tryReserve(100 * MS, 1)).isEqualTo(500 * MS);
     }
 
+    /**
+     * A request another rule makes wait: within this rate's queue, its turn is where it goes on, and
+     * the schedule stays idle until then; farther, moving the schedule there refused every other
+     * request of this rate until then (one client of a slow rule blocked a global pace for a
+     * minute), so it takes its own turn.
+     */
+    @Test
+    void pace_aRequestGoingOnLater_movesTheScheduleThereWithinTheQueue_notFarther() {
+        SmoothRate within = pace10PerSecond();
+        assertThat(within.tryReserve(0, 1, 300 * MS)).isZero();
+        assertThat(within.tryReserve(0, 1)).as("the turn after it").isEqualTo(400 * MS);
+
+        SmoothRate beyond = pace10PerSecond();
+        assertThat(beyond.tryReserve(0, 1, 30 * S)).isZero();
+        List<Long> waits = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            waits.add(beyond.tryReserve(0, 1));
+        }
+        assertThat(waits).containsExactly(100 * MS, 200 * MS, 300 * MS, 400 * MS, 500 * MS);
+        assertThat(beyond.tryReserve(0, 1)).isEqualTo(SmoothRate.REJECTED);
+    }
+
     @Test
     void pace_withoutQueue_admitsExactlyOneRequestPerInterval() {
         SmoothRate rate = SmoothRate.pace(10, Duration.ofSeconds(1), Duration.ZERO, 0);
