@@ -319,7 +319,10 @@ public abstract sealed class Limit {
         return Optional.empty();
     }
 
-    /** Whether requests this limit admitted still hold something of it (in-flight slots) at {@code nowNanos}. */
+    /**
+     * Whether requests this limit admitted still hold something of it at {@code nowNanos} (in-flight
+     * slots, turns booked ahead), so that a version of the rule written back goes on from it.
+     */
     boolean holdsRequests(long nowNanos) {
         return false;
     }
@@ -783,6 +786,15 @@ public abstract sealed class Limit {
         @Override
         void release(Origin origin, long token, int permits) {
             // A reservation moves the schedule for everyone after it and cannot be taken back.
+        }
+
+        /**
+         * While turns are booked ahead (requests waiting for them, up to {@code max-queue}, which may
+         * be longer than the window), a version written back must go on after them.
+         */
+        @Override
+        boolean holdsRequests(long nowNanos) {
+            return rate.nanosUntilFree(nowNanos) > 0;
         }
 
         @Override

@@ -126,7 +126,8 @@ public final class RuleBook {
     /**
      * Whether a limit left out of the rules is still kept: while its window could count anything
      * of the requests it admitted, or while requests it admitted are in flight (they give their
-     * slots back to it, so a rule written back meanwhile must count them).
+     * slots back to it, so a rule written back meanwhile must count them) or have turns booked on
+     * its schedule (a paced rule written back meanwhile must go on after them).
      */
     private static boolean stillNeeded(Retired r, long now) {
         return r.untilNanos - now > 0 || r.limit.holdsRequests(now);

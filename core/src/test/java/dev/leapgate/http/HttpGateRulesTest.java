@@ -639,6 +639,44 @@ class HttpGateRulesTest {
         assertThat(gate.enter("GET", "/b", ip("203.0.113.1")).admitted()).isTrue();
     }
 
+    /**
+     * A paced rule's turns may be booked further ahead than its window and a bucket (a queue of
+     * 10 s on a 1 s window): left out and written back after the window, it started a fresh
+     * schedule beside the requests still waiting for the old one's turns, twice its rate.
+     */
+    @Test
+    void aPacedRuleLeftOutAndWrittenBack_goesOnAfterTheTurnsItBooked_beyondItsWindow() {
+        FlowRule paced = rule("paced", "/submit")
+                .limit(10, seconds(1))
+                .onExcess(OnExcess.pace(Duration.ofSeconds(10)))
+                .build();
+        AtomicLong slept = new AtomicLong();
+        HttpGate gate = HttpGate.builder(Configs.withRules(RuleSet.of(paced)))
+                .clock(clock)
+                .sleeper(slept::addAndGet) // time moves only when the test moves it
+                .build();
+        for (int i = 0; i < 100; i++) {
+            assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted())
+                    .isTrue();
+        }
+
+        gate.update(RuleSet.of()); // left out: 100 requests wait for turns up to 9.9 s
+        clock.advance(Duration.ofSeconds(2));
+        gate.update(RuleSet.of(paced)); // and back, after the window and a bucket
+        slept.set(0);
+
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(slept.get()).as("the turn after the 100 booked, at 10 s").isEqualTo(8_000_000_000L);
+        clock.advance(Duration.ofSeconds(8));
+        gate.update(RuleSet.of()); // left out once its schedule is free: nothing to keep
+        clock.advance(Duration.ofSeconds(2));
+        gate.update(RuleSet.of());
+        gate.update(RuleSet.of(paced));
+        slept.set(0);
+        assertThat(gate.enter("POST", "/submit", ip("203.0.113.1")).admitted()).isTrue();
+        assertThat(slept.get()).isZero();
+    }
+
     @Test
     void entryAdmittedBeforeAReload_releasesIntoTheCounterThatAdmittedIt() {
         FlowRule slots = rule("slots", "/export").inFlight(1).build();
