@@ -400,12 +400,23 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
         }
     }
 
-    /** Starts the schedule where {@code sealed}'s is free, and cold (see {@link #continueFrom}). */
+    /**
+     * Starts the schedule where {@code sealed}'s is free, and cold (see {@link #continueFrom}); or
+     * sooner, where this rate's price of the last reservation's permits ends, if that is sooner
+     * (a raised limit): that reservation, the latest booked, paid the old price, which for a slow
+     * rate or a cold warm-up holds every new request back for up to an old interval, nobody
+     * waiting.
+     */
     @Override
     void goOnFrom(SmoothRate sealed, long nowNanos) {
         // nextFree on this rate's time line: the previous one's, moved by the difference of origins
         // (none, unless this rate was made for rules that did not come into force).
-        long nextFree = sealed.originNanos - originNanos + sealed.state.get().waitNanos(0);
+        State old = sealed.state.get();
+        long nextFree = sealed.originNanos - originNanos + old.waitNanos(0);
+        if (old.lastPermits() > 0) {
+            long newPrice = (long) Math.ceil(old.lastPermits() * curve.stableIntervalNanos);
+            nextFree = Math.min(nextFree, sealed.originNanos - originNanos + old.lastTurnNanos() + newPrice);
+        }
         long start = Math.max(0, Math.min(HORIZON_NANOS, nextFree));
         state.compareAndSet(PENDING, new State(curve.maxPermits, start, 0, false));
     }
@@ -449,7 +460,8 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
         double costNanos = curve.nanosToSpend(stored, fromStored) + (permits - fromStored) * curve.stableIntervalNanos;
         double carried = fractionNanos + costNanos; // < 2^48: exact enough, and floor is exact
         long wholeNanos = (long) carried;
-        return new State(stored - fromStored, nextFreeNanos + wholeNanos, carried - wholeNanos, false);
+        return new State(
+                stored - fromStored, nextFreeNanos + wholeNanos, carried - wholeNanos, nextFreeNanos, permits, false);
     }
 
     /** Clock reading as ns since the origin, clamped to {@code ±2^62}. */
@@ -487,14 +499,27 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
      *     next request may proceed; only grows, and {@code nextFreeNanos <= 2^62 + 84 h}
      * @param nextFreeFractionNanos the fraction of a ns beyond {@code nextFreeNanos}; always {@code
      *     0 <= nextFreeFractionNanos < 1}
+     * @param lastTurnNanos whole ns since the origin of the last reservation's turn (the latest
+     *     booked), for {@link #goOnFrom}; 0 before any
+     * @param lastPermits the permits of that reservation; 0 before any
      * @param sealed whether another rate took this schedule over (or, for {@link #PENDING}, this
      *     rate has yet to take its own over): then the state is never replaced
      */
-    private record State(double storedPermits, long nextFreeNanos, double nextFreeFractionNanos, boolean sealed) {
+    private record State(
+            double storedPermits,
+            long nextFreeNanos,
+            double nextFreeFractionNanos,
+            long lastTurnNanos,
+            int lastPermits,
+            boolean sealed) {
+
+        State(double storedPermits, long nextFreeNanos, double nextFreeFractionNanos, boolean sealed) {
+            this(storedPermits, nextFreeNanos, nextFreeFractionNanos, 0, 0, sealed);
+        }
 
         /** This state, sealed: its values stay, and it is never replaced. */
         State sealedCopy() {
-            return new State(storedPermits, nextFreeNanos, nextFreeFractionNanos, true);
+            return new State(storedPermits, nextFreeNanos, nextFreeFractionNanos, lastTurnNanos, lastPermits, true);
         }
 
         /** {@code nextFree - now} rounded up to whole ns, or 0 if {@code nextFree} has passed. */

@@ -39,6 +39,31 @@ class SmoothRateTakeOverTest {
         assertThat(next.tryReserve(300 * MS, 1)).isEqualTo(500 * MS);
     }
 
+    /**
+     * A reservation pays its price after it (pay later): the last one on a slow rate holds the
+     * schedule for a whole old interval. A raised limit went on from there: a pace of 1 an hour
+     * raised to 1000 a second admitted nothing for an hour, though nobody waited.
+     */
+    @Test
+    void aRaisedLimit_goesOnAfterTheLastTurnAtTheNewPrice() {
+        SmoothRate hourly = SmoothRate.pace(1, Duration.ofHours(1), Duration.ofMinutes(1), 0);
+        assertThat(hourly.tryReserve(0, 1)).isZero(); // free again after an hour
+        SmoothRate raised = SmoothRate.pace(1000, Duration.ofSeconds(1), Duration.ofMillis(500), 0)
+                .continueFrom(hourly);
+
+        assertThat(raised.tryReserve(1_000 * MS, 1)).isZero();
+        assertThat(raised.tryReserve(1_000 * MS, 1)).isEqualTo(1 * MS);
+
+        SmoothRate busy = pace(10, 0);
+        for (int i = 0; i < 6; i++) {
+            busy.tryReserve(0, 1); // turns at 0, 100, ..., 500 ms
+        }
+        SmoothRate faster = pace(100, 0).continueFrom(busy);
+        assertThat(faster.nanosUntilFree(0))
+                .as("the turns booked keep their slots: the next 10 ms after the last")
+                .isEqualTo(510 * MS);
+    }
+
     @Test
     void originsApart_theScheduleKeepsItsInstant() {
         SmoothRate previous = pace(10, 0);
