@@ -20,19 +20,18 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.DoubleAccumulator;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
-import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,8 +92,10 @@ import org.slf4j.LoggerFactory;
  * stays what the configuration says. Everything is read from the gate's own statistics when the
  * registry asks (a scrape): the request path pays nothing for the metrics. When the rules change
  * (a reloaded rules file, {@link HttpGate#update}), the meters follow: new rules and resources get
- * meters, and the meters of those gone are removed from the registry; a rule changed in any setting
- * gets new meters, since its counts may start over, and a counter never goes down.
+ * meters, and the meters of those gone are removed from the registry; a changed rule keeps its
+ * meters, whose counters go on from what they read whether the rule's counts go on or start over,
+ * and a meter registered again counts from what it reads then ({@link Count}): a counter never
+ * goes down, and a registry that sends increments is sent nothing twice.
  *
  * <pre>{@code
  * LeapgateMetrics metrics = new LeapgateMetrics(gate);
@@ -154,9 +155,21 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
          * rule, whether it is in a shared store].
          */
         final Map<List<Object>, List<Meter>> meters = new HashMap<>();
+        /** The ids (name and tags) of every meter of a rule or resource registered here, gone or not. */
+        final Set<String> registeredOnce = new HashSet<>();
 
         Bound(MeterRegistry registry) {
             this.registry = registry;
+        }
+
+        /**
+         * A count for the meter {@code name} with {@code tags}: from what {@code source} reads now if
+         * this binder registered that meter here before (a rule or resource gone and back, which
+         * may go on from what it counted: see {@link Count}), else from 0.
+         */
+        Count count(HttpGate gate, String name, Tags tags, boolean restarts, ToDoubleFunction<HttpGate> source) {
+            boolean again = !registeredOnce.add(name + tags);
+            return new Count(source, restarts, again ? source.applyAsDouble(gate) : 0);
         }
     }
     /**
@@ -283,14 +296,15 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         Map<List<Object>, List<Meter>> meters = b.meters;
         Map<List<Object>, Supplier<List<Meter>>> wanted = new HashMap<>();
         for (FlowRule rule : gate.rules().rules()) {
-            // A rule's meters stay while the rule is the same (every setting: a record's equality)
-            // and in or out of the shared store (whose meters only a shared rule has). A rule
-            // redefined under its name gets new ones: a change may make its counts start over (its
-            // rejections in another mode, its evictions with another table), and a counter
-            // left in the registry must never go down.
-            wanted.put(List.of("rule", rule, gate.store(rule.name()).isPresent()), () -> registerRule(registry, rule));
+            // A rule's meters stay while it has the same meters: through any change of its
+            // settings, which its counts go on from or start over after (its rejections in another
+            // mode, its evictions with another table), which each Count reads on from. Meters
+            // registered anew would send the whole count again as one step's increment to a
+            // registry that sends increments (Datadog, CloudWatch, OTLP delta).
+            RuleMeters ruleMeters = RuleMeters.of(gate, rule);
+            wanted.put(List.of("rule", ruleMeters), () -> registerRule(b, ruleMeters));
             String resource = rule.resource();
-            wanted.putIfAbsent(List.of("resource", resource), () -> registerResource(registry, resource));
+            wanted.putIfAbsent(List.of("resource", resource), () -> registerResource(b, resource));
         }
         meters.entrySet().removeIf(registered -> {
             if (wanted.containsKey(registered.getKey())) {
@@ -300,32 +314,60 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             return true;
         });
         wanted.forEach((key, register) -> meters.computeIfAbsent(key, k -> register.get()));
+        // A read right after the change: a count that started over reads less than before now,
+        // before it can count past what it read (then its restart would go unseen).
+        // (Gauges hold no count, and may scan a table.)
+        for (List<Meter> registered : meters.values()) {
+            for (Meter meter : registered) {
+                if (meter instanceof FunctionCounter counter) {
+                    counter.count();
+                } else if (meter instanceof FunctionTimer timer) {
+                    timer.count();
+                    timer.totalTime(TimeUnit.MICROSECONDS);
+                }
+            }
+        }
     }
 
-    private List<Meter> registerRule(MeterRegistry registry, FlowRule rule) {
+    /** Which meters a rule has: its name, and what decides which meters it gets. */
+    private record RuleMeters(
+            String name, boolean inFlight, boolean shared, boolean clientTables, boolean notTracked, boolean waits) {
+        static RuleMeters of(HttpGate gate, FlowRule rule) {
+            boolean shared = gate.store(rule.name()).isPresent();
+            boolean perOrigin = rule.scope().kind() == Scope.Kind.PER_ORIGIN;
+            return new RuleMeters(
+                    rule.name(),
+                    rule.isInFlight(),
+                    shared,
+                    perOrigin && !shared, // a shared store keeps its clients
+                    perOrigin && rule.isInFlight(),
+                    gate.waits(rule.name()).isPresent());
+        }
+    }
+
+    private List<Meter> registerRule(Bound b, RuleMeters rule) {
+        MeterRegistry registry = b.registry;
         List<Meter> registered = new ArrayList<>();
-        Tags ruleTags = tags.and("rule", rule.name());
-        long limit = rule.limit();
-        registered.add(Gauge.builder("leapgate.rule.limit", () -> limit)
+        String name = rule.name();
+        Tags ruleTags = tags.and("rule", name);
+        registered.add(Gauge.builder("leapgate.rule.limit", gate, g -> limit(g, name))
                 .description("The rule's limit: requests per window, or requests in flight")
                 .tags(ruleTags)
-                .tag("kind", rule.isInFlight() ? "in-flight" : "window")
+                .tag("kind", rule.inFlight() ? "in-flight" : "window")
                 .register(registry));
-        String ruleName = rule.name();
         List<String> reasons = new ArrayList<>(List.of("limit-exceeded", "too-many-permits"));
-        if (rule.isInFlight() && rule.scope().kind() == Scope.Kind.PER_ORIGIN) {
+        if (rule.notTracked()) {
             reasons.add("not-tracked");
         }
-        if (gate.waits(ruleName).isPresent()) {
+        if (rule.waits()) {
             reasons.add("interrupted");
         }
-        boolean shared = gate.store(ruleName).isPresent();
-        if (shared) {
+        if (rule.shared()) {
             reasons.add("store-unavailable");
             registered.add(Gauge.builder(
                             "leapgate.store.available",
                             gate,
-                            g -> g.store(ruleName)
+                            g -> g.store(name)
                                     .map(store -> store.available() ? 1 : 0)
                                     .orElse(0))
                     .description("1 while the shared store decides the rule, 0 while its failure policy does")
@@ -334,28 +376,37 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             registered.add(FunctionCounter.builder(
                             "leapgate.store.decided.without",
                             gate,
-                            neverDown(g -> g.store(ruleName)
-                                    .map(store -> store.decidedWithoutStore())
-                                    .orElse(0L)))
+                            b.count(
+                                    gate,
+                                    "leapgate.store.decided.without",
+                                    ruleTags,
+                                    true,
+                                    g -> g.store(name)
+                                            .map(store -> (double) store.decidedWithoutStore())
+                                            .orElse(ABSENT)))
                     .description(
                             "Decisions of a shared rule that its failure policy made: the store did not decide in time")
                     .tags(ruleTags)
                     .register(registry));
         }
         for (String reason : reasons) {
+            Tags reasonTags = ruleTags.and("reason", reason);
             registered.add(FunctionCounter.builder(
                             "leapgate.rule.rejections",
                             gate,
-                            neverDown(g -> g.rejections(ruleName)
-                                    .map(c -> count(c, reason))
-                                    .orElse(0L)))
+                            b.count(
+                                    gate,
+                                    "leapgate.rule.rejections",
+                                    reasonTags,
+                                    true,
+                                    g -> g.rejections(name)
+                                            .map(c -> (double) count(c, reason))
+                                            .orElse(ABSENT)))
                     .description("Requests a rule rejected (a shadow rule: would have rejected), by reason")
-                    .tags(ruleTags)
-                    .tag("reason", reason)
+                    .tags(reasonTags)
                     .register(registry));
         }
-        if (rule.scope().kind() == Scope.Kind.PER_ORIGIN && !shared) { // a shared store keeps its clients
-            String name = rule.name();
+        if (rule.clientTables()) {
             registered.add(Gauge.builder(
                             "leapgate.clients.tracked",
                             gate,
@@ -373,13 +424,15 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
             registered.add(FunctionCounter.builder(
                             "leapgate.clients.evicted",
                             gate,
-                            neverDown(g -> g.evictions(name).orElse(0)))
+                            b.count(gate, "leapgate.clients.evicted", ruleTags, true, g -> {
+                                OptionalLong evicted = g.evictions(name);
+                                return evicted.isPresent() ? evicted.getAsLong() : ABSENT;
+                            }))
                     .description("Clients a per-client rule evicted to make room for new ones")
                     .tags(ruleTags)
                     .register(registry));
         }
-        if (gate.waits(rule.name()).isPresent()) {
-            String name = rule.name();
+        if (rule.waits()) {
             registered.add(Gauge.builder(
                             "leapgate.queue.waiting",
                             gate,
@@ -387,13 +440,23 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                     .description("Requests waiting for their turn now (a paced, warming-up or borrowing rule)")
                     .tags(ruleTags)
                     .register(registry));
+            Count waited = b.count(
+                    gate,
+                    "leapgate.queue.wait",
+                    ruleTags,
+                    true,
+                    g -> g.waits(name).map(w -> (double) w.waited()).orElse(ABSENT));
+            Count micros = b.count(
+                    gate,
+                    "leapgate.queue.wait.sum",
+                    ruleTags,
+                    true,
+                    g -> g.waits(name).map(w -> (double) w.waitedMicros()).orElse(ABSENT));
             registered.add(FunctionTimer.builder(
                             "leapgate.queue.wait",
                             gate,
-                            neverDownLong(
-                                    g -> g.waits(name).map(WaitStats::waited).orElse(0L)),
-                            neverDown(g ->
-                                    g.waits(name).map(WaitStats::waitedMicros).orElse(0L)),
+                            g -> (long) waited.applyAsDouble(g),
+                            micros,
                             TimeUnit.MICROSECONDS)
                     .description("Requests that waited for their turn, and how long")
                     .tags(ruleTags)
@@ -402,32 +465,38 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         return registered;
     }
 
-    private List<Meter> registerResource(MeterRegistry registry, String resource) {
+    /** The limit of the rule named {@code name} in force, or NaN if there is none. */
+    private static double limit(HttpGate gate, String name) {
+        for (FlowRule rule : gate.rules().rules()) {
+            if (rule.name().equals(name)) {
+                return rule.limit();
+            }
+        }
+        return Double.NaN;
+    }
+
+    private List<Meter> registerResource(Bound b, String resource) {
+        MeterRegistry registry = b.registry;
         List<Meter> registered = new ArrayList<>();
         Tags resourceTags = tags.and("resource", resource);
+        registered.add(
+                counter(b, resource, "leapgate.requests", "admitted", StatsTotals::admitted, "Requests decided"));
+        registered.add(
+                counter(b, resource, "leapgate.requests", "rejected", StatsTotals::rejected, "Requests decided"));
         registered.add(counter(
-                registry, resource, "leapgate.requests", "admitted", StatsTotals::admitted, "Requests decided"));
-        registered.add(counter(
-                registry, resource, "leapgate.requests", "rejected", StatsTotals::rejected, "Requests decided"));
-        registered.add(counter(
-                registry,
-                resource,
-                "leapgate.requests",
-                "shadow-rejected",
-                StatsTotals::shadowRejected,
-                "Requests decided"));
+                b, resource, "leapgate.requests", "shadow-rejected", StatsTotals::shadowRejected, "Requests decided"));
         // The statistics have one success less when a request closed as a success is failed
         // afterwards (Entry's try-with-resources form): the counter holds its highest value (see
-        // neverDown), which the statistics catch up with at the next success.
+        // Count), which the statistics catch up with at the next success.
         registered.add(counter(
-                registry,
+                b,
                 resource,
                 "leapgate.requests.completed",
                 "succeeded",
                 StatsTotals::succeeded,
                 "Admitted requests completed"));
         registered.add(counter(
-                registry,
+                b,
                 resource,
                 "leapgate.requests.completed",
                 "failed",
@@ -440,11 +509,23 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
                 .description("Requests admitted and not yet completed")
                 .tags(resourceTags)
                 .register(registry));
+        Count completed = b.count(
+                gate,
+                "leapgate.response.time",
+                resourceTags,
+                false,
+                g -> total(g, resource, t -> t.succeeded() + t.failed()));
+        Count micros = b.count(
+                gate,
+                "leapgate.response.time.sum",
+                resourceTags,
+                false,
+                g -> total(g, resource, StatsTotals::responseMicros));
         registered.add(FunctionTimer.builder(
                         "leapgate.response.time",
                         gate,
-                        neverDownLong(g -> (long) total(g, resource, t -> t.succeeded() + t.failed())),
-                        neverDown(g -> total(g, resource, StatsTotals::responseMicros)),
+                        g -> (long) completed.applyAsDouble(g),
+                        micros,
                         TimeUnit.MICROSECONDS)
                 .description("Completed requests and their response times")
                 .tags(resourceTags)
@@ -453,41 +534,75 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
     }
 
     private Meter counter(
-            MeterRegistry registry,
+            Bound b,
             String resource,
             String name,
             String outcome,
             ToDoubleFunction<StatsTotals> count,
             String description) {
-        return FunctionCounter.builder(name, gate, neverDown(g -> total(g, resource, count)))
+        Tags outcomeTags = tags.and("resource", resource).and("outcome", outcome);
+        // A resource's totals may dip by one and come back (see registerResource): no restart.
+        return FunctionCounter.builder(
+                        name, gate, b.count(gate, name, outcomeTags, false, g -> total(g, resource, count)))
                 .description(description)
-                .tags(tags)
-                .tag("resource", resource)
-                .tag("outcome", outcome)
-                .register(registry);
+                .tags(outcomeTags)
+                .register(b.registry);
     }
+
+    /** What a {@link Count}'s source reads when there is nothing to read: no rule or resource of that name now. */
+    private static final double ABSENT = -1;
 
     /**
-     * {@code value} as a counter must read it: never below what it read before. A rule or resource
-     * is looked up by name at each read, and from the moment new rules are in force until this
-     * binder has followed them (the gate's rules listeners run after the change, this one among
-     * them), a read finds the new rules: a resource no rule protects any more reads 0, a rule of
-     * that name redefined reads its new counts. A counter that went down would read as a reset
-     * (Prometheus) or a negative step. Kept meters read the same statistics before and after (a
-     * changed rule gets new meters), so holding the highest value read hides nothing else.
+     * A count as a counter must read it: never below what it read before, and going on across a
+     * restart of what it reads. Its source reads a rule's or a resource's count by name (or {@link
+     * #ABSENT}), so it reads on through the versions of the rule or resource:
+     *
+     * <ul>
+     *   <li>between new rules taking force and this binder following them (the gate's rules
+     *       listeners run after the change, this one among them), a rule or resource no longer in
+     *       force reads as absent, and the count stays where it was;
+     *   <li>a rule's count that started over (its rejections in another mode, its evictions with
+     *       another table: {@code restarts}) reads less than before: the count goes on from what it
+     *       had read, adding what the new one counts (what the old one counted after the last read
+     *       is not in it; the binder reads every count right after each change, so that is little);
+     *   <li>a resource's totals, which may dip by one and come back ({@code restarts} false), are
+     *       held at the highest read until they catch up;
+     *   <li>a meter registered again (a rule or resource gone and back, which may go on from what
+     *       it counted) counts from what its source read then ({@code from}), so that a registry that
+     *       sends increments (Datadog, CloudWatch, OTLP delta), which takes a new meter's first
+     *       reading as its first increment, is not sent the whole count again.
+     * </ul>
+     *
+     * A counter that went down would read as a reset (Prometheus) or a negative step.
      */
-    private static ToDoubleFunction<HttpGate> neverDown(ToDoubleFunction<HttpGate> value) {
-        DoubleAccumulator highest = new DoubleAccumulator(Math::max, 0);
-        return g -> {
-            highest.accumulate(value.applyAsDouble(g));
-            return highest.get();
-        };
-    }
+    private static final class Count implements ToDoubleFunction<HttpGate> {
+        private final ToDoubleFunction<HttpGate> source;
+        private final boolean restarts;
+        private double last; // guarded by this: the source's last reading (not absent)
+        private double offset; // guarded by this: added to the source's reading
+        private double highest; // guarded by this
 
-    /** {@link #neverDown} for a count. */
-    private static ToLongFunction<HttpGate> neverDownLong(ToLongFunction<HttpGate> value) {
-        AtomicLong highest = new AtomicLong();
-        return g -> highest.accumulateAndGet(value.applyAsLong(g), Math::max);
+        Count(ToDoubleFunction<HttpGate> source, boolean restarts, double from) {
+            this.source = source;
+            this.restarts = restarts;
+            if (from > 0) {
+                this.last = from;
+                this.offset = -from;
+            }
+        }
+
+        @Override
+        public synchronized double applyAsDouble(HttpGate gate) {
+            double value = source.applyAsDouble(gate);
+            if (value >= 0) {
+                if (restarts && value < last) {
+                    offset += last;
+                }
+                last = value;
+                highest = Math.max(highest, offset + value);
+            }
+            return highest;
+        }
     }
 
     private static long count(RejectionCounts counts, String reason) {
@@ -505,8 +620,8 @@ public final class LeapgateMetrics implements MeterBinder, AutoCloseable {
         return gate.stats(resource);
     }
 
-    /** One of a resource's totals; 0 once no rule protects the resource. */
+    /** One of a resource's totals; {@link #ABSENT} once no rule protects the resource. */
     private static double total(HttpGate gate, String resource, ToDoubleFunction<StatsTotals> count) {
-        return stats(gate, resource).map(s -> count.applyAsDouble(s.totals())).orElse(0.0);
+        return stats(gate, resource).map(s -> count.applyAsDouble(s.totals())).orElse(ABSENT);
     }
 }

@@ -19,9 +19,11 @@ import dev.leapgate.testing.HeldSleeper;
 import dev.leapgate.testing.Together;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MockClock;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.CountingMode;
+import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -37,7 +39,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -255,14 +256,14 @@ class LeapgateMetricsTest {
     }
 
     /**
-     * A counter the registry keeps never goes down: a change that makes a rule's counts start over
-     * (another max-origins gives it a new table, with no evictions yet), or any other change (another
-     * pattern, with which its rejections go on), gives the rule new meters, which a registry reads as a counter reset, rather than
-     * leaving a counter in place to go backwards (a negative increment, to a registry that sends
-     * increments).
+     * A change that makes a rule's counts start over (another max-origins gives it a new table, with
+     * no evictions yet), or any other change (another pattern, with which its rejections go on):
+     * the rule keeps its meters, whose counts go on from what they read, adding what the new
+     * version counts. They never go down (a reset to Prometheus, a negative step to a registry that
+     * sends increments), nor count anything twice.
      */
     @Test
-    void aChangedRuleWhoseCountsStartOver_getsNewMeters_andNoKeptCounterGoesDown() {
+    void aChangedRule_keepsItsMeters_whichGoOnCountingWhetherItsCountsGoOnOrStartOver() {
         Map<String, String> settings = new LinkedHashMap<>(Map.of(
                 "rule.api.match", "/api/**",
                 "rule.api.limit", "1/1h",
@@ -277,26 +278,99 @@ class LeapgateMetricsTest {
             gate.enter("GET", "/api/x", ip("203.0.113." + i));
             gate.enter("GET", "/api/x", ip("203.0.113." + i));
         }
-        assertThat(counter(registry, "leapgate.clients.evicted", "rule", "api")).isEqualTo(2);
-        assertThat(counter(registry, "leapgate.rule.rejections", "rule", "api", "reason", "limit-exceeded"))
-                .isEqualTo(4);
+        FunctionCounter evicted = registry.get("leapgate.clients.evicted").functionCounter();
+        FunctionCounter rejected = registry.get("leapgate.rule.rejections")
+                .tag("reason", "limit-exceeded")
+                .functionCounter();
+        assertThat(evicted.count()).isEqualTo(2);
+        assertThat(rejected.count()).isEqualTo(4);
 
-        for (String[] change : new String[][] {{"rule.api.max-origins", "3"}, {"rule.api.match", "/v2/**"}}) {
-            Map<Meter, Double> before = new IdentityHashMap<>();
-            registry.find("leapgate.rule.rejections").functionCounters().forEach(c -> before.put(c, c.count()));
-            registry.find("leapgate.clients.evicted").functionCounters().forEach(c -> before.put(c, c.count()));
-
-            settings.put(change[0], change[1]);
-            gate.update(ConfigParser.parse(settings, "test").rules());
-
-            before.forEach((meter, count) -> {
-                if (registry.getMeters().stream().anyMatch(registered -> registered == meter)) { // equals: by id
-                    assertThat(((FunctionCounter) meter).count())
-                            .as(meter.getId() + " kept after a change of " + change[0])
-                            .isGreaterThanOrEqualTo(count);
-                }
-            });
+        settings.put("rule.api.max-origins", "3");
+        gate.update(ConfigParser.parse(settings, "test").rules());
+        assertThat(gate.evictions("api")).as("a new table").hasValue(0);
+        for (int i = 11; i <= 16; i++) { // 6 new clients through a table of 3
+            gate.enter("GET", "/api/x", ip("203.0.113." + i));
+            gate.enter("GET", "/api/x", ip("203.0.113." + i));
         }
+        long evictedSince = gate.evictions("api").orElseThrow();
+        assertThat(evictedSince).isPositive();
+        settings.put("rule.api.match", "/v2/**");
+        gate.update(ConfigParser.parse(settings, "test").rules());
+
+        assertThat(registry.get("leapgate.clients.evicted").functionCounter())
+                .as("kept")
+                .isSameAs(evicted);
+        assertThat(evicted.count()).isEqualTo(2 + evictedSince);
+        assertThat(rejected.count())
+                .isEqualTo(gate.rejections("api").orElseThrow().limitExceeded())
+                .isEqualTo(10);
+        assertThat(registry.get("leapgate.rule.limit")
+                        .tag("rule", "api")
+                        .gauge()
+                        .value())
+                .isEqualTo(1);
+    }
+
+    /**
+     * A registry that sends increments (step counting: Datadog, CloudWatch, New Relic, OTLP delta)
+     * takes a new meter's first reading as its first increment. A changed rule got new meters, and
+     * a resource left out of one version and written back did too, over counts that went on: every
+     * such reload sent the whole count again, a spike of traffic that never happened.
+     */
+    @Test
+    void aRegistryThatSendsIncrements_isSentNothingTwice_acrossAChangeOrARuleGoneAndBack() {
+        Map<String, String> settings =
+                new LinkedHashMap<>(Map.of("rule.api.match", "/api/**", "rule.api.limit", "1/1h"));
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .build();
+        MockClock steps = new MockClock();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry(
+                new SimpleConfig() {
+                    @Override
+                    public String get(String key) {
+                        return null;
+                    }
+
+                    @Override
+                    public CountingMode mode() {
+                        return CountingMode.STEP;
+                    }
+                },
+                steps);
+        new LeapgateMetrics(gate).bindTo(registry);
+        // What the registry sends for the step that ends: read within the step (each read adds
+        // the increase since the last one to the step's count), then after its end.
+        Supplier<List<Double>> step = () -> {
+            counter(registry, "leapgate.requests", "outcome", "admitted");
+            counter(registry, "leapgate.rule.rejections", "reason", "limit-exceeded");
+            steps.add(Duration.ofMinutes(1)); // SimpleConfig's step
+            return List.of(
+                    counter(registry, "leapgate.requests", "outcome", "admitted"),
+                    counter(registry, "leapgate.rule.rejections", "reason", "limit-exceeded"));
+        };
+        ((Entry) gate.enter("GET", "/api/x", ip("203.0.113.7"))).close();
+        for (int i = 0; i < 10; i++) {
+            gate.enter("GET", "/api/x", ip("203.0.113.7"));
+        }
+        assertThat(step.get()).as("the first step").containsExactly(1.0, 10.0);
+
+        settings.put("rule.api.limit", "2/1h"); // the rejections go on: 10 so far
+        gate.update(ConfigParser.parse(settings, "test").rules());
+        assertThat(step.get()).as("a step with a change and no request").containsExactly(0.0, 0.0);
+
+        gate.update(RuleSet.of()); // left out (a rules file read half-written)...
+        clock.advance(Duration.ofSeconds(2));
+        gate.update(ConfigParser.parse(settings, "test").rules()); // ... and back, going on from its counts
+        assertThat(gate.stats("/api/**").orElseThrow().totals().admitted()).isEqualTo(1);
+        assertThat(gate.rejections("api").orElseThrow().limitExceeded()).isEqualTo(10);
+        assertThat(step.get())
+                .as("a step with the rule gone and back, and no request")
+                .containsExactly(0.0, 0.0);
+
+        ((Entry) gate.enter("GET", "/api/x", ip("203.0.113.7"))).close();
+        gate.enter("GET", "/api/x", ip("203.0.113.7"));
+        assertThat(step.get()).as("then what is new").containsExactly(1.0, 1.0);
     }
 
     /**
