@@ -838,6 +838,79 @@ public abstract sealed class Limit {
         }
     }
 
+    /**
+     * The health of a shared rule's store as the rule sees it, and the log's account of it; shared
+     * by the versions of a rule that go on from its statistics. The switches and the log's state
+     * are guarded by this object.
+     */
+    private static final class Health {
+        /** How long a stretch of switch messages runs: at most {@link #SWITCH_MESSAGES} in it. */
+        private static final long SWITCH_LOG_NANOS = 60_000_000_000L;
+        /** An outage and its end: more a minute is a store that fails some keys and decides others. */
+        private static final int SWITCH_MESSAGES = 2;
+
+        volatile boolean unavailable;
+        final LongAdder decidedWithoutStore = new LongAdder();
+        final AtomicLong outages = new AtomicLong();
+
+        /** When the stretch of switch messages began, on the gate's clock. Written under this. */
+        private volatile long switchLogSince;
+        /** Switch messages in the stretch, and switches not logged since the last message. Guarded by this. */
+        private int switchesLogged;
+
+        private long switchesNotLogged;
+
+        /**
+         * Whether the latest switch was left out of the log (the cap): the state the last message
+         * gave is then not the rule's. It is given once the cap allows again, also without a
+         * further switch: an outage that began after two switches in a minute and lasts was never
+         * logged, the last message saying the store decides.
+         */
+        private volatile boolean switchNotLogged;
+
+        /** A health that starts where {@code other}'s is, with statistics of its own (another mode). */
+        static Health after(Health other) {
+            Health health = new Health();
+            health.unavailable = other.unavailable;
+            if (health.unavailable) {
+                health.outages.set(1); // statistics started over in another mode, within this outage
+            }
+            return health;
+        }
+
+        /** Whether the rule's state is to be logged again now ({@link #switchNotLogged}, and the cap allows). */
+        boolean stateToLog(long nowNanos) {
+            return switchNotLogged && nowNanos - switchLogSince >= SWITCH_LOG_NANOS;
+        }
+
+        /**
+         * Whether to log a switch between the store and the failure policy: at most {@link
+         * #SWITCH_MESSAGES} a minute, since a store that fails some keys and decides others (a
+         * Redis Cluster with a master down, a key of the wrong type) switches on almost every
+         * request. Null if not; else what the message adds about the switches not logged (all are
+         * counted in the statistics, {@code outages}). Guarded by this.
+         */
+        String switchLogged(long now, boolean switched) {
+            if (switchesLogged == 0 || now - switchLogSince >= SWITCH_LOG_NANOS) {
+                switchLogSince = now;
+                switchesLogged = 0;
+            }
+            if (switchesLogged == SWITCH_MESSAGES) {
+                switchesNotLogged += switched ? 1 : 0;
+                switchNotLogged = true;
+                return null;
+            }
+            switchNotLogged = false;
+            switchesLogged++;
+            String notLogged = switchesNotLogged == 0
+                    ? ""
+                    : " (" + switchesNotLogged + " switches since the last message; at most " + SWITCH_MESSAGES
+                            + " are logged a minute, the statistics count all)";
+            switchesNotLogged = 0;
+            return notLogged;
+        }
+    }
+
     /** A store opened for a gate, with the settings it was opened with. */
     public record Store(WindowStore windows, StoreSettings settings) {}
 
@@ -941,33 +1014,13 @@ public abstract sealed class Limit {
         /** A window of this instance's share, the {@code generation}-th made (counting from 0). */
         private record Fallback(Window window, int generation) {}
 
-        private volatile boolean unavailable;
-        private final LongAdder decidedWithoutStore = new LongAdder();
-        private final AtomicLong outages = new AtomicLong();
-
-        /** How long a stretch of switch messages runs: at most {@link #SWITCH_MESSAGES} in it. */
-        private static final long SWITCH_LOG_NANOS = 60_000_000_000L;
-        /** An outage and its end: more a minute is a store that fails some keys and decides others. */
-        private static final int SWITCH_MESSAGES = 2;
-        /** When the stretch of switch messages began, on the gate's clock. Written under this. */
-        private volatile long switchLogSince;
-        /** Switch messages in the stretch, and switches not logged since the last message. Guarded by this. */
-        private int switchesLogged;
-
-        private long switchesNotLogged;
-
         /**
-         * Whether the latest switch was left out of the log (the cap): the state the last message
-         * gave is then not the rule's. It is given once the cap allows again, also without a
-         * further switch: an outage that began after two switches in a minute and lasts was never
-         * logged, the last message saying the store decides.
+         * Whether the store decides, what the failure policy decided, and what the log said of it:
+         * the store's state, not the rule's, shared by the versions of a changed rule that go on
+         * from its statistics (a request decided on the previous version after a reload, while the
+         * store fails, counts where the status reads).
          */
-        private volatile boolean switchNotLogged;
-
-        /** Whether the rule's state is to be logged again now ({@link #switchNotLogged}, and the cap allows). */
-        private boolean stateToLog(long nowNanos) {
-            return switchNotLogged && nowNanos - switchLogSince >= SWITCH_LOG_NANOS;
-        }
+        private final Health health;
 
         private record Remembered(String key, int permits, long untilNanos, long used) {}
 
@@ -1011,17 +1064,13 @@ public abstract sealed class Limit {
             this.remainingMask = (1L << remainingBits) - 1;
             this.suffix = window.keySuffix();
             this.sharedKey = "{r:" + rule.name() + "}" + suffix;
+            // Whether the store decides is the store's state, not the rule's: a rule changed
+            // during an outage is still decided without it, and its statistics go on, as its
+            // rejections do (or start over in another mode).
+            this.health = previous == null
+                    ? new Health()
+                    : history == previous ? previous.health : Health.after(previous.health);
             if (previous != null) {
-                // Whether the store decides is the store's state, not the rule's: a rule changed
-                // during an outage is still decided without it, and its statistics go on, as its
-                // rejections do.
-                this.unavailable = previous.unavailable;
-                if (history == previous) {
-                    decidedWithoutStore.add(previous.decidedWithoutStore.sum());
-                    outages.set(previous.outages.get());
-                } else if (unavailable) {
-                    outages.set(1); // statistics started over in another mode, within this outage
-                }
                 // No fresh allowance: this instance's share goes on from what the previous
                 // version's counted (as a changed rule in this process does), against the new share.
                 // Made now if the previous version has none yet: the requests that read the rules
@@ -1185,7 +1234,7 @@ public abstract sealed class Limit {
                 return withoutStore(
                         nowNanos, origin, permits, new IllegalStateException("the store answered nothing (null)"));
             }
-            if (unavailable || stateToLog(nowNanos)) {
+            if (health.unavailable || health.stateToLog(nowNanos)) {
                 recovered(nowNanos);
             }
             skewNanos = verdict.nowMicros() * 1000 - nowNanos;
@@ -1204,19 +1253,19 @@ public abstract sealed class Limit {
 
         /** The failure policy's decision, while the store cannot decide. */
         private long withoutStore(long nowNanos, Origin origin, int permits, Throwable cause) {
-            decidedWithoutStore.increment();
+            health.decidedWithoutStore.increment();
             LOG.debug("Leapgate rule '{}': decided without the store: {}", rule.name(), cause.toString());
             // The caller's own interruption (its thread was interrupted, perhaps before it asked)
             // says nothing of the store: no switch, no outage, nothing logged.
-            if (!(cause instanceof InterruptedException) && (!unavailable || stateToLog(nowNanos))) {
-                synchronized (this) {
-                    boolean switched = !unavailable;
-                    if (switched || stateToLog(nowNanos)) {
+            if (!(cause instanceof InterruptedException) && (!health.unavailable || health.stateToLog(nowNanos))) {
+                synchronized (health) {
+                    boolean switched = !health.unavailable;
+                    if (switched || health.stateToLog(nowNanos)) {
                         if (switched) {
-                            unavailable = true;
-                            outages.incrementAndGet();
+                            health.unavailable = true;
+                            health.outages.incrementAndGet();
                         }
-                        String notLogged = switchLogged(nowNanos, switched);
+                        String notLogged = health.switchLogged(nowNanos, switched);
                         if (notLogged != null) {
                             LOG.warn(
                                     "Leapgate rule '{}': the shared store did not decide ({}); until it does, {}{}",
@@ -1255,42 +1304,17 @@ public abstract sealed class Limit {
             };
         }
 
-        private synchronized void recovered(long nowNanos) {
-            boolean switched = unavailable;
-            if (switched || stateToLog(nowNanos)) {
-                unavailable = false;
-                String notLogged = switchLogged(nowNanos, switched);
-                if (notLogged != null) {
-                    LOG.warn("Leapgate rule '{}': the shared store decides again{}", rule.name(), notLogged);
+        private void recovered(long nowNanos) {
+            synchronized (health) {
+                boolean switched = health.unavailable;
+                if (switched || health.stateToLog(nowNanos)) {
+                    health.unavailable = false;
+                    String notLogged = health.switchLogged(nowNanos, switched);
+                    if (notLogged != null) {
+                        LOG.warn("Leapgate rule '{}': the shared store decides again{}", rule.name(), notLogged);
+                    }
                 }
             }
-        }
-
-        /**
-         * Whether to log a switch between the store and the failure policy: at most {@link
-         * #SWITCH_MESSAGES} a minute, since a store that fails some keys and decides others (a
-         * Redis Cluster with a master down, a key of the wrong type) switches on almost every
-         * request. Null if not; else what the message adds about the switches not logged (all are
-         * counted in the statistics, {@code outages}). Guarded by this.
-         */
-        private String switchLogged(long now, boolean switched) {
-            if (switchesLogged == 0 || now - switchLogSince >= SWITCH_LOG_NANOS) {
-                switchLogSince = now;
-                switchesLogged = 0;
-            }
-            if (switchesLogged == SWITCH_MESSAGES) {
-                switchesNotLogged += switched ? 1 : 0;
-                switchNotLogged = true;
-                return null;
-            }
-            switchNotLogged = false;
-            switchesLogged++;
-            String notLogged = switchesNotLogged == 0
-                    ? ""
-                    : " (" + switchesNotLogged + " switches since the last message; at most " + SWITCH_MESSAGES
-                            + " are logged a minute, the statistics count all)";
-            switchesNotLogged = 0;
-            return notLogged;
         }
 
         /**
@@ -1402,7 +1426,8 @@ public abstract sealed class Limit {
 
         @Override
         public Optional<StoreStats> store() {
-            return Optional.of(new StoreStats(!unavailable, decidedWithoutStore.sum(), outages.get()));
+            return Optional.of(
+                    new StoreStats(!health.unavailable, health.decidedWithoutStore.sum(), health.outages.get()));
         }
 
         @Override
@@ -1473,7 +1498,7 @@ public abstract sealed class Limit {
         @Override
         Quota rejectedQuota(long nowNanos, Origin origin, int permits, Object decided) {
             Fallback share = deciding();
-            if (unavailable && share != null) {
+            if (health.unavailable && share != null) {
                 // What remains and when, from the share; the quota and window the rule's own, as
                 // an admission by the share says them: a policy is one statement on every answer.
                 Quota inShare = share.window.rejectedQuota(nowNanos, origin, permits);
@@ -1497,7 +1522,7 @@ public abstract sealed class Limit {
         @Override
         long knownRetryNanos(long nowNanos, Origin origin, int permits) {
             Fallback share = deciding();
-            if (unavailable && share != null) {
+            if (health.unavailable && share != null) {
                 return share.window.knownRetryNanos(nowNanos, origin, permits);
             }
             Remembered r = remembered(nowNanos, origin);
@@ -1512,7 +1537,7 @@ public abstract sealed class Limit {
         @Override
         Duration retryAfter(long nowNanos, Origin origin, int permits, Object decided) {
             Fallback share = deciding();
-            if (unavailable && share != null) {
+            if (health.unavailable && share != null) {
                 // More than this instance's share never fits it: a retry waits for the store, whose
                 // return is not known ahead of time (and the share's window would say "never").
                 return permits > share.window.rule.limit()

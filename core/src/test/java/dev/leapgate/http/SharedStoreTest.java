@@ -14,12 +14,19 @@ import dev.leapgate.net.IpAddress;
 import dev.leapgate.rule.FlowRule;
 import dev.leapgate.stats.StoreStats;
 import dev.leapgate.store.FailurePolicy;
+import dev.leapgate.store.SharedWindow;
+import dev.leapgate.store.Verdict;
+import dev.leapgate.store.WindowStore;
 import dev.leapgate.testing.FakeWindowStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -85,6 +92,59 @@ class SharedStoreTest {
         assertThat(gate.store("login").orElseThrow().outages()).isEqualTo(10);
         assertThat(log.lines().filter(line -> line.contains("Leapgate rule 'login': the shared store")))
                 .hasSize(2);
+    }
+
+    /**
+     * A request that read the rules before a reload decides on the previous version of a changed
+     * rule: when the store fails it then, the failure policy's decision and the outage are the
+     * rule's, which the status reads from the new version. They were counted in the previous
+     * version's statistics, which nothing read any more.
+     */
+    @Test
+    void aStoreFailingARequestDecidedOnThePreviousVersion_countsInTheStatusAfterTheReload() throws Exception {
+        CompletableFuture<Verdict> pending = new CompletableFuture<>();
+        CountDownLatch asked = new CountDownLatch(1);
+        WindowStore waiting = new WindowStore() {
+            @Override
+            public CompletionStage<Verdict> tryAcquire(SharedWindow window, String key, int permits) {
+                asked.countDown();
+                return pending;
+            }
+
+            @Override
+            public void refund(SharedWindow window, String key, long bucket, int permits) {}
+
+            @Override
+            public int instances() {
+                return 1;
+            }
+
+            @Override
+            public void close() {}
+        };
+        Map<String, String> settings = new LinkedHashMap<>(Map.of(
+                "store", "fake://store.example",
+                "store-timeout", "10s",
+                "store-on-failure", "open",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "100/1m"));
+        HttpGate gate = HttpGate.builder(ConfigParser.parse(settings, "test"))
+                .clock(clock)
+                .windowStore(waiting)
+                .build();
+        CompletableFuture<Decision> decided = CompletableFuture.supplyAsync(() -> gate.enter("GET", "/api/x", client));
+        assertThat(asked.await(10, TimeUnit.SECONDS)).isTrue();
+
+        settings.put("rule.api.limit", "200/1m"); // same name and mode: its statistics go on
+        gate.update(ConfigParser.parse(settings, "test").rules());
+        pending.completeExceptionally(new java.io.IOException("connection reset"));
+
+        assertThat(decided.get(10, TimeUnit.SECONDS).admitted())
+                .as("store-on-failure = open")
+                .isTrue();
+        assertThat(gate.store("api").orElseThrow())
+                .extracting(StoreStats::available, StoreStats::decidedWithoutStore, StoreStats::outages)
+                .containsExactly(false, 1L, 1L);
     }
 
     /**
