@@ -412,13 +412,21 @@ public final class SmoothRate extends Succession.Party<SmoothRate> {
         // nextFree on this rate's time line: the previous one's, moved by the difference of origins
         // (none, unless this rate was made for rules that did not come into force).
         State old = sealed.state.get();
-        long nextFree = sealed.originNanos - originNanos + old.waitNanos(0);
+        long shift = sealed.originNanos - originNanos;
+        long nextFree = shift + old.waitNanos(0);
+        // The last booking is carried on, so that a version after this one, made before any
+        // request came, prices it at its own rate too.
+        long lastTurn = shift + old.lastTurnNanos();
         if (old.lastPermits() > 0) {
-            long newPrice = (long) Math.ceil(old.lastPermits() * curve.stableIntervalNanos);
-            nextFree = Math.min(nextFree, sealed.originNanos - originNanos + old.lastTurnNanos() + newPrice);
+            // In double: a reservation far above this rate's limit may cost more than a long holds.
+            double price = Math.ceil(old.lastPermits() * curve.stableIntervalNanos);
+            if (price < (double) (nextFree - lastTurn)) {
+                nextFree = lastTurn + (long) price;
+            }
         }
         long start = Math.max(0, Math.min(HORIZON_NANOS, nextFree));
-        state.compareAndSet(PENDING, new State(curve.maxPermits, start, 0, false));
+        state.compareAndSet(
+                PENDING, new State(curve.maxPermits, start, 0, Math.max(0, lastTurn), old.lastPermits(), false));
     }
 
     /** The most permits per {@link #window()} in the steady state. */

@@ -64,6 +64,35 @@ class SmoothRateTakeOverTest {
                 .isEqualTo(510 * MS);
     }
 
+    /** Two changes before any request (a reload settles each new version at once): the same. */
+    @Test
+    void aRaisedLimit_afterAnIntermediateChange_goesOnAfterTheLastTurnAtTheNewPrice() {
+        SmoothRate hourly = SmoothRate.pace(1, Duration.ofHours(1), Duration.ZERO, 0);
+        assertThat(hourly.tryReserve(0, 1)).isZero();
+        SmoothRate queued = SmoothRate.pace(1, Duration.ofHours(1), Duration.ofSeconds(1), 0)
+                .continueFrom(hourly);
+        queued.settle(2_000 * MS);
+        SmoothRate raised = SmoothRate.pace(1000, Duration.ofSeconds(1), Duration.ofMillis(500), 0)
+                .continueFrom(queued);
+
+        assertThat(raised.tryReserve(3_000 * MS, 1)).isZero();
+    }
+
+    /**
+     * The new price of a reservation far above the new limit is more than a long holds: it wrapped,
+     * and the schedule started free, beside the turns still booked.
+     */
+    @Test
+    void aLoweredLimit_afterAReservationFarAboveIt_keepsTheTurnsBooked() {
+        SmoothRate fast = SmoothRate.pace(1_000_000, Duration.ofSeconds(1), Duration.ofHours(1), 0);
+        fast.tryReserve(0, 1);
+        fast.tryReserve(1_000 * MS, 200_000); // free again 200 ms later
+        SmoothRate daily =
+                SmoothRate.pace(1, Duration.ofHours(24), Duration.ofHours(1), 0).continueFrom(fast);
+
+        assertThat(daily.nanosUntilFree(1_000 * MS)).isEqualTo(200 * MS);
+    }
+
     @Test
     void originsApart_theScheduleKeepsItsInstant() {
         SmoothRate previous = pace(10, 0);
