@@ -11,6 +11,8 @@ import dev.leapgate.rule.RuleSet;
 import dev.leapgate.rule.Scope;
 import dev.leapgate.rule.WindowMode;
 import dev.leapgate.rule.WindowSpec;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.container.DynamicFeature;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.FeatureContext;
@@ -680,20 +682,58 @@ final class AnnotationRules implements DynamicFeature {
 
     /**
      * Whether {@code getMethod}'s class has a resource method of its own for {@code HEAD} on the
-     * same path, written alike: JAX-RS then serves {@code HEAD} with that method (Jakarta REST
-     * section 3.3.5), not with the {@code GET} one, whose limits must not count it. (Paths that
-     * differ in a regular expression keep counting {@code HEAD} on the {@code GET} method's limits:
-     * some {@code HEAD} requests may reach it.)
+     * same path, written alike, that takes every request the {@code GET} one would: JAX-RS then
+     * serves {@code HEAD} with that method (Jakarta REST section 3.3.5), not with the {@code GET}
+     * one, whose limits must not count it. Where the {@code HEAD} method produces or consumes less
+     * than the {@code GET} one, a runtime may serve some {@code HEAD} requests with the {@code GET}
+     * method (CXF does, for an {@code Accept} only the {@code GET} method produces), which its
+     * limits then count; so do paths that differ in a regular expression.
      */
     private static boolean servesHeadItself(Class<?> resourceClass, Method getMethod) {
         String path = RouteTemplate.joinWritten(RouteTemplate.pathOf(getMethod));
         for (Method other : SubResources.resourceMethods(resourceClass)) {
             if ("HEAD".equals(RouteTemplate.httpMethod(other))
-                    && RouteTemplate.joinWritten(RouteTemplate.pathOf(other)).equals(path)) {
+                    && RouteTemplate.joinWritten(RouteTemplate.pathOf(other)).equals(path)
+                    && covers(
+                            mediaTypes(resourceClass, other, Produces.class),
+                            mediaTypes(resourceClass, getMethod, Produces.class))
+                    && covers(
+                            mediaTypes(resourceClass, other, Consumes.class),
+                            mediaTypes(resourceClass, getMethod, Consumes.class))) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * The media types of the method's {@code @Produces} or {@code @Consumes}, else its class's (or
+     * the nearest superclass's); empty for none, which means any.
+     */
+    private static Set<String> mediaTypes(
+            Class<?> resourceClass, Method method, Class<? extends java.lang.annotation.Annotation> kind) {
+        java.lang.annotation.Annotation found = RouteTemplate.annotated(method).getAnnotation(kind);
+        for (Class<?> c = resourceClass; found == null && c != null && c != Object.class; c = c.getSuperclass()) {
+            found = c.getAnnotation(kind);
+        }
+        String[] values = found == null
+                ? new String[0]
+                : found instanceof Produces produces ? produces.value() : ((Consumes) found).value();
+        Set<String> types = new HashSet<>();
+        for (String value : values) {
+            for (String type : value.split(",")) {
+                types.add(type.strip().toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+        types.remove("");
+        return types;
+    }
+
+    /** Whether media types {@code head} take every one of {@code get} (empty: any). */
+    private static boolean covers(Set<String> head, Set<String> get) {
+        return head.isEmpty()
+                || head.contains("*/*")
+                || (!get.isEmpty() && !get.contains("*/*") && head.containsAll(get));
     }
 
     private void recordRoute(String httpMethod, String template) {

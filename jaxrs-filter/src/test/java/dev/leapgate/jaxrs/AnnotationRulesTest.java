@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.leapgate.http.RequestPath;
 import dev.leapgate.jaxrs.app.ClassLimitedResource;
+import dev.leapgate.jaxrs.app.HeadedByTypeResource;
+import dev.leapgate.jaxrs.app.HeadedResource;
 import dev.leapgate.jaxrs.app.LimitedApiResource;
 import dev.leapgate.jaxrs.app.LimitedBase;
 import dev.leapgate.jaxrs.app.LimitedResource;
@@ -49,6 +52,35 @@ class AnnotationRulesTest {
         assertThatThrownBy(() -> annotations.configure(info(Samples.Invalid.class, method), null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage(message);
+    }
+
+    /**
+     * A GET method's limits leave HEAD requests to a HEAD method of its class only where that
+     * method takes every request the GET one would: CXF serves a HEAD request whose Accept only the
+     * GET method produces with the GET method, which its limits must then count.
+     */
+    @Test
+    void aGetRule_leavesHeadOut_onlyWhereTheHeadMethodTakesEveryRequestTheGetOneWould() {
+        List<FlowRule> rules = bind(HeadedByTypeResource.class, "json", "plainHead", "any", "anyHead");
+        String json = RequestPath.normalize("/typed/json");
+        String any = RequestPath.normalize("/typed/any");
+
+        assertThat(rule(rules, "HeadedByTypeResource-json-1").match().matches("HEAD", json))
+                .as("the HEAD method produces text/plain alone")
+                .isTrue();
+        assertThat(rule(rules, "HeadedByTypeResource-any-1").match().matches("HEAD", any))
+                .as("the HEAD method produces anything")
+                .isFalse();
+        assertThat(rule(rules, "HeadedByTypeResource-any-1").match().matches("GET", any))
+                .isTrue();
+
+        AnnotationRules headed = new AnnotationRules(Set.of());
+        headed.configure(info(HeadedResource.class, "get"), null);
+        assertThat(headed.close().get(0).match().matches("HEAD", "/headed")).isFalse();
+    }
+
+    private static FlowRule rule(List<FlowRule> rules, String name) {
+        return rules.stream().filter(r -> r.name().equals(name)).findFirst().orElseThrow();
     }
 
     @Test
