@@ -10,12 +10,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -400,13 +403,32 @@ public class LeapgateProperties {
     }
 
     /**
-     * The configuration these properties describe, checked by Leapgate's reader.
+     * The configuration these properties describe, checked by Leapgate's reader, and, for the bean
+     * Boot binds, with every check of the starter's own gate ({@link #toConfig(Iterable)}: an
+     * application that builds its own gate from them gets what the starter's gate gets, an
+     * environment variable overriding a rule named {@code Login} included).
      *
      * @throws dev.leapgate.config.ConfigException with every problem, each naming its leapgate. property
      */
     public LeapgateConfig toConfig() {
+        Environment bound = environment;
+        if (bound != null) {
+            return toConfig(ConfigurationPropertySources.get(bound));
+        }
         read = true;
         return ConfigParser.parse(settings(), SOURCE, PREFIX);
+    }
+
+    /** The environment the bean was bound from; null for properties made in code. Not a property. */
+    private volatile Environment environment;
+
+    /**
+     * Given the environment by Spring when it makes the bean (not a {@code set} method: Boot's
+     * binder would take one for a property).
+     */
+    @Autowired(required = false)
+    void useEnvironment(Environment environment) {
+        this.environment = environment;
     }
 
     /**

@@ -10,6 +10,7 @@ import dev.leapgate.http.HttpGate;
 import dev.leapgate.rule.FlowRule;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -166,9 +168,53 @@ class ApplicationYmlTest {
         }
     }
 
+    /**
+     * The README has an application with a gate of its own build it from the properties bean
+     * ({@code HttpGate.builder(properties.toConfig())}): its toConfig() skipped the starter's checks
+     * of where each value was written. An environment variable overriding a rule named Login failed
+     * the start as a second rule, and buckets: 010 ran with 8 buckets without a word.
+     */
+    @Test
+    void anApplicationsOwnGateFromTheProperties_getsTheStartersChecksOfTheEnvironment() throws Exception {
+        String yml = """
+                leapgate:
+                  rule:
+                    Login:
+                      match: POST /login
+                      limit: 100/1m
+                """;
+        try (ConfigurableApplicationContext context =
+                startWith(yml, Map.of("LEAPGATE_RULE_LOGIN_LIMIT", "4/1m"), Map.of(), OwnGate.class)) {
+            assertThat(context.getBean(HttpGate.class))
+                    .as("the application's own")
+                    .isSameAs(context.getBean(OwnGate.class).gate);
+            assertThat(context.getBean(HttpGate.class).rules().rules())
+                    .extracting(FlowRule::name, FlowRule::limit)
+                    .containsExactly(tuple("Login", 4L));
+        }
+        Throwable octal =
+                catchThrowable(() -> startWith(yml + "      buckets: 010\n", Map.of(), Map.of(), OwnGate.class)
+                        .close());
+        assertThat(octal).hasStackTraceContaining("buckets: '010' is read by YAML 1.1 as 8");
+    }
+
+    /** An application's own gate, built from the properties bean. */
+    static class OwnGate {
+        HttpGate gate;
+
+        @Bean
+        HttpGate ownGate(LeapgateProperties properties) {
+            gate = HttpGate.builder(properties.toConfig()).build();
+            return gate;
+        }
+    }
+
     /** Starts the application of {@code yml} with these environment variables and JVM system properties. */
     private ConfigurableApplicationContext startWith(
-            String yml, Map<String, Object> environmentVariables, Map<String, Object> systemProperties)
+            String yml,
+            Map<String, Object> environmentVariables,
+            Map<String, Object> systemProperties,
+            Class<?>... more)
             throws Exception {
         Path file = dir.resolve("application.yml");
         Files.writeString(file, yml);
@@ -185,7 +231,9 @@ class ApplicationYmlTest {
                         StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME,
                         new MapPropertySource(
                                 StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME, systemProperties));
-        return new SpringApplicationBuilder(ContractApplication.class)
+        List<Class<?>> sources = new java.util.ArrayList<>(List.of(ContractApplication.class));
+        sources.addAll(List.of(more));
+        return new SpringApplicationBuilder(sources.toArray(new Class<?>[0]))
                 .environment(environment)
                 .properties(Map.of(
                         "server.port", "0",

@@ -9,8 +9,6 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.leapgate.Clock;
 import dev.leapgate.ManualClock;
 import dev.leapgate.config.ConfigParser;
-import dev.leapgate.http.HttpGate;
-import dev.leapgate.servlet.BlockHandler;
 import dev.leapgate.servlet.LeapgateFilter;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -73,7 +71,9 @@ class SpringSecurityTest {
     static class GuessesByAddress {
         @Bean
         FilterRegistrationBean<LeapgateFilter> guessesByAddress(Clock clock) {
-            HttpGate guesses = HttpGate.builder(ConfigParser.parse(
+            // A filter that owns its gate, which it closes when the server stops it.
+            LeapgateFilter guesses = LeapgateFilter.builder()
+                    .config(ConfigParser.parse(
                             Map.of(
                                     "rule.guesses.match", "/**",
                                     "rule.guesses.limit", "3/1m",
@@ -81,8 +81,7 @@ class SpringSecurityTest {
                             "guesses"))
                     .clock(clock)
                     .build();
-            FilterRegistrationBean<LeapgateFilter> registration =
-                    new FilterRegistrationBean<>(LeapgateFilter.forGate(guesses, BlockHandler.STANDARD));
+            FilterRegistrationBean<LeapgateFilter> registration = new FilterRegistrationBean<>(guesses);
             registration.setName("leapgateGuesses");
             registration.setOrder(-110);
             return registration;
