@@ -208,6 +208,7 @@ public final class ReloadingRules {
         if (current.equals(stamp)) {
             return false;
         }
+        String before = stamp;
         stamp = current; // a broken file is reported once, not on every check
         if (current.equals(inForce)) {
             // Back to the rules in force after a version that was rejected: nothing to apply again.
@@ -224,10 +225,15 @@ public final class ReloadingRules {
             throw rejected(e);
         } catch (IllegalArgumentException e) {
             throw rejected(new ConfigException(file.toString(), List.of(e.getMessage())));
-        } catch (Exception e) {
+        } catch (VirtualMachineError e) {
+            // Out of memory or stack while the rules were made: whether they are in force is not
+            // known; checked again at the next check rather than taken as seen.
+            stamp = before;
+            throw e;
+        } catch (Exception | LinkageError e) {
             // Not a problem of the file that the parser knows (also a checked exception nothing
-            // declares): still a version not in force, and reported as such rather than thrown at
-            // the request that happened to check.
+            // declares, or a class missing): still a version not in force, and reported as such
+            // rather than thrown at the request that happened to check.
             ConfigException problem =
                     new ConfigException(file.toString(), List.of("its rules could not be applied: " + e));
             problem.initCause(e);

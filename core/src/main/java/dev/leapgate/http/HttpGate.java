@@ -380,7 +380,8 @@ public final class HttpGate implements AutoCloseable {
         }
         try {
             runChecks(rules);
-        } catch (Exception e) { // also a checked one nothing declares (a "sneaky throw")
+        } catch (Throwable e) { // also a checked one nothing declares (a "sneaky throw"), or an Error
+            rethrowIfFatal(e);
             // The rules are in force: the listeners must still hear of them (metrics follow them),
             // and a reload must not report as rejected what is applied.
             warnings = List.of();
@@ -399,9 +400,21 @@ public final class HttpGate implements AutoCloseable {
         for (Consumer<RuleSet> listener : rulesListeners) {
             try {
                 listener.accept(rules);
-            } catch (Exception e) { // also a checked one nothing declares: the rules are in force all the same
+            } catch (Throwable e) { // also a checked one nothing declares, or an Error (a class missing)
+                rethrowIfFatal(e);
                 LOG.warn("Leapgate: a rules listener failed; the new rules are in force", e);
             }
+        }
+    }
+
+    /**
+     * Rethrows what the JVM cannot go on from (out of memory, a stack overflow); anything else a
+     * check or a listener throws after the rules are in force (a {@link LinkageError} of a class a
+     * metrics library misses) is theirs alone: the rules are in force, and a reload applied.
+     */
+    private static void rethrowIfFatal(Throwable e) {
+        if (e instanceof VirtualMachineError fatal) {
+            throw fatal;
         }
     }
 

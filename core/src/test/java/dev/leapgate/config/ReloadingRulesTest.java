@@ -361,6 +361,34 @@ class ReloadingRulesTest {
         assertThat(reloading.lastError()).isEmpty();
     }
 
+    /**
+     * A rules listener (a metrics binder) that throws an Error after the new rules are in force (a
+     * class its library misses): the Error reached the request that checked, and the reloader took
+     * the version for one not applied, so that writing the previous one back changed nothing.
+     */
+    @Test
+    void aListenerThatThrowsAnError_failsNoRequest_andTheReloadIsApplied() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        HttpGate gate = HttpGate.builder(
+                        ConfigParser.parse(Map.of("rules-file", file.toString(), "reload-interval", "5s"), "test"))
+                .clock(clock)
+                .build();
+        gate.addRulesListener(rules -> {
+            throw new NoClassDefFoundError("io/micrometer/core/instrument/Meter");
+        });
+        ReloadingRules reloading = gate.rulesFile().orElseThrow();
+
+        write(file, "rule.a.match=/a\nrule.a.limit=7/1m\n");
+        requestChecks(reloading);
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(7L);
+        assertThat(reloading.appliedReloads()).isEqualTo(1);
+
+        write(file, "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        requestChecks(reloading);
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
+        assertThat(reloading.appliedReloads()).isEqualTo(2);
+    }
+
     @Test
     void aRequestGivenByItsParts_checksTheFileToo() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
