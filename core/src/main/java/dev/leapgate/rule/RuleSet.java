@@ -3,10 +3,12 @@ package dev.leapgate.rule;
 import dev.leapgate.net.IpAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Everything a {@link dev.leapgate.http.HttpGate} enforces: its rules, the origins exempt from all
@@ -108,7 +110,7 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
      * This rule set with {@code more} rules after its own (rules defined in code, such as
      * annotations'); the same exemptions and denials.
      *
-     * @throws IllegalArgumentException if a name is used twice, or one of {@code more} is for an
+     * @throws IllegalArgumentException if a name is used twice (saying which rule is from code), or one of {@code more} is for an
      *     origin that this set's exemptions list ({@code scope = origin:<value>}): an exempt origin
      *     passes every rule, so the rule could never apply, and the client it was written to limit
      *     would not be limited at all (the configuration refuses its own such rules; these come
@@ -119,17 +121,30 @@ public record RuleSet(List<FlowRule> rules, OriginList exempt, OriginList deny) 
         if (more.isEmpty()) {
             return this;
         }
-        List<String> exempted = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        Set<String> own = new HashSet<>();
+        for (FlowRule rule : rules) {
+            own.add(rule.name());
+        }
+        for (FlowRule rule : more) {
+            if (own.contains(rule.name())) {
+                // Said here, where it is known which rule is which: a reloaded rules file's problem
+                // names the file, and its rule looks used once there.
+                problems.add("rule name '" + rule.name() + "' is used twice: by a rule of the configuration and"
+                        + " by a rule defined in code (an @RateLimited annotation's, or one given to"
+                        + " HttpGate.Builder.addRules), which is enforced beside it; rename the configuration's rule");
+            }
+        }
         for (FlowRule rule : more) {
             if (rule.scope().kind() == Scope.Kind.ORIGIN && exempts(rule.scope().origin())) {
                 // The origin is not named: with origins from a header it is an API key.
-                exempted.add("rule '" + rule.name() + "' is for an origin that exempt lists, and an exempt origin"
+                problems.add("rule '" + rule.name() + "' is for an origin that exempt lists, and an exempt origin"
                         + " passes every rule, so the rule could never apply and that origin would not be limited"
                         + " at all; take the origin out of exempt, or remove the rule");
             }
         }
-        if (!exempted.isEmpty()) {
-            throw new IllegalArgumentException(String.join("; ", exempted));
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", problems));
         }
         List<FlowRule> all = new ArrayList<>(rules);
         all.addAll(more);

@@ -90,7 +90,9 @@ class HttpGateCodeRulesTest {
 
         assertThatThrownBy(() -> gate.rulesFile().orElseThrow().reload())
                 .isInstanceOf(ConfigException.class)
-                .hasMessageContaining("rule name 'code' is used twice");
+                .hasMessageContaining("rule name 'code' is used twice: by a rule of the configuration and by a rule"
+                        + " defined in code (an @RateLimited annotation's, or one given to HttpGate.Builder.addRules),"
+                        + " which is enforced beside it; rename the configuration's rule");
         assertThat(gate.rules().rules()).extracting(FlowRule::name).containsExactly("file", "code");
     }
 
