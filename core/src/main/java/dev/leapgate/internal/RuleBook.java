@@ -6,9 +6,8 @@ import dev.leapgate.rule.RuleSet;
 import dev.leapgate.stats.ResourceStats;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,8 +21,7 @@ import java.util.Set;
  * counted where {@link Limit#continued} says it can (a new limit over the same windows); and a
  * resource keeps its statistics while any rule protects it.
  *
- * <p>A rule that a version of the rules leaves out, or replaces by a version of its name that cannot
- * go on from it (another scope), is <em>retired</em>, not forgotten, for as long
+ * <p>A rule that a version of the rules leaves out is <em>retired</em>, not forgotten, for as long
  * as its window could still count anything (its window and a bucket; an in-flight limit, for as
  * long as requests it admitted are still in flight, whose slots go back to it): a rule written
  * back within that time (a rules file read half-written, then whole; a rule commented out and
@@ -82,13 +80,11 @@ public final class RuleBook {
                 candidates.add(new Retired(limit, now + retention(limit.rule)));
             }
             oldRecorders.putAll(previous.recorders);
-            // Names are unique among a book's limits; a retired limit may have the name of one
-            // (replaced by a version that could not go on from it), which a changed rule then goes
-            // on from rather than the retired one.
+            // Names are unique within a book, and a retired name is none of its limits'.
             for (Retired r : previous.retired) {
                 if (stillNeeded(r, now)) {
-                    reusable.putIfAbsent(r.limit.rule, r.limit);
-                    byName.putIfAbsent(r.limit.rule.name(), r.limit);
+                    reusable.put(r.limit.rule, r.limit);
+                    byName.put(r.limit.rule.name(), r.limit);
                     oldRecorders.putIfAbsent(r.limit.rule.resource(), r.limit.recorder);
                     candidates.add(r);
                 }
@@ -98,34 +94,28 @@ public final class RuleBook {
         List<Limit> limits = new ArrayList<>();
         int kept = 0;
         int continued = 0;
-        // The previous limits the new ones are, or go on from: the others are retired.
-        Set<Limit> carriedOn = Collections.newSetFromMap(new IdentityHashMap<>());
         for (FlowRule rule : rules.rules()) {
             ResourceRecorder recorder = recorders.computeIfAbsent(
                     rule.resource(), r -> oldRecorders.getOrDefault(r, new ResourceRecorder(r, clock)));
             Limit old = reusable.get(rule);
             if (old != null && old.recorder == recorder) {
                 limits.add(old);
-                carriedOn.add(old);
                 kept++;
             } else {
                 // A rule of the same name goes on from its previous version, also with another match
                 // (its statistics are its resource's, so start with the new one's).
-                Limit before = byName.get(rule.name());
-                Limit limit = Limit.create(rule, recorder, now, store, before);
+                Limit limit = Limit.create(rule, recorder, now, store, byName.get(rule.name()));
                 limits.add(limit);
-                if (limit.continued()) {
-                    carriedOn.add(before);
-                    continued++;
-                }
+                continued += limit.continued() ? 1 : 0;
             }
         }
-        // Left out, or replaced by a version that could not go on from it (another scope, a
-        // window for a schedule: a rule cut before its scope line, in a rules file read half-
-        // written): kept, so that the version written back takes back what it counted.
+        Set<String> names = new HashSet<>();
+        for (FlowRule rule : rules.rules()) {
+            names.add(rule.name());
+        }
         List<Retired> retired = new ArrayList<>();
         for (Retired r : candidates) {
-            if (!carriedOn.contains(r.limit) && stillNeeded(r, now)) {
+            if (!names.contains(r.limit.rule.name()) && stillNeeded(r, now)) {
                 retired.add(r);
             }
         }

@@ -640,40 +640,6 @@ class HttpGateRulesTest {
     }
 
     /**
-     * A rules file read half-written, cut before a rule's {@code scope = per-origin} line: the rule
-     * is one limit for all clients for a version, which cannot go on from the per-client windows.
-     * The per-client limit it replaced was dropped, and the whole file again started every client
-     * afresh within its window: retired instead, it is taken back whole.
-     */
-    @Test
-    void aRuleReplacedByAVersionThatCannotGoOnFromIt_andWrittenBack_takesBackItsCounts() {
-        FlowRule perClient = rule("api", "/api/**")
-                .limit(5, seconds(60))
-                .scope(Scope.perOrigin())
-                .build();
-        FlowRule cut = rule("api", "/api/**").limit(5, seconds(60)).build();
-        HttpGate gate = gate(perClient);
-        for (int i = 0; i < 10; i++) {
-            gate.enter("GET", "/api/x", ip("203.0.113.1"));
-        }
-
-        gate.update(RuleSet.of(cut));
-        clock.advance(Duration.ofSeconds(1));
-        gate.update(RuleSet.of(perClient));
-        clock.advance(Duration.ofSeconds(1));
-
-        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.1")).admitted())
-                .as("no fresh allowance")
-                .isFalse();
-        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.2")).admitted()).isTrue();
-        gate.update(RuleSet.of(cut));
-        assertThat(gate.enter("GET", "/api/x", ip("203.0.113.3")).admitted())
-                .as("the version for all clients, taken back too: 1 of 5 admitted before")
-                .isTrue();
-        assertThat(gate.stats("/api/**").orElseThrow().totals().admitted()).isEqualTo(7);
-    }
-
-    /**
      * A paced rule's turns may be booked further ahead than its window and a bucket (a queue of
      * 10 s on a 1 s window): left out and written back after the window, it started a fresh
      * schedule beside the requests still waiting for the old one's turns, twice its rate.
