@@ -716,6 +716,9 @@ final class AnnotationRules implements DynamicFeature {
         for (Class<?> c = resourceClass; found == null && c != null && c != Object.class; c = c.getSuperclass()) {
             found = c.getAnnotation(kind);
         }
+        for (Class<?> c = resourceClass; found == null && c != null && c != Object.class; c = c.getSuperclass()) {
+            found = onInterfaces(c.getInterfaces(), kind); // an API written as an annotated interface
+        }
         String[] values = found == null
                 ? new String[0]
                 : found instanceof Produces produces ? produces.value() : ((Consumes) found).value();
@@ -727,6 +730,24 @@ final class AnnotationRules implements DynamicFeature {
         }
         types.remove("");
         return types;
+    }
+
+    /** The annotation of the nearest of {@code faces} (breadth first) that has one, or null. */
+    private static java.lang.annotation.Annotation onInterfaces(
+            Class<?>[] faces, Class<? extends java.lang.annotation.Annotation> kind) {
+        for (Class<?> face : faces) {
+            java.lang.annotation.Annotation found = face.getAnnotation(kind);
+            if (found != null) {
+                return found;
+            }
+        }
+        for (Class<?> face : faces) {
+            java.lang.annotation.Annotation found = onInterfaces(face.getInterfaces(), kind);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
     }
 
     /** Whether media types {@code head} take every one of {@code get} (empty: any). */

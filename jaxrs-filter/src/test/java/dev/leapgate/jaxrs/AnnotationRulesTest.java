@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import dev.leapgate.http.RequestPath;
 import dev.leapgate.jaxrs.app.ClassLimitedResource;
+import dev.leapgate.jaxrs.app.HeadedByTypeApi;
 import dev.leapgate.jaxrs.app.HeadedByTypeResource;
 import dev.leapgate.jaxrs.app.HeadedResource;
 import dev.leapgate.jaxrs.app.LimitedApiResource;
@@ -77,6 +78,12 @@ class AnnotationRulesTest {
         AnnotationRules headed = new AnnotationRules(Set.of());
         headed.configure(info(HeadedResource.class, "get"), null);
         assertThat(headed.close().get(0).match().matches("HEAD", "/headed")).isFalse();
+
+        AnnotationRules onInterface = new AnnotationRules(Set.of());
+        onInterface.configure(info(HeadedByTypeApi.Impl.class, "json"), null);
+        assertThat(onInterface.close().get(0).match().matches("HEAD", "/typed-api"))
+                .as("the HEAD method produces text/plain alone, by its interface's @Produces")
+                .isTrue();
     }
 
     private static FlowRule rule(List<FlowRule> rules, String name) {
