@@ -76,9 +76,9 @@ public abstract non-sealed class Entry implements Decision, AutoCloseable {
         try {
             // Inside the try: a null work fails the request, and the entry is closed all the same.
             return java.util.Objects.requireNonNull(work, "work").run();
-        } catch (Exception | Error e) {
+        } catch (Throwable e) { // also a Throwable of its own, thrown past the compiler ("sneaky")
             fail(e);
-            throw e;
+            throw e; // precisely what the work may throw: E, or unchecked
         } finally {
             close();
         }

@@ -70,6 +70,27 @@ class EntryTest {
         assertThat(minute().failed()).isEqualTo(1);
     }
 
+    /** A Throwable of its own, thrown past the compiler's checks, was counted as a success. */
+    @Test
+    void call_countsAThrowableOfItsOwnAsAFailure() {
+        Entry entry = enter();
+        Throwable odd = new Throwable("neither an exception nor an error");
+
+        assertThatThrownBy(() -> entry.call(() -> {
+                    throw EntryTest.<RuntimeException>sneaky(odd);
+                }))
+                .isSameAs(odd);
+
+        assertThat(entry.isClosed()).isTrue();
+        assertThat(minute().succeeded()).isZero();
+        assertThat(minute().failed()).isEqualTo(1);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Throwable> T sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
+
     /** A null work left the entry open, its slot held (found by a review helper). */
     @Test
     void call_withoutWork_failsTheRequest_andClosesTheEntry() {

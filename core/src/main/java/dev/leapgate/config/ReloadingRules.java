@@ -208,7 +208,6 @@ public final class ReloadingRules {
         if (current.equals(stamp)) {
             return false;
         }
-        String before = stamp;
         stamp = current; // a broken file is reported once, not on every check
         if (current.equals(inForce)) {
             // Back to the rules in force after a version that was rejected: nothing to apply again.
@@ -226,9 +225,10 @@ public final class ReloadingRules {
         } catch (IllegalArgumentException e) {
             throw rejected(new ConfigException(file.toString(), List.of(e.getMessage())));
         } catch (VirtualMachineError e) {
-            // Out of memory or stack while the rules were made: whether they are in force is not
-            // known; checked again at the next check rather than taken as seen.
-            stamp = before;
+            // Out of memory or stack while the rules were made or after they came into force:
+            // which version is in force is not known, so the next check applies the file's.
+            stamp = null;
+            inForce = null;
             throw e;
         } catch (Exception | LinkageError e) {
             // Not a problem of the file that the parser knows (also a checked exception nothing

@@ -389,6 +389,36 @@ class ReloadingRulesTest {
         assertThat(reloading.appliedReloads()).isEqualTo(2);
     }
 
+    /**
+     * A stack overflow in a listener, once the new rules were in force: the reloader, which cannot
+     * tell which version is in force, took the previous one for it, and writing that one back
+     * changed nothing; now the next check applies what the file holds.
+     */
+    @Test
+    void aFatalErrorAfterTheRulesAreInForce_leavesTheNextCheckToApplyTheFile() throws IOException {
+        Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1000/1m\n");
+        HttpGate gate = HttpGate.builder(
+                        ConfigParser.parse(Map.of("rules-file", file.toString(), "reload-interval", "5s"), "test"))
+                .clock(clock)
+                .build();
+        boolean[] overflow = {true};
+        gate.addRulesListener(rules -> {
+            if (overflow[0]) {
+                overflow[0] = false;
+                throw new StackOverflowError("deep listener");
+            }
+        });
+        ReloadingRules reloading = gate.rulesFile().orElseThrow();
+
+        write(file, "rule.a.match=/a\nrule.a.limit=1/1m\n");
+        assertThatThrownBy(reloading::reload).isInstanceOf(StackOverflowError.class);
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1L);
+
+        write(file, "rule.a.match=/a\nrule.a.limit=1000/1m\n");
+        assertThat(reloading.reload()).isTrue();
+        assertThat(gate.rules().rules()).extracting(FlowRule::limit).containsExactly(1000L);
+    }
+
     @Test
     void aRequestGivenByItsParts_checksTheFileToo() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
