@@ -21,6 +21,16 @@ import java.util.List;
  */
 final class ForwardedScanner extends HopScanner {
 
+    /**
+     * The longest {@code Forwarded} element considered; a longer one is {@link Step#UNUSABLE}. A
+     * proxy may write the client's {@code Host} into its element ({@code for=...;host=...}: HAProxy's
+     * {@code option forwarded host}, YARP, Spring Cloud Gateway), which the client chooses: with a
+     * bound near the length of a node, a client sending a long {@code Host} made the proxy's own
+     * element unusable, and was taken for the proxy (its exemption, its key). 64 KiB is more than
+     * any container accepts for a request's header section by default (8 KiB in Jetty and Tomcat).
+     */
+    static final int MAX_FORWARDED_ELEMENT_LENGTH = 65_536;
+
     ForwardedScanner(List<String> headerValues) {
         super(headerValues);
     }
@@ -29,7 +39,7 @@ final class ForwardedScanner extends HopScanner {
     Step nextInValue() {
         String text = value;
         int to = end;
-        int tooFar = to - MAX_ELEMENT_LENGTH - 1; // as in XForwardedForScanner
+        int tooFar = to - MAX_FORWARDED_ELEMENT_LENGTH - 1; // as in XForwardedForScanner
         int i = to - 1;
         while (i >= 0) {
             char c = text.charAt(i);

@@ -12,18 +12,19 @@ import java.util.ListIterator;
  * scanned on its own, so an unbalanced quote a client put in an earlier line cannot swallow the
  * line a proxy added after it.
  *
- * <p>Work is bounded per step: an element is never scanned beyond {@link #MAX_ELEMENT_LENGTH}
- * characters, and the caller bounds the number of steps, so a 100 KB header costs a few KB of
- * scanning at most. Never throws on content.
+ * <p>Work is bounded per step: an element is never scanned beyond its scanner's longest element
+ * ({@link #MAX_ELEMENT_LENGTH} for {@code X-Forwarded-For}, {@link
+ * ForwardedScanner#MAX_FORWARDED_ELEMENT_LENGTH} for {@code Forwarded}), and the caller bounds
+ * the number of steps; each character is scanned a bounded number of times, so the work is linear
+ * in the part of the header read. Never throws on content.
  *
  * <p>Not thread-safe: one instance serves one call.
  */
 abstract class HopScanner {
 
     /**
-     * The longest element considered; a longer one is {@link Step#UNUSABLE}. A node is at most
-     * about 60 characters ({@code [ipv6%zone]:port}); an RFC 7239 element with {@code by}, {@code
-     * host} and {@code proto} fits well within this.
+     * The longest {@code X-Forwarded-For} element considered; a longer one is {@link
+     * Step#UNUSABLE}. A node is at most about 60 characters ({@code [ipv6%zone]:port}).
      */
     static final int MAX_ELEMENT_LENGTH = 512;
 

@@ -384,26 +384,45 @@ class ClientIpResolverTest {
         assertThat(resolve(X_FORWARDED_FOR, PROXY, NONE, List.of("1.1.1.1, " + padded)))
                 .isEqualTo(PROXY);
         String element = "for=" + CLIENT + ";ext=\"";
-        element += "a".repeat(HopScanner.MAX_ELEMENT_LENGTH - element.length() - 1) + "\"";
-        assertThat(element).hasSize(HopScanner.MAX_ELEMENT_LENGTH);
+        element += "a".repeat(ForwardedScanner.MAX_FORWARDED_ELEMENT_LENGTH - element.length() - 1) + "\"";
+        assertThat(element).hasSize(ForwardedScanner.MAX_FORWARDED_ELEMENT_LENGTH);
         assertThat(resolve(FORWARDED, PROXY, List.of("for=1.1.1.1," + element), NONE))
                 .isEqualTo(CLIENT);
         assertThat(resolve(FORWARDED, PROXY, List.of("for=1.1.1.1, " + element), NONE))
                 .isEqualTo(PROXY);
     }
 
+    /**
+     * A proxy that writes the client's Host into its own element (HAProxy's option forwarded host,
+     * YARP, Spring Cloud Gateway): a client sending a Host of 600 characters made that element
+     * longer than a node's bound, unusable, and was taken for the proxy (its exemption, its key),
+     * or under prefer-forwarded chose its own address in X-Forwarded-For.
+     */
+    @Test
+    void resolve_aProxysElementWithTheClientsLongHost_isRead() {
+        String element = "for=" + CLIENT + ";host=" + "h".repeat(600) + ".example;proto=https";
+        assertThat(resolve(FORWARDED, PROXY, List.of(element), NONE)).isEqualTo(CLIENT);
+        assertThat(resolve(FORWARDED, PROXY, List.of("for=192.0.2.99, " + element), NONE))
+                .isEqualTo(CLIENT);
+        assertThat(resolve(PREFER_FORWARDED, PROXY, List.of(element), List.of("198.51.100.1")))
+                .isEqualTo(CLIENT);
+        String quotedHost = "for=" + CLIENT + ";host=\"" + "h".repeat(8_000) + ":443\";proto=https";
+        assertThat(resolve(FORWARDED, PROXY, List.of(quotedHost), NONE)).isEqualTo(CLIENT);
+    }
+
     @Test
     void resolve_quotedValueLongerThanAnElement_isNotRead() {
         // The quoted string alone is one character too long: its opening quote lies beyond the
         // bound, so the element is not read even though its quotes are balanced.
-        String quoted = "\"" + " ".repeat(HopScanner.MAX_ELEMENT_LENGTH - 1 - CLIENT.length()) + CLIENT + "\"";
-        assertThat(quoted).hasSize(HopScanner.MAX_ELEMENT_LENGTH + 1);
+        String quoted =
+                "\"" + " ".repeat(ForwardedScanner.MAX_FORWARDED_ELEMENT_LENGTH - 1 - CLIENT.length()) + CLIENT + "\"";
+        assertThat(quoted).hasSize(ForwardedScanner.MAX_FORWARDED_ELEMENT_LENGTH + 1);
         assertThat(resolve(FORWARDED, PROXY, List.of("for=" + quoted), NONE)).isEqualTo(PROXY);
         assertThat(resolve(FORWARDED, PROXY, List.of("for=1.1.1.1, for=" + quoted), NONE))
                 .isEqualTo(PROXY);
         // Short enough for the element to fit, the same value is the client.
         String fits = "for=\"" + quoted.substring(6);
-        assertThat(fits).hasSize(HopScanner.MAX_ELEMENT_LENGTH);
+        assertThat(fits).hasSize(ForwardedScanner.MAX_FORWARDED_ELEMENT_LENGTH);
         assertThat(resolve(FORWARDED, PROXY, List.of(fits), NONE)).isEqualTo(CLIENT);
     }
 
