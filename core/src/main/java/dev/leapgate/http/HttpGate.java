@@ -105,6 +105,12 @@ public final class HttpGate implements AutoCloseable {
 
     private final ClientIpResolver clientIp;
     private final OriginSource originSource;
+    /**
+     * Whether the origin is an {@code Authorization} or {@code Proxy-Authorization} header, whose
+     * scheme is case-insensitive: see {@link #credentials}.
+     */
+    private final boolean credentialsHeader;
+
     private final ResponseSettings response;
     /** A denied origin's body, written once (an answer gets a copy: its array can be changed). */
     private final byte[] deniedBody;
@@ -196,6 +202,9 @@ public final class HttpGate implements AutoCloseable {
         this.statusHosts = config.monitoring().statusHosts();
         this.clientIp = config.clientIp();
         this.originSource = config.origin();
+        this.credentialsHeader = originSource.kind() == OriginSource.Kind.HEADER
+                && (originSource.headerName().equalsIgnoreCase("Authorization")
+                        || originSource.headerName().equalsIgnoreCase("Proxy-Authorization"));
         this.response = config.response();
         this.deniedBody = response.problemBody()
                 ? ProblemBody.denied(response.denyStatus()).getBytes(StandardCharsets.UTF_8)
@@ -863,6 +872,9 @@ public final class HttpGate implements AutoCloseable {
             case HEADER -> {
                 List<String> values = request.headers(originSource.headerName());
                 String value = values.isEmpty() ? null : values.get(0).strip();
+                if (value != null && credentialsHeader) {
+                    value = credentials(value);
+                }
                 if (value != null && !value.isEmpty()) {
                     return originSource.valuesShown() ? Origin.id(value) : Origin.secret(value);
                 }
@@ -877,6 +889,33 @@ public final class HttpGate implements AutoCloseable {
         }
         // The IP: the configured source, and the fallback for a request without header or principal.
         return clientAddress(request).map(ip -> Origin.ip(ip, clientIp)).orElse(Origin.unknown());
+    }
+
+    /**
+     * Credentials as one spelling: {@code Bearer abc}, {@code bearer abc} and {@code BEARER  abc}
+     * are one client. The scheme of {@code Authorization} is case-insensitive (RFC 9110 section
+     * 11.1), and servers accept any case of it (Spring Security's bearer-token resolver does) and
+     * blanks after it: as written, each spelling of one token was a client of its own, 64 for
+     * {@code Bearer}. The credentials themselves are compared as sent.
+     */
+    static String credentials(String value) {
+        int blank = 0;
+        while (blank < value.length() && value.charAt(blank) != ' ' && value.charAt(blank) != '\t') {
+            blank++;
+        }
+        if (blank == value.length()) {
+            return value; // a scheme alone, or credentials without one
+        }
+        int rest = blank;
+        while (rest < value.length() && (value.charAt(rest) == ' ' || value.charAt(rest) == '\t')) {
+            rest++;
+        }
+        StringBuilder one = new StringBuilder(value.length());
+        for (int i = 0; i < blank; i++) {
+            char c = value.charAt(i);
+            one.append(c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c);
+        }
+        return one.append(' ').append(value, rest, value.length()).toString();
     }
 
     /** The client's IP address: the peer's, or, through trusted proxies, what they forwarded. */

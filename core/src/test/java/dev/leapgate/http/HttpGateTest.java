@@ -338,6 +338,37 @@ class HttpGateTest {
                 .isFalse();
     }
 
+    /**
+     * The scheme of Authorization is case-insensitive, and servers accept blanks after it: each
+     * spelling of one bearer token (64 for Bearer) was a client of its own, each with the limit.
+     * The token itself is compared as sent.
+     */
+    @Test
+    void authorizationOrigin_countsOneTokenOnce_howeverItsSchemeIsSpelled() {
+        HttpGate gate = gate(
+                "origin", "header:Authorization",
+                "rule.api.match", "/api/**",
+                "rule.api.limit", "2/1m",
+                "rule.api.scope", "per-origin");
+
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.1", "Authorization", "Bearer t0ken"))
+                        .admitted())
+                .isTrue();
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.2", "Authorization", "bEARER \t t0ken"))
+                        .admitted())
+                .isTrue();
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.3", "Authorization", "BEARER t0ken"))
+                        .admitted())
+                .as("the same token")
+                .isFalse();
+        assertThat(gate.enter(Request.of("GET", "/api/x", "203.0.113.3", "Authorization", "Bearer T0KEN"))
+                        .admitted())
+                .as("another token")
+                .isTrue();
+        assertThat(HttpGate.credentials("Basic  YWxhZGRpbjpvcGVuc2VzYW1l")).isEqualTo("basic YWxhZGRpbjpvcGVuc2VzYW1l");
+        assertThat(HttpGate.credentials("t0ken")).isEqualTo("t0ken");
+    }
+
     /** A denied network is refused whatever key a client sends; the keys themselves still count apart. */
     @Test
     void headerOrigin_deniedAddresses_areRefused_withOrWithoutTheHeader() {
