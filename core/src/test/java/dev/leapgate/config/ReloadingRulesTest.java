@@ -45,6 +45,14 @@ class ReloadingRulesTest {
         return file;
     }
 
+    /** A gate of the rules file, which it reloads every 5 s of the test's clock. */
+    private HttpGate gateReloading(Path file) {
+        return HttpGate.builder(
+                        ConfigParser.parse(Map.of("rules-file", file.toString(), "reload-interval", "5s"), "test"))
+                .clock(clock)
+                .build();
+    }
+
     private HttpGate gateFor(Path file) {
         return HttpGate.builder(Configs.withRules(ConfigParser.readRulesFile(file)))
                 .clock(clock)
@@ -369,10 +377,7 @@ class ReloadingRulesTest {
     @Test
     void aListenerThatThrowsAnError_failsNoRequest_andTheReloadIsApplied() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
-        HttpGate gate = HttpGate.builder(
-                        ConfigParser.parse(Map.of("rules-file", file.toString(), "reload-interval", "5s"), "test"))
-                .clock(clock)
-                .build();
+        HttpGate gate = gateReloading(file);
         gate.addRulesListener(rules -> {
             throw new NoClassDefFoundError("io/micrometer/core/instrument/Meter");
         });
@@ -397,10 +402,7 @@ class ReloadingRulesTest {
     @Test
     void aFatalErrorAfterTheRulesAreInForce_leavesTheNextCheckToApplyTheFile() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1000/1m\n");
-        HttpGate gate = HttpGate.builder(
-                        ConfigParser.parse(Map.of("rules-file", file.toString(), "reload-interval", "5s"), "test"))
-                .clock(clock)
-                .build();
+        HttpGate gate = gateReloading(file);
         boolean[] overflow = {true};
         gate.addRulesListener(rules -> {
             if (overflow[0]) {
@@ -422,10 +424,7 @@ class ReloadingRulesTest {
     @Test
     void aRequestGivenByItsParts_checksTheFileToo() throws IOException {
         Path file = write(dir.resolve("rules.properties"), "rule.a.match=/a\nrule.a.limit=1/1m\n");
-        HttpGate gate = HttpGate.builder(
-                        ConfigParser.parse(Map.of("rules-file", file.toString(), "reload-interval", "5s"), "test"))
-                .clock(clock)
-                .build();
+        HttpGate gate = gateReloading(file);
         write(file, "rule.a.match=/a\nrule.a.limit=2/1m\n");
         clock.advance(Duration.ofSeconds(5));
 
