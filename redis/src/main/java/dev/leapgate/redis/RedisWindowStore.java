@@ -12,6 +12,8 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -20,8 +22,10 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
@@ -53,6 +57,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
@@ -152,6 +158,15 @@ public final class RedisWindowStore implements WindowStore {
     /** The shortest time between two attempts to connect while Redis has never been reached. */
     private static final long RECONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /**
+     * How long an open connection may go without any reply, while decisions on it time out, before
+     * a second connection is tried against it ({@link #unanswered}); and the fewest such decisions.
+     */
+    static final Duration STALL = Duration.ofSeconds(2);
+
+    private static final int STALL_TIMEOUTS = 5;
+    /** How often a Redis Cluster's topology is read again besides when Lettuce sees it changed. */
+    private static final Duration TOPOLOGY_REFRESH = Duration.ofSeconds(30);
+    /**
      * The longest wait between two of Lettuce's attempts to reconnect a connection it lost. Its
      * default doubles up to 30 s: after a long outage the store went on with its failure policy for
      * up to 30 s after Redis answered again (19 s measured after 45 s down).
@@ -173,6 +188,17 @@ public final class RedisWindowStore implements WindowStore {
     private volatile String sha;
     private volatile int instances = 1;
     private volatile boolean closed;
+    /** When Redis last replied to anything on the connection (a late reply too), by System.nanoTime(). */
+    private volatile long lastReplyNanos = System.nanoTime();
+    /** Decisions whose time ran out since the last reply. */
+    private final AtomicInteger unansweredInARow = new AtomicInteger();
+    /** When the first of those ran out. */
+    private volatile long unansweredSinceNanos;
+    /** Whether a second connection is being tried against a connection that does not reply. */
+    private final AtomicBoolean probing = new AtomicBoolean();
+    /** When a stalled connection was last replaced and said so at WARN; 0 for never. */
+    private volatile long stallLoggedNanos;
+
     private final java.util.concurrent.ScheduledFuture<?> heartbeat;
     /** What Redis's refusals mean ({@link #classified}). */
     private final RedisErrors errors;
@@ -240,6 +266,13 @@ public final class RedisWindowStore implements WindowStore {
             cluster.setOptions(ClusterClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.enabled(timeout))
+                    // Follows a failover (a replica promoted, slots moved): Lettuce 7 refreshes the
+                    // topology on every adaptive trigger by default, but 6.6 (Spring Boot 3.5's) on
+                    // none, and kept sending a dead master's slots to it for as long as it ran.
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .enablePeriodicRefresh(TOPOLOGY_REFRESH)
+                            .build())
                     .build());
             return new RedisWindowStore(cluster, settings).awaitStart();
         }
@@ -358,6 +391,88 @@ public final class RedisWindowStore implements WindowStore {
         return started.isDone();
     }
 
+    /** Redis replied on the connection (to a decision, late or not, or to anything else). */
+    private void replied() {
+        lastReplyNanos = System.nanoTime();
+        unansweredInARow.set(0);
+    }
+
+    /**
+     * A decision's time ran out. A connection whose peer vanished without closing it (a host that
+     * lost power, a network partition, a managed Redis's failover that moved its address) stays
+     * open: every command on it waits, and Lettuce, which reconnects a connection that closes,
+     * never does, until the kernel gives up retransmitting (about 15 minutes), while Sentinel had
+     * named a new master within seconds. So when no reply came for {@link #STALL} since the first
+     * of at least {@link #STALL_TIMEOUTS} decisions that ran out of time, a second connection is
+     * tried: if it answers a {@code PING} while the first still has not replied, it replaces the
+     * first, which is closed. A Redis that is only slow replies late, and one that is paused or
+     * busy answers neither connection: both keep their connection, whose late replies give back
+     * what they admitted for nobody.
+     */
+    private void unanswered() {
+        long now = System.nanoTime();
+        if (unansweredInARow.incrementAndGet() == 1) {
+            unansweredSinceNanos = now;
+        }
+        long since = Math.max(unansweredSinceNanos, lastReplyNanos);
+        if (unansweredInARow.get() < STALL_TIMEOUTS || now - since < STALL.toNanos()) {
+            return;
+        }
+        Connecting current = connection.get();
+        if (!current.future.isDone() || current.future.isCompletedExceptionally() || closed) {
+            return; // being made, or failed (connection() tries again)
+        }
+        if (!probing.compareAndSet(false, true)) {
+            return;
+        }
+        long repliedBefore = lastReplyNanos;
+        newConnection().whenComplete((fresh, notMade) -> {
+            if (notMade != null) {
+                probing.set(false);
+                return;
+            }
+            RedisWindowStore.<BaseRedisAsyncCommands<String, String>>commands(fresh)
+                    .ping()
+                    .whenComplete((pong, noPong) -> {
+                        try {
+                            boolean replace;
+                            synchronized (connection) {
+                                replace = noPong == null
+                                        && connection.get() == current
+                                        && lastReplyNanos == repliedBefore
+                                        && !closed;
+                                if (replace) {
+                                    connection.set(new Connecting(
+                                            CompletableFuture.completedFuture(fresh), System.nanoTime()));
+                                    replied(); // the new connection gets its own STALL
+                                }
+                            }
+                            if (replace) {
+                                current.future.thenAccept(StatefulConnection::closeAsync);
+                                logStall(now);
+                            } else {
+                                // The first connection replied meanwhile, or another replaced it.
+                                fresh.closeAsync();
+                            }
+                        } finally {
+                            probing.set(false);
+                        }
+                    });
+        });
+    }
+
+    private void logStall(long now) {
+        String message = "Leapgate Redis store {}: no reply on the connection for " + STALL.toSeconds()
+                + " s while decisions ran out of time, and a new connection answered at once; it replaced"
+                + " the first";
+        if (stallLoggedNanos == 0 || now - stallLoggedNanos > TimeUnit.MINUTES.toNanos(1)) {
+            stallLoggedNanos = now;
+            LOG.warn(message, settings.shownUri());
+        } else {
+            LOG.debug(message, settings.shownUri());
+        }
+    }
+
     /** The connection, or a failed stage if there is none now (a new attempt is started now and then). */
     private CompletableFuture<StatefulConnection<String, String>> connection() {
         Connecting current = connection.get();
@@ -376,16 +491,7 @@ public final class RedisWindowStore implements WindowStore {
     /** Connects; the stage returned completes once the script is loaded, or either failed. */
     private CompletableFuture<Void> connect() {
         CompletableFuture<Void> loaded = new CompletableFuture<>();
-        CompletableFuture<StatefulConnection<String, String>> future = triedAgainWhenCutShort(
-                client instanceof RedisClusterClient cluster
-                        ? () -> connectCluster(cluster)
-                        : () -> ((RedisClient) client)
-                                .connectAsync(
-                                        StringCodec.UTF8,
-                                        RedisUris.redisUri(settings.uri().toString()))
-                                .thenApply(c -> (StatefulConnection<String, String>) c)
-                                .toCompletableFuture(),
-                CUT_SHORT_TRIES);
+        CompletableFuture<StatefulConnection<String, String>> future = newConnection();
         // Decisions wait for this stage, not for the connection: the script's SCRIPT LOAD is then
         // sent before any decision's EVALSHA on the connection, which keeps the order.
         CompletableFuture<StatefulConnection<String, String>> ready = future.whenComplete((c, failure) -> {
@@ -402,7 +508,9 @@ public final class RedisWindowStore implements WindowStore {
                 // script anyway.
                 RedisScriptingAsyncCommands<String, String> scripting = commands(c);
                 scripting.scriptLoad(SCRIPT).whenComplete((digest, notLoaded) -> {
-                    if (notLoaded != null) {
+                    if (notLoaded == null) {
+                        replied();
+                    } else {
                         LOG.debug("Leapgate Redis store {}: script not loaded", settings.shownUri(), notLoaded);
                     }
                     loaded.complete(null);
@@ -411,6 +519,20 @@ public final class RedisWindowStore implements WindowStore {
         });
         connection.set(new Connecting(ready, System.nanoTime()));
         return loaded;
+    }
+
+    /** A new connection to the store's Redis, or Redis Cluster. */
+    private CompletableFuture<StatefulConnection<String, String>> newConnection() {
+        return triedAgainWhenCutShort(
+                client instanceof RedisClusterClient cluster
+                        ? () -> connectCluster(cluster)
+                        : () -> ((RedisClient) client)
+                                .connectAsync(
+                                        StringCodec.UTF8,
+                                        RedisUris.redisUri(settings.uri().toString()))
+                                .thenApply(c -> (StatefulConnection<String, String>) c)
+                                .toCompletableFuture(),
+                CUT_SHORT_TRIES);
     }
 
     /**
@@ -711,6 +833,9 @@ public final class RedisWindowStore implements WindowStore {
                 breaker.releasePermission();
             } else {
                 breaker.onError(took, TimeUnit.NANOSECONDS, failure);
+                if (failure instanceof CancellationException || failure instanceof RedisCommandTimeoutException) {
+                    unanswered();
+                }
             }
             breakerLog.report();
         });
@@ -914,6 +1039,9 @@ public final class RedisWindowStore implements WindowStore {
                 .<List<Object>>evalsha(digest, ScriptOutputType.MULTI, keys, args)
                 .whenComplete((result, failure) -> {
                     Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+                    if (cause == null || cause instanceof RedisCommandExecutionException) {
+                        replied(); // an error reply is a reply: the connection works
+                    }
                     if (cause instanceof RedisNoScriptException) {
                         scripting
                                 .<List<Object>>eval(SCRIPT, ScriptOutputType.MULTI, keys, args)
@@ -996,6 +1124,7 @@ public final class RedisWindowStore implements WindowStore {
                             classified(failure, key);
                             LOG.debug("Leapgate Redis store {}: heartbeat failed", settings.shownUri(), failure);
                         } else {
+                            replied();
                             instances = (int) Math.max(1, Math.min(Integer.MAX_VALUE, n));
                         }
                     });

@@ -88,6 +88,36 @@ class RedisFaultTest {
         assertThat(counted()).isEqualTo(10);
     }
 
+    /**
+     * A connection whose peer vanished without closing it (a host that lost power, a network
+     * partition, a managed Redis's failover that moved its address) stays open, every command on it
+     * waiting: Lettuce, which reconnects a connection that closes, kept it until the kernel gave up
+     * retransmitting (about 15 minutes), and the failure policy decided all that time, though a new
+     * connection would have reached Redis at once. The store now replaces a connection that has not
+     * replied for a while as its decisions ran out of time.
+     */
+    @Test
+    void aConnectionThatStopsReplying_isReplaced_andSharingResumes() throws Exception {
+        try (RespProxy proxy = new RespProxy(redis.port())) {
+            proxy.answer = RespProxy.Answer.AS_REDIS;
+            gate = LoginGate.of(proxy.uri(), BUDGET, "local-share");
+            eventually(() -> timed() instanceof Entry
+                    && gate.store("login").orElseThrow().available());
+            int connections = proxy.connections();
+
+            proxy.freezeConnections();
+            eventually("the failure policy deciding", Duration.ofSeconds(10), () -> {
+                timed();
+                return !gate.store("login").orElseThrow().available();
+            });
+            eventually("the store deciding again", Duration.ofSeconds(30), () -> {
+                timed();
+                return gate.store("login").orElseThrow().available();
+            });
+            assertThat(proxy.connections()).as("through a new connection").isGreaterThan(connections);
+        }
+    }
+
     @Test
     void paused_decisionsStayWithinTheBudget_theLocalShareApplies_andSharingResumes() throws Exception {
         gate = gate("local-share");
@@ -105,7 +135,9 @@ class RedisFaultTest {
 
         redis.resume();
         // Redis ran the decisions that timed out when it resumed, and their permits were given
-        // back: the shared window holds what it held, and fills up to the limit and no further.
+        // back: the shared window holds what it held (the connection kept: a paused Redis answers
+        // no new connection either), and fills up to the limit and no further.
+        eventually("the late admissions given back", Duration.ofSeconds(15), () -> counted() == 1);
         eventually(() -> {
             timed();
             return gate.store("login").orElseThrow().available();

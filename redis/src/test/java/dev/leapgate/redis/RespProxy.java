@@ -13,6 +13,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP proxy in front of a real Redis that answers as a "Redis-compatible" server might: the
@@ -24,6 +26,8 @@ final class RespProxy implements AutoCloseable {
     private final ServerSocket server;
     private final int target;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final List<AtomicBoolean> frozenFlags = new CopyOnWriteArrayList<>();
+    private final AtomicInteger connections = new AtomicInteger();
     /** How the integers within an array reply are sent. */
     enum Answer {
         /** As Redis sends them. */
@@ -55,7 +59,10 @@ final class RespProxy implements AutoCloseable {
                 Socket redis = new Socket(InetAddress.getLoopbackAddress(), target);
                 sockets.add(client);
                 sockets.add(redis);
-                daemon(() -> client.getInputStream().transferTo(redis.getOutputStream()), client, redis);
+                AtomicBoolean frozen = new AtomicBoolean();
+                frozenFlags.add(frozen);
+                connections.incrementAndGet();
+                daemon(() -> relay(client.getInputStream(), redis.getOutputStream(), frozen), client, redis);
                 daemon(
                         () -> {
                             InputStream in = new BufferedInputStream(redis.getInputStream());
@@ -71,6 +78,29 @@ final class RespProxy implements AutoCloseable {
                         redis);
             } catch (IOException closed) {
                 return;
+            }
+        }
+    }
+
+    /** The connections accepted so far. */
+    int connections() {
+        return connections.get();
+    }
+
+    /**
+     * Stops relaying what the client sends on the connections made so far, which stay open, as to a
+     * host that vanished without closing them; new connections are relayed.
+     */
+    void freezeConnections() {
+        frozenFlags.forEach(frozen -> frozen.set(true));
+    }
+
+    private static void relay(InputStream in, OutputStream out, AtomicBoolean frozen) throws IOException {
+        byte[] buffer = new byte[8192];
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+            if (!frozen.get()) {
+                out.write(buffer, 0, n);
+                out.flush();
             }
         }
     }
