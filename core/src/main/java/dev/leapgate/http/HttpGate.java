@@ -39,6 +39,7 @@ import dev.leapgate.store.WindowStoreProvider;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
@@ -896,7 +897,9 @@ public final class HttpGate implements AutoCloseable {
      * are one client. The scheme of {@code Authorization} is case-insensitive (RFC 9110 section
      * 11.1), and servers accept any case of it (Spring Security's bearer-token resolver does) and
      * blanks after it: as written, each spelling of one token was a client of its own, 64 for
-     * {@code Bearer}. The credentials themselves are compared as sent.
+     * {@code Bearer}. The credentials themselves are compared as sent, but for {@code Basic}, whose
+     * Base64 servers decode without its padding and ignoring the bits after the last byte: they
+     * are compared as the bytes they decode to.
      */
     static String credentials(String value) {
         int blank = 0;
@@ -915,7 +918,18 @@ public final class HttpGate implements AutoCloseable {
             char c = value.charAt(i);
             one.append(c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c);
         }
-        return one.append(' ').append(value, rest, value.length()).toString();
+        String credentials = value.substring(rest);
+        if (one.toString().equals("basic")) {
+            // Base64 as servers decode it (Spring Security with java.util.Base64): without its
+            // padding, or with other bits after the last byte, it is the same user and password.
+            try {
+                credentials =
+                        Base64.getEncoder().encodeToString(Base64.getDecoder().decode(credentials));
+            } catch (IllegalArgumentException notBase64) {
+                // compared as sent: no server takes it for a user and a password either
+            }
+        }
+        return one.append(' ').append(credentials).toString();
     }
 
     /** The client's IP address: the peer's, or, through trusted proxies, what they forwarded. */

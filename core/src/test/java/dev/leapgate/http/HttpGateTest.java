@@ -366,6 +366,12 @@ class HttpGateTest {
                 .as("another token")
                 .isTrue();
         assertThat(HttpGate.credentials("Basic  YWxhZGRpbjpvcGVuc2VzYW1l")).isEqualTo("basic YWxhZGRpbjpvcGVuc2VzYW1l");
+        // user:pass1, as Base64 with its padding, without it, and with other bits after the last byte
+        for (String spelling :
+                new String[] {"dXNlcjpwYXNzMQ==", "dXNlcjpwYXNzMQ", "dXNlcjpwYXNzMR==", "dXNlcjpwYXNzMf"}) {
+            assertThat(HttpGate.credentials("Basic " + spelling)).isEqualTo("basic dXNlcjpwYXNzMQ==");
+        }
+        assertThat(HttpGate.credentials("Basic not*base64")).isEqualTo("basic not*base64");
         assertThat(HttpGate.credentials("t0ken")).isEqualTo("t0ken");
     }
 
