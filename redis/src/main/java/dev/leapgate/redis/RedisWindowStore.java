@@ -22,7 +22,6 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -404,7 +403,7 @@ public final class RedisWindowStore implements WindowStore {
      * never does, until the kernel gives up retransmitting (about 15 minutes), while Sentinel had
      * named a new master within seconds. So when no reply came for {@link #STALL} since the first
      * of at least {@link #STALL_TIMEOUTS} decisions that ran out of time, a second connection is
-     * tried: if it answers a {@code PING} while the first still has not replied, it replaces the
+     * tried: if it answers a script while the first still has not replied, it replaces the
      * first, which is closed. A Redis that is only slow replies late, and one that is paused or
      * busy answers neither connection: both keep their connection, whose late replies give back
      * what they admitted for nobody.
@@ -431,8 +430,10 @@ public final class RedisWindowStore implements WindowStore {
                 probing.set(false);
                 return;
             }
-            RedisWindowStore.<BaseRedisAsyncCommands<String, String>>commands(fresh)
-                    .ping()
+            // A script, not a PING: Redis paused for writes (CLIENT PAUSE WRITE, as its FAILOVER
+            // does) answers a PING but holds scripts, as it holds the first connection's decisions.
+            RedisWindowStore.<RedisScriptingAsyncCommands<String, String>>commands(fresh)
+                    .<Long>eval("return 1", ScriptOutputType.INTEGER)
                     .whenComplete((pong, noPong) -> {
                         try {
                             boolean replace;
