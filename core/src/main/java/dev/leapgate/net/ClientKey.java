@@ -37,7 +37,12 @@ import java.util.Objects;
  * forms {@code ::ffff:0:a.b.c.d} (IPv4-translated, RFC 2765) and {@code ::a.b.c.d} (IPv4-compatible,
  * RFC 4291, when {@code a} is not 0, so that {@code ::1} stays loopback). Otherwise a server
  * behind a stateless translator (SIIT-DC, RFC 7755) would see every IPv4 client there is in one
- * /64, and one abusive IPv4 host would exhaust a per-client limit for all of them.
+ * /64, and one abusive IPv4 host would exhaust a per-client limit for all of them. So is an address
+ * of the tunnels that carry IPv6 over IPv4: a 6to4 address ({@code 2002::/16}, RFC 3056) is the
+ * IPv4 host in its bits 16 to 47, which holds the whole {@code /48} (65,536 /64s, each a client of
+ * its own otherwise), and a Teredo address ({@code 2001:0::/32}, RFC 4380) the client's IPv4
+ * address in its last 32 bits, inverted (every client of one Teredo server shares a /64
+ * otherwise).
  *
  * <p>Two clients have the same key exactly when they are the same IPv4 address (also when
  * written in one of those forms), or other IPv6 addresses in the same prefix. Keys are only
@@ -59,6 +64,15 @@ public final class ClientKey {
 
     /** The first 64 bits of the NAT64 well-known prefix {@code 64:ff9b::/96}; its next 32 are zero. */
     private static final long NAT64_WELL_KNOWN_HIGH = 0x0064_FF9B_0000_0000L;
+
+    /** The first 16 bits of a 6to4 address (RFC 3056), {@code 2002:aabb:ccdd::/48} for {@code aa.bb.cc.dd}. */
+    private static final long SIX_TO_FOUR = 0x2002L;
+
+    /**
+     * The first 32 bits of a Teredo address (RFC 4380), {@code 2001:0::/32}: the Teredo server's
+     * IPv4 address next, the client's (as its NAT shows it), inverted, in the last 32 bits.
+     */
+    private static final long TEREDO = 0x2001_0000L;
 
     /** Bits 64 to 95 of an IPv4-translated address, {@code ::ffff:0:a.b.c.d}; its first 64 are zero. */
     private static final long IPV4_TRANSLATED = 0xFFFF_0000L;
@@ -99,7 +113,14 @@ public final class ClientKey {
         if (address.isIpv4() || embedsIpv4(address, nat64Prefixes)) {
             return IPV4_TAG | (address.low() & 0xFFFF_FFFFL);
         }
-        return address.high() & ipv6Mask;
+        long high = address.high();
+        if (high >>> 48 == SIX_TO_FOUR) {
+            return IPV4_TAG | ((high >>> 16) & 0xFFFF_FFFFL); // 2002:aabb:ccdd::/48
+        }
+        if (high >>> 32 == TEREDO) {
+            return IPV4_TAG | (~address.low() & 0xFFFF_FFFFL); // the client's address, inverted
+        }
+        return high & ipv6Mask;
     }
 
     /** Whether an IPv6 {@code address} carries an IPv4 host in its last 32 bits (see the class comment). */

@@ -64,7 +64,13 @@ class ClientKeyTest {
                 "64:ff9b::1.2.3.4        | 64:ff9b::1.2.3.5                 | 64 | false",
                 "64:ff9b::1.2.3.4        | 1.2.3.4                          | 32 | true",
                 "64:ff9b:0:0:1::1.2.3.4  | 64:ff9b::1.2.3.4                 | 64 | false",
-                "fe80::1                 | fe80::2                          | 64 | true"
+                "fe80::1                 | fe80::2                          | 64 | true",
+                "2002:c633:6401:1::1     | 2002:c633:6401:2::1              | 64 | true",
+                "2002:c633:6401:1::1     | 198.51.100.1                     | 64 | true",
+                "2002:c633:6401:1::1     | 2002:c633:6402:1::1              | 64 | false",
+                "2001:0:cb00:7100:8000:63bf:3fff:fdd2 | 2001:0:cb00:7100:0:1234:3ccc:1111 | 64 | false",
+                "2001:0:cb00:7100:8000:63bf:3fff:fdd2 | 192.0.2.45         | 64 | true",
+                "2001:1::1               | 2001:1::2                        | 64 | true"
             })
     void of_groupsIpv6ByPrefix(String a, String b, int prefixLength, boolean sameKey) {
         long keyA = ClientKey.of(IpAddress.parse(a), prefixLength);
@@ -79,8 +85,8 @@ class ClientKeyTest {
         Random random = new Random(1);
         for (int n = 0; n < 100_000; n++) {
             long high = random.nextLong();
-            if ((high >>> 56) == 0xFF) {
-                continue; // multicast: never a client
+            if ((high >>> 56) == 0xFF || (high >>> 48) == 0x2002 || (high >>> 32) == 0x2001_0000L) {
+                continue; // multicast, never a client; or a tunnel's address, an IPv4 client's
             }
             int prefixLength = 32 + random.nextInt(33);
             IpAddress ipv4 = new IpAddress(0L, 0x0000_FFFF_0000_0000L | (high >>> 32));
@@ -110,6 +116,8 @@ class ClientKeyTest {
                 "::ffff:0:203.0.113.7        | 64 | 203.0.113.7",
                 "::203.0.113.7               | 64 | 203.0.113.7",
                 "64:ff9b:1::203.0.113.7      | 64 | 64:ff9b:1::/64",
+                "2002:cb00:7107:5::1         | 64 | 203.0.113.7",
+                "2001:0:4136:e378:8000:63bf:3401:8cf8 | 64 | 203.254.115.7",
                 "0.0.0.0                     | 64 | 0.0.0.0",
                 "255.255.255.255             | 64 | 255.255.255.255",
                 "2001:db8:1:2:3:4:5:6        | 64 | 2001:db8:1:2::/64",
